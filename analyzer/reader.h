@@ -1,0 +1,65 @@
+/* Trace reader: validates a trace file and hands out its records.
+ *
+ * Never trusts the file: every length and offset is checked against the
+ * bytes actually present, damage is reported with its offset, and everything
+ * valid before (and, for other chunks, after) the damage is still read. */
+#ifndef DLTRACE_READER_H
+#define DLTRACE_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dltrace/format.h"
+
+struct dlt_trace;
+
+/* A record handed to a callback, with the context of its chunk. */
+struct dlt_rec_view {
+	const struct dlt_rec_hdr *rec; /* rec->len bytes are readable */
+	uint64_t offset;	       /* of the record in the file */
+	uint32_t tid;		       /* thread that wrote the chunk */
+	uint32_t writer;	       /* enum dlt_writer_kind */
+};
+
+/* Called for each record in file order; return non-zero to stop. */
+typedef int (*dlt_rec_fn)(void *ctx, const struct dlt_rec_view *v);
+
+/* Opens and validates a trace.  On failure returns NULL and puts a message
+ * in err.  A trace that opens may still carry problems (see below). */
+struct dlt_trace *dlt_trace_open(const char *path, char *err, size_t errlen);
+void dlt_trace_close(struct dlt_trace *t);
+
+const char *dlt_trace_path(const struct dlt_trace *t);
+const struct dlt_file_header *dlt_trace_header(const struct dlt_trace *t);
+
+/* The string with this id, or NULL if the trace has none (an id written by
+ * a record whose STRING record was lost, or DLT_STR_NONE). */
+const char *dlt_trace_str(const struct dlt_trace *t, uint32_t id);
+/* Same, but "" instead of NULL. */
+const char *dlt_trace_strz(const struct dlt_trace *t, uint32_t id);
+
+/* Visits every committed record except CHUNK and STRING, in file order.
+ * Records shorter than their type's fixed part are reported as damage and
+ * skipped, so callbacks may read the fixed part of a known type directly.
+ * Returns what the callback returned to stop, or 0. */
+int dlt_trace_foreach(struct dlt_trace *t, dlt_rec_fn fn, void *ctx);
+
+/* Problems found while reading: damage, truncation, a newer minor version.
+ * Stable after the first dlt_trace_foreach. */
+size_t dlt_trace_problem_count(const struct dlt_trace *t);
+const char *dlt_trace_problem(const struct dlt_trace *t, size_t i);
+
+/* Counters from the last full dlt_trace_foreach. */
+struct dlt_trace_stats {
+	uint64_t records; /* committed records, CHUNK and STRING included */
+	uint64_t chunks;
+	uint64_t bytes;	  /* file size */
+	uint64_t unknown; /* records of types this reader does not know */
+};
+void dlt_trace_stats(const struct dlt_trace *t, struct dlt_trace_stats *out);
+
+/* Minimum size of a record type's fixed part, 0 for unknown types. */
+uint32_t dlt_rec_min_size(uint16_t type);
+const char *dlt_rec_type_name(uint16_t type);
+
+#endif

@@ -1,0 +1,286 @@
+/* dltrace on-disk trace format.
+ *
+ * This header is the only contract between the writer (libdltrace.so, the
+ * launcher) and the reader (dltrace-analyze).  docs/trace-format.md mirrors it
+ * field by field; change both together and bump DLT_FORMAT_MINOR (new record
+ * types or fields appended to a record) or DLT_FORMAT_MAJOR (anything an old
+ * reader would misread).
+ *
+ * Layout of a file:
+ *   [struct dlt_file_header, padded to DLT_DATA_OFFSET bytes]
+ *   [chunk][chunk][chunk]...        every chunk is header.chunk_size bytes
+ *
+ * A chunk belongs to one writer thread and holds records back to back.  A
+ * record is committed by a release store of its first 8 bytes (length, type,
+ * flags) after the rest of it is in place, so a reader that finds a zero
+ * length word has reached the end of what that thread committed in that
+ * chunk.  Chunks have a fixed size, so a reader can always step to the next
+ * one, whatever state the previous one was left in.
+ *
+ * All integers are in the writer's byte order; header.endian tells which.
+ * Every field has a fixed width, there are no bitfields, and every record is
+ * padded to a multiple of 8 bytes. */
+#ifndef DLTRACE_FORMAT_H
+#define DLTRACE_FORMAT_H
+
+#include <stdint.h>
+
+#define DLT_MAGIC "DLTRACE" /* bytes with the terminating NUL */
+#define DLT_ENDIAN_MARK 0x01020304u
+#define DLT_FORMAT_MAJOR 1
+#define DLT_FORMAT_MINOR 0
+#define DLT_DATA_OFFSET 4096u /* first chunk; one page for the header */
+#define DLT_REC_ALIGN 8u
+#define DLT_STR_NONE 0u /* string id meaning "no string" */
+
+/* Feature bits in dlt_file_header.features. */
+#define DLT_FEAT_AUDIT 0x1u   /* loader events came from the LD_AUDIT module */
+#define DLT_FEAT_PRELOAD 0x2u /* the LD_PRELOAD shim was active */
+#define DLT_FEAT_ARGV_REDACTED 0x4u
+
+struct dlt_file_header {
+	char magic[8];	 /* "DLTRACE\0" */
+	uint32_t endian; /* DLT_ENDIAN_MARK as written */
+	uint16_t version_major;
+	uint16_t version_minor;
+	uint32_t header_size;	  /* sizeof(struct dlt_file_header) */
+	uint32_t chunk_size;	  /* bytes per chunk, multiple of 4096 */
+	uint64_t features;	  /* DLT_FEAT_* */
+	uint64_t alloc_cursor;	  /* end of the last chunk handed out */
+	uint64_t data_offset;	  /* offset of the first chunk */
+	uint64_t trace_id;	  /* random, unique per trace file */
+	uint64_t parent_trace_id; /* parent or pre-exec trace */
+	uint32_t pid;
+	uint32_t ppid;
+	uint32_t parent_kind;	     /* enum dlt_parent_kind */
+	uint32_t exec_seq;	     /* 0 for a process's first image */
+	uint64_t start_realtime_ns;  /* CLOCK_REALTIME at trace start */
+	uint64_t start_monotonic_ns; /* CLOCK_MONOTONIC, same moment */
+	uint64_t reserved[4];	     /* zero */
+};
+
+enum dlt_parent_kind {
+	DLT_PARENT_NONE = 0, /* started by something untraced */
+	DLT_PARENT_FORK = 1, /* forked from the trace parent_trace_id */
+	DLT_PARENT_EXEC = 2, /* the image before execve was parent_trace_id */
+};
+
+/* Common prefix of every record.  The first 8 bytes are the commit word. */
+struct dlt_rec_hdr {
+	uint32_t len;	/* bytes, header included, multiple of 8 */
+	uint16_t type;	/* DLT_REC_* */
+	uint16_t flags; /* per-type */
+	uint64_t ts;	/* CLOCK_MONOTONIC ns */
+};
+
+/* Record types: id, name, struct.  Readers skip ids they do not know. */
+#define DLT_RECORD_TYPES(X)                   \
+	X(1, CHUNK, dlt_rec_chunk)            \
+	X(2, STRING, dlt_rec_string)          \
+	X(3, PROC, dlt_rec_proc)              \
+	X(4, ARG, dlt_rec_arg)                \
+	X(5, ENV, dlt_rec_env)                \
+	X(6, NOTE, dlt_rec_note)              \
+	X(10, LIB_LOAD, dlt_rec_lib_load)     \
+	X(11, LIB_FAIL, dlt_rec_lib_fail)     \
+	X(12, LIB_UNLOAD, dlt_rec_lib_unload) \
+	X(13, DLOPEN, dlt_rec_dlopen)         \
+	X(14, DLERROR, dlt_rec_dlerror)       \
+	X(20, EXIT, dlt_rec_exit)             \
+	X(21, FORK, dlt_rec_fork)             \
+	X(22, EXEC, dlt_rec_exec)             \
+	X(30, MARK, dlt_rec_mark)
+
+enum dlt_rec_type {
+#define DLT_X(id, name, st) DLT_REC_##name = id,
+	DLT_RECORD_TYPES(DLT_X)
+#undef DLT_X
+};
+
+/* Writers of a chunk. */
+enum dlt_writer_kind {
+	DLT_WRITER_SHIM = 0,	 /* the LD_PRELOAD instance */
+	DLT_WRITER_AUDIT = 1,	 /* the LD_AUDIT instance */
+	DLT_WRITER_LAUNCHER = 2, /* the dltrace launcher (reaped status) */
+};
+
+/* First record of every chunk, written when the chunk is handed out. */
+struct dlt_rec_chunk {
+	struct dlt_rec_hdr h; /* len = header.chunk_size, flags = writer kind */
+	uint32_t tid;	      /* kernel thread id of the owner */
+	uint32_t seq;	      /* per-file chunk number */
+};
+
+/* An interned string.  Records refer to strings by id; ids start at 1. */
+struct dlt_rec_string {
+	struct dlt_rec_hdr h;
+	uint32_t id;
+	uint32_t len; /* bytes in data, excluding the NUL that follows them */
+	char data[];  /* len bytes, NUL, zero padding to 8 */
+};
+
+/* Process identity beyond the file header (strings). */
+struct dlt_rec_proc {
+	struct dlt_rec_hdr h;
+	uint32_t host;	    /* string: host name */
+	uint32_t exe;	    /* string: /proc/self/exe */
+	uint32_t cwd;	    /* string */
+	int32_t rank;	    /* from RANK/OMPI/SLURM/PMI variables, -1 unknown */
+	int32_t world_size; /* -1 unknown */
+	uint32_t argc;
+};
+
+struct dlt_rec_arg {
+	struct dlt_rec_hdr h; /* flags: 1 = truncated */
+	uint32_t index;
+	uint32_t str;
+};
+
+/* One allow-listed environment variable.  flags: 1 = value redacted. */
+struct dlt_rec_env {
+	struct dlt_rec_hdr h;
+	uint32_t name;
+	uint32_t value;
+};
+
+enum dlt_note_level {
+	DLT_NOTE_INFO = 0,
+	DLT_NOTE_WARN = 1,
+	DLT_NOTE_ERROR = 2
+};
+
+/* Something the tracer itself wants the reader to know (tracing turned off,
+ * size limit reached ...). flags = level. */
+struct dlt_rec_note {
+	struct dlt_rec_hdr h;
+	uint32_t text;
+	uint32_t pad;
+};
+
+/* How the loader found an object: the rule that produced the winning path. */
+enum dlt_found_via {
+	DLT_VIA_UNKNOWN = 0,
+	DLT_VIA_RPATH = 1,
+	DLT_VIA_LD_LIBRARY_PATH = 2,
+	DLT_VIA_RUNPATH = 3,
+	DLT_VIA_LD_SO_CACHE = 4,
+	DLT_VIA_DEFAULT = 5,
+	DLT_VIA_ABSOLUTE = 6,
+	DLT_VIA_PRELOAD = 7,
+	DLT_VIA_MAIN = 8,
+	DLT_VIA_COUNT
+};
+
+/* One path the loader tried: string id and enum dlt_found_via of the rule. */
+struct dlt_tried {
+	uint32_t path;
+	uint32_t via;
+};
+
+#define DLT_LIB_MAIN 0x1u	/* the main program */
+#define DLT_LIB_PRELOAD 0x2u	/* named in LD_PRELOAD */
+#define DLT_LIB_DEEPBIND 0x4u	/* RTLD_DEEPBIND by the dlopen that loaded it */
+#define DLT_LIB_LOCAL 0x8u	/* loaded by a dlopen without RTLD_GLOBAL */
+#define DLT_LIB_DLOPEN 0x10u	/* loaded during a dlopen (not at start-up) */
+#define DLT_LIB_TRIED_CUT 0x20u /* more paths were tried than recorded */
+#define DLT_LIB_VDSO 0x40u	/* the kernel's vDSO: no file */
+
+/* An object was mapped (la_objopen). */
+struct dlt_rec_lib_load {
+	struct dlt_rec_hdr h; /* flags: DLT_LIB_* */
+	uint64_t obj; /* link_map address, the object's id in this process */
+	uint64_t requester_obj; /* link_map of the object whose load asked for
+				   it, 0 none */
+	uint64_t base;		/* load bias */
+	uint64_t dev;
+	uint64_t ino;
+	uint64_t size;
+	int64_t mtime_ns;
+	int64_t lmid;	    /* link-map namespace */
+	uint32_t requested; /* string: name as asked for */
+	uint32_t requester; /* string: path of the requesting object */
+	uint32_t path;	    /* string: path as the loader opened it */
+	uint32_t realpath;  /* string: symlinks resolved */
+	uint32_t soname;    /* string: DT_SONAME */
+	uint32_t runpath;   /* string: DT_RUNPATH of this object */
+	uint32_t rpath;	    /* string: DT_RPATH of this object */
+	uint32_t found_via; /* enum dlt_found_via */
+	uint32_t build_id_len;
+	uint8_t build_id[32];
+	uint32_t n_tried;
+	struct dlt_tried tried[]; /* n_tried entries, the winning path last */
+};
+
+/* A name the loader searched for without mapping anything. */
+struct dlt_rec_lib_fail {
+	struct dlt_rec_hdr h; /* flags: DLT_LIB_TRIED_CUT */
+	uint64_t requester_obj;
+	uint32_t requested;
+	uint32_t requester;
+	uint32_t n_tried;
+	uint32_t pad;
+	struct dlt_tried tried[];
+};
+
+/* An object was unmapped.  flags: 1 = during the load that mapped it, that
+ * is the load failed after mapping (undefined symbol, TLS exhausted ...). */
+struct dlt_rec_lib_unload {
+	struct dlt_rec_hdr h;
+	uint64_t obj;
+};
+
+/* dlopen() was entered (written before the real call runs). */
+struct dlt_rec_dlopen {
+	struct dlt_rec_hdr h;
+	uint64_t caller;     /* return address */
+	uint32_t name;	     /* string, DLT_STR_NONE for dlopen(NULL) */
+	int32_t mode;	     /* RTLD_* flags as passed */
+	uint32_t caller_obj; /* string: path of the object holding caller */
+	uint32_t pad;
+};
+
+/* dlerror() handed the program a message. */
+struct dlt_rec_dlerror {
+	struct dlt_rec_hdr h;
+	uint32_t text;
+	uint32_t pad;
+};
+
+enum dlt_exit_how {
+	DLT_EXIT_NORMAL =
+		1, /* exit() or return from main; status -1 if unknown */
+	DLT_EXIT_UNDERSCORE = 2, /* _exit()/_Exit() */
+	DLT_EXIT_EXEC = 3, /* image replaced by execve (see the EXEC record) */
+	DLT_EXIT_REAPED = 4, /* wait status seen by the dltrace launcher */
+};
+
+/* flags = enum dlt_exit_how.  For REAPED, status is the raw wait status. */
+struct dlt_rec_exit {
+	struct dlt_rec_hdr h;
+	int32_t status;
+	uint32_t pad;
+};
+
+/* fork(): written by the parent once the child exists. */
+struct dlt_rec_fork {
+	struct dlt_rec_hdr h;
+	uint32_t child_pid;
+	uint32_t pad;
+};
+
+/* execve() is about to run (flags 0), or it failed (flags 1, err = errno). */
+struct dlt_rec_exec {
+	struct dlt_rec_hdr h;
+	uint32_t path;
+	int32_t err;
+};
+
+/* dltrace_mark(): a program's own annotation. */
+struct dlt_rec_mark {
+	struct dlt_rec_hdr h;
+	uint32_t id;
+	uint32_t aux;
+	uint64_t value;
+};
+
+#endif /* DLTRACE_FORMAT_H */

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Keeps docs/trace-format.md's field tables equal to include/dltrace/format.h.
+
+  scripts/format-doc.py --write   regenerate the generated parts of the doc
+  scripts/format-doc.py --check   fail if the doc differs from the header, or
+                                  if the layout computed here differs from the
+                                  C compiler's (checked with _Static_assert)
+
+The tables sit between "<!-- BEGIN generated:NAME -->" and
+"<!-- END generated:NAME -->" markers; everything else in the doc is prose.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HEADER = os.path.join(ROOT, "include", "dltrace", "format.h")
+DOC = os.path.join(ROOT, "docs", "trace-format.md")
+
+SIZES = {"char": 1, "uint8_t": 1, "uint16_t": 2, "int32_t": 4, "uint32_t": 4,
+         "int64_t": 8, "uint64_t": 8}
+
+
+def parse_structs(text):
+    structs = {}
+    order = []
+    for m in re.finditer(r"^struct (\w+) \{\n(.*?)^\};", text, re.S | re.M):
+        name, body = m.group(1), m.group(2)
+        fields = []
+        for line in body.split("\n"):
+            fm = re.match(r"\s*((?:struct )?\w+)\s+(\w+)(\[(\d*)\])?;"
+                          r"\s*(?:/\*\s*(.*?)\s*(?:\*/)?)?\s*$", line)
+            if not fm:
+                continue
+            ftype, fname, arr, count, comment = fm.groups()
+            fields.append({"type": ftype, "name": fname,
+                           "array": arr is not None,
+                           "count": int(count) if count else 0,
+                           "comment": comment or ""})
+        structs[name] = fields
+        order.append(name)
+    return structs, order
+
+
+def layout(structs, name, memo):
+    if name in memo:
+        return memo[name]
+    off = 0
+    align = 1
+    rows = []
+    for f in structs[name]:
+        t = f["type"]
+        if t.startswith("struct "):
+            sub = t.split()[1]
+            size, al, _ = layout(structs, sub, memo)
+        else:
+            size = al = SIZES[t]
+        off = (off + al - 1) // al * al
+        n = f["count"] if f["array"] else 1
+        total = size * n
+        rows.append((off, total, f, size))
+        off += total
+        align = max(align, al)
+    size = (off + align - 1) // align * align
+    memo[name] = (size, align, rows)
+    return memo[name]
+
+
+def parse_enum_block(text, name):
+    m = re.search(r"enum %s \{(.*?)\};" % name, text, re.S)
+    out = []
+    for line in m.group(1).split("\n"):
+        em = re.match(r"\s*(\w+)\s*=\s*(\w+),?\s*(?:/\*\s*(.*?)\s*\*/)?",
+                      line)
+        if em:
+            out.append((em.group(1), em.group(2), em.group(3) or ""))
+    return out
+
+
+def parse_record_types(text):
+    m = re.search(r"#define DLT_RECORD_TYPES\(X\)(.*?)\n\n", text, re.S)
+    return re.findall(r"X\((\d+), (\w+), (\w+)\)", m.group(1))
+
+
+def parse_defines(text, prefix):
+    return re.findall(r"#define (%s\w*)\s+(\S+)\s*(?:/\*\s*(.*?)\s*\*/)?"
+                      % prefix, text)
+
+
+def type_str(f):
+    if f["array"]:
+        return "%s[%s]" % (f["type"], f["count"] if f["count"] else "")
+    return f["type"]
+
+
+def struct_table(structs, name, memo):
+    size, _, rows = layout(structs, name, memo)
+    out = ["| offset | size | field | type | meaning |",
+           "|---:|---:|---|---|---|"]
+    for off, total, f, elem in rows:
+        sz = str(total) if not (f["array"] and f["count"] == 0) \
+            else "%d × n" % elem
+        out.append("| %d | %s | `%s` | `%s` | %s |" % (
+            off, sz, f["name"], type_str(f), f["comment"].replace("|", "\\|")))
+    out.append("")
+    out.append("Fixed part: %d bytes." % size)
+    return "\n".join(out)
+
+
+def generate(text):
+    structs, order = parse_structs(text)
+    memo = {}
+    parts = {}
+    for name in order:
+        parts["struct " + name] = struct_table(structs, name, memo)
+    rt = ["| id | name | record struct | fixed size |", "|---:|---|---|---:|"]
+    for rid, rname, st in parse_record_types(text):
+        rt.append("| %s | `%s` | `struct %s` | %d |" % (
+            rid, rname, st, layout(structs, st, memo)[0]))
+    parts["record types"] = "\n".join(rt)
+    for enum in ("dlt_found_via", "dlt_exit_how", "dlt_parent_kind",
+                 "dlt_writer_kind", "dlt_note_level"):
+        rows = ["| value | name | meaning |", "|---:|---|---|"]
+        for n, v, c in parse_enum_block(text, enum):
+            rows.append("| %s | `%s` | %s |" % (v, n, c))
+        parts["enum " + enum] = "\n".join(rows)
+    for prefix, key in (("DLT_FEAT_", "features"), ("DLT_LIB_", "lib flags")):
+        rows = ["| bit | name | meaning |", "|---|---|---|"]
+        for n, v, c in parse_defines(text, prefix):
+            rows.append("| %s | `%s` | %s |" % (v, n, c or ""))
+        parts[key] = "\n".join(rows)
+    consts = ["| name | value |", "|---|---|"]
+    for n in ("DLT_MAGIC", "DLT_ENDIAN_MARK", "DLT_FORMAT_MAJOR",
+              "DLT_FORMAT_MINOR", "DLT_DATA_OFFSET", "DLT_REC_ALIGN",
+              "DLT_STR_NONE"):
+        m = re.search(r"#define %s\s+(\S+)" % n, text)
+        consts.append("| `%s` | `%s` |" % (n, m.group(1)))
+    parts["constants"] = "\n".join(consts)
+    return parts, structs, order, memo
+
+
+def static_asserts(structs, order, memo):
+    lines = ["#include <stddef.h>", '#include "dltrace/format.h"']
+    for name in order:
+        size, _, rows = layout(structs, name, memo)
+        lines.append("_Static_assert(sizeof(struct %s) == %d, \"%s\");"
+                     % (name, size, name))
+        for off, _, f, _ in rows:
+            lines.append("_Static_assert(offsetof(struct %s, %s) == %d, "
+                         "\"%s.%s\");" % (name, f["name"], off, name,
+                                          f["name"]))
+    return "\n".join(lines) + "\n"
+
+
+def apply(doc, parts):
+    def repl(m):
+        key = m.group(1)
+        if key not in parts:
+            raise SystemExit("format-doc: unknown generated block %r" % key)
+        return "<!-- BEGIN generated:%s -->\n%s\n<!-- END generated:%s -->" % (
+            key, parts[key], key)
+    return re.sub(r"<!-- BEGIN generated:(.*?) -->.*?<!-- END generated:\1 -->",
+                  repl, doc, flags=re.S)
+
+
+def main():
+    mode = sys.argv[1] if len(sys.argv) > 1 else "--check"
+    text = open(HEADER).read()
+    parts, structs, order, memo = generate(text)
+    doc = open(DOC).read()
+    new = apply(doc, parts)
+    missing = [k for k in parts if "generated:%s -->" % k not in doc]
+    if mode == "--write":
+        open(DOC, "w").write(new)
+        if missing:
+            print("format-doc: no block in the doc for: " + ", ".join(missing))
+        return 0
+    ok = True
+    if missing:
+        print("format-doc: docs/trace-format.md lacks blocks for: "
+              + ", ".join(missing))
+        ok = False
+    if new != doc:
+        print("format-doc: docs/trace-format.md differs from format.h; "
+              "run scripts/format-doc.py --write")
+        ok = False
+    cc = os.environ.get("CC", "cc")
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "layout.c")
+        open(src, "w").write(static_asserts(structs, order, memo))
+        r = subprocess.run([cc, "-std=c11", "-fsyntax-only", "-I",
+                            os.path.join(ROOT, "include"), src],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            print("format-doc: the compiler's layout differs:\n" + r.stderr)
+            ok = False
+    print("format-doc: %s" % ("ok" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+/* The trace writer: one file per process image, written through a MAP_SHARED
+ * mapping so that every committed record survives the process being killed.
+ *
+ * One struct dlt_writer exists per process.  The LD_AUDIT and the LD_PRELOAD
+ * instances of libdltrace.so are two copies of this code in two link-map
+ * namespaces; the audit copy creates the writer and hands its address to the
+ * preload copy (shim/rendezvous), so both write into the same file through
+ * the same state.  Each copy keeps its own thread-local chunk. */
+#ifndef DLTRACE_WRITER_H
+#define DLTRACE_WRITER_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dltrace/format.h"
+
+#define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
+#define DLT_WRITER_LAYOUT 1u	     /* bump when struct dlt_writer changes */
+#define DLT_CHUNK_SIZE (64u * 1024u)
+#define DLT_SEG_SIZE (1024u * 1024u)
+#define DLT_MAX_SEGS 8192u /* 8 GiB of trace at most */
+#define DLT_STRTAB_SLOTS 8192u
+#define DLT_MAX_STR 4096u /* longer strings are cut */
+#define DLT_PATH_MAX 4096
+
+struct dlt_str_slot {
+	uint64_t hash;
+	const char *data; /* points into the mapped STRING record */
+	uint32_t id;
+	uint32_t len;
+};
+
+struct dlt_writer {
+	uint32_t magic;
+	uint32_t layout;
+	_Atomic uint32_t gen; /* changes whenever a new file is started */
+	_Atomic int enabled;
+	_Atomic int lock;     /* guards segs[] growth */
+	_Atomic int str_lock; /* guards the string table */
+	_Atomic int said;     /* the one stderr message was printed */
+	pid_t pid;	      /* process that owns the current file */
+	uint64_t dev, ino;
+	uint64_t max_size; /* bytes; DLTRACE_MAX_SIZE */
+	struct dlt_file_header *hdr;
+	_Atomic(uint8_t *) segs[DLT_MAX_SEGS];
+	_Atomic uint32_t chunk_seq;
+	uint32_t next_str_id;
+	uint32_t str_count;
+	struct dlt_str_slot strtab[DLT_STRTAB_SLOTS];
+	char path[DLT_PATH_MAX];
+};
+
+/* What a new trace file is about. */
+struct dlt_open_params {
+	const char *dir;
+	const char *host;
+	int rank; /* -1 when unknown */
+	uint64_t parent_trace_id;
+	uint32_t parent_kind;
+	uint32_t exec_seq;
+	uint64_t features;
+};
+
+/* Per thread, per copy of the library. */
+struct dlt_tls {
+	uint8_t *cur;
+	uint8_t *end;
+	uint32_t gen;
+	uint32_t tid;
+	int in_slow; /* inside chunk allocation: a nested record is dropped */
+	int in_str;  /* inside the string table lock */
+};
+
+/* Which kind of writer this copy of the code is (enum dlt_writer_kind). */
+extern int dlt_writer_kind_self;
+
+uint64_t dlt_now_ns(void);
+
+/* Creates a new trace file under p->dir and starts writing it.  Returns 0 or
+ * a negative errno; on failure *w is left disabled. */
+int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p);
+
+/* Opens an existing trace file to append records to it (the launcher adds
+ * the reaped status).  Returns 0 or a negative errno. */
+int dlt_writer_attach(struct dlt_writer *w, const char *path);
+
+/* Unmaps everything without writing (a forked child dropping the parent's
+ * file, or the end of an attach). */
+void dlt_writer_forget(struct dlt_writer *w);
+
+/* Turns tracing off for good and says why, once, on stderr. */
+void dlt_writer_disable(struct dlt_writer *w, const char *why, int err);
+
+/* Reserves len bytes (rounded up to 8) for one record in the calling
+ * thread's chunk.  Returns NULL when tracing is off or the record cannot be
+ * placed; the caller then records nothing. */
+void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
+			   uint32_t len);
+
+static inline uint32_t dlt_rec_round(uint32_t len)
+{
+	return (len + DLT_REC_ALIGN - 1) & ~(DLT_REC_ALIGN - 1);
+}
+
+static inline void *dlt_rec_reserve(struct dlt_writer *w, struct dlt_tls *t,
+				    uint32_t len)
+{
+	len = dlt_rec_round(len);
+	uint8_t *p = t->cur;
+	if (__builtin_expect(
+		    p != NULL &&
+			    t->gen == atomic_load_explicit(
+					      &w->gen, memory_order_relaxed) &&
+			    (size_t)(t->end - p) >= len,
+		    1)) {
+		t->cur = p + len;
+		return p;
+	}
+	return dlt_rec_reserve_slow(w, t, len);
+}
+
+/* Publishes a record: the release store of the first 8 bytes comes last. */
+static inline void dlt_rec_commit(void *rec, uint16_t type, uint16_t flags,
+				  uint32_t len)
+{
+	struct dlt_rec_hdr *h = rec;
+	uint64_t word = (uint64_t)dlt_rec_round(len) | ((uint64_t)type << 32) |
+			((uint64_t)flags << 48);
+	atomic_store_explicit((_Atomic uint64_t *)(void *)h, word,
+			      memory_order_release);
+}
+
+/* Interns a string (cut at DLT_MAX_STR bytes) and returns its id, writing a
+ * STRING record the first time.  Returns DLT_STR_NONE for NULL or when the
+ * string cannot be recorded. */
+uint32_t dlt_str(struct dlt_writer *w, struct dlt_tls *t, const char *s);
+uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
+		  size_t n);
+
+/* Writes the PROC, ARG and ENV records of the current process. */
+void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
+			    int redact_argv);
+
+/* Records a NOTE. */
+void dlt_note(struct dlt_writer *w, struct dlt_tls *t, int level,
+	      const char *text);
+
+/* 1 if the environment variable name may be recorded (docs/privacy.md). */
+int dlt_env_allowed(const char *name, size_t len);
+/* 1 if a recorded variable's value must still be hidden (looks secret). */
+int dlt_env_secret(const char *name, size_t len);
+
+/* Rank and world size from the launcher variables of torchrun, Slurm, Open
+ * MPI and PMI, or -1. */
+int dlt_env_rank(void);
+int dlt_env_world_size(void);
+
+#endif
