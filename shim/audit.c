@@ -1,0 +1,431 @@
+/* The LD_AUDIT half of libdltrace.so: watches the dynamic loader without
+ * taking part in its decisions.
+ *
+ * la_objsearch reports every path the loader tries and the rule that made
+ * it; la_objopen reports what was mapped; la_activity brackets a batch of
+ * changes.  From these the module writes one LIB_LOAD record per mapped
+ * object (with the paths tried before it) and one LIB_FAIL record per name
+ * the loader searched without mapping anything.
+ *
+ * The loader calls these functions with its lock held, from the thread that
+ * loads, so the search state below needs no lock of its own. */
+#define _GNU_SOURCE
+#include "shim.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elfinfo.h"
+
+#define DLT_AUDIT_MAX_TRIED 256
+#define DLT_AUDIT_MAX_OBJS 4096
+
+static struct dlt_writer dlt_audit_writer;
+static int dlt_audit_on;
+static uint64_t dlt_self_dev, dlt_self_ino;
+static uintptr_t dlt_rv_offset; /* &dlt_rendezvous - our load bias */
+static int dlt_started;		/* first LA_ACT_CONSISTENT seen */
+static pid_t dlt_audit_pid;
+
+struct dlt_search {
+	int active;
+	uint64_t requester_obj;
+	uint32_t requested;
+	uint32_t requester;
+	uint32_t n;
+	int cut;
+	struct dlt_tried tried[DLT_AUDIT_MAX_TRIED];
+	char last_path[DLT_PATH_MAX];
+	char requested_name[DLT_PATH_MAX];
+};
+static struct dlt_search dlt_cur;
+
+/* Objects mapped so far: enough to tell RPATH from RUNPATH for a requester
+ * and to recognise a search that ended on a file already loaded. */
+struct dlt_obj {
+	uint64_t obj, dev, ino;
+	int has_runpath;
+	int pending; /* mapped in the current batch, not yet consistent */
+};
+static struct dlt_obj dlt_objs[DLT_AUDIT_MAX_OBJS];
+static uint32_t dlt_nobjs;
+
+static struct dlt_obj *dlt_obj_find(uint64_t obj)
+{
+	for (uint32_t i = 0; i < dlt_nobjs; i++)
+		if (dlt_objs[i].obj == obj)
+			return &dlt_objs[i];
+	return NULL;
+}
+
+/* After a fork the audit copy, which got no atfork call of its own, finds
+ * a new file through the shared writer; its search state is stale. */
+static struct dlt_writer *dlt_audit_writer_on(void)
+{
+	struct dlt_writer *w = dlt_writer_on();
+	if (w == NULL)
+		return NULL;
+	pid_t pid = getpid();
+	if (pid != dlt_audit_pid) {
+		dlt_audit_pid = pid;
+		dlt_cur.active = 0;
+	}
+	return w->pid == pid ? w : NULL;
+}
+
+static const char *dlt_requester_path(uint64_t obj, char *buf, size_t cap)
+{
+	struct link_map *lm = (struct link_map *)(uintptr_t)obj;
+	if (lm == NULL)
+		return NULL;
+	if (lm->l_name && lm->l_name[0])
+		return lm->l_name;
+	/* The main program's l_name is empty. */
+	ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return buf;
+}
+
+static int dlt_in_preload_list(const char *name)
+{
+	const char *v = getenv("LD_PRELOAD");
+	size_t nl = strlen(name);
+	while (v && *v) {
+		size_t l = strcspn(v, ": ");
+		if (l == nl && strncmp(v, name, l) == 0)
+			return 1;
+		v += l;
+		v += strspn(v, ": ");
+	}
+	return 0;
+}
+
+static void dlt_flush_failed_search(void)
+{
+	if (!dlt_cur.active)
+		return;
+	dlt_cur.active = 0;
+	struct dlt_writer *w = dlt_audit_writer_on();
+	if (w == NULL)
+		return;
+	/* The loader reuses an object whose file it already mapped under
+	 * another name without reporting a new one: not a failure. */
+	struct stat st;
+	if (dlt_cur.last_path[0] && stat(dlt_cur.last_path, &st) == 0) {
+		for (uint32_t i = 0; i < dlt_nobjs; i++)
+			if (dlt_objs[i].dev == (uint64_t)st.st_dev &&
+			    dlt_objs[i].ino == (uint64_t)st.st_ino)
+				return;
+	}
+	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_lib_fail) +
+				  dlt_cur.n * sizeof(struct dlt_tried));
+	struct dlt_rec_lib_fail *r = dlt_rec_reserve(w, &dlt_tls, len);
+	if (r == NULL)
+		return;
+	r->h.ts = dlt_now_ns();
+	r->requester_obj = dlt_cur.requester_obj;
+	r->requested = dlt_cur.requested;
+	r->requester = dlt_cur.requester;
+	r->n_tried = dlt_cur.n;
+	r->pad = 0;
+	memcpy(r->tried, dlt_cur.tried, dlt_cur.n * sizeof(struct dlt_tried));
+	dlt_rec_commit(r, DLT_REC_LIB_FAIL, dlt_cur.cut ? DLT_LIB_TRIED_CUT : 0,
+		       len);
+}
+
+static uint32_t dlt_via_of(unsigned int flag, uint64_t requester)
+{
+	switch (flag) {
+	case LA_SER_LIBPATH:
+		return DLT_VIA_LD_LIBRARY_PATH;
+	case LA_SER_RUNPATH: {
+		/* glibc reports both with one flag: the requester's dynamic
+		 * section says which it has (RUNPATH hides RPATH). */
+		struct dlt_obj *o = dlt_obj_find(requester);
+		return (o && !o->has_runpath) ? DLT_VIA_RPATH : DLT_VIA_RUNPATH;
+	}
+	case LA_SER_CONFIG:
+		return DLT_VIA_LD_SO_CACHE;
+	case LA_SER_DEFAULT:
+	case LA_SER_SECURE:
+		return DLT_VIA_DEFAULT;
+	default:
+		return DLT_VIA_UNKNOWN;
+	}
+}
+
+DLT_EXPORT char *la_objsearch(const char *name, uintptr_t *cookie,
+			      unsigned int flag)
+{
+	if (!dlt_audit_on || name == NULL)
+		return (char *)name;
+	struct dlt_writer *w = dlt_audit_writer_on();
+	if (w == NULL)
+		return (char *)name;
+	int saved = errno;
+	if (flag == LA_SER_ORIG) {
+		dlt_flush_failed_search();
+		char buf[DLT_PATH_MAX];
+		dlt_cur.active = 1;
+		dlt_cur.n = 0;
+		dlt_cur.cut = 0;
+		dlt_cur.last_path[0] = '\0';
+		dlt_cur.requester_obj = cookie ? (uint64_t)*cookie : 0;
+		dlt_cur.requested = dlt_str(w, &dlt_tls, name);
+		snprintf(dlt_cur.requested_name, sizeof(dlt_cur.requested_name),
+			 "%s", name);
+		dlt_cur.requester =
+			dlt_str(w, &dlt_tls,
+				dlt_requester_path(dlt_cur.requester_obj, buf,
+						   sizeof(buf)));
+		if (strchr(name, '/') == NULL)
+			goto out;
+		/* A path: the loader opens it as it is. */
+	}
+	if (dlt_cur.active) {
+		snprintf(dlt_cur.last_path, sizeof(dlt_cur.last_path), "%s",
+			 name);
+		if (dlt_cur.n < DLT_AUDIT_MAX_TRIED) {
+			struct dlt_tried *t = &dlt_cur.tried[dlt_cur.n++];
+			t->path = dlt_str(w, &dlt_tls, name);
+			t->via = flag == LA_SER_ORIG
+					 ? DLT_VIA_ABSOLUTE
+					 : dlt_via_of(flag,
+						      dlt_cur.requester_obj);
+		} else {
+			/* Keep the newest path last: it is the one that won. */
+			dlt_cur.cut = 1;
+			struct dlt_tried *t =
+				&dlt_cur.tried[DLT_AUDIT_MAX_TRIED - 1];
+			t->path = dlt_str(w, &dlt_tls, name);
+			t->via = dlt_via_of(flag, dlt_cur.requester_obj);
+		}
+	}
+out:
+	errno = saved;
+	return (char *)name;
+}
+
+/* Hands our writer to the preload copy of this same file: it has been
+ * mapped but not yet relocated or initialised, and its dlt_rendezvous sits
+ * at the same offset from its load bias as ours does from ours. */
+static void dlt_poke_rendezvous(struct link_map *map)
+{
+	if (dlt_rv_offset == 0)
+		return;
+	struct dlt_rendezvous *rv =
+		(struct dlt_rendezvous *)(map->l_addr + dlt_rv_offset);
+	rv->w = &dlt_audit_writer;
+	rv->layout = DLT_WRITER_LAYOUT;
+	rv->magic = DLT_RENDEZVOUS_MAGIC;
+}
+
+DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
+				   uintptr_t *cookie)
+{
+	*cookie = (uintptr_t)map;
+	int saved = errno;
+	if (lmid == LM_ID_BASE && map->l_name && map->l_name[0] &&
+	    dlt_rv_offset != 0) {
+		struct stat sst;
+		if (stat(map->l_name, &sst) == 0 &&
+		    (uint64_t)sst.st_dev == dlt_self_dev &&
+		    (uint64_t)sst.st_ino == dlt_self_ino)
+			dlt_poke_rendezvous(map);
+	}
+	struct dlt_writer *w = dlt_audit_on ? dlt_audit_writer_on() : NULL;
+	if (w == NULL) {
+		errno = saved;
+		return 0;
+	}
+	char exe[DLT_PATH_MAX], real[DLT_PATH_MAX];
+	const char *path = map->l_name;
+	uint32_t flags = 0;
+	int is_main = (path == NULL || path[0] == '\0') && lmid == LM_ID_BASE &&
+		      dlt_nobjs == 0;
+	if (is_main) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		path = exe;
+		flags |= DLT_LIB_MAIN;
+	}
+	struct stat st;
+	int have_file = path && path[0] && stat(path, &st) == 0;
+	if (!have_file)
+		flags |= DLT_LIB_VDSO;
+	struct dlt_elf_info ei;
+	memset(&ei, 0, sizeof(ei));
+	if (have_file)
+		dlt_elf_read(path, &ei);
+
+	uint32_t n_tried = 0;
+	int from_search = 0;
+	if (dlt_cur.active && !is_main) {
+		/* The winning path is the last one tried. */
+		from_search = 1;
+		n_tried = dlt_cur.n;
+	}
+	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_lib_load) +
+				  n_tried * sizeof(struct dlt_tried));
+	uint32_t s_path = dlt_str(w, &dlt_tls, path);
+	uint32_t s_real = s_path;
+	if (have_file && realpath(path, real) != NULL && strcmp(real, path))
+		s_real = dlt_str(w, &dlt_tls, real);
+	uint32_t s_soname = ei.soname[0] ? dlt_str(w, &dlt_tls, ei.soname) : 0;
+	uint32_t s_runpath =
+		ei.has_runpath ? dlt_str(w, &dlt_tls, ei.runpath) : 0;
+	uint32_t s_rpath = ei.has_rpath ? dlt_str(w, &dlt_tls, ei.rpath) : 0;
+
+	uint32_t via = DLT_VIA_UNKNOWN;
+	if (is_main) {
+		via = DLT_VIA_MAIN;
+	} else if (from_search && dlt_cur.n > 0) {
+		via = dlt_cur.tried[dlt_cur.n - 1].via;
+	} else if (path && path[0] == '/') {
+		via = DLT_VIA_ABSOLUTE; /* the program interpreter */
+	}
+	if (from_search && !dlt_started &&
+	    dlt_in_preload_list(dlt_cur.requested_name)) {
+		/* Loaded at start-up because LD_PRELOAD named it. */
+		via = DLT_VIA_PRELOAD;
+		flags |= DLT_LIB_PRELOAD;
+	}
+	struct dlt_rec_lib_load *r = dlt_rec_reserve(w, &dlt_tls, len);
+	if (r != NULL) {
+		r->h.ts = dlt_now_ns();
+		r->obj = (uint64_t)(uintptr_t)map;
+		r->requester_obj = from_search ? dlt_cur.requester_obj : 0;
+		r->base = map->l_addr;
+		r->dev = have_file ? (uint64_t)st.st_dev : 0;
+		r->ino = have_file ? (uint64_t)st.st_ino : 0;
+		r->size = have_file ? (uint64_t)st.st_size : 0;
+		r->mtime_ns =
+			have_file ? (int64_t)st.st_mtim.tv_sec * 1000000000 +
+					    st.st_mtim.tv_nsec
+				  : 0;
+		r->lmid = (int64_t)lmid;
+		r->requested = from_search ? dlt_cur.requested : s_path;
+		r->requester = from_search ? dlt_cur.requester : 0;
+		r->path = s_path;
+		r->realpath = s_real;
+		r->soname = s_soname;
+		r->runpath = s_runpath;
+		r->rpath = s_rpath;
+		r->found_via = via;
+		r->build_id_len = ei.build_id_len;
+		memcpy(r->build_id, ei.build_id, sizeof(r->build_id));
+		r->n_tried = n_tried;
+		if (n_tried)
+			memcpy(r->tried, dlt_cur.tried,
+			       n_tried * sizeof(struct dlt_tried));
+		if (from_search && dlt_cur.cut)
+			flags |= DLT_LIB_TRIED_CUT;
+		if (dlt_started)
+			flags |= DLT_LIB_DLOPEN;
+		dlt_rec_commit(r, DLT_REC_LIB_LOAD, (uint16_t)flags, len);
+	}
+	dlt_cur.active = 0;
+	if (dlt_nobjs < DLT_AUDIT_MAX_OBJS) {
+		struct dlt_obj *o = &dlt_objs[dlt_nobjs++];
+		o->obj = (uint64_t)(uintptr_t)map;
+		o->dev = have_file ? (uint64_t)st.st_dev : 0;
+		o->ino = have_file ? (uint64_t)st.st_ino : 0;
+		o->has_runpath = ei.has_runpath;
+		o->pending = 1;
+	}
+	errno = saved;
+	return 0; /* no symbol binding callbacks: they would slow every call */
+}
+
+DLT_EXPORT unsigned int la_objclose(uintptr_t *cookie)
+{
+	if (!dlt_audit_on)
+		return 0;
+	struct dlt_writer *w = dlt_audit_writer_on();
+	if (w == NULL)
+		return 0;
+	int saved = errno;
+	uint64_t obj = (uint64_t)*cookie;
+	struct dlt_obj *o = dlt_obj_find(obj);
+	int failed_load = o && o->pending;
+	if (o) {
+		/* Forget it: its address may be reused by a later object. */
+		*o = dlt_objs[--dlt_nobjs];
+	}
+	struct dlt_rec_lib_unload *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
+	if (r) {
+		r->h.ts = dlt_now_ns();
+		r->obj = obj;
+		dlt_rec_commit(r, DLT_REC_LIB_UNLOAD, (uint16_t)failed_load,
+			       sizeof(*r));
+	}
+	errno = saved;
+	return 0;
+}
+
+DLT_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
+{
+	(void)cookie;
+	if (!dlt_audit_on || flag != LA_ACT_CONSISTENT)
+		return;
+	int saved = errno;
+	dlt_flush_failed_search();
+	for (uint32_t i = 0; i < dlt_nobjs; i++)
+		dlt_objs[i].pending = 0;
+	dlt_started = 1;
+	errno = saved;
+}
+
+static void dlt_audit_find_self(void)
+{
+	Dl_info info;
+	struct link_map *lm = NULL;
+	if (!dladdr1((void *)&dlt_rendezvous, &info, (void **)&lm,
+		     RTLD_DL_LINKMAP) ||
+	    lm == NULL || info.dli_fname == NULL)
+		return;
+	if (realpath(info.dli_fname, dlt_self_path) == NULL)
+		snprintf(dlt_self_path, sizeof(dlt_self_path), "%s",
+			 info.dli_fname);
+	struct stat st;
+	if (stat(dlt_self_path, &st) != 0)
+		return;
+	dlt_self_dev = (uint64_t)st.st_dev;
+	dlt_self_ino = (uint64_t)st.st_ino;
+	dlt_rv_offset = (uintptr_t)&dlt_rendezvous - lm->l_addr;
+}
+
+DLT_EXPORT unsigned int la_version(unsigned int version)
+{
+	if (version == 0)
+		return 0;
+	dlt_writer_kind_self = DLT_WRITER_AUDIT;
+	dlt_audit_pid = getpid();
+	dlt_audit_find_self();
+
+	struct dlt_open_params p;
+	char dir[DLT_PATH_MAX], host[256];
+	dlt_start_params(&p, dir, sizeof(dir), host, sizeof(host));
+	p.features = DLT_FEAT_AUDIT;
+	mkdir(dir, 0755); /* LD_PRELOAD use without the launcher */
+	if (dlt_writer_create(&dlt_audit_writer, &p) == 0) {
+		dlt_w = &dlt_audit_writer;
+		dlt_audit_on = 1;
+		dlt_write_process_info(dlt_w, &dlt_tls,
+				       getenv("DLTRACE_REDACT_ARGV") != NULL);
+	} else {
+		/* Disabled; the preload copy gets the disabled writer too so
+		 * that it does not try again and print a second message. */
+		dlt_w = &dlt_audit_writer;
+		dlt_audit_on = 0;
+	}
+	return version < LAV_CURRENT ? version : LAV_CURRENT;
+}
