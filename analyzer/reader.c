@@ -215,6 +215,42 @@ void dlt_trace_stats(const struct dlt_trace *t, struct dlt_trace_stats *out)
 	*out = t->stats;
 }
 
+/* Files the string with its id.  Ids are dense from 1, so the table never
+ * needs more slots than the file has room for STRING records (32 bytes at
+ * least each): a forged huge id cannot make us allocate more than that. */
+static void dlt_add_string(struct dlt_trace *t, const struct dlt_rec_string *s,
+			   uint64_t off)
+{
+	if (s->len > s->h.len - sizeof(*s) - 1 || s->data[s->len] != '\0' ||
+	    s->id == 0) {
+		dlt_problem(t, "corrupt string record at offset %llu; skipped",
+			    (unsigned long long)off);
+		return;
+	}
+	uint64_t limit = t->size / 32 + 256;
+	if (s->id >= limit) {
+		dlt_problem(t,
+			    "string id %u at offset %llu is larger than the "
+			    "file allows; skipped",
+			    s->id, (unsigned long long)off);
+		return;
+	}
+	if (s->id >= t->nstrs) {
+		uint64_t n = t->nstrs ? t->nstrs : 256;
+		while (n <= s->id)
+			n *= 2;
+		if (n > limit)
+			n = limit;
+		const char **ns = realloc(t->strs, n * sizeof(*ns));
+		if (ns == NULL)
+			return;
+		memset(ns + t->nstrs, 0, (n - t->nstrs) * sizeof(*ns));
+		t->strs = ns;
+		t->nstrs = (uint32_t)n;
+	}
+	t->strs[s->id] = s->data;
+}
+
 /* Walks every chunk and hands each committed record to fn.  With strings_only
  * it collects STRING records instead.  Damage stops the chunk, not the file:
  * chunks have a fixed size, so the next one is always where it should be. */
@@ -278,50 +314,8 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 					    (unsigned long long)off,
 					    dlt_rec_type_name(r->type));
 			} else if (r->type == DLT_REC_STRING) {
-				if (strings_only) {
-					const struct dlt_rec_string *s =
-						(const void *)r;
-					if (s->len > r->len - sizeof(*s) - 1 ||
-					    s->data[s->len] != '\0' ||
-					    s->id == 0 || s->id > (1u << 30)) {
-						dlt_problem(
-							t,
-							"corrupt string record "
-							"at "
-							"offset %llu; skipped",
-							(unsigned long long)
-								off);
-					} else {
-						if (s->id >= t->nstrs) {
-							/* ids are dense; a huge
-							 * one is bounded by the
-							 * file size anyway */
-							uint32_t n =
-								t->nstrs
-									? t->nstrs
-									: 256;
-							while (n <= s->id)
-								n *= 2;
-							if ((uint64_t)n >
-							    t->size + 256)
-								n = (uint32_t)(t->size +
-									       256);
-							if (s->id >= n)
-								goto next;
-							const char **ns = realloc(
-								t->strs,
-								n * sizeof(*ns));
-							if (ns == NULL)
-								goto next;
-							memset(ns + t->nstrs, 0,
-							       (n - t->nstrs) *
-								       sizeof(*ns));
-							t->strs = ns;
-							t->nstrs = n;
-						}
-						t->strs[s->id] = s->data;
-					}
-				}
+				if (strings_only)
+					dlt_add_string(t, (const void *)r, off);
 			} else if (!strings_only && r->type != DLT_REC_CHUNK) {
 				v.rec = r;
 				v.offset = off;
@@ -329,7 +323,6 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 				if (stop)
 					return stop;
 			}
-		next:
 			off += r->len;
 		}
 	}

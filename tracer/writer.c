@@ -261,8 +261,9 @@ int dlt_writer_attach(struct dlt_writer *w, const char *path)
 	w->layout = DLT_WRITER_LAYOUT;
 	w->pid = getpid();
 	w->max_size = DLT_DATA_OFFSET + (uint64_t)DLT_MAX_SEGS * DLT_SEG_SIZE;
-	/* Strings written through an attach use ids far above the owner's. */
-	w->next_str_id = 0x40000000u;
+	/* The owner's string ids are unknown here: an attached writer writes
+	 * no strings (dlt_strn returns DLT_STR_NONE). */
+	w->next_str_id = 0;
 	if (strlen(path) >= sizeof(w->path))
 		return -ENAMETOOLONG;
 	strcpy(w->path, path);
@@ -394,7 +395,7 @@ static uint64_t dlt_hash(const char *s, size_t n)
 uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 		  size_t n)
 {
-	if (s == NULL || t->in_str ||
+	if (s == NULL || t->in_str || w->next_str_id == 0 ||
 	    !atomic_load_explicit(&w->enabled, memory_order_relaxed))
 		return DLT_STR_NONE;
 	if (n > DLT_MAX_STR)
