@@ -44,38 +44,24 @@ static void dlt_spin_unlock(_Atomic int *l)
 	atomic_store_explicit(l, 0, memory_order_release);
 }
 
-static void dlt_say(const char *a, const char *b, const char *c)
-{
-	/* write(2) directly: stdio may be in any state inside the host. */
-	const char *parts[] = {"dltrace: ", a, b, c, "\n"};
-	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		if (parts[i] == NULL)
-			continue;
-		size_t n = strlen(parts[i]);
-		while (n > 0) {
-			ssize_t r = write(2, parts[i], n);
-			if (r <= 0)
-				break;
-			n -= (size_t)r;
-		}
-	}
-}
-
-void dlt_writer_disable(struct dlt_writer *w, const char *why, int err)
+void dlt_writer_disable(struct dlt_writer *w, const char *why, const char *what,
+			int err)
 {
 	atomic_store(&w->enabled, 0);
 	if (atomic_exchange(&w->said, 1))
 		return;
-	dlt_say("tracing turned off: ", why,
-		err ? (err == ENOSPC	? " (no space left on device)"
-		       : err == EFBIG	? " (file size limit)"
-		       : err == EACCES	? " (permission denied)"
-		       : err == ENOENT	? " (no such directory)"
-		       : err == ENOTDIR ? " (not a directory)"
-		       : err == EROFS	? " (read-only file system)"
-		       : err == EMFILE	? " (too many open files)"
-					: " (system error)")
-		    : NULL);
+	/* One write(2) of one line: stdio may be in any state inside the
+	 * host, and a single write keeps lines of many ranks apart. */
+	char line[DLT_PATH_MAX + 256];
+	const char *desc = err ? strerrordesc_np(err) : NULL;
+	int n = snprintf(line, sizeof(line),
+			 "dltrace: tracing turned off: %s%s%s%s%s%s\n", why,
+			 what ? " " : "", what ? what : "", desc ? " (" : "",
+			 desc ? desc : "", desc ? ")" : "");
+	if (n > 0 &&
+	    write(2, line,
+		  (size_t)n < sizeof(line) ? (size_t)n : sizeof(line)) < 0)
+		return;
 	/* Tracing is off; the program carries on as if dltrace were absent. */
 }
 
@@ -194,7 +180,8 @@ int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p)
 				 "%s/%s.%d.%u%s%s.dltrace", p->dir, host,
 				 (int)w->pid, p->exec_seq, rank, suffix);
 		if (n <= 0 || (size_t)n >= sizeof(w->path)) {
-			dlt_writer_disable(w, "trace path too long", 0);
+			dlt_writer_disable(w, "trace path too long:", p->dir,
+					   0);
 			return -ENAMETOOLONG;
 		}
 		/* O_EXCL|O_NOFOLLOW: never follow a planted symlink, never
@@ -207,15 +194,15 @@ int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p)
 	}
 	if (fd < 0) {
 		int e = errno;
-		dlt_writer_disable(w, "cannot create a trace file in ", e);
-		dlt_say("  directory: ", p->dir, NULL);
+		dlt_writer_disable(w, "cannot create a trace file in", p->dir,
+				   e);
 		return -e;
 	}
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		int e = errno;
 		close(fd);
-		dlt_writer_disable(w, "cannot stat the trace file", e);
+		dlt_writer_disable(w, "cannot stat", w->path, e);
 		return -e;
 	}
 	w->dev = (uint64_t)st.st_dev;
@@ -226,7 +213,7 @@ int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p)
 	uint8_t *base = dlt_map_range(w, 0, DLT_DATA_OFFSET, &err);
 	if (base == NULL) {
 		unlink(w->path);
-		dlt_writer_disable(w, "cannot write the trace file", err);
+		dlt_writer_disable(w, "cannot write", w->path, err);
 		return -err;
 	}
 	struct dlt_file_header *h = (struct dlt_file_header *)base;
@@ -338,7 +325,8 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 	uint64_t off = atomic_fetch_add(cursor, DLT_CHUNK_SIZE);
 	if (off + DLT_CHUNK_SIZE > w->max_size) {
 		dlt_writer_disable(
-			w, "trace size limit reached (DLTRACE_MAX_SIZE)", 0);
+			w, "trace size limit reached (DLTRACE_MAX_SIZE) in",
+			w->path, 0);
 		goto out;
 	}
 	uint64_t rel = off - DLT_DATA_OFFSET;
@@ -357,8 +345,8 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 				DLT_SEG_SIZE, &err);
 			if (sbase == NULL) {
 				dlt_spin_unlock(&w->lock);
-				dlt_writer_disable(
-					w, "cannot grow the trace file", err);
+				dlt_writer_disable(w, "cannot grow", w->path,
+						   err);
 				goto out;
 			}
 			atomic_store_explicit(&w->segs[seg], sbase,

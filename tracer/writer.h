@@ -91,7 +91,8 @@ int dlt_writer_attach(struct dlt_writer *w, const char *path);
 void dlt_writer_forget(struct dlt_writer *w);
 
 /* Turns tracing off for good and says why, once, on stderr. */
-void dlt_writer_disable(struct dlt_writer *w, const char *why, int err);
+void dlt_writer_disable(struct dlt_writer *w, const char *why, const char *what,
+			int err);
 
 /* Reserves len bytes (rounded up to 8) for one record in the calling
  * thread's chunk.  Returns NULL when tracing is off or the record cannot be

@@ -1,0 +1,4 @@
+int helper_value(void)
+{
+	return 41;
+}

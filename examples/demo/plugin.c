@@ -1,0 +1,6 @@
+int helper_value(void);
+
+int plugin_value(void)
+{
+	return helper_value() + 1;
+}

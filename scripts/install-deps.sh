@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what dltrace needs to build and test on Debian 12 (run as root, or
+# with sudo available).  Installs only what is missing.
+#
+#   scripts/install-deps.sh            build + test dependencies
+#   DLTRACE_NO_TORCH=1 scripts/...     skip Debian's python3-torch (large;
+#                                      the tests that use it then skip)
+set -euo pipefail
+
+pkgs=(cmake make gcc libc6-dev libcunit1-dev libunwind-dev clang-format
+      python3 binutils)
+[ "${DLTRACE_NO_TORCH:-0}" = 1 ] || pkgs+=(python3-torch)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: everything is installed"
+	exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

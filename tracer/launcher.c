@@ -1,0 +1,296 @@
+/* dltrace: runs a command with libdltrace.so injected, waits for it, adds
+ * the exit status it saw to the command's trace and prints a short verdict.
+ *
+ * It exits with the command's status (128+N when a signal N killed it), so
+ * it can stand in front of any command in a script or a job file. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "dltrace/format.h"
+#include "writer.h"
+
+#define DLT_VERSION "0.1.0"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: dltrace [-o DIR] [-q] [--redact-argv] [--] COMMAND "
+		"[ARGS...]\n"
+		"\n"
+		"Runs COMMAND (and every process it starts) with dltrace's "
+		"library\n"
+		"injected, writes one trace per process into DIR and prints a "
+		"short\n"
+		"verdict when COMMAND ends.  Exits with COMMAND's status.\n"
+		"\n"
+		"  -o, --output DIR   trace directory (created if missing; "
+		"default: a new\n"
+		"                     dltrace-YYYYmmdd-HHMMSS directory here)\n"
+		"  -q, --quiet        no verdict\n"
+		"      --redact-argv  record argv[0] only\n"
+		"  -h, --help         this text\n"
+		"      --version      version\n"
+		"\n"
+		"Then: dltrace-analyze summary DIR, dltrace-analyze libs "
+		"DIR.\n");
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/* libdltrace.so next to us: build tree (bin/ and lib/), or installed
+ * (PREFIX/bin and PREFIX/lib). */
+static int find_library(char *out)
+{
+	const char *env = getenv("DLTRACE_LIB");
+	if (env && *env) {
+		if (realpath(env, out) && access(out, R_OK) == 0)
+			return 0;
+		fprintf(stderr, "dltrace: DLTRACE_LIB=%s: not readable\n", env);
+		return -1;
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	static const char *const rel[] = {"../lib/libdltrace.so",
+					  "libdltrace.so",
+					  "../lib/dltrace/libdltrace.so", NULL};
+	for (const char *const *r = rel; *r; r++) {
+		char cand[PATH_MAX + 64];
+		snprintf(cand, sizeof(cand), "%s/%s", exe, *r);
+		if (realpath(cand, out) && access(out, R_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+static void prepend_env(const char *name, const char *value)
+{
+	const char *old = getenv(name);
+	if (old && *old) {
+		size_t n = strlen(value) + strlen(old) + 2;
+		char *v = malloc(n);
+		if (v == NULL)
+			return;
+		snprintf(v, n, "%s:%s", value, old);
+		setenv(name, v, 1);
+		free(v);
+	} else {
+		setenv(name, value, 1);
+	}
+}
+
+/* The trace of the last image of process pid: the one with that pid, no
+ * trace in the directory naming it as its exec parent. */
+static int find_trace_of(const char *dir, pid_t pid, char *out, size_t cap)
+{
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return -1;
+	struct dirent *e;
+	uint32_t best_seq = 0;
+	int found = -1;
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+		if (l < 8 || strcmp(e->d_name + l - 8, ".dltrace") != 0)
+			continue;
+		char path[PATH_MAX + 256];
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >=
+		    (int)sizeof(path))
+			continue;
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		struct dlt_file_header h;
+		ssize_t r = pread(fd, &h, sizeof(h), 0);
+		close(fd);
+		if (r != (ssize_t)sizeof(h) || memcmp(h.magic, DLT_MAGIC, 8) ||
+		    h.pid != (uint32_t)pid || h.parent_kind == DLT_PARENT_FORK)
+			continue;
+		if (found < 0 || h.exec_seq >= best_seq) {
+			best_seq = h.exec_seq;
+			snprintf(out, cap, "%s", path);
+			found = 0;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+static void record_reaped(const char *dir, pid_t pid, int status)
+{
+	char path[PATH_MAX + 256];
+	if (find_trace_of(dir, pid, path, sizeof(path)) != 0)
+		return;
+	static struct dlt_writer w;
+	static struct dlt_tls t;
+	if (dlt_writer_attach(&w, path) != 0)
+		return;
+	struct dlt_rec_exit *r = dlt_rec_reserve(&w, &t, sizeof(*r));
+	if (r) {
+		r->h.ts = dlt_now_ns();
+		r->status = status;
+		r->pad = 0;
+		dlt_rec_commit(r, DLT_REC_EXIT, DLT_EXIT_REAPED, sizeof(*r));
+	}
+	dlt_writer_forget(&w);
+}
+
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{"redact-argv", no_argument, NULL, 'R'},
+		{NULL, 0, NULL, 0}};
+	const char *out = NULL;
+	int quiet = 0, c;
+	dlt_writer_kind_self = DLT_WRITER_LAUNCHER;
+	/* '+': stop at the first non-option, it is the command. */
+	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'R':
+			setenv("DLTRACE_REDACT_ARGV", "1", 1);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("dltrace " DLT_VERSION "\n");
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+
+	char dirbuf[PATH_MAX];
+	if (out == NULL) {
+		time_t now = time(NULL);
+		struct tm tm;
+		localtime_r(&now, &tm);
+		char stamp[64];
+		strftime(stamp, sizeof(stamp), "dltrace-%Y%m%d-%H%M%S", &tm);
+		snprintf(dirbuf, sizeof(dirbuf), "%s", stamp);
+		for (int i = 1; access(dirbuf, F_OK) == 0 && i < 1000; i++)
+			snprintf(dirbuf, sizeof(dirbuf), "%s-%d", stamp, i);
+		out = dirbuf;
+	}
+	char dir[PATH_MAX];
+	int traced = 1;
+	if (mkdir_p(out) != 0 || realpath(out, dir) == NULL) {
+		/* Run the command all the same: tracing must never stop a
+		 * job.  The library says once that tracing is off. */
+		snprintf(dir, sizeof(dir), "%s", out);
+		traced = 0;
+	}
+	char lib[PATH_MAX];
+	if (find_library(lib) != 0) {
+		fprintf(stderr, "dltrace: cannot find libdltrace.so next to "
+				"this program (set DLTRACE_LIB)\n");
+		return 2;
+	}
+	prepend_env("LD_PRELOAD", lib);
+	prepend_env("LD_AUDIT", lib);
+	setenv("DLTRACE_DIR", dir, 1);
+	unsetenv("DLTRACE_PARENT");
+	unsetenv("DLTRACE_REEXEC");
+
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "dltrace: fork: %s\n", strerror(errno));
+		return 2;
+	}
+	if (pid == 0) {
+		execvp(argv[optind], argv + optind);
+		int e = errno;
+		fprintf(stderr, "dltrace: cannot run %s: %s\n", argv[optind],
+			strerror(e));
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	child_pid = pid;
+	/* Ctrl-C reaches the whole foreground group, the command included;
+	 * the launcher stays to report.  TERM and HUP sent to it alone are
+	 * passed on. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "dltrace: waitpid: %s\n",
+				strerror(errno));
+			return 2;
+		}
+	}
+	if (traced) {
+		record_reaped(dir, pid, status);
+		if (!quiet)
+			dlt_verdict_print(stderr, dir);
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
