@@ -23,6 +23,7 @@ struct dlt_trace {
 	const char **strs; /* index = string id */
 	uint32_t nstrs;
 	int strings_loaded;
+	int mapped; /* map is ours to munmap */
 	char *problems[DLT_MAX_PROBLEMS];
 	size_t nproblems;
 	size_t dropped_problems;
@@ -94,6 +95,10 @@ static void dlt_err(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
+static struct dlt_trace *dlt_trace_init(const uint8_t *map, size_t size,
+					const char *path, char *err,
+					size_t errlen);
+
 struct dlt_trace *dlt_trace_open(const char *path, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -123,6 +128,30 @@ struct dlt_trace *dlt_trace_open(const char *path, char *err, size_t errlen)
 			strerror(errno));
 		return NULL;
 	}
+	struct dlt_trace *t = dlt_trace_init(map, size, path, err, errlen);
+	if (t == NULL)
+		munmap((void *)map, size);
+	else
+		t->mapped = 1;
+	return t;
+}
+
+struct dlt_trace *dlt_trace_open_mem(const void *buf, size_t size,
+				     const char *name, char *err, size_t errlen)
+{
+	if (size < 16) {
+		dlt_err(err, errlen,
+			"%s: %zu bytes: too short to be a dltrace trace", name,
+			size);
+		return NULL;
+	}
+	return dlt_trace_init(buf, size, name, err, errlen);
+}
+
+static struct dlt_trace *dlt_trace_init(const uint8_t *map, size_t size,
+					const char *path, char *err,
+					size_t errlen)
+{
 	const char *why = NULL;
 	struct dlt_file_header h;
 	memset(&h, 0, sizeof(h));
@@ -134,6 +163,10 @@ struct dlt_trace *dlt_trace_open(const char *path, char *err, size_t errlen)
 		      "this reader does not convert";
 	else if (h.endian != DLT_ENDIAN_MARK)
 		why = "bad byte-order marker";
+	else if (size < sizeof(h))
+		/* The fields below would read as zero and be blamed. */
+		why = "file ends inside the header: too short to hold any "
+		      "record";
 	else if (h.version_major > DLT_FORMAT_MAJOR)
 		why = "written by a newer dltrace (format major version "
 		      "too new); update dltrace-analyze";
@@ -149,13 +182,11 @@ struct dlt_trace *dlt_trace_open(const char *path, char *err, size_t errlen)
 		why = "bad data offset";
 	if (why) {
 		dlt_err(err, errlen, "%s: %s", path, why);
-		munmap((void *)map, size);
 		return NULL;
 	}
 	struct dlt_trace *t = calloc(1, sizeof(*t));
 	if (t == NULL || (t->path = strdup(path)) == NULL) {
 		free(t);
-		munmap((void *)map, size);
 		dlt_err(err, errlen, "%s: out of memory", path);
 		return NULL;
 	}
@@ -195,7 +226,8 @@ void dlt_trace_close(struct dlt_trace *t)
 	for (size_t i = 0; i < t->nproblems; i++)
 		free(t->problems[i]);
 	free(t->strs);
-	munmap((void *)t->map, t->size);
+	if (t->mapped)
+		munmap((void *)t->map, t->size);
 	free(t->path);
 	free(t);
 }
@@ -221,8 +253,10 @@ void dlt_trace_stats(const struct dlt_trace *t, struct dlt_trace_stats *out)
 static void dlt_add_string(struct dlt_trace *t, const struct dlt_rec_string *s,
 			   uint64_t off)
 {
-	if (s->len > s->h.len - sizeof(*s) - 1 || s->data[s->len] != '\0' ||
-	    s->id == 0) {
+	/* h.len >= sizeof(*s) is all the caller checked: without room for
+	 * the NUL the subtraction below would wrap and admit any len. */
+	if (s->h.len < sizeof(*s) + 1 || s->len > s->h.len - sizeof(*s) - 1 ||
+	    s->data[s->len] != '\0' || s->id == 0) {
 		dlt_problem(t, "corrupt string record at offset %llu; skipped",
 			    (unsigned long long)off);
 		return;
@@ -305,9 +339,9 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 			}
 			st.records++;
 			uint32_t min = dlt_rec_min_size(r->type);
-			if (min == 0) {
+			if (min == 0)
 				st.unknown++;
-			} else if (r->len < min) {
+			if (min != 0 && r->len < min) {
 				dlt_problem(t,
 					    "record at offset %llu is shorter "
 					    "than its type %s needs; skipped",

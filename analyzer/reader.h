@@ -27,6 +27,11 @@ typedef int (*dlt_rec_fn)(void *ctx, const struct dlt_rec_view *v);
 /* Opens and validates a trace.  On failure returns NULL and puts a message
  * in err.  A trace that opens may still carry problems (see below). */
 struct dlt_trace *dlt_trace_open(const char *path, char *err, size_t errlen);
+/* The same over bytes in memory, which must outlive the trace (fuzzing,
+ * tests).  name is used in messages. */
+struct dlt_trace *dlt_trace_open_mem(const void *buf, size_t size,
+				     const char *name, char *err,
+				     size_t errlen);
 void dlt_trace_close(struct dlt_trace *t);
 
 const char *dlt_trace_path(const struct dlt_trace *t);
