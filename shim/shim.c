@@ -35,6 +35,8 @@ static int dlt_is_preload; /* this copy is the LD_PRELOAD one */
 static int dlt_have_audit; /* the audit copy handed us its writer */
 static int dlt_exit_recorded;
 static char dlt_dir_abs[DLT_PATH_MAX];
+static pthread_key_t dlt_thread_key;
+static int dlt_thread_key_ok;
 
 typedef void *(*dlt_dlopen_fn)(const char *, int);
 typedef char *(*dlt_dlerror_fn)(void);
@@ -132,6 +134,21 @@ void dlt_start_params(struct dlt_open_params *p, char *dirbuf, size_t cap,
 			}
 		}
 	}
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+static void dlt_thread_exit(void *arg)
+{
+	(void)arg;
+	dlt_tls_release(dlt_w, &dlt_tls);
+}
+
+static void dlt_thread_first_chunk(void)
+{
+	/* Any non-NULL value makes the key's destructor run at thread exit. */
+	if (dlt_thread_key_ok)
+		pthread_setspecific(dlt_thread_key, (void *)1);
 }
 
 /* ---- records ------------------------------------------------------------ */
@@ -674,6 +691,10 @@ dlt_shim_init(int argc, char **argv, char **envp)
 	dlt_writer_kind_self = DLT_WRITER_SHIM;
 	dlt_resolve_all();
 	dlt_find_self();
+	if (pthread_key_create(&dlt_thread_key, dlt_thread_exit) == 0) {
+		dlt_thread_key_ok = 1;
+		dlt_on_new_thread = dlt_thread_first_chunk;
+	}
 
 	const char *d = getenv("DLTRACE_DIR");
 	if (d == NULL || *d == '\0')

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 int dlt_writer_kind_self = DLT_WRITER_SHIM;
+void (*dlt_on_new_thread)(void);
 
 uint64_t dlt_now_ns(void)
 {
@@ -304,6 +305,33 @@ static uint32_t dlt_gettid(void)
 	return (uint32_t)syscall(SYS_gettid);
 }
 
+/* A thread is done with its chunk (it needs a new one, or it exits).  When
+ * every chunk of a segment is done, nobody can write there again (chunks
+ * are handed out in file order), so the segment is unmapped: memory stays
+ * bounded however long the process records. */
+static void dlt_chunk_retire(struct dlt_writer *w, struct dlt_tls *t)
+{
+	if (t->cur == NULL || t->gen != atomic_load(&w->gen))
+		return;
+	uint32_t seg = t->seg;
+	t->cur = t->end = NULL;
+	if (atomic_fetch_add(&w->seg_retired[seg], 1) + 1 ==
+	    DLT_SEG_SIZE / DLT_CHUNK_SIZE) {
+		uint8_t *p = atomic_exchange(&w->segs[seg], NULL);
+		if (p)
+			munmap(p, DLT_SEG_SIZE);
+	}
+}
+
+void dlt_tls_release(struct dlt_writer *w, struct dlt_tls *t)
+{
+	if (w == NULL || t->in_slow)
+		return;
+	t->in_slow = 1;
+	dlt_chunk_retire(w, t);
+	t->in_slow = 0;
+}
+
 void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 			   uint32_t len)
 {
@@ -315,11 +343,14 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 	t->in_slow = 1;
 	void *rec = NULL;
 	uint32_t gen = atomic_load(&w->gen);
+	dlt_chunk_retire(w, t);
 	if (t->gen != gen) {
 		/* First record of this thread in this file, or after fork. */
 		t->cur = t->end = NULL;
 		t->gen = gen;
 		t->tid = dlt_gettid();
+		if (dlt_on_new_thread)
+			dlt_on_new_thread();
 	}
 	_Atomic uint64_t *cursor = (_Atomic uint64_t *)&w->hdr->alloc_cursor;
 	uint64_t off = atomic_fetch_add(cursor, DLT_CHUNK_SIZE);
@@ -363,6 +394,7 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 		       DLT_CHUNK_SIZE);
 	t->cur = chunk + sizeof(*c);
 	t->end = chunk + DLT_CHUNK_SIZE;
+	t->seg = seg;
 	rec = t->cur;
 	t->cur += len;
 out:

@@ -46,6 +46,8 @@ struct dlt_writer {
 	struct dlt_file_header *hdr;
 	_Atomic(uint8_t *) segs[DLT_MAX_SEGS];
 	_Atomic uint32_t chunk_seq;
+	_Atomic uint16_t
+		seg_retired[DLT_MAX_SEGS]; /* chunks done per segment */
 	uint32_t next_str_id;
 	uint32_t str_count;
 	struct dlt_str_slot strtab[DLT_STRTAB_SLOTS];
@@ -69,12 +71,16 @@ struct dlt_tls {
 	uint8_t *end;
 	uint32_t gen;
 	uint32_t tid;
-	int in_slow; /* inside chunk allocation: a nested record is dropped */
-	int in_str;  /* inside the string table lock */
+	uint32_t seg; /* segment of the current chunk */
+	int in_slow;  /* inside chunk allocation: a nested record is dropped */
+	int in_str;   /* inside the string table lock */
 };
 
 /* Which kind of writer this copy of the code is (enum dlt_writer_kind). */
 extern int dlt_writer_kind_self;
+/* Called in a thread when it takes its first chunk of a file (the shim
+ * registers the thread for dlt_tls_release at its exit). */
+extern void (*dlt_on_new_thread)(void);
 
 uint64_t dlt_now_ns(void);
 
@@ -132,6 +138,9 @@ static inline void dlt_rec_commit(void *rec, uint16_t type, uint16_t flags,
 	atomic_store_explicit((_Atomic uint64_t *)(void *)h, word,
 			      memory_order_release);
 }
+
+/* The calling thread is exiting: its chunk is done. */
+void dlt_tls_release(struct dlt_writer *w, struct dlt_tls *t);
 
 /* Interns a string (cut at DLT_MAX_STR bytes) and returns its id, writing a
  * STRING record the first time.  Returns DLT_STR_NONE for NULL or when the
