@@ -8,7 +8,7 @@
 set -euo pipefail
 
 pkgs=(cmake make gcc libc6-dev libcunit1-dev libunwind-dev clang-format
-      python3 binutils)
+      python3 binutils clang libclang-rt-14-dev)
 [ "${DLTRACE_NO_TORCH:-0}" = 1 ] || pkgs+=(python3-torch)
 
 missing=()

@@ -2,7 +2,8 @@
 # Builds dltrace and runs the whole test suite:
 #   1. clang-format check of every C file;
 #   2. the normal build and all tests (unit and end-to-end);
-#   3. an ASan+UBSan build of the analyzer and unit tests, and those tests.
+#   3. an ASan+UBSan build of the analyzer and unit tests, and those tests;
+#   4. a short libFuzzer run of the trace reader (scripts/fuzz.sh).
 # The injected library is never sanitized (LD_PRELOAD and ASan do not mix).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,4 +24,10 @@ ctest --test-dir build --output-on-failure -j2
 echo "== sanitizer build (analyzer and unit tests)"
 BUILD_DIR=build-asan BUILD_TYPE=Debug scripts/build.sh -DDLTRACE_SANITIZE=ON
 ctest --test-dir build-asan --output-on-failure -L unit -j2
+if command -v clang >/dev/null; then
+	echo "== fuzz: replay the corpus, then 30 s of new inputs"
+	scripts/fuzz.sh 30
+else
+	echo "== fuzz: skipped (no clang; scripts/install-deps.sh installs it)"
+fi
 echo "== all tests passed"

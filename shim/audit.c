@@ -43,6 +43,7 @@ struct dlt_search {
 	struct dlt_tried tried[DLT_AUDIT_MAX_TRIED];
 	char last_path[DLT_PATH_MAX];
 	char requested_name[DLT_PATH_MAX];
+	uint64_t last_ts; /* when the last path was tried */
 };
 static struct dlt_search dlt_cur;
 
@@ -130,7 +131,9 @@ static void dlt_flush_failed_search(void)
 	struct dlt_rec_lib_fail *r = dlt_rec_reserve(w, &dlt_tls, len);
 	if (r == NULL)
 		return;
-	r->h.ts = dlt_now_ns();
+	/* The loader only tells us later that the search failed; date the
+	 * record when it did, before dlopen returned to the program. */
+	r->h.ts = dlt_cur.last_ts;
 	r->requester_obj = dlt_cur.requester_obj;
 	r->requested = dlt_cur.requested;
 	r->requester = dlt_cur.requester;
@@ -178,6 +181,7 @@ DLT_EXPORT char *la_objsearch(const char *name, uintptr_t *cookie,
 		dlt_cur.n = 0;
 		dlt_cur.cut = 0;
 		dlt_cur.last_path[0] = '\0';
+		dlt_cur.last_ts = dlt_now_ns();
 		dlt_cur.requester_obj = cookie ? (uint64_t)*cookie : 0;
 		dlt_cur.requested = dlt_str(w, &dlt_tls, name);
 		snprintf(dlt_cur.requested_name, sizeof(dlt_cur.requested_name),
@@ -191,6 +195,7 @@ DLT_EXPORT char *la_objsearch(const char *name, uintptr_t *cookie,
 		/* A path: the loader opens it as it is. */
 	}
 	if (dlt_cur.active) {
+		dlt_cur.last_ts = dlt_now_ns();
 		snprintf(dlt_cur.last_path, sizeof(dlt_cur.last_path), "%s",
 			 name);
 		if (dlt_cur.n < DLT_AUDIT_MAX_TRIED) {

@@ -143,7 +143,11 @@ static int dlt_sanitize_host(char *dst, size_t cap, const char *src)
 
 int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p)
 {
+	/* gen survives: a thread whose chunk belonged to the previous file
+	 * (a forked child's parent file) must see that it changed. */
+	uint32_t gen = atomic_load(&w->gen);
 	memset(w, 0, offsetof(struct dlt_writer, strtab));
+	atomic_store(&w->gen, gen + 1);
 	w->magic = DLT_WRITER_MAGIC;
 	w->layout = DLT_WRITER_LAYOUT;
 	w->next_str_id = 1;
@@ -243,7 +247,9 @@ int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p)
 
 int dlt_writer_attach(struct dlt_writer *w, const char *path)
 {
+	uint32_t gen = atomic_load(&w->gen);
 	memset(w, 0, offsetof(struct dlt_writer, strtab));
+	atomic_store(&w->gen, gen + 1);
 	memset(w->strtab, 0, sizeof(w->strtab));
 	w->magic = DLT_WRITER_MAGIC;
 	w->layout = DLT_WRITER_LAYOUT;
@@ -305,6 +311,33 @@ static uint32_t dlt_gettid(void)
 	return (uint32_t)syscall(SYS_gettid);
 }
 
+/* The mapping of segment seg, growing the file first if needed; NULL when
+ * tracing had to stop. */
+static uint8_t *dlt_seg_get(struct dlt_writer *w, uint32_t seg)
+{
+	uint8_t *sbase =
+		atomic_load_explicit(&w->segs[seg], memory_order_acquire);
+	if (sbase != NULL)
+		return sbase;
+	dlt_spin_lock(&w->lock);
+	sbase = atomic_load_explicit(&w->segs[seg], memory_order_acquire);
+	if (sbase == NULL) {
+		int err = 0;
+		sbase = dlt_map_range(
+			w, DLT_DATA_OFFSET + (uint64_t)seg * DLT_SEG_SIZE,
+			DLT_SEG_SIZE, &err);
+		if (sbase != NULL)
+			atomic_store_explicit(&w->segs[seg], sbase,
+					      memory_order_release);
+		dlt_spin_unlock(&w->lock);
+		if (sbase == NULL)
+			dlt_writer_disable(w, "cannot grow", w->path, err);
+		return sbase;
+	}
+	dlt_spin_unlock(&w->lock);
+	return sbase;
+}
+
 /* A thread is done with its chunk (it needs a new one, or it exits).  When
  * every chunk of a segment is done, nobody can write there again (chunks
  * are handed out in file order), so the segment is unmapped: memory stays
@@ -352,38 +385,36 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 		if (dlt_on_new_thread)
 			dlt_on_new_thread();
 	}
+	/* The cursor only moves past space the file already has: a trace
+	 * whose writer is killed never claims chunks beyond its end. */
 	_Atomic uint64_t *cursor = (_Atomic uint64_t *)&w->hdr->alloc_cursor;
-	uint64_t off = atomic_fetch_add(cursor, DLT_CHUNK_SIZE);
-	if (off + DLT_CHUNK_SIZE > w->max_size) {
-		dlt_writer_disable(
-			w, "trace size limit reached (DLTRACE_MAX_SIZE) in",
-			w->path, 0);
-		goto out;
-	}
-	uint64_t rel = off - DLT_DATA_OFFSET;
-	uint32_t seg = (uint32_t)(rel / DLT_SEG_SIZE);
-	uint8_t *sbase =
-		atomic_load_explicit(&w->segs[seg], memory_order_acquire);
-	if (sbase == NULL) {
-		dlt_spin_lock(&w->lock);
-		sbase = atomic_load_explicit(&w->segs[seg],
-					     memory_order_acquire);
-		if (sbase == NULL) {
-			int err = 0;
-			sbase = dlt_map_range(
-				w,
-				DLT_DATA_OFFSET + (uint64_t)seg * DLT_SEG_SIZE,
-				DLT_SEG_SIZE, &err);
-			if (sbase == NULL) {
-				dlt_spin_unlock(&w->lock);
-				dlt_writer_disable(w, "cannot grow", w->path,
-						   err);
-				goto out;
-			}
-			atomic_store_explicit(&w->segs[seg], sbase,
-					      memory_order_release);
+	uint64_t off = atomic_load(cursor), rel;
+	uint32_t seg;
+	uint8_t *sbase;
+	for (;;) {
+		if (off + DLT_CHUNK_SIZE > w->max_size) {
+			dlt_writer_disable(w,
+					   "trace size limit reached "
+					   "(DLTRACE_MAX_SIZE) in",
+					   w->path, 0);
+			goto out;
 		}
-		dlt_spin_unlock(&w->lock);
+		rel = off - DLT_DATA_OFFSET;
+		seg = (uint32_t)(rel / DLT_SEG_SIZE);
+		sbase = dlt_seg_get(w, seg);
+		if (sbase == NULL)
+			goto out;
+		if (atomic_compare_exchange_weak(cursor, &off,
+						 off + DLT_CHUNK_SIZE))
+			break;
+		/* Lost the race.  If the segment we looked at filled up and
+		 * was retired meanwhile, our mapping of it is not needed. */
+		if (atomic_load(&w->seg_retired[seg]) ==
+		    DLT_SEG_SIZE / DLT_CHUNK_SIZE) {
+			uint8_t *p = atomic_exchange(&w->segs[seg], NULL);
+			if (p)
+				munmap(p, DLT_SEG_SIZE);
+		}
 	}
 	uint8_t *chunk = sbase + (rel % DLT_SEG_SIZE);
 	struct dlt_rec_chunk *c = (struct dlt_rec_chunk *)chunk;

@@ -1,0 +1,1383 @@
+/* End-to-end tests: fixture programs run plainly and under dltrace (the
+ * launcher, or LD_PRELOAD of libdltrace.so), then their traces are read with
+ * analyzer/reader.h and `dltrace-analyze libs --json`.
+ *
+ *   test_e2e [SUITE...]   resolution dlerror sigkill fork unwritable
+ *                         exit_status torch */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define RUN_TIMEOUT_MS 60000
+
+/* ---- running a command plainly and traced ------------------------------- */
+
+static const char **with_launcher(const char *dir, const char *const cmd[])
+{
+	size_t n = 0;
+	while (cmd[n])
+		n++;
+	const char **argv = calloc(n + 5, sizeof(*argv));
+	size_t k = 0;
+	argv[k++] = DLT_TEST_LAUNCHER;
+	argv[k++] = "-o";
+	argv[k++] = dir;
+	argv[k++] = "--";
+	for (size_t i = 0; i < n; i++)
+		argv[k++] = cmd[i];
+	argv[k] = NULL;
+	return argv;
+}
+
+/* Runs cmd under `dltrace -o dir --`. */
+static int run_traced(struct tu_proc *p, const char *dir,
+		      const char *const cmd[], const char *const env[],
+		      int timeout_ms)
+{
+	const char **argv = with_launcher(dir, cmd);
+	int r = tu_run(p, argv, env, timeout_ms);
+	free(argv);
+	return r;
+}
+
+/* env plus LD_PRELOAD and DLTRACE_DIR (and DLTRACE_AUDIT=0 if no_audit). */
+static const char **preload_env(const char *dir, const char *const env[],
+				int no_audit)
+{
+	size_t n = 0;
+	while (env && env[n])
+		n++;
+	const char **e = calloc(n + 4, sizeof(*e));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		e[k++] = env[i];
+	static char pre[4200], dd[4200];
+	snprintf(pre, sizeof(pre), "LD_PRELOAD=%s", DLT_TEST_LIB);
+	snprintf(dd, sizeof(dd), "DLTRACE_DIR=%s", dir);
+	e[k++] = pre;
+	e[k++] = dd;
+	if (no_audit)
+		e[k++] = "DLTRACE_AUDIT=0";
+	e[k] = NULL;
+	return e;
+}
+
+/* The traced run must look like the plain one: same exit status, same
+ * stdout, and the same stderr once dltrace's own lines are taken out. */
+static void expect_same_run(const char *what, const struct tu_proc *plain,
+			    const struct tu_proc *traced)
+{
+	TU_CHECK(!traced->timed_out, "%s: timed out", what);
+	TU_CHECK(plain->status == traced->status,
+		 "%s: plain run %s, traced run %s; traced stderr:\n%s", what,
+		 tu_status_str(plain->status), tu_status_str(traced->status),
+		 traced->err);
+	TU_CHECK(strcmp(plain->out, traced->out) == 0,
+		 "%s: stdout differs.\n--- plain:\n%s--- traced:\n%s", what,
+		 plain->out, traced->out);
+	char *pe = tu_drop_lines(plain->err, "dltrace: ");
+	char *te = tu_drop_lines(traced->err, "dltrace: ");
+	TU_CHECK(strcmp(pe, te) == 0,
+		 "%s: the program's stderr differs.\n--- plain:\n%s--- traced "
+		 "(dltrace lines removed):\n%s",
+		 what, pe, te);
+	free(pe);
+	free(te);
+}
+
+/* Value of "PREFIX<value>" on a line of text, copied into buf. */
+static const char *line_value(const char *text, const char *prefix, char *buf,
+			      size_t cap)
+{
+	size_t pl = strlen(prefix);
+	for (const char *l = text; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		if (n >= pl && strncmp(l, prefix, pl) == 0) {
+			size_t v = n - pl < cap - 1 ? n - pl : cap - 1;
+			memcpy(buf, l + pl, v);
+			buf[v] = '\0';
+			return buf;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* ---- libs --json helpers --------------------------------------------------
+ */
+
+static const char *base_name(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+	return s ? s + 1 : p;
+}
+
+static int jbool(const struct tu_json *o, const char *key, int dflt)
+{
+	const struct tu_json *v = tu_jget(o, key);
+	return v && v->type == TU_JBOOL ? v->b : dflt;
+}
+
+/* Library rows (of any process) whose requested name, loaded_as or path has
+ * this base name.  Returns how many; rows[] gets up to max of them. */
+static size_t find_libs(const struct tu_json *root, const char *name,
+			const struct tu_json **rows, size_t max)
+{
+	size_t n = 0;
+	const struct tu_json *procs = tu_jget(root, "processes");
+	for (size_t i = 0; i < tu_jlen(procs); i++) {
+		const struct tu_json *libs =
+			tu_jget(tu_jat(procs, i), "libraries");
+		for (size_t k = 0; k < tu_jlen(libs); k++) {
+			const struct tu_json *l = tu_jat(libs, k);
+			const char *cands[] = {tu_jstr(l, "requested"),
+					       tu_jstr(l, "loaded_as"),
+					       tu_jstr(l, "path")};
+			int hit = 0;
+			for (int c = 0; c < 3; c++)
+				hit |= cands[c] &&
+				       strcmp(base_name(cands[c]), name) == 0;
+			if (hit) {
+				if (n < max)
+					rows[n] = l;
+				n++;
+			}
+		}
+	}
+	return n;
+}
+
+static void print_lib(const struct tu_json *l)
+{
+	fprintf(stderr,
+		"    library row: path=%s loaded_as=%s requested=%s "
+		"requester=%s found_via=%s failed=%d error=%s\n",
+		tu_jstr(l, "path"), tu_jstr(l, "loaded_as"),
+		tu_jstr(l, "requested"), tu_jstr(l, "requester"),
+		tu_jstr(l, "found_via"), jbool(l, "failed", -1),
+		tu_jstr(l, "error"));
+	const struct tu_json *tried = tu_jget(l, "tried");
+	for (size_t i = 0; i < tu_jlen(tried); i++)
+		fprintf(stderr, "      tried %s via %s\n",
+			tu_jstr(tu_jat(tried, i), "path"),
+			tu_jstr(tu_jat(tried, i), "via"));
+}
+
+/* A loaded library's row: where it came from, who asked, and the search
+ * that found it. */
+static void expect_lib_row(const char *what, const struct tu_json *l,
+			   const char *want_path, const char *want_via,
+			   const char *want_requester)
+{
+	const char *path = tu_jstr(l, "path");
+	const char *via = tu_jstr(l, "found_via");
+	const char *req = tu_jstr(l, "requester");
+	int ok = 1;
+#define ROW_CHECK(c, ...)                 \
+	do {                              \
+		ok &= !!(c);              \
+		TU_CHECK(c, __VA_ARGS__); \
+	} while (0)
+	ROW_CHECK(!jbool(l, "failed", 1), "%s: row not marked failed:false",
+		  what);
+	ROW_CHECK(tu_same_file(path, want_path), "%s: path %s, expected %s",
+		  what, path ? path : "null", want_path);
+	ROW_CHECK(via && strcmp(via, want_via) == 0,
+		  "%s: found_via %s, expected %s", what, via ? via : "null",
+		  want_via);
+	ROW_CHECK(tu_same_file(req, want_requester),
+		  "%s: requester %s, expected %s", what, req ? req : "null",
+		  want_requester);
+	const struct tu_json *tried = tu_jget(l, "tried");
+	size_t nt = tu_jlen(tried);
+	ROW_CHECK(nt > 0, "%s: empty tried list", what);
+	if (nt > 0) {
+		const struct tu_json *last = tu_jat(tried, nt - 1);
+		const char *tp = tu_jstr(last, "path");
+		const char *tv = tu_jstr(last, "via");
+		ROW_CHECK(tu_same_file(tp, want_path),
+			  "%s: tried list ends in %s, expected %s", what,
+			  tp ? tp : "null", want_path);
+		ROW_CHECK(tv && strcmp(tv, want_via) == 0,
+			  "%s: last tried path came via %s, expected %s", what,
+			  tv ? tv : "null", want_via);
+	}
+#undef ROW_CHECK
+	if (!ok)
+		print_lib(l);
+}
+
+/* ---- DLOPEN records --------------------------------------------------------
+ */
+
+struct dlopen_scan {
+	struct dlt_trace *tr;
+	const char *name;
+	const char *want_caller;
+	size_t n, good_caller;
+	int mode;
+	char caller[1024];
+};
+
+static int scan_dlopen(void *ctx, const struct dlt_rec_view *v)
+{
+	struct dlopen_scan *d = ctx;
+	if (v->rec->type != DLT_REC_DLOPEN)
+		return 0;
+	const struct dlt_rec_dlopen *r = (const void *)v->rec;
+	const char *nm = dlt_trace_str(d->tr, r->name);
+	if (nm == NULL || strcmp(nm, d->name) != 0)
+		return 0;
+	d->n++;
+	d->mode = r->mode;
+	const char *co = dlt_trace_str(d->tr, r->caller_obj);
+	if (tu_same_file(co, d->want_caller))
+		d->good_caller++;
+	else
+		snprintf(d->caller, sizeof(d->caller), "%s",
+			 co ? co : "(none)");
+	return 0;
+}
+
+/* The shim saw dlopen(name, want_mode) exactly once, called from the
+ * object want_caller (its return address, not the shim's). */
+static void expect_dlopen_record(const char *what, const char *dir,
+				 const char *name, const char *want_caller,
+				 int want_mode)
+{
+	struct dlopen_scan d;
+	memset(&d, 0, sizeof(d));
+	d.name = name;
+	d.want_caller = want_caller;
+	char **paths;
+	tu_list_traces(dir, &paths);
+	for (char **p = paths; *p; p++) {
+		char err[512];
+		d.tr = dlt_trace_open(*p, err, sizeof(err));
+		if (d.tr == NULL)
+			continue;
+		dlt_trace_foreach(d.tr, scan_dlopen, &d);
+		dlt_trace_close(d.tr);
+	}
+	tu_free_list(paths);
+	TU_CHECK(d.n == 1,
+		 "%s: %zu DLOPEN records for \"%s\", expected 1 "
+		 "(is dlopen interposed?)",
+		 what, d.n, name);
+	TU_CHECK(d.n == 0 || d.good_caller == d.n,
+		 "%s: dlopen(\"%s\") recorded with caller object %s, expected "
+		 "%s",
+		 what, name, d.caller, want_caller);
+	TU_CHECK(d.n == 0 || d.mode == want_mode,
+		 "%s: dlopen(\"%s\") recorded with mode 0x%x, expected 0x%x",
+		 what, name, (unsigned)d.mode, (unsigned)want_mode);
+}
+
+static int json_array_has(const struct tu_json *a, const char *s)
+{
+	for (size_t i = 0; i < tu_jlen(a); i++) {
+		const struct tu_json *e = tu_jat(a, i);
+		if (e->type == TU_JSTR && strcmp(e->str, s) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- suite: resolution (field-notes §1) ------------------------------------
+ */
+
+enum trace_how { VIA_LAUNCHER, VIA_PRELOAD, VIA_PRELOAD_NO_AUDIT };
+
+/* Runs loader args plainly and traced; the plain run must load want_b (a
+ * fixture path) and print want_value, the traced run must do the same, and
+ * the trace must say how libdlt_b.so was found. */
+static void check_resolution(const char *what, const char *mode,
+			     const char *target, const char *llp,
+			     const char *want_b, int want_value,
+			     const char *want_via, const char *want_requester,
+			     enum trace_how how)
+{
+	char *loader = tu_fx("fx_loader");
+	char *b = tu_fx(want_b);
+	char *llp_env = llp ? tu_strfmt("LD_LIBRARY_PATH=%s", llp) : NULL;
+	const char *cmd[] = {loader, mode, target, NULL};
+	const char *env[] = {llp_env, NULL};
+	char *dir = tu_tmpdir("resolution");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+
+	struct tu_proc plain, traced;
+	tu_run(&plain, cmd, env, RUN_TIMEOUT_MS);
+	/* The fixture itself: without dltrace the loader must pick want_b. */
+	char got[4096], want_line[64];
+	const char *gotp = line_value(plain.out,
+				      strcmp(mode, "direct") == 0 ? "main: got "
+								  : "a: got ",
+				      got, sizeof(got));
+	snprintf(want_line, sizeof(want_line), "value %d\n", want_value);
+	TU_CHECK(tu_exit_code(plain.status) == 0 && gotp &&
+			 tu_same_file(gotp, b) &&
+			 tu_contains(plain.out, want_line),
+		 "%s: fixture broken: plain run %s, expected it to load %s "
+		 "(value %d); output:\n%s%s",
+		 what, tu_status_str(plain.status), b, want_value, plain.out,
+		 plain.err);
+
+	if (how == VIA_LAUNCHER) {
+		run_traced(&traced, dir, cmd, env, RUN_TIMEOUT_MS);
+	} else {
+		const char **penv =
+			preload_env(dir, env, how == VIA_PRELOAD_NO_AUDIT);
+		tu_run(&traced, cmd, penv, RUN_TIMEOUT_MS);
+		free(penv);
+	}
+	expect_same_run(what, &plain, &traced);
+	/* The wrapper saw the call, and saw it come from the real caller. */
+	expect_dlopen_record(what, dir, "libdlt_b.so", want_requester,
+			     RTLD_NOW);
+
+	if (how != VIA_PRELOAD_NO_AUDIT) {
+		/* Without the audit module the search is not observed; with it,
+		 * the trace must say which rule found libdlt_b.so. */
+		struct tu_json *j = tu_libs_json(dir);
+		if (j) {
+			const struct tu_json *rows[8];
+			size_t n = find_libs(j, "libdlt_b.so", rows, 8);
+			TU_CHECK(n == 1,
+				 "%s: %zu rows for libdlt_b.so, "
+				 "expected 1",
+				 what, n);
+			for (size_t i = 0; i < n && i < 8; i++) {
+				expect_lib_row(what, rows[i], b, want_via,
+					       want_requester);
+				const struct tu_json *mode =
+					tu_jget(rows[i], "dlopen_mode");
+				TU_CHECK(json_array_has(mode, "RTLD_NOW"),
+					 "%s: dlopen_mode of libdlt_b.so does "
+					 "not hold RTLD_NOW",
+					 what);
+			}
+			const struct tu_json *req =
+				n ? tu_jget(rows[0], "requested") : NULL;
+			TU_CHECK(req && req->type == TU_JSTR &&
+					 strcmp(req->str, "libdlt_b.so") == 0,
+				 "%s: requested is %s, expected libdlt_b.so",
+				 what,
+				 req && req->type == TU_JSTR ? req->str : "?");
+			tu_json_free(j);
+		}
+	}
+	tu_proc_free(&plain);
+	tu_proc_free(&traced);
+	tu_rmtree(dir);
+	free(dir);
+	free(llp_env);
+	free(b);
+	free(loader);
+}
+
+static void test_runpath(void)
+{
+	char *a = tu_fx("runpath/libdlt_a.so");
+	/* Control: a naive wrapper does break this fixture, so a traced run
+	 * that matches the plain one shows dltrace's wrapper is not naive. */
+	char *loader = tu_fx("fx_loader");
+	char *naive = tu_fx("libdlt_naive.so");
+	char *pre = tu_strfmt("LD_PRELOAD=%s", naive);
+	const char *cmd[] = {loader, "via-lib", a, NULL};
+	const char *env[] = {pre, NULL};
+	struct tu_proc p;
+	tu_run(&p, cmd, env, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_contains(p.out, "a: dlopen libdlt_b.so failed"),
+		 "control: under a naive dlopen wrapper the fixture still "
+		 "found libdlt_b.so, so it cannot tell a wrapper that changes "
+		 "the caller:\n%s",
+		 p.out);
+	tu_proc_free(&p);
+	free(pre);
+	free(naive);
+	free(loader);
+	check_resolution("RUNPATH via dltrace", "via-lib", a, NULL,
+			 "runpath/sub/libdlt_b.so", 2, "RUNPATH", a,
+			 VIA_LAUNCHER);
+	free(a);
+}
+
+static void test_runpath_preload(void)
+{
+	char *a = tu_fx("runpath/libdlt_a.so");
+	check_resolution("RUNPATH via LD_PRELOAD", "via-lib", a, NULL,
+			 "runpath/sub/libdlt_b.so", 2, "RUNPATH", a,
+			 VIA_PRELOAD);
+	check_resolution("RUNPATH via LD_PRELOAD, DLTRACE_AUDIT=0", "via-lib",
+			 a, NULL, "runpath/sub/libdlt_b.so", 2, "RUNPATH", a,
+			 VIA_PRELOAD_NO_AUDIT);
+	free(a);
+}
+
+static void test_ld_library_path(void)
+{
+	char *loader = tu_fx("fx_loader");
+	char *llp = tu_fx("llp");
+	check_resolution("LD_LIBRARY_PATH", "direct", "libdlt_b.so", llp,
+			 "llp/libdlt_b.so", 1, "LD_LIBRARY_PATH", loader,
+			 VIA_LAUNCHER);
+	free(llp);
+	free(loader);
+}
+
+/* pytorch#80637: a RUNPATH library's own copy is shadowed by
+ * LD_LIBRARY_PATH.  Whatever glibc picks, dltrace must pick the same and
+ * say why; glibc 2.36 picks the LD_LIBRARY_PATH copy. */
+static void test_runpath_shadowed(void)
+{
+	char *a = tu_fx("runpath/libdlt_a.so");
+	char *llp = tu_fx("llp");
+	check_resolution("RUNPATH shadowed by LD_LIBRARY_PATH", "via-lib", a,
+			 llp, "llp/libdlt_b.so", 1, "LD_LIBRARY_PATH", a,
+			 VIA_LAUNCHER);
+	free(llp);
+	free(a);
+}
+
+/* The modern wheels' answer: DT_RPATH is searched before LD_LIBRARY_PATH. */
+static void test_rpath_wins(void)
+{
+	char *a = tu_fx("rpath/libdlt_a.so");
+	char *llp = tu_fx("llp");
+	check_resolution("RPATH before LD_LIBRARY_PATH", "via-lib", a, llp,
+			 "rpath/sub/libdlt_b.so", 3, "RPATH", a, VIA_LAUNCHER);
+	free(llp);
+	free(a);
+}
+
+/* ---- suite: dlerror ---------------------------------------------------------
+ */
+
+static void test_dlerror(void)
+{
+	char *fx = tu_fx("fx_dlerror");
+	char *lib = tu_fx("llp/libdlt_b.so");
+	const char *cmd[] = {fx, lib, NULL};
+	char *dir = tu_tmpdir("dlerror");
+	char *dir2 = tu_tmpdir("dlerror-noaudit");
+	TU_CHECK_FATAL(dir && dir2, "no scratch directory");
+
+	struct tu_proc plain, traced, pre;
+	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(
+		tu_exit_code(plain.status) == 0 &&
+			tu_contains(
+				plain.out,
+				"dlerror after failed dlopen: "
+				"libdlt_nonexistent_xyz.so: cannot open shared "
+				"object file"),
+		"fixture broken: %s\n%s", tu_status_str(plain.status),
+		plain.out);
+	run_traced(&traced, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	expect_same_run("dlerror under dltrace", &plain, &traced);
+	const char **penv = preload_env(dir2, NULL, 1);
+	tu_run(&pre, cmd, penv, RUN_TIMEOUT_MS);
+	free(penv);
+	expect_same_run("dlerror under LD_PRELOAD, DLTRACE_AUDIT=0", &plain,
+			&pre);
+
+	struct tu_json *j = tu_libs_json(dir);
+	if (j) {
+		const char *names[] = {
+			"libdlt_nonexistent_xyz.so",
+			"/nonexistent-dltrace-dir/libdlt_missing_abs.so"};
+		/* What dlerror() told the program about each failure. */
+		const char *lines[] = {"dlerror after failed dlopen: ",
+				       "dlerror after failed abs dlopen: "};
+		for (int i = 0; i < 2; i++) {
+			char said[1024];
+			const char *want = line_value(plain.out, lines[i], said,
+						      sizeof(said));
+			const struct tu_json *rows[8];
+			size_t n = find_libs(j, base_name(names[i]), rows, 8);
+			size_t failed = 0;
+			const struct tu_json *f = NULL;
+			for (size_t k = 0; k < n && k < 8; k++)
+				if (jbool(rows[k], "failed", 0)) {
+					failed++;
+					f = rows[k];
+				}
+			TU_CHECK(failed == 1,
+				 "%zu failed rows for %s (of %zu rows), "
+				 "expected 1",
+				 failed, names[i], n);
+			if (f == NULL || want == NULL)
+				continue;
+			const char *req = tu_jstr(f, "requested");
+			const char *err = tu_jstr(f, "error");
+			TU_CHECK(req && strcmp(req, names[i]) == 0,
+				 "failed row requested=%s, expected %s",
+				 req ? req : "null", names[i]);
+			TU_CHECK(err && strcmp(err, want) == 0,
+				 "failed row for %s has error \"%s\"; the "
+				 "program was told \"%s\"",
+				 names[i], err ? err : "null", want);
+			TU_CHECK(tu_jstr(f, "path") == NULL,
+				 "failed row for %s has a path %s", names[i],
+				 tu_jstr(f, "path"));
+		}
+		tu_json_free(j);
+	}
+	tu_proc_free(&plain);
+	tu_proc_free(&traced);
+	tu_proc_free(&pre);
+	tu_rmtree(dir);
+	tu_rmtree(dir2);
+	free(dir);
+	free(dir2);
+	free(lib);
+	free(fx);
+}
+
+/* ---- suite: SIGKILL while many threads record -------------------------------
+ */
+
+#define MARK_THREADS 32u
+#define MARK_COUNT 100000u
+
+struct mark_tally {
+	uint8_t *seen; /* MARK_THREADS * MARK_COUNT flags */
+	uint64_t count[MARK_THREADS];
+	uint64_t max_seq[MARK_THREADS];
+	uint64_t total, bad_sum, bad_id, dup;
+};
+
+static int tally_mark(void *ctx, const struct dlt_rec_view *v)
+{
+	struct mark_tally *t = ctx;
+	if (v->rec->type != DLT_REC_MARK)
+		return 0;
+	const struct dlt_rec_mark *m = (const void *)v->rec;
+	t->total++;
+	uint64_t seq = m->value & 0xffffffffu;
+	if (m->id >= MARK_THREADS || (m->value >> 32) != m->id ||
+	    seq >= MARK_COUNT) {
+		t->bad_id++;
+		return 0;
+	}
+	if (m->aux != ((uint32_t)(m->value * 2654435761u) ^ m->id)) {
+		t->bad_sum++;
+		return 0;
+	}
+	uint8_t *s = &t->seen[(size_t)m->id * MARK_COUNT + seq];
+	if (*s) {
+		t->dup++;
+		return 0;
+	}
+	*s = 1;
+	t->count[m->id]++;
+	if (seq > t->max_seq[m->id] || t->count[m->id] == 1)
+		t->max_seq[m->id] = seq;
+	return 0;
+}
+
+/* Reads every trace in dir into a tally; any problem the reader reports is
+ * a failed check: the writer never claims a chunk beyond the file's end, so
+ * even a SIGKILL leaves a trace that reads without a complaint. */
+static void tally_dir(const char *dir, struct mark_tally *t)
+{
+	char **paths;
+	size_t n = tu_list_traces(dir, &paths);
+	TU_CHECK(n > 0, "no trace in %s", dir);
+	for (size_t i = 0; i < n; i++) {
+		char err[512];
+		struct dlt_trace *tr =
+			dlt_trace_open(paths[i], err, sizeof(err));
+		TU_CHECK(tr != NULL, "%s does not open: %s", paths[i], err);
+		if (tr == NULL)
+			continue;
+		dlt_trace_foreach(tr, tally_mark, t);
+		for (size_t k = 0; k < dlt_trace_problem_count(tr); k++) {
+			TU_CHECK(0, "%s: reader problem: %s", paths[i],
+				 dlt_trace_problem(tr, k));
+		}
+		dlt_trace_close(tr);
+	}
+	tu_free_list(paths);
+}
+
+/* Per thread: seq values exactly 0..k-1; returns threads that finished. */
+static unsigned check_tally(const struct mark_tally *t, int require_all)
+{
+	TU_CHECK(t->bad_sum == 0 && t->bad_id == 0 && t->dup == 0,
+		 "%llu marks with a bad checksum, %llu with a bad id/value, "
+		 "%llu duplicates (of %llu)",
+		 (unsigned long long)t->bad_sum, (unsigned long long)t->bad_id,
+		 (unsigned long long)t->dup, (unsigned long long)t->total);
+	unsigned finished = 0, empty = 0, gaps = 0;
+	for (unsigned i = 0; i < MARK_THREADS; i++) {
+		if (t->count[i] == 0) {
+			empty++;
+			continue;
+		}
+		if (t->max_seq[i] + 1 != t->count[i]) {
+			gaps++;
+			fprintf(stderr,
+				"    thread %u: %llu marks, highest seq "
+				"%llu\n",
+				i, (unsigned long long)t->count[i],
+				(unsigned long long)t->max_seq[i]);
+		}
+		if (t->count[i] == MARK_COUNT)
+			finished++;
+	}
+	TU_CHECK(empty == 0, "%u threads left no mark at all", empty);
+	TU_CHECK(gaps == 0, "%u threads have gaps in their sequence", gaps);
+	if (require_all)
+		TU_CHECK(finished == MARK_THREADS &&
+				 t->total ==
+					 (uint64_t)MARK_THREADS * MARK_COUNT,
+			 "%u of %u threads finished, %llu marks in all",
+			 finished, MARK_THREADS, (unsigned long long)t->total);
+	return finished;
+}
+
+/* Where the writer has handed out chunks up to (header.alloc_cursor) in the
+ * trace of pid, or 0 while there is none. */
+static uint64_t trace_progress(const char *dir, int pid)
+{
+	char **paths;
+	tu_list_traces(dir, &paths);
+	char *tag = tu_strfmt(".%d.", pid);
+	uint64_t best = 0;
+	for (char **p = paths; *p; p++) {
+		if (!tu_contains(base_name(*p), tag))
+			continue;
+		int fd = open(*p, O_RDONLY | O_CLOEXEC);
+		uint64_t cur = 0;
+		if (fd >= 0 &&
+		    pread(fd, &cur, sizeof(cur),
+			  offsetof(struct dlt_file_header, alloc_cursor)) ==
+			    (ssize_t)sizeof(cur) &&
+		    cur > best)
+			best = cur;
+		if (fd >= 0)
+			close(fd);
+	}
+	free(tag);
+	tu_free_list(paths);
+	return best;
+}
+
+static void test_sigkill(void)
+{
+	char *fx = tu_fx("fx_marks");
+	char *dir = tu_tmpdir("sigkill");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	char threads[16], count[16];
+	snprintf(threads, sizeof(threads), "%u", MARK_THREADS);
+	snprintf(count, sizeof(count), "%u", MARK_COUNT);
+	/* Little work between marks: the threads record as fast as they
+	 * can.  The kill comes when the trace has grown to a random fraction
+	 * (5-60 %) of what the whole run writes, whatever the machine's
+	 * speed; not every thread can have finished by then (checked). */
+	const char *cmd[] = {fx, threads, count, "50", NULL};
+	const char **argv = with_launcher(dir, cmd);
+	struct tu_proc p;
+	TU_CHECK_FATAL(tu_proc_start(&p, argv, NULL) == 0, "cannot start");
+	free(argv);
+	char line[256] = "";
+	int r = tu_proc_readline(&p, line, sizeof(line), 30000);
+	int pid = 0;
+	char mark[8] = "";
+	if (r == 1)
+		sscanf(line, "ready %d mark=%7s", &pid, mark);
+	if (pid <= 0) {
+		tu_proc_wait(&p, 10000);
+		TU_CHECK_FATAL(0, "fx_marks did not get ready (%s): %s\n%s",
+			       tu_status_str(p.status), line, p.err);
+	}
+	if (strcmp(mark, "yes") != 0)
+		kill(pid, SIGKILL);
+	TU_CHECK_FATAL(strcmp(mark, "yes") == 0,
+		       "dltrace_mark not found by dlsym(RTLD_DEFAULT) in the "
+		       "traced program");
+	struct timespec seed;
+	clock_gettime(CLOCK_REALTIME, &seed);
+	srand((unsigned)(seed.tv_nsec ^ getpid()));
+	uint64_t whole = (uint64_t)MARK_THREADS * MARK_COUNT *
+			 sizeof(struct dlt_rec_mark);
+	unsigned pct = 5 + (unsigned)(rand() % 56);
+	uint64_t goal = DLT_DATA_OFFSET + whole / 100 * pct;
+	uint64_t seen = 0;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < 30000 && seen < goal; i++) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)p.pid, &si,
+			   WEXITED | WNOHANG | WNOWAIT) != 0 ||
+		    si.si_pid != 0)
+			break; /* the launcher is gone */
+		seen = trace_progress(dir, pid);
+		if (seen < goal)
+			usleep(500);
+	}
+	int killed = kill(pid, SIGKILL) == 0;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	TU_CHECK(killed && seen >= goal,
+		 "the trace of pid %d reached %llu bytes, the kill was due at "
+		 "%llu",
+		 pid, (unsigned long long)seen, (unsigned long long)goal);
+	tu_proc_wait(&p, 30000);
+	TU_CHECK(tu_exit_code(p.status) == 128 + SIGKILL,
+		 "dltrace exit status %s after its child was killed, expected "
+		 "%d; stderr:\n%s",
+		 tu_status_str(p.status), 128 + SIGKILL, p.err);
+
+	struct mark_tally *t = calloc(1, sizeof(*t));
+	t->seen = calloc((size_t)MARK_THREADS * MARK_COUNT, 1);
+	tally_dir(dir, t);
+	unsigned finished = check_tally(t, 0);
+	long ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+		  (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	printf("\n    killed at %u %% of the trace (%ld ms): %llu marks, "
+	       "%u of %u threads finished\n",
+	       pct, ms, (unsigned long long)t->total, finished, MARK_THREADS);
+	TU_CHECK(finished < MARK_THREADS,
+		 "every thread had finished before the kill: the test did not "
+		 "test anything");
+	free(t->seen);
+	free(t);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+	free(fx);
+}
+
+static void test_marks_complete(void)
+{
+	char *fx = tu_fx("fx_marks");
+	char *dir = tu_tmpdir("marks");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	char threads[16], count[16];
+	snprintf(threads, sizeof(threads), "%u", MARK_THREADS);
+	snprintf(count, sizeof(count), "%u", MARK_COUNT);
+	const char *cmd[] = {fx, threads, count, "0", NULL};
+	struct tu_proc p;
+	run_traced(&p, dir, cmd, NULL, 60000);
+	TU_CHECK(tu_exit_code(p.status) == 0 && tu_contains(p.out, "done\n") &&
+			 tu_contains(p.out, "mark=yes"),
+		 "fx_marks under dltrace: %s\n%s%s", tu_status_str(p.status),
+		 p.out, p.err);
+	struct mark_tally *t = calloc(1, sizeof(*t));
+	t->seen = calloc((size_t)MARK_THREADS * MARK_COUNT, 1);
+	tally_dir(dir, t);
+	check_tally(t, 1);
+	free(t->seen);
+	free(t);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+	free(fx);
+}
+
+/* ---- suite: fork and exec
+ * ------------------------------------------------------ */
+
+static const struct tu_trace *only_trace_with(const struct tu_traceset *s,
+					      uint32_t id)
+{
+	const struct tu_trace *t;
+	size_t n = tu_traceset_with_mark(s, id, &t);
+	TU_CHECK(n == 1, "mark %u is in %zu traces, expected exactly 1", id, n);
+	return n == 1 ? t : NULL;
+}
+
+static void test_fork_exec(void)
+{
+	char *fx = tu_fx("fx_fork");
+	char *dir = tu_tmpdir("fork");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *cmd[] = {fx, NULL};
+	struct tu_proc p;
+	tu_run(&p, cmd, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_exit_code(p.status) == 0,
+		 "fixture broken: plain run %s\n%s", tu_status_str(p.status),
+		 p.out);
+	tu_proc_free(&p);
+	run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	int parent = 0, c1 = 0, c2 = 0, c3 = 0;
+	char buf[512];
+	const char *last = line_value(p.out, "parent ", buf, sizeof(buf));
+	if (last)
+		sscanf(last, "%d child1 %d child2 %d child3 %d", &parent, &c1,
+		       &c2, &c3);
+	TU_CHECK_FATAL(tu_exit_code(p.status) == 0 && c3 > 0,
+		       "fx_fork under dltrace: %s\n%s%s",
+		       tu_status_str(p.status), p.out, p.err);
+
+	struct tu_traceset s;
+	tu_traceset_load(dir, &s);
+	size_t before = CU_get_number_of_failures();
+	const struct tu_trace *t1 = only_trace_with(&s, 1);
+	const struct tu_trace *t2 = only_trace_with(&s, 2);
+	const struct tu_trace *t3 = only_trace_with(&s, 3);
+	const struct tu_trace *t4 = only_trace_with(&s, 4);
+	const struct tu_trace *t5 = only_trace_with(&s, 5);
+	if (t1 && t5)
+		TU_CHECK(t1 == t5, "the parent's marks 1 and 5 are in two "
+				   "traces");
+	if (t1) {
+		TU_CHECK(t1->hdr.pid == (uint32_t)parent,
+			 "parent trace pid %u, expected %d", t1->hdr.pid,
+			 parent);
+		TU_CHECK(!tu_trace_has_mark(t1, 2) &&
+				 !tu_trace_has_mark(t1, 3) &&
+				 !tu_trace_has_mark(t1, 4),
+			 "the parent's trace holds a child's marks");
+	}
+	if (t1 && t2) {
+		TU_CHECK(t2->hdr.pid == (uint32_t)c1 &&
+				 t2->hdr.ppid == (uint32_t)parent,
+			 "forked child trace: pid %u ppid %u, expected %d %d",
+			 t2->hdr.pid, t2->hdr.ppid, c1, parent);
+		TU_CHECK(t2->hdr.parent_kind == DLT_PARENT_FORK &&
+				 t2->hdr.parent_trace_id == t1->hdr.trace_id,
+			 "forked child trace: parent_kind %u parent_trace_id "
+			 "%016llx, expected FORK and %016llx",
+			 t2->hdr.parent_kind,
+			 (unsigned long long)t2->hdr.parent_trace_id,
+			 (unsigned long long)t1->hdr.trace_id);
+	}
+	if (t1 && t3)
+		TU_CHECK(t3->hdr.pid == (uint32_t)c2 &&
+				 t3->hdr.parent_kind == DLT_PARENT_FORK &&
+				 t3->hdr.parent_trace_id == t1->hdr.trace_id,
+			 "second child before exec: pid %u kind %u parent "
+			 "%016llx, expected %d FORK %016llx",
+			 t3->hdr.pid, t3->hdr.parent_kind,
+			 (unsigned long long)t3->hdr.parent_trace_id, c2,
+			 (unsigned long long)t1->hdr.trace_id);
+	if (t3 && t4)
+		TU_CHECK(t4->hdr.pid == (uint32_t)c2 &&
+				 t4->hdr.parent_kind == DLT_PARENT_EXEC &&
+				 t4->hdr.parent_trace_id == t3->hdr.trace_id &&
+				 t4->hdr.exec_seq > t3->hdr.exec_seq,
+			 "second child after exec: pid %u kind %u parent "
+			 "%016llx exec_seq %u, expected %d EXEC %016llx and "
+			 "exec_seq > %u",
+			 t4->hdr.pid, t4->hdr.parent_kind,
+			 (unsigned long long)t4->hdr.parent_trace_id,
+			 t4->hdr.exec_seq, c2,
+			 (unsigned long long)t3->hdr.trace_id,
+			 t3->hdr.exec_seq);
+	if (t1) {
+		int seen[3] = {0, 0, 0};
+		int want[3] = {c1, c2, c3};
+		for (size_t k = 0; k < t1->nforks; k++)
+			for (int c = 0; c < 3; c++)
+				seen[c] += t1->forks[k] == (uint32_t)want[c];
+		TU_CHECK(t1->nforks == 3 && seen[0] == 1 && seen[1] == 1 &&
+				 seen[2] == 1,
+			 "parent trace has %zu FORK records; expected one each "
+			 "for %d %d %d",
+			 t1->nforks, c1, c2, c3);
+	}
+	if (t3)
+		TU_CHECK(t3->nrec[DLT_REC_EXEC] == 1,
+			 "second child before exec: %zu EXEC records, expected "
+			 "1",
+			 t3->nrec[DLT_REC_EXEC]);
+	/* /bin/true after fork+exec has a trace of its own. */
+	size_t true_traces = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.t[i].hdr.pid == (uint32_t)c3 &&
+		    s.t[i].hdr.parent_kind == DLT_PARENT_EXEC &&
+		    s.t[i].hdr.parent_trace_id != 0)
+			true_traces++;
+	TU_CHECK(true_traces == 1, "%zu exec'd traces for /bin/true (pid %d)",
+		 true_traces, c3);
+	/* Every mark's aux is the pid that wrote it; file names and ids. */
+	for (size_t i = 0; i < s.n; i++) {
+		const struct tu_trace *t = &s.t[i];
+		for (size_t k = 0; k < t->nmarks; k++)
+			TU_CHECK(t->marks[k].aux == t->hdr.pid,
+				 "%s: mark %u written by pid %u in the trace "
+				 "of pid %u",
+				 t->path, t->marks[k].id, t->marks[k].aux,
+				 t->hdr.pid);
+		char *tag = tu_strfmt(".%u.%u", t->hdr.pid, t->hdr.exec_seq);
+		const char *at = strstr(base_name(t->path), tag);
+		char next = at ? at[strlen(tag)] : '\0';
+		TU_CHECK(at && (next == '.' || next == '-'),
+			 "%s: name does not carry pid %u and exec_seq %u",
+			 t->path, t->hdr.pid, t->hdr.exec_seq);
+		free(tag);
+		for (size_t k = 0; k < i; k++)
+			TU_CHECK(s.t[k].hdr.trace_id != t->hdr.trace_id,
+				 "%s and %s share trace id %016llx",
+				 s.t[k].path, t->path,
+				 (unsigned long long)t->hdr.trace_id);
+	}
+	if (CU_get_number_of_failures() != before)
+		tu_traceset_dump(&s);
+	tu_traceset_free(&s);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+	free(fx);
+}
+
+/* ---- suite: unwritable output directory
+ * ---------------------------------------- */
+
+/* A path that cannot be a directory, even for root. */
+static char *unwritable_under_file(const char *scratch)
+{
+	char *file = tu_strfmt("%s/plain-file", scratch);
+	FILE *f = fopen(file, "w");
+	if (f)
+		fclose(f);
+	char *p = tu_strfmt("%s/sub", file);
+	free(file);
+	return p;
+}
+
+static void expect_turned_off(const char *what, const struct tu_proc *plain,
+			      const struct tu_proc *traced)
+{
+	expect_same_run(what, plain, traced);
+	size_t n = tu_count_lines(traced->err, "dltrace: tracing turned off");
+	TU_CHECK(n == 1,
+		 "%s: %zu \"dltrace: tracing turned off\" lines, expected "
+		 "exactly 1; stderr:\n%s",
+		 what, n, traced->err);
+}
+
+static void test_unwritable_preload(void)
+{
+	char *fx = tu_fx("fx_hello");
+	char *scratch = tu_tmpdir("unwritable");
+	TU_CHECK_FATAL(scratch != NULL, "no scratch directory");
+	char *under_file = unwritable_under_file(scratch);
+	const char *dirs[] = {"/proc/dltrace-nope", under_file};
+	const char *cmd[] = {fx, NULL};
+	struct tu_proc plain;
+	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_exit_code(plain.status) == 3, "fixture broken: %s",
+		 tu_status_str(plain.status));
+	for (int i = 0; i < 2; i++) {
+		for (int no_audit = 0; no_audit < 2; no_audit++) {
+			const char **env = preload_env(dirs[i], NULL, no_audit);
+			struct tu_proc traced;
+			tu_run(&traced, cmd, env, RUN_TIMEOUT_MS);
+			char *what = tu_strfmt(
+				"LD_PRELOAD, DLTRACE_DIR=%s%s", dirs[i],
+				no_audit ? ", DLTRACE_AUDIT=0" : "");
+			expect_turned_off(what, &plain, &traced);
+			free(what);
+			tu_proc_free(&traced);
+			free(env);
+		}
+	}
+	tu_proc_free(&plain);
+	tu_rmtree(scratch);
+	free(scratch);
+	free(under_file);
+	free(fx);
+}
+
+static void test_unwritable_launcher(void)
+{
+	char *fx = tu_fx("fx_hello");
+	char *scratch = tu_tmpdir("unwritable");
+	TU_CHECK_FATAL(scratch != NULL, "no scratch directory");
+	char *under_file = unwritable_under_file(scratch);
+	const char *dirs[] = {"/proc/dltrace-nope", under_file};
+	const char *cmd[] = {fx, NULL};
+	struct tu_proc plain;
+	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
+	for (int i = 0; i < 2; i++) {
+		struct tu_proc traced;
+		run_traced(&traced, dirs[i], cmd, NULL, RUN_TIMEOUT_MS);
+		char *what = tu_strfmt("dltrace -o %s", dirs[i]);
+		/* The program runs unchanged; dltrace says once that it does
+		 * not trace, naming the directory. */
+		expect_same_run(what, &plain, &traced);
+		size_t off = tu_count_lines(traced.err,
+					    "dltrace: tracing turned off");
+		TU_CHECK(off <= 1, "%s: %zu \"tracing turned off\" lines:\n%s",
+			 what, off, traced.err);
+		TU_CHECK(tu_contains(traced.err, dirs[i]) ||
+				 tu_contains(traced.err, "dltrace-nope"),
+			 "%s: stderr does not name the directory:\n%s", what,
+			 traced.err);
+		free(what);
+		tu_proc_free(&traced);
+	}
+	tu_proc_free(&plain);
+	tu_rmtree(scratch);
+	free(scratch);
+	free(under_file);
+	free(fx);
+}
+
+/* ---- suite: exit status
+ * ------------------------------------------------------- */
+
+/* The direct child's trace: the one whose ppid is the launcher, holding the
+ * status the launcher reaped. */
+static const struct tu_trace *reaped_trace(const struct tu_traceset *s,
+					   pid_t launcher, int32_t *status)
+{
+	const struct tu_trace *found = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t k = 0; k < s->t[i].nexits; k++)
+			if (s->t[i].exits[k].how == DLT_EXIT_REAPED) {
+				n++;
+				found = &s->t[i];
+				*status = s->t[i].exits[k].status;
+			}
+	TU_CHECK(n == 1, "%zu REAPED exit records, expected 1", n);
+	if (found)
+		TU_CHECK(found->hdr.ppid == (uint32_t)launcher,
+			 "REAPED record in the trace of pid %u (ppid %u), not "
+			 "of the launcher's child (launcher %d)",
+			 found->hdr.pid, found->hdr.ppid, (int)launcher);
+	return n == 1 ? found : NULL;
+}
+
+static void test_exit_code(void)
+{
+	char *dir = tu_tmpdir("exit");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *cmd[] = {"sh", "-c", "exit 7", NULL}; /* found on PATH */
+	struct tu_proc p;
+	run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_exit_code(p.status) == 7,
+		 "dltrace -- sh -c 'exit 7': %s; stderr:\n%s",
+		 tu_status_str(p.status), p.err);
+	struct tu_traceset s;
+	tu_traceset_load(dir, &s);
+	int32_t st = -1;
+	size_t before = CU_get_number_of_failures();
+	if (reaped_trace(&s, p.pid, &st))
+		TU_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 7,
+			 "reaped status recorded as %s", tu_status_str(st));
+	if (CU_get_number_of_failures() != before)
+		tu_traceset_dump(&s);
+	tu_traceset_free(&s);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_exit_signal(void)
+{
+	char *fx = tu_fx("fx_selfkill");
+	char *dir = tu_tmpdir("exit-signal");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *cmd[] = {fx, NULL};
+	struct tu_proc plain, p;
+	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(WIFSIGNALED(plain.status) && WTERMSIG(plain.status) == SIGTERM,
+		 "fixture broken: %s", tu_status_str(plain.status));
+	run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_exit_code(p.status) == 128 + SIGTERM,
+		 "dltrace -- fx_selfkill: %s, expected exit %d; stderr:\n%s",
+		 tu_status_str(p.status), 128 + SIGTERM, p.err);
+	TU_CHECK(strcmp(plain.out, p.out) == 0, "stdout differs:\n%s---\n%s",
+		 plain.out, p.out);
+	struct tu_traceset s;
+	tu_traceset_load(dir, &s);
+	int32_t st = -1;
+	size_t before = CU_get_number_of_failures();
+	if (reaped_trace(&s, p.pid, &st))
+		TU_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM,
+			 "reaped status recorded as %s", tu_status_str(st));
+	if (CU_get_number_of_failures() != before)
+		tu_traceset_dump(&s);
+	tu_traceset_free(&s);
+	tu_proc_free(&plain);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+	free(fx);
+}
+
+/* A plain exit code comes through, the program's own stderr is kept, and
+ * dltrace's verdict follows on lines of its own. */
+static void test_exit_verdict(void)
+{
+	char *fx = tu_fx("fx_hello");
+	char *dir = tu_tmpdir("verdict");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *cmd[] = {fx, NULL};
+	struct tu_proc plain, p;
+	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
+	run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	expect_same_run("dltrace -- fx_hello", &plain, &p);
+	TU_CHECK(tu_count_lines(p.err, "dltrace: ") >= 1,
+		 "no verdict line on stderr:\n%s", p.err);
+	TU_CHECK(tu_count_lines(p.err, "dltrace: tracing turned off") == 0,
+		 "tracing turned off in a writable directory:\n%s", p.err);
+	char **paths;
+	size_t n = tu_list_traces(dir, &paths);
+	TU_CHECK(n >= 1, "no trace written in %s", dir);
+	tu_free_list(paths);
+	tu_proc_free(&plain);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+	free(fx);
+}
+
+/* ---- suite: real PyTorch ----------------------------------------------------
+ */
+
+/* The interpreter: /usr/bin/python3 unless DLT_TEST_PYTHON names another. */
+static const char *python(void)
+{
+	const char *p = getenv("DLT_TEST_PYTHON");
+	return p && *p ? p : "/usr/bin/python3";
+}
+
+static const char *torch_skip(void)
+{
+	static char why[512];
+	if (access(python(), X_OK) != 0) {
+		snprintf(why, sizeof(why), "%s does not exist", python());
+		return why;
+	}
+	const char *cmd[] = {python(), "-c", "import torch", NULL};
+	struct tu_proc p;
+	tu_run(&p, cmd, NULL, 120000);
+	int ok = tu_exit_code(p.status) == 0;
+	tu_proc_free(&p);
+	snprintf(why, sizeof(why),
+		 "%s cannot import torch (not installed here)", python());
+	return ok ? NULL : why;
+}
+
+/* DT_NEEDED names of an ELF64 file; NULL-terminated, caller frees. */
+static char **elf_needed(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+		close(fd);
+		return NULL;
+	}
+	size_t size = (size_t)st.st_size;
+	const uint8_t *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return NULL;
+	char **out = NULL;
+	const Elf64_Ehdr *eh = (const void *)m;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > size)
+		goto done;
+	const Elf64_Phdr *ph = (const void *)(m + eh->e_phoff);
+	const Elf64_Dyn *dyn = NULL;
+	size_t ndyn = 0;
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_DYNAMIC &&
+		    ph[i].p_offset + ph[i].p_filesz <= size) {
+			dyn = (const void *)(m + ph[i].p_offset);
+			ndyn = ph[i].p_filesz / sizeof(*dyn);
+		}
+	uint64_t strtab = 0, strsz = 0;
+	for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
+		if (dyn[i].d_tag == DT_STRTAB)
+			strtab = dyn[i].d_un.d_ptr;
+		if (dyn[i].d_tag == DT_STRSZ)
+			strsz = dyn[i].d_un.d_val;
+	}
+	uint64_t stroff = 0;
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && strtab >= ph[i].p_vaddr &&
+		    strtab < ph[i].p_vaddr + ph[i].p_filesz)
+			stroff = strtab - ph[i].p_vaddr + ph[i].p_offset;
+	if (stroff == 0 || stroff + strsz > size)
+		goto done;
+	size_t n = 0;
+	out = calloc(ndyn + 1, sizeof(*out));
+	for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++)
+		if (dyn[i].d_tag == DT_NEEDED && dyn[i].d_un.d_val < strsz)
+			out[n++] = strndup((const char *)m + stroff +
+						   dyn[i].d_un.d_val,
+					   strsz - dyn[i].d_un.d_val);
+done:
+	munmap((void *)m, size);
+	return out;
+}
+
+static int lib_matches(const struct tu_json *l, const char *name)
+{
+	const char *c[] = {tu_jstr(l, "requested"), tu_jstr(l, "soname"),
+			   tu_jstr(l, "loaded_as"), tu_jstr(l, "path")};
+	for (int i = 0; i < 4; i++)
+		if (c[i] && strcmp(base_name(c[i]), name) == 0)
+			return 1;
+	return 0;
+}
+
+static int lib_resolved(const struct tu_json *l)
+{
+	const char *via = tu_jstr(l, "found_via");
+	const char *path = tu_jstr(l, "path");
+	return !jbool(l, "failed", 1) && path && access(path, F_OK) == 0 &&
+	       via && strcmp(via, "UNKNOWN") != 0;
+}
+
+static void test_import_torch(void)
+{
+	char *dir = tu_tmpdir("torch");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *cmd[] = {python(), "-c", "import torch", NULL};
+	struct tu_proc p;
+	run_traced(&p, dir, cmd, NULL, 110000);
+	TU_CHECK_FATAL(tu_exit_code(p.status) == 0,
+		       "dltrace python3 -c 'import torch': %s; stderr:\n%s",
+		       tu_status_str(p.status), p.err);
+	struct tu_json *j = tu_libs_json(dir);
+	TU_CHECK_FATAL(j != NULL, "no libs --json output");
+	/* The process that loaded libtorch_cpu. */
+	const struct tu_json *procs = tu_jget(j, "processes"), *libs = NULL,
+			     *cpu = NULL;
+	for (size_t i = 0; i < tu_jlen(procs) && !cpu; i++) {
+		const struct tu_json *ls =
+			tu_jget(tu_jat(procs, i), "libraries");
+		for (size_t k = 0; k < tu_jlen(ls); k++) {
+			const char *path = tu_jstr(tu_jat(ls, k), "path");
+			if (path && strncmp(base_name(path), "libtorch_cpu.so",
+					    15) == 0) {
+				cpu = tu_jat(ls, k);
+				libs = ls;
+				break;
+			}
+		}
+	}
+	TU_CHECK(cpu != NULL, "libtorch_cpu.so is in no process's libraries");
+	if (cpu) {
+		if (!lib_resolved(cpu))
+			print_lib(cpu);
+		TU_CHECK(lib_resolved(cpu),
+			 "libtorch_cpu.so is not resolved "
+			 "(path %s, found_via %s)",
+			 tu_jstr(cpu, "path"), tu_jstr(cpu, "found_via"));
+		const struct tu_json *tried = tu_jget(cpu, "tried");
+		size_t nt = tu_jlen(tried);
+		TU_CHECK(nt > 0 && tu_same_file(tu_jstr(tu_jat(tried, nt - 1),
+							"path"),
+						tu_jstr(cpu, "path")),
+			 "libtorch_cpu.so: tried list does not end in its "
+			 "path");
+		char **needed = elf_needed(tu_jstr(cpu, "path"));
+		TU_CHECK(needed && needed[0],
+			 "cannot read the DT_NEEDED list of %s",
+			 tu_jstr(cpu, "path"));
+		size_t missing = 0, unresolved = 0, total = 0;
+		for (char **nd = needed; nd && *nd; nd++) {
+			total++;
+			const struct tu_json *row = NULL;
+			for (size_t k = 0; k < tu_jlen(libs) && !row; k++)
+				if (lib_matches(tu_jat(libs, k), *nd) &&
+				    !jbool(tu_jat(libs, k), "failed", 1))
+					row = tu_jat(libs, k);
+			if (row == NULL) {
+				missing++;
+				fprintf(stderr, "    dependency %s: no row\n",
+					*nd);
+			} else if (!lib_resolved(row)) {
+				unresolved++;
+				print_lib(row);
+			}
+			free(*nd);
+		}
+		free(needed);
+		TU_CHECK(missing == 0 && unresolved == 0,
+			 "libtorch_cpu.so's %zu dependencies: %zu not listed, "
+			 "%zu without a resolved path and rule",
+			 total, missing, unresolved);
+		printf("\n    libtorch_cpu.so: %s via %s, %zu dependencies "
+		       "resolved\n",
+		       tu_jstr(cpu, "path"), tu_jstr(cpu, "found_via"), total);
+	}
+	tu_json_free(j);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* ---- suites
+ * ----------------------------------------------------------------------- */
+
+static const struct tu_test resolution_tests[] = {
+	{"RUNPATH $ORIGIN of the dlopen caller", test_runpath},
+	{"RUNPATH under LD_PRELOAD, with and without audit",
+	 test_runpath_preload},
+	{"LD_LIBRARY_PATH from the main program", test_ld_library_path},
+	{"RUNPATH shadowed by LD_LIBRARY_PATH (pytorch#80637)",
+	 test_runpath_shadowed},
+	{"RPATH searched before LD_LIBRARY_PATH", test_rpath_wins},
+	{NULL, NULL}};
+
+static const struct tu_test dlerror_tests[] = {
+	{"dlerror unchanged, failed loads recorded", test_dlerror},
+	{NULL, NULL}};
+
+static const struct tu_test sigkill_tests[] = {
+	{"32 threads recording, SIGKILL mid-way", test_sigkill},
+	{"32 threads x 100000 marks, all recorded", test_marks_complete},
+	{NULL, NULL}};
+
+static const struct tu_test fork_tests[] = {
+	{"fork and fork+exec get traces of their own", test_fork_exec},
+	{NULL, NULL}};
+
+static const struct tu_test unwritable_tests[] = {
+	{"LD_PRELOAD with an unwritable DLTRACE_DIR", test_unwritable_preload},
+	{"dltrace -o an unwritable directory", test_unwritable_launcher},
+	{NULL, NULL}};
+
+static const struct tu_test exit_tests[] = {
+	{"exit code passes through", test_exit_code},
+	{"death by signal passes through as 128+N", test_exit_signal},
+	{"program output kept, verdict on stderr", test_exit_verdict},
+	{NULL, NULL}};
+
+static const struct tu_test torch_tests[] = {
+	{"dltrace python3 -c 'import torch'", test_import_torch}, {NULL, NULL}};
+
+static const struct tu_suite suites[] = {{"resolution", resolution_tests, NULL},
+					 {"dlerror", dlerror_tests, NULL},
+					 {"sigkill", sigkill_tests, NULL},
+					 {"fork", fork_tests, NULL},
+					 {"unwritable", unwritable_tests, NULL},
+					 {"exit_status", exit_tests, NULL},
+					 {"torch", torch_tests, torch_skip},
+					 {NULL, NULL, NULL}};
+
+int main(int argc, char **argv)
+{
+	for (const char *f = DLT_TEST_LAUNCHER; f; f = NULL)
+		if (access(f, X_OK) != 0)
+			fprintf(stderr, "warning: %s is not built\n", f);
+	return tu_main(argc, argv, suites);
+}

@@ -1,0 +1,751 @@
+/* Unit tests of the trace reader (analyzer/reader.h) on damaged traces.
+ *
+ * A trace is written once with the real writer (tracer/writer.c, the code
+ * libdltrace.so uses): process info, a note, two threads of MARK records
+ * spread over several chunks, and one record of a type no reader knows.
+ * Each test then damages a copy (truncation, a bad record length, a bad
+ * chunk header, version and magic changes) and checks what the reader and
+ * `dltrace-analyze summary` make of it. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "writer.h"
+
+#define MAIN_MARKS 5000u /* id 1, about 2.5 chunks */
+#define SIDE_MARKS 3000u /* id 2, written by a second thread */
+#define UNKNOWN_TYPE 999u
+
+static uint32_t checksum(uint32_t id, uint64_t value)
+{
+	return (uint32_t)(value * 2654435761u) ^ id;
+}
+
+/* ---- making the reference trace ----------------------------------------- */
+
+static struct dlt_writer writer; /* large: keep it off the stack */
+static char *base_dir;
+static char *base_path;
+static uint8_t *base_data;
+static size_t base_size;
+
+static int write_marks(struct dlt_tls *tls, uint32_t id, uint32_t from,
+		       uint32_t to)
+{
+	for (uint32_t seq = from; seq < to; seq++) {
+		struct dlt_rec_mark *m =
+			dlt_rec_reserve(&writer, tls, sizeof(*m));
+		if (m == NULL)
+			return -1;
+		m->h.ts = dlt_now_ns();
+		m->id = id;
+		m->value = ((uint64_t)id << 32) | seq;
+		m->aux = checksum(id, m->value);
+		dlt_rec_commit(m, DLT_REC_MARK, 0, sizeof(*m));
+	}
+	return 0;
+}
+
+static void *side_thread(void *arg)
+{
+	(void)arg;
+	struct dlt_tls tls;
+	memset(&tls, 0, sizeof(tls));
+	return (void *)(intptr_t)write_marks(&tls, 2, 0, SIDE_MARKS);
+}
+
+static int make_base_trace(void)
+{
+	base_dir = tu_tmpdir("reader");
+	if (base_dir == NULL)
+		return -1;
+	struct dlt_open_params p = {base_dir,	     "unit-host", -1, 0,
+				    DLT_PARENT_NONE, 0,		  0};
+	if (dlt_writer_create(&writer, &p) != 0)
+		return -1;
+	struct dlt_tls tls;
+	memset(&tls, 0, sizeof(tls));
+	dlt_write_process_info(&writer, &tls, 0);
+	dlt_note(&writer, &tls, DLT_NOTE_INFO, "unit test trace");
+	/* id 1 from this thread, id 2 from another one in between: the two
+	 * threads' chunks interleave in the file. */
+	if (write_marks(&tls, 1, 0, MAIN_MARKS / 2) != 0)
+		return -1;
+	/* A record from a future minor version: readers must skip it. */
+	uint64_t *u = dlt_rec_reserve(&writer, &tls, 40);
+	if (u == NULL)
+		return -1;
+	for (int i = 2; i < 5; i++)
+		u[i] = 0x5555555555555555ull;
+	u[1] = dlt_now_ns();
+	dlt_rec_commit(u, UNKNOWN_TYPE, 0, 40);
+	pthread_t th;
+	void *th_rc = NULL;
+	if (pthread_create(&th, NULL, side_thread, NULL) != 0)
+		return -1;
+	pthread_join(th, &th_rc);
+	if (th_rc != NULL)
+		return -1;
+	if (write_marks(&tls, 1, MAIN_MARKS / 2, MAIN_MARKS) != 0)
+		return -1;
+	base_path = strdup(writer.path);
+	dlt_writer_forget(&writer);
+
+	int fd = open(base_path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	fstat(fd, &st);
+	base_size = (size_t)st.st_size;
+	base_data = malloc(base_size);
+	size_t got = 0;
+	while (got < base_size) {
+		ssize_t r = read(fd, base_data + got, base_size - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	return got == base_size ? 0 : -1;
+}
+
+/* ---- reading a trace in detail --------------------------------------------
+ */
+
+struct seen_mark {
+	uint64_t off;
+	uint32_t id;
+	uint64_t value;
+	uint32_t aux;
+};
+
+struct scan {
+	struct seen_mark *m;
+	size_t n, cap;
+	size_t unknown_seen; /* records of UNKNOWN_TYPE handed to us */
+	uint32_t proc_exe;
+	int have_proc;
+};
+
+static int scan_rec(void *ctx, const struct dlt_rec_view *v)
+{
+	struct scan *s = ctx;
+	if (v->rec->type == DLT_REC_MARK) {
+		const struct dlt_rec_mark *m = (const void *)v->rec;
+		if (s->n == s->cap) {
+			s->cap = s->cap ? s->cap * 2 : 1024;
+			s->m = realloc(s->m, s->cap * sizeof(*s->m));
+		}
+		s->m[s->n++] =
+			(struct seen_mark){v->offset, m->id, m->value, m->aux};
+	} else if (v->rec->type == UNKNOWN_TYPE) {
+		s->unknown_seen++;
+	} else if (v->rec->type == DLT_REC_PROC) {
+		const struct dlt_rec_proc *p = (const void *)v->rec;
+		s->proc_exe = p->exe;
+		s->have_proc = 1;
+	}
+	return 0;
+}
+
+struct opened {
+	struct dlt_trace *t;
+	struct scan s;
+	char err[512];
+	struct dlt_trace_stats st;
+};
+
+static int open_scan(const char *path, struct opened *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->t = dlt_trace_open(path, o->err, sizeof(o->err));
+	if (o->t == NULL)
+		return -1;
+	dlt_trace_foreach(o->t, scan_rec, &o->s);
+	dlt_trace_stats(o->t, &o->st);
+	return 0;
+}
+
+static void close_scan(struct opened *o)
+{
+	dlt_trace_close(o->t);
+	free(o->s.m);
+	memset(o, 0, sizeof(*o));
+}
+
+static int has_problem(const struct dlt_trace *t, const char *needle)
+{
+	for (size_t i = 0; i < dlt_trace_problem_count(t); i++)
+		if (tu_contains_ci(dlt_trace_problem(t, i), needle))
+			return 1;
+	return 0;
+}
+
+static void print_problems(const struct dlt_trace *t)
+{
+	size_t n = dlt_trace_problem_count(t);
+	fprintf(stderr, "    reader problems (%zu):\n", n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "      %s\n", dlt_trace_problem(t, i));
+}
+
+/* The marks of the intact trace, in file order, with their offsets. */
+static struct scan intact;
+
+static const struct dlt_file_header *base_hdr(void)
+{
+	return (const struct dlt_file_header *)base_data;
+}
+
+/* Writes a damaged copy of the reference trace: its first len bytes, with
+ * patch (if any) applied at patch_off. */
+static char *write_copy(const char *tag, size_t len, uint64_t patch_off,
+			const void *patch, size_t patch_len)
+{
+	char *path = tu_strfmt("%s/%s.dltrace", base_dir, tag);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return path;
+	uint8_t *copy = malloc(len ? len : 1);
+	memcpy(copy, base_data, len);
+	if (patch && patch_off + patch_len <= len)
+		memcpy(copy + patch_off, patch, patch_len);
+	size_t done = 0;
+	while (done < len) {
+		ssize_t r = write(fd, copy + done, len - done);
+		if (r <= 0)
+			break;
+		done += (size_t)r;
+	}
+	close(fd);
+	free(copy);
+	return path;
+}
+
+/* The marks read must be exactly those of the intact trace for which keep()
+ * holds, in the same order, each with a valid checksum. */
+static void expect_marks(const struct scan *got, const char *what,
+			 int (*keep)(const struct seen_mark *, void *),
+			 void *arg)
+{
+	size_t want = 0, k = 0, bad = 0;
+	for (size_t i = 0; i < intact.n; i++) {
+		if (!keep(&intact.m[i], arg))
+			continue;
+		want++;
+		if (k < got->n) {
+			const struct seen_mark *a = &got->m[k],
+					       *b = &intact.m[i];
+			if (a->off != b->off || a->id != b->id ||
+			    a->value != b->value || a->aux != b->aux)
+				bad++;
+		}
+		k++;
+	}
+	TU_CHECK(got->n == want, "%s: read %zu marks, expected %zu", what,
+		 got->n, want);
+	TU_CHECK(bad == 0, "%s: %zu marks differ from the intact trace", what,
+		 bad);
+	size_t badsum = 0;
+	for (size_t i = 0; i < got->n; i++)
+		if (got->m[i].aux != checksum(got->m[i].id, got->m[i].value))
+			badsum++;
+	TU_CHECK(badsum == 0, "%s: %zu marks with a bad checksum", what,
+		 badsum);
+}
+
+static int keep_before(const struct seen_mark *m, void *arg)
+{
+	return m->off + sizeof(struct dlt_rec_mark) <= *(uint64_t *)arg;
+}
+
+/* ---- tests: the intact trace ----------------------------------------------
+ */
+
+static void test_intact(void)
+{
+	struct opened o;
+	int r = open_scan(base_path, &o);
+	TU_CHECK_FATAL(r == 0, "intact trace does not open: %s", o.err);
+	if (dlt_trace_problem_count(o.t))
+		print_problems(o.t);
+	TU_CHECK(dlt_trace_problem_count(o.t) == 0,
+		 "intact trace: %zu problems", dlt_trace_problem_count(o.t));
+	const struct dlt_file_header *h = dlt_trace_header(o.t);
+	TU_CHECK(h->pid == (uint32_t)getpid(), "header pid %u, expected %d",
+		 h->pid, (int)getpid());
+	TU_CHECK(h->version_major == DLT_FORMAT_MAJOR &&
+			 h->version_minor == DLT_FORMAT_MINOR,
+		 "version %u.%u", h->version_major, h->version_minor);
+	TU_CHECK(o.s.n == MAIN_MARKS + SIDE_MARKS, "%zu marks, expected %u",
+		 o.s.n, MAIN_MARKS + SIDE_MARKS);
+	/* Per id: every seq once, in order (one writer thread per id). */
+	uint64_t next[3] = {0, 0, 0};
+	size_t disorder = 0, badsum = 0;
+	for (size_t i = 0; i < o.s.n; i++) {
+		const struct seen_mark *m = &o.s.m[i];
+		if (m->id < 1 || m->id > 2 || (m->value >> 32) != m->id ||
+		    (m->value & 0xffffffffu) != next[m->id]++)
+			disorder++;
+		if (m->aux != checksum(m->id, m->value))
+			badsum++;
+	}
+	TU_CHECK(disorder == 0 && badsum == 0,
+		 "%zu marks out of sequence, %zu bad checksums", disorder,
+		 badsum);
+	TU_CHECK(o.s.unknown_seen == 1 && o.st.unknown == 1,
+		 "unknown-type record: callback saw %zu, stats say %llu",
+		 o.s.unknown_seen, (unsigned long long)o.st.unknown);
+	TU_CHECK(o.st.chunks >= 4,
+		 "only %llu chunks; the damage tests need "
+		 "several",
+		 (unsigned long long)o.st.chunks);
+	TU_CHECK(o.s.have_proc, "no PROC record");
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+	const char *exe = dlt_trace_str(o.t, o.s.proc_exe);
+	TU_CHECK(exe && strcmp(exe, self) == 0,
+		 "PROC exe string is \"%s\", expected \"%s\"",
+		 exe ? exe : "(none)", self);
+	intact = o.s; /* keep the marks: the other tests compare with them */
+	o.s.m = NULL;
+	close_scan(&o);
+}
+
+/* ---- tests: truncation ------------------------------------------------------
+ */
+
+/* Offsets to cut at, from the reference trace's own layout. */
+static size_t cut_points(uint64_t *cuts, size_t max)
+{
+	const struct dlt_file_header *h = base_hdr();
+	uint64_t cs = h->chunk_size, d = h->data_offset;
+	/* A record in the middle of the second chunk of marks. */
+	uint64_t mid = 0;
+	for (size_t i = 0; i < intact.n; i++)
+		if (intact.m[i].off > d + cs + cs / 2) {
+			mid = intact.m[i].off;
+			break;
+		}
+	uint64_t c[] = {
+		d,		     /* no chunk at all */
+		d + 8,		     /* inside the first chunk header */
+		d + 200,	     /* inside the first chunk */
+		mid,		     /* exactly at a record */
+		mid + 8,	     /* inside a record, after its length */
+		mid + 24,	     /* inside a record, near its end */
+		d + cs,		     /* at a chunk boundary */
+		d + 2 * cs,	     /* at another chunk boundary */
+		d + 2 * cs + 16,     /* inside a chunk header */
+		h->alloc_cursor - 8, /* inside the last chunk */
+	};
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]) && n < max; i++)
+		if (c[i] >= d && c[i] < h->alloc_cursor)
+			cuts[n++] = c[i];
+	return n;
+}
+
+static void test_truncate_data(void)
+{
+	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
+	uint64_t cuts[16];
+	size_t n = cut_points(cuts, 16);
+	TU_CHECK(n >= 9, "only %zu cut points", n);
+	for (size_t i = 0; i < n; i++) {
+		char tag[64];
+		snprintf(tag, sizeof(tag), "cut-%llu",
+			 (unsigned long long)cuts[i]);
+		char *path = write_copy(tag, cuts[i], 0, NULL, 0);
+		struct opened o;
+		int r = open_scan(path, &o);
+		TU_CHECK(r == 0, "cut at %llu: does not open: %s",
+			 (unsigned long long)cuts[i], o.err);
+		if (r == 0) {
+			expect_marks(&o.s, tag, keep_before, &cuts[i]);
+			int said = has_problem(o.t, "truncat");
+			if (!said)
+				print_problems(o.t);
+			TU_CHECK(said,
+				 "cut at %llu: no problem mentions truncation",
+				 (unsigned long long)cuts[i]);
+			close_scan(&o);
+		}
+		unlink(path);
+		free(path);
+	}
+}
+
+static void test_truncate_header(void)
+{
+	size_t cuts[] = {0, 8, 15, 16, 40, 64, 100, 127, 128, 1000};
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		char tag[64];
+		snprintf(tag, sizeof(tag), "hcut-%zu", cuts[i]);
+		char *path = write_copy(tag, cuts[i], 0, NULL, 0);
+		struct opened o;
+		if (open_scan(path, &o) != 0) {
+			/* A clear error: it says what is wrong. */
+			TU_CHECK(o.err[0] != '\0' &&
+					 (tu_contains_ci(o.err, "short") ||
+					  tu_contains_ci(o.err, "truncat") ||
+					  tu_contains_ci(o.err, "header") ||
+					  tu_contains_ci(o.err, "magic")),
+				 "header cut at %zu: unclear error \"%s\"",
+				 cuts[i], o.err);
+		} else {
+			TU_CHECK(o.s.n == 0, "header cut at %zu: %zu marks",
+				 cuts[i], o.s.n);
+			int said = has_problem(o.t, "truncat") ||
+				   has_problem(o.t, "header");
+			if (!said)
+				print_problems(o.t);
+			TU_CHECK(said,
+				 "header cut at %zu opens with no problem "
+				 "about the cut",
+				 cuts[i]);
+			close_scan(&o);
+		}
+		unlink(path);
+		free(path);
+	}
+}
+
+/* ---- tests: corruption
+ * -------------------------------------------------------- */
+
+struct corrupt_range {
+	uint64_t from, chunk_end;
+};
+
+static int keep_outside(const struct seen_mark *m, void *arg)
+{
+	const struct corrupt_range *c = arg;
+	return m->off < c->from || m->off >= c->chunk_end;
+}
+
+static void test_corrupt_length(void)
+{
+	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
+	const struct dlt_file_header *h = base_hdr();
+	uint64_t cs = h->chunk_size, d = h->data_offset;
+	/* A mark in the middle of the second chunk, which is not the last. */
+	uint64_t target = 0;
+	for (size_t i = 0; i < intact.n; i++)
+		if (intact.m[i].off > d + cs + cs / 2) {
+			target = intact.m[i].off;
+			break;
+		}
+	TU_CHECK_FATAL(target != 0 && target + 2 * cs < h->alloc_cursor,
+		       "no mark in the middle of a chunk with later chunks");
+	uint64_t chunk_start = d + (target - d) / cs * cs;
+	struct corrupt_range range = {target, chunk_start + cs};
+	uint32_t lens[] = {12, 8, 3, (uint32_t)cs, 1u << 28, 0xfffffff8u};
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		char tag[64];
+		snprintf(tag, sizeof(tag), "len-%u", lens[i]);
+		char *path = write_copy(tag, base_size, target, &lens[i],
+					sizeof(lens[i]));
+		struct opened o;
+		int r = open_scan(path, &o);
+		TU_CHECK(r == 0, "%s: does not open: %s", tag, o.err);
+		if (r == 0) {
+			/* Before it in its chunk and all other chunks: read. */
+			expect_marks(&o.s, tag, keep_outside, &range);
+			char off[32];
+			snprintf(off, sizeof(off), "%llu",
+				 (unsigned long long)target);
+			int said = has_problem(o.t, off);
+			if (!said)
+				print_problems(o.t);
+			TU_CHECK(said, "%s: no problem names offset %s", tag,
+				 off);
+			close_scan(&o);
+		}
+		unlink(path);
+		free(path);
+	}
+}
+
+static void test_corrupt_chunk_header(void)
+{
+	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
+	const struct dlt_file_header *h = base_hdr();
+	uint64_t cs = h->chunk_size, d = h->data_offset;
+	uint64_t chunk = d + cs; /* the second chunk */
+	struct corrupt_range range = {chunk, chunk + cs};
+	struct {
+		const char *tag;
+		uint64_t off;
+		uint32_t v;
+	} cases[] = {
+		{"chunk-len", chunk, 1234}, /* length != chunk_size */
+		{"chunk-type", chunk + 4, 0x00070007}, /* type and flags */
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *path = write_copy(cases[i].tag, base_size, cases[i].off,
+					&cases[i].v, sizeof(cases[i].v));
+		struct opened o;
+		int r = open_scan(path, &o);
+		TU_CHECK(r == 0, "%s: does not open: %s", cases[i].tag, o.err);
+		if (r == 0) {
+			expect_marks(&o.s, cases[i].tag, keep_outside, &range);
+			char off[32];
+			snprintf(off, sizeof(off), "%llu",
+				 (unsigned long long)chunk);
+			int said = has_problem(o.t, off);
+			if (!said)
+				print_problems(o.t);
+			TU_CHECK(said, "%s: no problem names offset %s",
+				 cases[i].tag, off);
+			close_scan(&o);
+		}
+		unlink(path);
+		free(path);
+	}
+}
+
+/* ---- tests: versions and identity
+ * ---------------------------------------------- */
+
+static void test_newer_minor(void)
+{
+	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
+	uint16_t minor = DLT_FORMAT_MINOR + 1;
+	char *path = write_copy("minor", base_size,
+				offsetof(struct dlt_file_header, version_minor),
+				&minor, sizeof(minor));
+	struct opened o;
+	int r = open_scan(path, &o);
+	TU_CHECK(r == 0, "newer minor version does not open: %s", o.err);
+	if (r == 0) {
+		uint64_t all = UINT64_MAX;
+		expect_marks(&o.s, "newer minor", keep_before, &all);
+		TU_CHECK(o.st.unknown == 1, "unknown records: %llu",
+			 (unsigned long long)o.st.unknown);
+		int said = has_problem(o.t, "newer");
+		if (!said)
+			print_problems(o.t);
+		TU_CHECK(said, "newer minor version: no problem says so");
+		close_scan(&o);
+	}
+	unlink(path);
+	free(path);
+}
+
+static void expect_open_error(const char *tag, uint64_t off, const void *patch,
+			      size_t len, const char *const *words)
+{
+	char *path = write_copy(tag, base_size, off, patch, len);
+	char err[512] = "";
+	struct dlt_trace *t = dlt_trace_open(path, err, sizeof(err));
+	TU_CHECK(t == NULL, "%s: the reader opened it", tag);
+	if (t)
+		dlt_trace_close(t);
+	int clear = 0;
+	for (const char *const *w = words; *w; w++)
+		clear |= tu_contains_ci(err, *w);
+	TU_CHECK(clear, "%s: unclear error \"%s\"", tag, err);
+	unlink(path);
+	free(path);
+}
+
+static void test_newer_major(void)
+{
+	uint16_t major = DLT_FORMAT_MAJOR + 1;
+	static const char *const w[] = {"newer", "version", NULL};
+	expect_open_error("major",
+			  offsetof(struct dlt_file_header, version_major),
+			  &major, sizeof(major), w);
+}
+
+static void test_bad_magic(void)
+{
+	static const char *const w[] = {"magic", "not a dltrace", NULL};
+	expect_open_error("magic", 0, "DLTRACX", 8, w);
+	expect_open_error("magic-elf", 0, "\177ELF\2\1\1", 8, w);
+}
+
+static void test_other_endian(void)
+{
+	uint32_t swapped = __builtin_bswap32(DLT_ENDIAN_MARK);
+	static const char *const w[] = {"byte order", "endian", NULL};
+	expect_open_error("endian", offsetof(struct dlt_file_header, endian),
+			  &swapped, sizeof(swapped), w);
+}
+
+/* Random byte damage: the reader must neither crash nor read past the file
+ * (run under DLTRACE_SANITIZE to make that strict), and whatever it hands
+ * out must be a whole record of its type. */
+struct damage_ctx {
+	size_t len; /* bytes in the damaged file */
+	size_t bad;
+};
+
+static int check_view(void *ctx, const struct dlt_rec_view *v)
+{
+	struct damage_ctx *d = ctx;
+	uint32_t min = dlt_rec_min_size(v->rec->type);
+	if (v->offset + v->rec->len > d->len || v->rec->len % 8 != 0 ||
+	    (min && v->rec->len < min))
+		d->bad++;
+	return 0;
+}
+
+static void test_random_damage(void)
+{
+	const struct dlt_file_header *h = base_hdr();
+	uint64_t span = h->alloc_cursor;
+	uint8_t *copy = malloc(base_size);
+	char *path = tu_strfmt("%s/random.dltrace", base_dir);
+	unsigned seed = 12345;
+	struct damage_ctx dc = {0, 0};
+	for (int round = 0; round < 200; round++) {
+		memcpy(copy, base_data, base_size);
+		int flips = 1 + (int)(rand_r(&seed) % 64);
+		for (int k = 0; k < flips; k++) {
+			uint64_t off = (uint64_t)rand_r(&seed) % span;
+			if (round % 4 == 0)
+				off = h->data_offset +
+				      off % (span - h->data_offset);
+			copy[off] = (uint8_t)rand_r(&seed);
+		}
+		size_t len = round % 3 == 0 ? (size_t)(rand_r(&seed) % span)
+					    : base_size;
+		FILE *f = fopen(path, "wb");
+		if (f == NULL)
+			break;
+		fwrite(copy, 1, len, f);
+		fclose(f);
+		char err[256];
+		struct dlt_trace *t = dlt_trace_open(path, err, sizeof(err));
+		if (t) {
+			dc.len = len;
+			dlt_trace_foreach(t, check_view, &dc);
+			dlt_trace_close(t);
+		}
+	}
+	TU_CHECK(dc.bad == 0, "%zu records handed out that do not fit", dc.bad);
+	unlink(path);
+	free(path);
+	free(copy);
+}
+
+/* ---- tests: dltrace-analyze on damaged files -------------------------------
+ */
+
+static void expect_analyze(const char *tag, size_t len, uint64_t off,
+			   const void *patch, size_t plen, int want_exit,
+			   int want_message)
+{
+	char *path = write_copy(tag, len, off, patch, plen);
+	const char *argv[] = {DLT_TEST_ANALYZE, "summary", path, NULL};
+	struct tu_proc p;
+	int r = tu_run(&p, argv, NULL, 30000);
+	TU_CHECK(r == 0, "%s: dltrace-analyze timed out", tag);
+	TU_CHECK(tu_exit_code(p.status) == want_exit,
+		 "%s: dltrace-analyze summary: %s, expected exit %d; "
+		 "stderr:\n%s",
+		 tag, tu_status_str(p.status), want_exit, p.err);
+	char *prefix = tu_strfmt("dltrace-analyze: %s: ", path);
+	size_t lines = tu_count_lines(p.err, prefix);
+	if (want_message)
+		TU_CHECK(lines >= 1,
+			 "%s: no \"%s<problem>\" line on stderr:\n%s", tag,
+			 prefix, p.err);
+	else
+		TU_CHECK(!tu_contains_ci(p.err, "truncat") &&
+				 !tu_contains_ci(p.err, "corrupt") &&
+				 !tu_contains_ci(p.err, "damage"),
+			 "%s: intact trace, yet stderr says:\n%s", tag, p.err);
+	if (want_exit == 0)
+		TU_CHECK(p.out_len > 0, "%s: summary printed nothing", tag);
+	free(prefix);
+	tu_proc_free(&p);
+	unlink(path);
+	free(path);
+}
+
+static void test_analyze_damaged(void)
+{
+	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
+	const struct dlt_file_header *h = base_hdr();
+	uint64_t cs = h->chunk_size, d = h->data_offset;
+	uint64_t mid = intact.m[intact.n / 2].off;
+	uint32_t badlen = 12;
+	uint16_t minor = DLT_FORMAT_MINOR + 1, major = DLT_FORMAT_MAJOR + 1;
+
+	expect_analyze("a-intact", base_size, 0, NULL, 0, 0, 0);
+	expect_analyze("a-cut-record", mid + 8, 0, NULL, 0, 0, 1);
+	expect_analyze("a-cut-chunk", d + 2 * cs, 0, NULL, 0, 0, 1);
+	expect_analyze("a-badlen", base_size, mid, &badlen, sizeof(badlen), 0,
+		       1);
+	expect_analyze("a-minor", base_size,
+		       offsetof(struct dlt_file_header, version_minor), &minor,
+		       sizeof(minor), 0, 1);
+	expect_analyze("a-major", base_size,
+		       offsetof(struct dlt_file_header, version_major), &major,
+		       sizeof(major), 2, 1);
+	expect_analyze("a-magic", base_size, 0, "NOTATRC", 8, 2, 1);
+	expect_analyze("a-empty", 0, 0, NULL, 0, 2, 1);
+	expect_analyze("a-hcut", 8, 0, NULL, 0, 2, 1);
+
+	/* dump walks every record of a damaged trace without failing. */
+	char *path = write_copy("a-dump", mid + 8, 0, NULL, 0);
+	const char *argv[] = {DLT_TEST_ANALYZE, "dump", path, NULL};
+	struct tu_proc p;
+	tu_run(&p, argv, NULL, 30000);
+	TU_CHECK(tu_exit_code(p.status) == 0 && p.out_len > 0,
+		 "dump of a truncated trace: %s, %zu bytes of output; "
+		 "stderr:\n%s",
+		 tu_status_str(p.status), p.out_len, p.err);
+	tu_proc_free(&p);
+	unlink(path);
+	free(path);
+}
+
+static const struct tu_test reader_tests[] = {
+	{"intact trace reads back exactly", test_intact},
+	{"truncated inside the data", test_truncate_data},
+	{"truncated inside the header", test_truncate_header},
+	{"corrupt record length", test_corrupt_length},
+	{"corrupt chunk header", test_corrupt_chunk_header},
+	{"newer minor version", test_newer_minor},
+	{"newer major version", test_newer_major},
+	{"wrong magic", test_bad_magic},
+	{"other byte order", test_other_endian},
+	{"random damage", test_random_damage},
+	{NULL, NULL}};
+
+static const struct tu_test cli_tests[] = {
+	{"dltrace-analyze summary on damaged traces", test_analyze_damaged},
+	{NULL, NULL}};
+
+static const struct tu_suite suites[] = {{"reader", reader_tests, NULL},
+					 {"reader_cli", cli_tests, NULL},
+					 {NULL, NULL, NULL}};
+
+int main(int argc, char **argv)
+{
+	if (make_base_trace() != 0) {
+		fprintf(stderr, "test_reader: cannot write the reference trace "
+				"with the writer\n");
+		return 1;
+	}
+	int rc = tu_main(argc, argv, suites);
+	if (rc == 0)
+		tu_rmtree(base_dir);
+	free(base_data);
+	free(base_path);
+	free(base_dir);
+	free(intact.m);
+	return rc;
+}

@@ -1,0 +1,194 @@
+/* Helpers shared by the dltrace tests: running programs with captured
+ * output, scratch directories, reading traces through analyzer/reader.h,
+ * running dltrace-analyze and a small JSON parser for its output.
+ *
+ * Paths of the things under test come from CMake (tests/CMakeLists.txt):
+ * DLT_TEST_LAUNCHER, DLT_TEST_ANALYZE, DLT_TEST_LIB, DLT_TEST_FX (fixtures),
+ * DLT_TEST_TMP (scratch space: removed after each test unless a check has
+ * failed or DLT_TEST_KEEP=1 is in the environment). */
+#ifndef DLT_TESTUTIL_H
+#define DLT_TESTUTIL_H
+
+#include <CUnit/Basic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "reader.h"
+
+/* ---- assertions ------------------------------------------------------- */
+
+/* CU_ASSERT with an explanation: on failure the formatted text goes to
+ * stderr at once and into CUnit's failure list. */
+#define TU_CHECK(cond, ...) \
+	tu_check(!!(cond), __LINE__, __FILE__, #cond, 0, __VA_ARGS__)
+#define TU_CHECK_FATAL(cond, ...) \
+	tu_check(!!(cond), __LINE__, __FILE__, #cond, 1, __VA_ARGS__)
+void tu_check(int ok, unsigned line, const char *file, const char *expr,
+	      int fatal, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/* ---- running programs -------------------------------------------------- */
+
+struct tu_proc {
+	pid_t pid;
+	int out_fd, err_fd; /* -1 once drained */
+	char *out, *err;    /* NUL-terminated captured output */
+	size_t out_len, err_len, out_cap, err_cap;
+	size_t out_pos; /* consumed by tu_proc_readline */
+	int status;	/* raw wait status once reaped */
+	int reaped;
+	int timed_out;
+};
+
+/* Starts argv[0] (a path) with stdout and stderr captured and stdin from
+ * /dev/null.  The environment is the test's own without LD_PRELOAD,
+ * LD_AUDIT, LD_LIBRARY_PATH and DLTRACE_*, with LC_ALL=C, plus env
+ * ("NAME=VALUE" entries, NULL-terminated; may be NULL).  The child leads a
+ * new process group.  Returns 0 or -1. */
+int tu_proc_start(struct tu_proc *p, const char *const argv[],
+		  const char *const env[]);
+/* Reads one line of stdout (without the newline) into buf.  Returns 1, 0 at
+ * end of output, -1 on timeout. */
+int tu_proc_readline(struct tu_proc *p, char *buf, size_t cap, int timeout_ms);
+/* Reads all output and reaps the child.  On timeout the process group is
+ * killed and timed_out set.  Returns 0, or -1 on timeout. */
+int tu_proc_wait(struct tu_proc *p, int timeout_ms);
+void tu_proc_free(struct tu_proc *p);
+/* start + wait. */
+int tu_run(struct tu_proc *p, const char *const argv[], const char *const env[],
+	   int timeout_ms);
+/* Exit code as a shell reports it: 128+N for a death by signal N. */
+int tu_exit_code(int status);
+/* Describes a run for failure messages ("exit 3", "signal 9", ...). */
+const char *tu_status_str(int status);
+
+/* ---- files and strings ------------------------------------------------- */
+
+char *tu_strfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A fixture's path: DLT_TEST_FX "/" rel.  Caller frees. */
+char *tu_fx(const char *rel);
+/* A fresh directory under DLT_TEST_TMP. Caller frees; tu_rmtree removes it
+ * (or keeps it and says so, see above). */
+char *tu_tmpdir(const char *tag);
+void tu_rmtree(const char *path);
+/* 1 if both paths name the same existing file (device and inode). */
+int tu_same_file(const char *a, const char *b);
+/* Lines of text that start with prefix. */
+size_t tu_count_lines(const char *text, const char *prefix);
+/* text without the lines that start with prefix.  Caller frees. */
+char *tu_drop_lines(const char *text, const char *prefix);
+int tu_contains(const char *hay, const char *needle);
+int tu_contains_ci(const char *hay, const char *needle);
+int tu_copy_file(const char *from, const char *to);
+
+/* ---- traces -------------------------------------------------------------- */
+
+struct tu_mark {
+	uint32_t id, aux;
+	uint64_t value;
+	uint32_t tid;
+};
+
+struct tu_exit {
+	uint16_t how; /* enum dlt_exit_how */
+	int32_t status;
+};
+
+/* Everything a test wants to know about one trace file. */
+struct tu_trace {
+	char *path;
+	struct dlt_file_header hdr;
+	struct tu_mark *marks;
+	size_t nmarks, cap_marks;
+	struct tu_exit exits[16];
+	size_t nexits;
+	uint32_t forks[16]; /* child pids of FORK records */
+	size_t nforks;
+	size_t nrec[256]; /* records seen per type (types < 256) */
+	char **problems;
+	size_t nproblems;
+	struct dlt_trace_stats stats;
+};
+
+/* Reads a whole trace.  Returns 0, or -1 with err set when it cannot be
+ * opened. */
+int tu_trace_load(const char *path, struct tu_trace *t, char *err,
+		  size_t errlen);
+void tu_trace_free(struct tu_trace *t);
+int tu_trace_has_mark(const struct tu_trace *t, uint32_t id);
+
+/* Every *.dltrace in dir, sorted by name.  Returns the count (0 for none or
+ * an unreadable directory); *paths is a NULL-terminated array. */
+size_t tu_list_traces(const char *dir, char ***paths);
+void tu_free_list(char **paths);
+
+struct tu_traceset {
+	struct tu_trace *t;
+	size_t n;
+};
+/* Loads every trace in dir; a trace that does not open is a failed check. */
+size_t tu_traceset_load(const char *dir, struct tu_traceset *s);
+void tu_traceset_free(struct tu_traceset *s);
+/* The traces in the set holding a mark with this id. */
+size_t tu_traceset_with_mark(const struct tu_traceset *s, uint32_t id,
+			     const struct tu_trace **first);
+/* Prints every trace of the set (header and counts) on stderr, for
+ * failure diagnostics. */
+void tu_traceset_dump(const struct tu_traceset *s);
+
+/* ---- JSON -----------------------------------------------------------------
+ */
+
+enum tu_jtype { TU_JNULL, TU_JBOOL, TU_JNUM, TU_JSTR, TU_JARR, TU_JOBJ };
+
+struct tu_json {
+	enum tu_jtype type;
+	int b;
+	double num;
+	char *str;		/* TU_JSTR */
+	size_t n;		/* members of an array or object */
+	char **keys;		/* TU_JOBJ */
+	struct tu_json **items; /* TU_JARR, TU_JOBJ */
+};
+
+struct tu_json *tu_json_parse(const char *text, char *err, size_t errlen);
+void tu_json_free(struct tu_json *j);
+/* Member of an object, or NULL (also when j is NULL or not an object). */
+const struct tu_json *tu_jget(const struct tu_json *j, const char *key);
+/* String member, or NULL when missing, null or not a string. */
+const char *tu_jstr(const struct tu_json *j, const char *key);
+/* Array length (0 for anything but an array) and element. */
+size_t tu_jlen(const struct tu_json *j);
+const struct tu_json *tu_jat(const struct tu_json *j, size_t i);
+
+/* ---- dltrace-analyze ---------------------------------------------------- */
+
+/* Runs `dltrace-analyze SUBCMD [OPT] TRACES...` on every trace in dir. */
+int tu_analyze_dir(struct tu_proc *p, const char *subcmd, const char *opt,
+		   const char *dir);
+/* `libs --json` on every trace in dir, parsed.  Failures are reported as
+ * failed checks; returns NULL then. */
+struct tu_json *tu_libs_json(const char *dir);
+
+/* ---- running suites -------------------------------------------------------
+ */
+
+struct tu_test {
+	const char *name;
+	void (*fn)(void);
+};
+
+struct tu_suite {
+	const char *name;
+	const struct tu_test *tests; /* ends with {NULL, NULL} */
+	/* NULL, or a function that returns why the suite cannot run here. */
+	const char *(*skip_reason)(void);
+};
+
+/* Runs the suites named on the command line (all without arguments) with
+ * CUnit's verbose basic runner.  Exit status: 0 all passed, 1 failures,
+ * 77 when the only suite asked for was skipped. */
+int tu_main(int argc, char **argv, const struct tu_suite *suites);
+
+#endif
