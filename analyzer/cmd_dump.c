@@ -1,0 +1,343 @@
+/* "dump": every record of a trace, decoded, in file order.  Meant for
+ * debugging dltrace itself, so it shows the raw facts (ids, offsets, flag
+ * bits) next to their meaning and hides nothing the reader accepted. */
+#include <inttypes.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "commands.h"
+#include "model.h"
+
+const char dlt_dump_usage[] =
+	"usage: dltrace-analyze dump PATH...\n"
+	"\n"
+	"The file header, then one line per record in file order: offset,\n"
+	"thread, writer (shim, audit, launcher), time since the trace started\n"
+	"(seconds), record type and its fields.  Records of types this "
+	"version\n"
+	"does not know are shown as \"type N len L\".\n"
+	"\n"
+	"PATH is a trace file or a directory of *.dltrace files.  Damage is\n"
+	"reported on stderr; the exit status is 2 only when no input could be\n"
+	"read at all.\n";
+
+struct dlt_dump {
+	FILE *out;
+	struct dlt_trace *t;
+	uint64_t start;
+};
+
+static void dlt_dump_str(struct dlt_dump *d, const char *key, uint32_t id)
+{
+	fprintf(d->out, " %s=", key);
+	if (id == DLT_STR_NONE) {
+		fputc('-', d->out);
+		return;
+	}
+	const char *s = dlt_trace_str(d->t, id);
+	if (s)
+		dlt_fput_quoted(d->out, s);
+	else
+		fprintf(d->out, "<lost string %" PRIu32 ">", id);
+}
+
+static void dlt_dump_names(FILE *out, char names[][DLT_NAME_LEN], size_t n)
+{
+	if (n == 0)
+		fputc('-', out);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s%s", i ? "|" : "", names[i]);
+}
+
+static void dlt_dump_tried(struct dlt_dump *d, const struct dlt_rec_hdr *r,
+			   size_t fixed, const struct dlt_tried *tried,
+			   uint32_t n)
+{
+	uint32_t room = (uint32_t)((r->len - fixed) / sizeof(*tried));
+	fprintf(d->out, " tried=[");
+	for (uint32_t i = 0; i < n && i < room; i++) {
+		fprintf(d->out, "%s%s:", i ? " " : "",
+			dlt_found_via_name(tried[i].via));
+		const char *s = dlt_trace_str(d->t, tried[i].path);
+		if (s)
+			dlt_fput_quoted(d->out, s);
+		else
+			fprintf(d->out, "<string %" PRIu32 ">", tried[i].path);
+	}
+	fputc(']', d->out);
+	if (n > room)
+		fprintf(d->out,
+			" (n_tried %" PRIu32 " but room for %" PRIu32 ")", n,
+			room);
+}
+
+static void dlt_dump_lib_load(struct dlt_dump *d,
+			      const struct dlt_rec_lib_load *r)
+{
+	FILE *out = d->out;
+	char names[40][DLT_NAME_LEN];
+	fputs(" flags=", out);
+	dlt_dump_names(out, names, dlt_lib_flag_names(r->h.flags, names, 40));
+	fprintf(out,
+		" obj=0x%" PRIx64 " requester_obj=0x%" PRIx64 " base=0x%" PRIx64
+		" lmid=%" PRId64,
+		r->obj, r->requester_obj, r->base, r->lmid);
+	dlt_dump_str(d, "requested", r->requested);
+	dlt_dump_str(d, "requester", r->requester);
+	dlt_dump_str(d, "path", r->path);
+	dlt_dump_str(d, "realpath", r->realpath);
+	dlt_dump_str(d, "soname", r->soname);
+	dlt_dump_str(d, "runpath", r->runpath);
+	dlt_dump_str(d, "rpath", r->rpath);
+	fprintf(out, " found_via=%s", dlt_found_via_name(r->found_via));
+	if (r->found_via >= DLT_VIA_COUNT)
+		fprintf(out, "(%" PRIu32 ")", r->found_via);
+	fprintf(out,
+		" dev=%" PRIu64 " ino=%" PRIu64 " size=%" PRIu64
+		" mtime_ns=%" PRId64 " build_id=",
+		r->dev, r->ino, r->size, r->mtime_ns);
+	if (r->build_id_len == 0)
+		fputc('-', out);
+	for (uint32_t i = 0; i < r->build_id_len && i < sizeof(r->build_id);
+	     i++)
+		fprintf(out, "%02x", r->build_id[i]);
+	if (r->build_id_len > sizeof(r->build_id))
+		fprintf(out, "(len %" PRIu32 ")", r->build_id_len);
+	dlt_dump_tried(d, &r->h, sizeof(*r), r->tried, r->n_tried);
+}
+
+static void dlt_dump_exit(FILE *out, const struct dlt_rec_exit *r)
+{
+	static const char *const how[] = {NULL, "normal", "_exit", "exec",
+					  "reaped"};
+	if (r->h.flags < sizeof(how) / sizeof(how[0]) && how[r->h.flags])
+		fprintf(out, " how=%s", how[r->h.flags]);
+	else
+		fprintf(out, " how=%u", (unsigned)r->h.flags);
+	if (r->h.flags == DLT_EXIT_REAPED) {
+		fprintf(out, " wait_status=0x%" PRIx32, (uint32_t)r->status);
+		struct dlt_end e = {DLT_END_REAPED, r->status, 0, NULL};
+		char buf[128];
+		fprintf(out, " (%s)", dlt_end_describe(&e, buf, sizeof(buf)));
+	} else {
+		fprintf(out, " status=%" PRId32, r->status);
+	}
+}
+
+static void dlt_dump_time(FILE *out, uint64_t ts, uint64_t start)
+{
+	if (ts == 0) {
+		/* Records whose time does not matter (ARG, ENV) carry 0. */
+		fprintf(out, "%14s", "-");
+		return;
+	}
+	char sign = ts >= start ? '+' : '-';
+	uint64_t d = ts >= start ? ts - start : start - ts;
+	char buf[40];
+	snprintf(buf, sizeof(buf), "%c%" PRIu64 ".%06" PRIu64, sign,
+		 d / 1000000000u, d % 1000000000u / 1000u);
+	fprintf(out, "%14s", buf);
+}
+
+static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
+{
+	struct dlt_dump *d = ctx;
+	FILE *out = d->out;
+	const struct dlt_rec_hdr *h = v->rec;
+	const char *writer = dlt_writer_name(v->writer);
+	fprintf(out, "%10" PRIu64 " %7" PRIu32 " ", v->offset, v->tid);
+	if (writer)
+		fprintf(out, "%-8s ", writer);
+	else
+		fprintf(out, "w%-7" PRIu32 " ", v->writer);
+	dlt_dump_time(out, h->ts, d->start);
+	const char *type = dlt_rec_type_name(h->type);
+	if (type == NULL) {
+		fprintf(out, " type %u len %" PRIu32 " flags 0x%x\n",
+			(unsigned)h->type, h->len, (unsigned)h->flags);
+		return 0;
+	}
+	fprintf(out, " %-10s", type);
+	char names[40][DLT_NAME_LEN];
+	switch (h->type) {
+	case DLT_REC_PROC: {
+		const struct dlt_rec_proc *r = (const void *)h;
+		dlt_dump_str(d, "host", r->host);
+		dlt_dump_str(d, "exe", r->exe);
+		dlt_dump_str(d, "cwd", r->cwd);
+		fprintf(out,
+			" rank=%" PRId32 " world_size=%" PRId32
+			" argc=%" PRIu32,
+			r->rank, r->world_size, r->argc);
+		break;
+	}
+	case DLT_REC_ARG: {
+		const struct dlt_rec_arg *r = (const void *)h;
+		fprintf(out, " index=%" PRIu32, r->index);
+		dlt_dump_str(d, "arg", r->str);
+		if (h->flags & 1)
+			fputs(" (cut)", out);
+		break;
+	}
+	case DLT_REC_ENV: {
+		const struct dlt_rec_env *r = (const void *)h;
+		dlt_dump_str(d, "name", r->name);
+		dlt_dump_str(d, "value", r->value);
+		if (h->flags & 1)
+			fputs(" (redacted)", out);
+		break;
+	}
+	case DLT_REC_NOTE: {
+		const struct dlt_rec_note *r = (const void *)h;
+		fprintf(out, " level=%s", dlt_note_level_name(h->flags));
+		dlt_dump_str(d, "text", r->text);
+		break;
+	}
+	case DLT_REC_LIB_LOAD:
+		dlt_dump_lib_load(d, (const void *)h);
+		break;
+	case DLT_REC_LIB_FAIL: {
+		const struct dlt_rec_lib_fail *r = (const void *)h;
+		fputs(" flags=", out);
+		dlt_dump_names(out, names,
+			       dlt_lib_flag_names(h->flags, names, 40));
+		fprintf(out, " requester_obj=0x%" PRIx64, r->requester_obj);
+		dlt_dump_str(d, "requested", r->requested);
+		dlt_dump_str(d, "requester", r->requester);
+		dlt_dump_tried(d, h, sizeof(*r), r->tried, r->n_tried);
+		break;
+	}
+	case DLT_REC_LIB_UNLOAD: {
+		const struct dlt_rec_lib_unload *r = (const void *)h;
+		fprintf(out, " obj=0x%" PRIx64 "%s", r->obj,
+			h->flags & 1 ? " (load failed after mapping)" : "");
+		break;
+	}
+	case DLT_REC_DLOPEN: {
+		const struct dlt_rec_dlopen *r = (const void *)h;
+		dlt_dump_str(d, "name", r->name);
+		fprintf(out, " mode=0x%" PRIx32 "(", (uint32_t)r->mode);
+		dlt_dump_names(out, names,
+			       dlt_rtld_mode_names(r->mode, names, 40));
+		fprintf(out, ") caller=0x%" PRIx64, r->caller);
+		dlt_dump_str(d, "caller_obj", r->caller_obj);
+		break;
+	}
+	case DLT_REC_DLERROR: {
+		const struct dlt_rec_dlerror *r = (const void *)h;
+		dlt_dump_str(d, "text", r->text);
+		break;
+	}
+	case DLT_REC_EXIT:
+		dlt_dump_exit(out, (const void *)h);
+		break;
+	case DLT_REC_FORK: {
+		const struct dlt_rec_fork *r = (const void *)h;
+		fprintf(out, " child_pid=%" PRIu32, r->child_pid);
+		break;
+	}
+	case DLT_REC_EXEC: {
+		const struct dlt_rec_exec *r = (const void *)h;
+		dlt_dump_str(d, "path", r->path);
+		if (h->flags & 1)
+			fprintf(out, " failed err=%" PRId32 " (%s)", r->err,
+				strerror(r->err));
+		break;
+	}
+	case DLT_REC_MARK: {
+		const struct dlt_rec_mark *r = (const void *)h;
+		fprintf(out,
+			" id=%" PRIu32 " aux=%" PRIu32 " value=%" PRIu64
+			" (0x%" PRIx64 ")",
+			r->id, r->aux, r->value, r->value);
+		break;
+	}
+	default:
+		fprintf(out, " len=%" PRIu32 " flags=0x%x", h->len,
+			(unsigned)h->flags);
+	}
+	fputc('\n', out);
+	return 0;
+}
+
+static void dlt_dump_header(FILE *out, const char *path,
+			    const struct dlt_file_header *h, uint64_t bytes)
+{
+	char when[64];
+	fputs("trace ", out);
+	dlt_fput_text(out, path, "");
+	fprintf(out,
+		"\n  format %u.%u  header_size %" PRIu32 "  chunk_size %" PRIu32
+		"  data_offset %" PRIu64 "  alloc_cursor %" PRIu64
+		"  file_size %" PRIu64 "\n",
+		(unsigned)h->version_major, (unsigned)h->version_minor,
+		h->header_size, h->chunk_size, h->data_offset, h->alloc_cursor,
+		bytes);
+	fprintf(out,
+		"  pid %" PRIu32 "  ppid %" PRIu32 "  exec_seq %" PRIu32
+		"  trace_id 0x%016" PRIx64 "  parent_trace_id 0x%016" PRIx64
+		" (%s)\n",
+		h->pid, h->ppid, h->exec_seq, h->trace_id, h->parent_trace_id,
+		dlt_parent_kind_name(h->parent_kind));
+	dlt_format_utc(h->start_realtime_ns, when, sizeof(when));
+	fprintf(out,
+		"  start %s  realtime_ns %" PRIu64 "  monotonic_ns %" PRIu64
+		"\n",
+		when, h->start_realtime_ns, h->start_monotonic_ns);
+	fprintf(out, "  features 0x%" PRIx64 "%s%s%s\n", h->features,
+		h->features & DLT_FEAT_AUDIT ? " audit" : "",
+		h->features & DLT_FEAT_PRELOAD ? " preload" : "",
+		h->features & DLT_FEAT_ARGV_REDACTED ? " argv_redacted" : "");
+	fprintf(out, "%10s %7s %-8s %14s %s\n", "offset", "tid", "writer",
+		"time", "record");
+}
+
+int dlt_cmd_dump(int argc, char **argv)
+{
+	int npaths;
+	int rc = dlt_cmd_args("dump", dlt_dump_usage, argc, argv, NULL, 0,
+			      &npaths);
+	if (rc >= 0)
+		return rc;
+	struct dlt_inputs in;
+	dlt_inputs_collect(&in, npaths, argv);
+	for (size_t i = 0; i < in.nerrors; i++)
+		fprintf(stderr, "dltrace-analyze: %s: %s\n", in.errors[i].path,
+			in.errors[i].message);
+	size_t usable = 0;
+	for (size_t i = 0; i < in.npaths; i++) {
+		char err[1024] = "";
+		struct dlt_trace *t =
+			dlt_trace_open(in.paths[i], err, sizeof(err));
+		if (t == NULL) {
+			fprintf(stderr, "dltrace-analyze: %s\n", err);
+			continue;
+		}
+		if (usable++)
+			fputc('\n', stdout);
+		const struct dlt_file_header *h = dlt_trace_header(t);
+		struct dlt_trace_stats st;
+		dlt_trace_stats(t, &st);
+		dlt_dump_header(stdout, in.paths[i], h, st.bytes);
+		struct dlt_dump d = {stdout, t, h->start_monotonic_ns};
+		dlt_trace_foreach(t, dlt_dump_rec, &d);
+		dlt_trace_stats(t, &st);
+		fprintf(stdout,
+			"%" PRIu64 " records in %" PRIu64 " chunks, %" PRIu64
+			" of unknown types\n",
+			st.records, st.chunks, st.unknown);
+		/* Problems are known once the records have been walked. */
+		fflush(stdout);
+		for (size_t k = 0; k < dlt_trace_problem_count(t); k++)
+			fprintf(stderr, "dltrace-analyze: %s: %s\n",
+				in.paths[i], dlt_trace_problem(t, k));
+		dlt_trace_close(t);
+	}
+	dlt_inputs_free(&in);
+	if (usable == 0) {
+		fprintf(stderr,
+			"dltrace-analyze: no usable trace among the inputs\n");
+		return DLT_EXIT_USAGE;
+	}
+	return DLT_EXIT_OK;
+}

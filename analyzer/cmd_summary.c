@@ -1,0 +1,344 @@
+/* "summary": who ran, how, and how it ended; and the launcher's verdict. */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "model.h"
+
+const char dlt_summary_usage[] =
+	"usage: dltrace-analyze summary PATH...\n"
+	"\n"
+	"One block per traced process (process image), in start order: pid,\n"
+	"parent, rank, host, program, command line, start time (UTC), how it\n"
+	"ended, record count, libraries loaded and failed, the tracer's "
+	"notes,\n"
+	"and which other trace it was forked or exec'ed from.  A tree of the\n"
+	"processes follows.\n"
+	"\n"
+	"PATH is a trace file or a directory of *.dltrace files.  Damage in a\n"
+	"trace and inputs that cannot be read are reported on stderr; the "
+	"exit\n"
+	"status is 2 only when no input could be read at all.\n";
+
+static void dlt_put_argv(FILE *out, const struct dlt_process *p)
+{
+	if (p->argc == 0) {
+		fputs("(not recorded)", out);
+		return;
+	}
+	for (uint32_t i = 0; i < p->argc; i++) {
+		if (i)
+			fputc(' ', out);
+		if (p->argv[i])
+			dlt_fput_shell_word(out, p->argv[i]);
+		else
+			fputs("<lost>", out);
+	}
+	if (p->argv_cut)
+		fputs("  (long arguments were cut)", out);
+}
+
+/* The name a person knows the process by. */
+static const char *dlt_proc_name(const struct dlt_process *p)
+{
+	if (p->exe)
+		return dlt_basename(p->exe);
+	if (p->argc > 0 && p->argv[0])
+		return dlt_basename(p->argv[0]);
+	return NULL;
+}
+
+static void dlt_put_parent(FILE *out, const struct dlt_set *s,
+			   const struct dlt_process *p)
+{
+	long up = dlt_set_parent(s, p);
+	const struct dlt_process *parent = up < 0 ? NULL : s->procs[up];
+	switch (p->hdr.parent_kind) {
+	case DLT_PARENT_NONE:
+		fputs("none (started by a program that was not traced)", out);
+		return;
+	case DLT_PARENT_FORK:
+		fputs("forked from ", out);
+		break;
+	case DLT_PARENT_EXEC:
+		fputs("exec'ed by the previous image ", out);
+		break;
+	default:
+		fprintf(out, "unknown relation %" PRIu32 " to ",
+			p->hdr.parent_kind);
+	}
+	if (parent) {
+		fprintf(out, "pid %" PRIu32 " (", parent->hdr.pid);
+		dlt_fput_text(out, parent->trace, "?");
+		fputc(')', out);
+	} else {
+		fprintf(out,
+			"trace 0x%016" PRIx64 ", which is not among the inputs",
+			p->hdr.parent_trace_id);
+	}
+}
+
+static void dlt_put_process(FILE *out, const struct dlt_set *s,
+			    const struct dlt_process *p)
+{
+	char buf[4096];
+	fprintf(out, "pid %" PRIu32 "  ppid %" PRIu32, p->hdr.pid, p->hdr.ppid);
+	if (p->rank >= 0) {
+		fprintf(out, "  rank %" PRId32, p->rank);
+		if (p->world_size > 0)
+			fprintf(out, " of %" PRId32, p->world_size);
+	}
+	if (p->hdr.exec_seq)
+		fprintf(out, "  image %" PRIu32, p->hdr.exec_seq);
+	fputs("  host ", out);
+	dlt_fput_text(out, p->host, "?");
+	fputs("\n  trace     ", out);
+	dlt_fput_text(out, p->trace, "?");
+	fputs("\n  exe       ", out);
+	dlt_fput_text(out, p->exe, "(not recorded)");
+	fputs("\n  argv      ", out);
+	dlt_put_argv(out, p);
+	if (p->cwd) {
+		fputs("\n  cwd       ", out);
+		dlt_fput_text(out, p->cwd, "");
+	}
+	dlt_format_utc(p->hdr.start_realtime_ns, buf, sizeof(buf));
+	fprintf(out, "\n  started   %s", buf);
+	dlt_end_describe(&p->end, buf, sizeof(buf));
+	fputs("\n  ended     ", out);
+	dlt_fput_text(out, buf, "");
+	for (size_t i = 0; i < p->nexec_fails; i++) {
+		const struct dlt_exec_fail *f = &p->exec_fails[i];
+		fputs("\n  exec      ", out);
+		dlt_fput_text(out, f->path, "(program not recorded)");
+		fprintf(out, " failed: %s", strerror(f->err));
+	}
+	fputs("\n  parent    ", out);
+	dlt_put_parent(out, s, p);
+	if (p->nforks) {
+		fputs("\n  forked    ", out);
+		for (size_t i = 0; i < p->nforks; i++)
+			fprintf(out, "%s%" PRIu32, i ? ", " : "pid ",
+				p->forks[i]);
+	}
+	fprintf(out, "\n  records   %" PRIu64, p->records);
+	fprintf(out, "\n  libraries %zu loaded, %zu failed", p->nlibs_loaded,
+		p->nlibs_failed);
+	for (size_t i = 0; i < p->nnotes; i++) {
+		fprintf(out, "\n  note      [%s] ",
+			dlt_note_level_name(p->notes[i].level));
+		dlt_fput_text(out, p->notes[i].text, "(text lost)");
+	}
+	if (p->nproblems)
+		fprintf(out,
+			"\n  damage    %zu problem%s reading the trace "
+			"(on stderr)",
+			p->nproblems, p->nproblems == 1 ? "" : "s");
+	fputc('\n', out);
+}
+
+/* The tree by parent trace id, as first-child/next-sibling lists built in
+ * start order, so that children are listed in the order they started. */
+struct dlt_tree {
+	long *first;
+	long *last;
+	long *next;
+	bool *shown;
+};
+
+static void dlt_tree_node(FILE *out, const struct dlt_set *s,
+			  struct dlt_tree *tr, long i, int depth)
+{
+	const struct dlt_process *p = s->procs[i];
+	char how[512];
+	tr->shown[i] = true;
+	fprintf(out, "%*s", 2 + 2 * depth, "");
+	if (depth > 0)
+		fprintf(out, "%s ", dlt_parent_kind_name(p->hdr.parent_kind));
+	fprintf(out, "pid %" PRIu32 " ", p->hdr.pid);
+	dlt_fput_text(out, dlt_proc_name(p), "?");
+	if (p->rank >= 0)
+		fprintf(out, " rank %" PRId32, p->rank);
+	fputs(": ", out);
+	dlt_fput_text(out, dlt_end_describe(&p->end, how, sizeof(how)), "");
+	fputc('\n', out);
+	for (long k = tr->first[i]; k >= 0; k = tr->next[k])
+		if (!tr->shown[k])
+			dlt_tree_node(out, s, tr, k, depth + 1);
+}
+
+static void dlt_put_tree(FILE *out, const struct dlt_set *s)
+{
+	size_t n = s->nprocs;
+	struct dlt_tree tr = {
+		dlt_xcalloc(n, sizeof(long)), dlt_xcalloc(n, sizeof(long)),
+		dlt_xcalloc(n, sizeof(long)), dlt_xcalloc(n, sizeof(bool))};
+	long *parent = dlt_xcalloc(n, sizeof(long));
+	for (size_t i = 0; i < n; i++)
+		tr.first[i] = tr.last[i] = tr.next[i] = -1;
+	for (size_t i = 0; i < n; i++) {
+		long up = parent[i] = dlt_set_parent(s, s->procs[i]);
+		if (up < 0)
+			continue;
+		if (tr.last[up] < 0)
+			tr.first[up] = (long)i;
+		else
+			tr.next[tr.last[up]] = (long)i;
+		tr.last[up] = (long)i;
+	}
+	fputs("process tree (by trace parent):\n", out);
+	for (size_t i = 0; i < n; i++)
+		if (parent[i] < 0)
+			dlt_tree_node(out, s, &tr, (long)i, 0);
+	/* Only a cycle of parent ids (damaged headers) is left. */
+	for (size_t i = 0; i < n; i++)
+		if (!tr.shown[i])
+			dlt_tree_node(out, s, &tr, (long)i, 0);
+	free(parent);
+	free(tr.first);
+	free(tr.last);
+	free(tr.next);
+	free(tr.shown);
+}
+
+int dlt_cmd_summary(int argc, char **argv)
+{
+	int npaths;
+	int rc = dlt_cmd_args("summary", dlt_summary_usage, argc, argv, NULL, 0,
+			      &npaths);
+	if (rc >= 0)
+		return rc;
+	struct dlt_set s;
+	if (dlt_set_load(&s, npaths, argv, stderr) != 0) {
+		dlt_set_free(&s);
+		return DLT_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < s.nprocs; i++) {
+		if (i)
+			fputc('\n', stdout);
+		dlt_put_process(stdout, &s, s.procs[i]);
+	}
+	fputc('\n', stdout);
+	dlt_put_tree(stdout, &s);
+	dlt_set_free(&s);
+	return DLT_EXIT_OK;
+}
+
+/* ---- the launcher's verdict ------------------------------------------ */
+
+#define DLT_VERDICT_LINES 10
+
+/* Lines are kept so that the count of the ones left out can be said. */
+struct dlt_verdict {
+	FILE *out;
+	size_t shown;
+	size_t more;
+};
+
+static FILE *dlt_verdict_line(struct dlt_verdict *v)
+{
+	if (v->shown >= DLT_VERDICT_LINES) {
+		v->more++;
+		return NULL;
+	}
+	v->shown++;
+	fputs("dltrace: ", v->out);
+	return v->out;
+}
+
+int dlt_verdict_print(FILE *out, const char *dir)
+{
+	struct dlt_set s;
+	char *args[] = {(char *)dir};
+	int problems = 0;
+	dlt_set_load(&s, 1, args, NULL);
+	if (s.nprocs == 0 && s.nunusable == 1 &&
+	    strcmp(s.unusable[0].path, dir) == 0) {
+		fputs("dltrace: no trace in ", out);
+		dlt_fput_text(out, dir, "");
+		fputs(": ", out);
+		dlt_fput_text(out, s.unusable[0].message, "");
+		fputc('\n', out);
+		dlt_set_free(&s);
+		return -1;
+	}
+	fprintf(out, "dltrace: %zu process%s traced in ", s.nprocs,
+		s.nprocs == 1 ? "" : "es");
+	dlt_fput_text(out, dir, "");
+	fputc('\n', out);
+
+	struct dlt_verdict v = {out, 0, 0};
+	FILE *o;
+	char how[1024];
+	for (size_t i = 0; i < s.nunusable; i++, problems++) {
+		if ((o = dlt_verdict_line(&v)) == NULL)
+			continue;
+		dlt_fput_text(o, s.unusable[i].path, "?");
+		fputs(": unreadable: ", o);
+		dlt_fput_text(o, s.unusable[i].message, "");
+		fputc('\n', o);
+	}
+	for (size_t i = 0; i < s.nprocs; i++) {
+		const struct dlt_process *p = s.procs[i];
+		if (!dlt_end_is_failure(&p->end))
+			continue;
+		problems++;
+		if ((o = dlt_verdict_line(&v)) == NULL)
+			continue;
+		fprintf(o, "pid %" PRIu32 " (", p->hdr.pid);
+		dlt_fput_text(o, dlt_proc_name(p), "?");
+		if (p->rank >= 0)
+			fprintf(o, ", rank %" PRId32, p->rank);
+		fputs("): ", o);
+		dlt_fput_text(o, dlt_end_describe(&p->end, how, sizeof(how)),
+			      "");
+		fputc('\n', o);
+	}
+	for (size_t i = 0; i < s.nprocs; i++) {
+		const struct dlt_process *p = s.procs[i];
+		for (size_t k = 0; k < p->nlibs; k++) {
+			const struct dlt_lib *lib = &p->libs[k];
+			if (!lib->failed)
+				continue;
+			problems++;
+			if ((o = dlt_verdict_line(&v)) == NULL)
+				continue;
+			const char *name = lib->requested ? lib->requested
+					   : lib->path	  ? lib->path
+							  : lib->dlopen_name;
+			fprintf(o, "pid %" PRIu32 ": could not load ",
+				p->hdr.pid);
+			dlt_fput_text(o, name, "(unknown library)");
+			if (lib->requester) {
+				fputs(" (requested by ", o);
+				dlt_fput_text(o, dlt_basename(lib->requester),
+					      "");
+				fputc(')', o);
+			}
+			fputs(": ", o);
+			dlt_fput_text(o, lib->error, "failed");
+			fputc('\n', o);
+		}
+	}
+	for (size_t i = 0; i < s.nprocs; i++) {
+		const struct dlt_process *p = s.procs[i];
+		for (size_t k = 0; k < p->nproblems; k++, problems++) {
+			if ((o = dlt_verdict_line(&v)) == NULL)
+				continue;
+			dlt_fput_text(o, p->trace, "?");
+			fputs(": ", o);
+			dlt_fput_text(o, p->problems[k], "");
+			fputc('\n', o);
+		}
+	}
+	if (v.more)
+		fprintf(out, "dltrace: … and %zu more\n", v.more);
+	fputs("dltrace: details: dltrace-analyze libs ", out);
+	dlt_fput_shell_word(out, dir);
+	fputc('\n', out);
+	fflush(out);
+	dlt_set_free(&s);
+	return problems;
+}

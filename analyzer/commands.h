@@ -1,0 +1,35 @@
+/* The analyzer's commands.
+ *
+ * Each command gets the arguments that follow its name (argv[0] is the
+ * first of them, not the command name) and returns the exit status:
+ *   0  the command ran; inputs that could not be read, and damage found in
+ *      traces, are reported on stderr as long as at least one trace was
+ *      usable
+ *   2  unusable arguments, or no usable trace among the inputs
+ * Other statuses are left for commands that judge (check). */
+#ifndef DLTRACE_COMMANDS_H
+#define DLTRACE_COMMANDS_H
+
+#include <stdio.h>
+
+#define DLT_EXIT_OK 0
+#define DLT_EXIT_USAGE 2
+
+int dlt_cmd_summary(int argc, char **argv);
+int dlt_cmd_libs(int argc, char **argv);
+int dlt_cmd_dump(int argc, char **argv);
+
+/* The short verdict the launcher prints when the traced program is done:
+ * the number of traces in dir, then one line per process that did not exit
+ * with status 0, per failed library load and per unreadable or damaged
+ * trace (at most about ten lines in all), then where to look next.
+ * Returns the number of problems found, or -1 when dir holds no trace. */
+int dlt_verdict_print(FILE *out, const char *dir);
+
+/* Usage texts, printed by "dltrace-analyze COMMAND --help" and by the
+ * general help. */
+extern const char dlt_summary_usage[];
+extern const char dlt_libs_usage[];
+extern const char dlt_dump_usage[];
+
+#endif

@@ -1,0 +1,97 @@
+/* dltrace-analyze: reads dltrace traces and reports on them. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+#define DLT_VERSION "0.1.0"
+
+struct dlt_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *usage;
+	const char *what;
+};
+
+/* New commands (check, algos, diff, export, hangs) go here. */
+static const struct dlt_command dlt_commands[] = {
+	{"summary", dlt_cmd_summary, dlt_summary_usage,
+	 "one block per process: identity, command line, how it ended"},
+	{"libs", dlt_cmd_libs, dlt_libs_usage,
+	 "every library load and failed load, and why that file was chosen"},
+	{"dump", dlt_cmd_dump, dlt_dump_usage,
+	 "every record of a trace, decoded (for debugging dltrace)"},
+};
+
+#define DLT_NCOMMANDS (sizeof(dlt_commands) / sizeof(dlt_commands[0]))
+
+static void dlt_usage(FILE *out)
+{
+	fputs("usage: dltrace-analyze COMMAND [OPTIONS] PATH...\n"
+	      "       dltrace-analyze --help | --version\n"
+	      "\n"
+	      "PATH is a trace file or a directory; a directory stands for\n"
+	      "every *.dltrace file in it (not recursive).\n"
+	      "\n"
+	      "commands:\n",
+	      out);
+	for (size_t i = 0; i < DLT_NCOMMANDS; i++)
+		fprintf(out, "  %-9s %s\n", dlt_commands[i].name,
+			dlt_commands[i].what);
+	fputs("\n"
+	      "'dltrace-analyze COMMAND --help' describes a command.\n"
+	      "\n"
+	      "exit status:\n"
+	      "  0  the command ran.  Inputs that cannot be read and damage\n"
+	      "     found in traces are reported on stderr; what could be\n"
+	      "     read is still analysed.\n"
+	      "  2  bad arguments, or not one usable trace among the inputs.\n",
+	      out);
+}
+
+/* Output that never reached its destination is a failure, not a success:
+ * a full disk under "dltrace-analyze libs --json > out.json" must show. */
+static int dlt_check_stdout(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "dltrace-analyze: error writing output: %s\n",
+			strerror(errno ? errno : EIO));
+		return DLT_EXIT_USAGE;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		dlt_usage(stderr);
+		return DLT_EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+	    strcmp(cmd, "help") == 0) {
+		if (argc > 2 && strcmp(cmd, "help") == 0) {
+			for (size_t i = 0; i < DLT_NCOMMANDS; i++) {
+				if (strcmp(argv[2], dlt_commands[i].name) ==
+				    0) {
+					fputs(dlt_commands[i].usage, stdout);
+					return dlt_check_stdout(DLT_EXIT_OK);
+				}
+			}
+		}
+		dlt_usage(stdout);
+		return dlt_check_stdout(DLT_EXIT_OK);
+	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+		puts("dltrace-analyze " DLT_VERSION);
+		return dlt_check_stdout(DLT_EXIT_OK);
+	}
+	for (size_t i = 0; i < DLT_NCOMMANDS; i++)
+		if (strcmp(cmd, dlt_commands[i].name) == 0)
+			return dlt_check_stdout(
+				dlt_commands[i].run(argc - 2, argv + 2));
+	fprintf(stderr, "dltrace-analyze: unknown command '%s'\n\n", cmd);
+	dlt_usage(stderr);
+	return DLT_EXIT_USAGE;
+}

@@ -1,0 +1,264 @@
+/* The analyzer's view of a trace: one struct dlt_process per trace file
+ * (that is, per process image), built once and then only read.
+ *
+ * Ownership: loading copies every string the model keeps into memory owned
+ * by the process (one arena per process), and closes the trace before it
+ * returns.  Nothing in a struct dlt_process points into the trace file, so
+ * hundreds of traces can be loaded without holding hundreds of mappings, and
+ * dlt_process_free releases everything. */
+#ifndef DLTRACE_MODEL_H
+#define DLTRACE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dltrace/format.h"
+#include "reader.h"
+
+/* How a process image ended; the values match enum dlt_exit_how. */
+enum dlt_end_how {
+	DLT_END_NONE = 0, /* no end record: SIGKILL, crash, or still running */
+	DLT_END_NORMAL = DLT_EXIT_NORMAL,	  /* exit() or main returned */
+	DLT_END_UNDERSCORE = DLT_EXIT_UNDERSCORE, /* _exit() / _Exit() */
+	DLT_END_EXEC = DLT_EXIT_EXEC,		  /* image replaced by exec */
+	DLT_END_REAPED = DLT_EXIT_REAPED, /* wait status seen by the launcher */
+};
+
+struct dlt_end {
+	enum dlt_end_how how;
+	/* NORMAL, UNDERSCORE: the exit status, -1 when it was not seen.
+	 * REAPED: the raw wait status.  Otherwise 0. */
+	int32_t status;
+	uint64_t ts;	       /* of the deciding record, 0 for NONE */
+	const char *exec_path; /* EXEC: program exec'ed, NULL if unknown */
+};
+
+/* Exit code of a process that exited, else -1 (signal, exec, no end). */
+int dlt_end_exit_code(const struct dlt_end *e);
+/* Signal that killed the process as seen by the launcher, else 0. */
+int dlt_end_signal(const struct dlt_end *e);
+/* True when the end deserves attention: no end record, a non-zero exit
+ * code, or a signal.  An exec, or an exit whose status was not seen, is
+ * not a failure. */
+bool dlt_end_is_failure(const struct dlt_end *e);
+/* "exited with status 1", "killed by signal 9 (SIGKILL)", ...  Returns buf. */
+const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len);
+
+/* One path the loader tried for a library. */
+struct dlt_tried_path {
+	const char *path;
+	uint32_t via; /* enum dlt_found_via, unchecked */
+};
+
+/* One row of the library table: a LIB_LOAD or a LIB_FAIL record. */
+struct dlt_lib {
+	uint64_t ts;
+	uint64_t offset; /* of the record in the trace file */
+	uint32_t tid;
+	bool from_fail_record; /* LIB_FAIL: nothing was mapped */
+	bool failed;	       /* LIB_FAIL, or mapped and then unloaded */
+	const char *requested; /* name as asked for */
+	const char *requester; /* path of the object that asked */
+	const char *path;      /* as the loader opened it */
+	const char *realpath;
+	const char *soname;
+	const char *runpath;
+	const char *rpath;
+	uint32_t found_via; /* enum dlt_found_via, unchecked */
+	uint32_t flags;	    /* DLT_LIB_* */
+	uint64_t obj;
+	uint64_t requester_obj;
+	uint64_t base;
+	uint64_t dev;
+	uint64_t ino;
+	uint64_t size;
+	int64_t mtime_ns;
+	int64_t lmid;
+	uint32_t build_id_len; /* at most 32 */
+	uint8_t build_id[32];
+	uint32_t n_tried;
+	struct dlt_tried_path *tried;
+	/* Failed rows only: what the program got from dlerror() after the
+	 * failing dlopen, else a description made up from the records. */
+	const char *error;
+	int32_t dlopen_mode;	 /* RTLD_* of the dlopen in progress, or -1 */
+	const char *dlopen_name; /* name that dlopen was given, or NULL */
+};
+
+struct dlt_env_var {
+	const char *name;
+	const char *value;
+	bool redacted;
+};
+
+struct dlt_note_entry {
+	uint64_t ts;
+	uint32_t level; /* enum dlt_note_level */
+	const char *text;
+};
+
+/* An execve that returned: the process carried on. */
+struct dlt_exec_fail {
+	uint64_t ts;
+	const char *path;
+	int32_t err; /* errno */
+};
+
+struct dlt_type_count {
+	uint16_t type;
+	uint64_t count;
+};
+
+struct dlt_arena_blk;
+
+struct dlt_process {
+	const char *trace; /* file path as given */
+	struct dlt_file_header hdr;
+
+	bool has_proc; /* a PROC record was read */
+	const char *host;
+	const char *exe;
+	const char *cwd;
+	int32_t rank;	    /* -1 unknown */
+	int32_t world_size; /* -1 unknown */
+
+	uint32_t argc;	   /* from PROC, raised to cover every ARG index */
+	const char **argv; /* argc entries; NULL where a string is lost */
+	bool argv_cut;	   /* an argument was cut by the writer */
+
+	struct dlt_env_var *env;
+	size_t nenv;
+
+	struct dlt_end end;
+	struct dlt_exec_fail *exec_fails;
+	size_t nexec_fails;
+	uint32_t *forks; /* pids of children it forked */
+	size_t nforks;
+
+	struct dlt_lib *libs; /* in ts order */
+	size_t nlibs;
+	size_t nlibs_loaded;
+	size_t nlibs_failed;
+
+	struct dlt_note_entry *notes;
+	size_t nnotes;
+
+	struct dlt_type_count *types; /* ascending type */
+	size_t ntypes;
+	uint64_t records; /* records seen, CHUNK and STRING excluded */
+	struct dlt_trace_stats stats;
+
+	/* The reader's problems, then inconsistencies the model found. */
+	const char **problems;
+	size_t nproblems;
+
+	struct dlt_arena_blk *arena;
+};
+
+/* Reads one trace.  Returns NULL when the file is unusable, with the reason
+ * in err ("PATH: why").  A damaged trace still loads; its damage is listed in
+ * problems. */
+struct dlt_process *dlt_process_load(const char *path, char *err,
+				     size_t errlen);
+void dlt_process_free(struct dlt_process *p);
+
+/* Number of records of one type. */
+uint64_t dlt_process_count(const struct dlt_process *p, uint16_t type);
+
+/* An argument of the command line that named nothing readable. */
+struct dlt_input_error {
+	char *path;
+	char *message; /* without the path */
+};
+
+/* Trace files named by command-line arguments.  A file argument is taken
+ * as is (whether it opens is found out later); a directory stands for every
+ * regular file in it whose name ends in ".dltrace", sorted by name, not
+ * recursing. */
+struct dlt_inputs {
+	char **paths;
+	size_t npaths;
+	struct dlt_input_error *errors;
+	size_t nerrors;
+};
+
+/* Returns 0 when at least one path was found, -1 when none was. */
+int dlt_inputs_collect(struct dlt_inputs *in, int argc, char *const argv[]);
+void dlt_inputs_free(struct dlt_inputs *in);
+
+struct dlt_set_ref;
+
+/* All traces named on a command line. */
+struct dlt_set {
+	struct dlt_process **procs; /* by start time (realtime) */
+	size_t nprocs;
+	struct dlt_input_error *unusable; /* inputs that gave no process */
+	size_t nunusable;
+	struct dlt_set_ref *by_id; /* private: procs sorted by trace id */
+};
+
+/* Collects and loads.  With diag, prints each unusable input and each
+ * problem of a loaded trace as "dltrace-analyze: FILE: message".  Returns 0
+ * when at least one trace loaded, -1 when none did (then also says so on
+ * diag).  The set must be freed either way. */
+int dlt_set_load(struct dlt_set *s, int argc, char *const argv[], FILE *diag);
+void dlt_set_free(struct dlt_set *s);
+/* The process whose trace has this id, NULL if none (or id 0).  Copies of
+ * one trace share its id: the one that sorts first by start wins. */
+const struct dlt_process *dlt_set_find(const struct dlt_set *s,
+				       uint64_t trace_id);
+/* Index in s->procs of the trace p came from (fork parent or pre-exec
+ * image), or -1 when that trace is not in the set. */
+long dlt_set_parent(const struct dlt_set *s, const struct dlt_process *p);
+
+/* Options of a command.  Options may come before, between or after the
+ * paths, up to a "--".  Returns -1 when the command should go on, with the
+ * paths moved to the front of argv and counted in *npaths; otherwise the
+ * exit status to return at once (usage printed for --help, or a message and
+ * the usage for a bad option or no path at all). */
+struct dlt_flag_opt {
+	const char *name; /* "--json" */
+	bool *set;
+};
+int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
+		 const struct dlt_flag_opt *opts, size_t nopts, int *npaths);
+
+/* Names, for output. */
+const char *dlt_found_via_name(uint32_t via);	 /* "RPATH" ... "UNKNOWN" */
+const char *dlt_writer_name(uint32_t writer);	 /* "shim" ..., NULL unknown */
+const char *dlt_parent_kind_name(uint32_t kind); /* "none"/"fork"/"exec" */
+const char *dlt_note_level_name(uint32_t level); /* "info"/"warn"/"error" */
+const char *dlt_signal_name(int sig);		 /* "SIGKILL", or NULL */
+
+#define DLT_NAME_LEN 24
+/* RTLD_* names of a dlopen mode ("RTLD_NOW", "RTLD_LOCAL", ...; unknown
+ * bits as "0x..."), and DLT_LIB_* names ("main", "preload", ...).  Fill at
+ * most max names and return how many were filled. */
+size_t dlt_rtld_mode_names(int32_t mode, char names[][DLT_NAME_LEN],
+			   size_t max);
+size_t dlt_lib_flag_names(uint32_t flags, char names[][DLT_NAME_LEN],
+			  size_t max);
+
+/* "2024-05-01T12:00:00.123456Z". */
+void dlt_format_utc(uint64_t realtime_ns, char *buf, size_t len);
+/* Part after the last '/'; NULL gives NULL. */
+const char *dlt_basename(const char *path);
+
+/* Text output of untrusted strings.  dlt_fput_text writes s with control
+ * characters as \xHH (dflt when s is NULL); dlt_fput_quoted writes a C-style
+ * double-quoted string; dlt_fput_shell_word writes s so that a POSIX shell
+ * would read it back as one word. */
+void dlt_fput_text(FILE *out, const char *s, const char *dflt);
+void dlt_fput_quoted(FILE *out, const char *s);
+void dlt_fput_shell_word(FILE *out, const char *s);
+
+/* Memory that cannot be had ends the program: the analyzer has nothing
+ * useful to do without it. */
+void *dlt_xmalloc(size_t n);
+void *dlt_xcalloc(size_t n, size_t size);
+void *dlt_xrealloc(void *p, size_t n, size_t size);
+char *dlt_xstrdup(const char *s);
+
+#endif
