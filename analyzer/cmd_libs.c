@@ -36,9 +36,46 @@ static void dlt_put_mode(FILE *out, int32_t mode)
 		fprintf(out, "%s%s", i ? "|" : "", names[i]);
 }
 
+static void dlt_text_tried(FILE *out, const struct dlt_tried_path *t)
+{
+	fprintf(out, "      tried %-15s ", dlt_found_via_name(t->via));
+	dlt_fput_text(out, t->path, "(path lost)");
+	fputc('\n', out);
+}
+
+/* The default directories alone make some 40 paths per name (glibc-hwcaps
+ * and tls subdirectories): in text, a long run of one rule shows its ends;
+ * --json has every path. */
+static void dlt_text_tried_list(FILE *out, const struct dlt_lib *lib)
+{
+	uint32_t i = 0;
+	while (i < lib->n_tried) {
+		uint32_t j = i;
+		while (j < lib->n_tried &&
+		       lib->tried[j].via == lib->tried[i].via)
+			j++;
+		if (j - i <= 4) {
+			for (uint32_t k = i; k < j; k++)
+				dlt_text_tried(out, &lib->tried[k]);
+		} else {
+			dlt_text_tried(out, &lib->tried[i]);
+			dlt_text_tried(out, &lib->tried[i + 1]);
+			fprintf(out,
+				"      ... %" PRIu32 " more %s paths ...\n",
+				j - i - 3,
+				dlt_found_via_name(lib->tried[i].via));
+			dlt_text_tried(out, &lib->tried[j - 1]);
+		}
+		i = j;
+	}
+}
+
 static void dlt_text_lib(FILE *out, const struct dlt_lib *lib)
 {
-	fprintf(out, "  %-15s ", dlt_found_via_name(lib->found_via));
+	fprintf(out, "  %-15s ",
+		lib->failed && lib->from_fail_record
+			? "NOT FOUND"
+			: dlt_found_via_name(lib->found_via));
 	const char *file = lib->realpath ? lib->realpath : lib->path;
 	if (lib->failed && lib->from_fail_record)
 		file = NULL;
@@ -82,12 +119,7 @@ static void dlt_text_lib(FILE *out, const struct dlt_lib *lib)
 	fputc('\n', out);
 	if (!lib->failed)
 		return;
-	for (uint32_t i = 0; i < lib->n_tried; i++) {
-		fprintf(out, "      tried %-15s ",
-			dlt_found_via_name(lib->tried[i].via));
-		dlt_fput_text(out, lib->tried[i].path, "(path lost)");
-		fputc('\n', out);
-	}
+	dlt_text_tried_list(out, lib);
 	if (lib->flags & DLT_LIB_TRIED_CUT)
 		fputs("      (more paths were tried than recorded)\n", out);
 }
