@@ -20,7 +20,7 @@ HEADER = os.path.join(ROOT, "include", "dltrace", "format.h")
 DOC = os.path.join(ROOT, "docs", "trace-format.md")
 
 SIZES = {"char": 1, "uint8_t": 1, "uint16_t": 2, "int32_t": 4, "uint32_t": 4,
-         "int64_t": 8, "uint64_t": 8}
+         "int64_t": 8, "uint64_t": 8, "float": 4}
 
 
 def parse_structs(text):
@@ -120,7 +120,7 @@ def generate(text):
         rt.append("| %s | `%s` | `struct %s` | %d |" % (
             rid, rname, st, layout(structs, st, memo)[0]))
     parts["record types"] = "\n".join(rt)
-    for enum in ("dlt_found_via", "dlt_exit_how", "dlt_parent_kind",
+    for enum in ("dlt_found_via", "dlt_exit_how", "dlt_parent_kind", "dlt_family",
                  "dlt_writer_kind", "dlt_note_level"):
         rows = ["| value | name | meaning |", "|---:|---|---|"]
         for n, v, c in parse_enum_block(text, enum):

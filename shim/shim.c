@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #include "shim.h"
 
+#include "api.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -224,6 +226,10 @@ __attribute__((used)) void *dlt_dlopen_enter(const char *name, int mode,
 			r->pad = 0;
 			dlt_rec_commit(r, DLT_REC_DLOPEN, 0, sizeof(*r));
 		}
+		const char *b = name ? strrchr(name, '/') : NULL;
+		b = b ? b + 1 : name;
+		if (b && strncmp(b, "libcuda.so", 10) == 0)
+			dlt_static_runtime(name, caller);
 	}
 	errno = saved;
 	return real_dlopen ? (void *)real_dlopen : (void *)dlt_dlopen_missing;

@@ -28,7 +28,7 @@
 #define DLT_MAGIC "DLTRACE" /* bytes with the terminating NUL */
 #define DLT_ENDIAN_MARK 0x01020304u
 #define DLT_FORMAT_MAJOR 1
-#define DLT_FORMAT_MINOR 0
+#define DLT_FORMAT_MINOR 1
 #define DLT_DATA_OFFSET 4096u /* first chunk; one page for the header */
 #define DLT_REC_ALIGN 8u
 #define DLT_STR_NONE 0u /* string id meaning "no string" */
@@ -74,22 +74,29 @@ struct dlt_rec_hdr {
 };
 
 /* Record types: id, name, struct.  Readers skip ids they do not know. */
-#define DLT_RECORD_TYPES(X)                   \
-	X(1, CHUNK, dlt_rec_chunk)            \
-	X(2, STRING, dlt_rec_string)          \
-	X(3, PROC, dlt_rec_proc)              \
-	X(4, ARG, dlt_rec_arg)                \
-	X(5, ENV, dlt_rec_env)                \
-	X(6, NOTE, dlt_rec_note)              \
-	X(10, LIB_LOAD, dlt_rec_lib_load)     \
-	X(11, LIB_FAIL, dlt_rec_lib_fail)     \
-	X(12, LIB_UNLOAD, dlt_rec_lib_unload) \
-	X(13, DLOPEN, dlt_rec_dlopen)         \
-	X(14, DLERROR, dlt_rec_dlerror)       \
-	X(20, EXIT, dlt_rec_exit)             \
-	X(21, FORK, dlt_rec_fork)             \
-	X(22, EXEC, dlt_rec_exec)             \
-	X(30, MARK, dlt_rec_mark)
+#define DLT_RECORD_TYPES(X)                       \
+	X(1, CHUNK, dlt_rec_chunk)                \
+	X(2, STRING, dlt_rec_string)              \
+	X(3, PROC, dlt_rec_proc)                  \
+	X(4, ARG, dlt_rec_arg)                    \
+	X(5, ENV, dlt_rec_env)                    \
+	X(6, NOTE, dlt_rec_note)                  \
+	X(10, LIB_LOAD, dlt_rec_lib_load)         \
+	X(11, LIB_FAIL, dlt_rec_lib_fail)         \
+	X(12, LIB_UNLOAD, dlt_rec_lib_unload)     \
+	X(13, DLOPEN, dlt_rec_dlopen)             \
+	X(14, DLERROR, dlt_rec_dlerror)           \
+	X(20, EXIT, dlt_rec_exit)                 \
+	X(21, FORK, dlt_rec_fork)                 \
+	X(22, EXEC, dlt_rec_exec)                 \
+	X(30, MARK, dlt_rec_mark)                 \
+	X(40, API_CALL, dlt_rec_api_call)         \
+	X(41, API_ENTER, dlt_rec_api_enter)       \
+	X(42, LIB_FAMILY, dlt_rec_family)         \
+	X(43, STATIC_RUNTIME, dlt_rec_static_rt)  \
+	X(44, CONV_PROBLEM, dlt_rec_conv_problem) \
+	X(45, ALGO_RESULT, dlt_rec_algo_result)   \
+	X(46, BK_FINALIZE, dlt_rec_bk_finalize)
 
 enum dlt_rec_type {
 #define DLT_X(id, name, st) DLT_REC_##name = id,
@@ -282,5 +289,131 @@ struct dlt_rec_mark {
 	uint32_t aux;
 	uint64_t value;
 };
+
+/* ---- GPU library calls (API ids: include/dltrace/apis.def) ----------- */
+
+/* Durations are 32 bits: bit 31 clear, nanoseconds (up to 2.1 s); bit 31
+ * set, microseconds in the low 31 bits (up to 35 minutes); 0xffffffff
+ * longer still. */
+#define DLT_DUR_US_FLAG 0x80000000u
+
+/* A wrapped call returned.  flags = API id; the values are those named by
+ * the API's labels in apis.def.  With one value the record is 32 bytes. */
+struct dlt_rec_api_call {
+	struct dlt_rec_hdr h;
+	int32_t ret;  /* the library's status */
+	uint32_t dur; /* see DLT_DUR_US_FLAG */
+	uint64_t v[]; /* (len - 24) / 8 values */
+};
+
+/* A wrapped call that can block or initialise is about to start.  flags =
+ * API id.  The next API_CALL of that id in the same thread ends it; none
+ * means the call never returned. */
+struct dlt_rec_api_enter {
+	struct dlt_rec_hdr h;
+	uint64_t v[]; /* (len - 16) / 8 values, the API's pre values */
+};
+
+enum dlt_family {
+	DLT_FAM_CUDART = 1, /* CUDA runtime */
+	DLT_FAM_CUDA = 2,   /* CUDA driver API */
+	DLT_FAM_CUDNN = 3,
+	DLT_FAM_NCCL = 4,
+};
+
+#define DLT_VERSION_ABSENT (-1000000)
+
+/* First call into a library family from one loaded file: which file, and
+ * the versions it reports.  flags = enum dlt_family.  v[] by family:
+ *   CUDART: runtime version, driver API version (cudaDriverGetVersion),
+ *           their two statuses;
+ *   CUDA:   cuDriverGetVersion value, its status;
+ *   CUDNN:  cudnnGetVersion, cudnnGetCudartVersion, then the status of
+ *           cudnn{Graph,Ops,Cnn,Adv}VersionCheck (9.x) or
+ *           cudnn{Ops,Cnn,Adv}{Infer,Train}VersionCheck (8.x), in v[2..7];
+ *   NCCL:   ncclGetVersion value, its status.
+ * DLT_VERSION_ABSENT: the library has no such function. */
+struct dlt_rec_family {
+	struct dlt_rec_hdr h;
+	uint32_t path; /* string: the file the functions came from */
+	uint32_t api;  /* the API whose first call found it */
+	uint32_t kdrv; /* string: NVIDIA kernel module version, or none */
+	uint32_t pad;
+	int64_t v[8];
+};
+
+/* An object fetched CUDA driver entry points itself (dlsym of
+ * cuGetProcAddress from outside libcudart): it carries a static CUDA
+ * runtime whose runtime calls dltrace cannot see. */
+struct dlt_rec_static_rt {
+	struct dlt_rec_hdr h;
+	uint32_t object; /* string: path of the object */
+	uint32_t symbol; /* string: what it looked up */
+};
+
+/* A convolution problem, written once per process per distinct problem and
+ * referred to by id from API_CALL values and other records. */
+struct dlt_rec_conv_problem {
+	struct dlt_rec_hdr h;
+	uint64_t id;	      /* hash of everything below */
+	int32_t data_type;    /* cudnnDataType_t of x */
+	int32_t nb_dims;      /* of x, w and y */
+	int32_t format;	      /* filter format */
+	int32_t mode;	      /* convolution or cross-correlation */
+	int32_t compute_type; /* cudnnDataType_t of the convolution */
+	int32_t math_type;
+	int32_t groups;
+	int32_t conv_dims; /* spatial dimensions */
+	int32_t x[8];
+	int32_t w[8];
+	int32_t y[8];
+	int32_t pad[6];
+	int32_t stride[6];
+	int32_t dilation[6];
+};
+
+/* One candidate returned by an algorithm selection. */
+struct dlt_algo_cand {
+	int32_t algo;
+	int32_t status;
+	float time_ms;
+	int32_t determinism;
+	uint64_t memory;
+	int32_t math_type;
+	int32_t pad;
+};
+
+/* What a selection call returned.  flags = API id. */
+struct dlt_rec_algo_result {
+	struct dlt_rec_hdr h;
+	uint64_t problem; /* CONV_PROBLEM id */
+	int32_t status;	  /* of the call */
+	uint32_t n;	  /* candidates that follow */
+	struct dlt_algo_cand c[];
+};
+
+/* One knob of an engine configuration. */
+struct dlt_knob {
+	int64_t type;
+	int64_t value;
+};
+
+/* cudnnBackendFinalize of an engine, engine configuration or execution
+ * plan: flags = the descriptor type (cudnnBackendDescriptorType_t). */
+struct dlt_rec_bk_finalize {
+	struct dlt_rec_hdr h;
+	uint64_t desc;	  /* the descriptor, as the program sees it */
+	uint64_t problem; /* CONV_PROBLEM id of its operation graph, or 0 */
+	int32_t status;
+	int32_t engine; /* engine global index, -1 unknown */
+	int32_t op;	/* DLT_BK_OP_*: the graph's convolution kind */
+	uint32_t n_knobs;
+	struct dlt_knob knobs[];
+};
+
+#define DLT_BK_OP_NONE 0
+#define DLT_BK_OP_CONV_FWD 1
+#define DLT_BK_OP_CONV_BWD_DATA 2
+#define DLT_BK_OP_CONV_BWD_FILTER 3
 
 #endif /* DLTRACE_FORMAT_H */

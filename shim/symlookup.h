@@ -1,0 +1,20 @@
+/* Symbol lookup in loaded objects that leaves dlerror() state alone. */
+#ifndef DLTRACE_SYMLOOKUP_H
+#define DLTRACE_SYMLOOKUP_H
+
+#include <stdint.h>
+
+struct dlt_sym_where {
+	uintptr_t base;	  /* load bias of the object that defines it */
+	const char *name; /* its path as the loader knows it */
+};
+
+/* The first definition of name in load order, skipping the object loaded at
+ * skip_base and objects whose file name is skip_name; NULL if none. */
+void *dlt_sym_find(const char *name, uintptr_t skip_base, const char *skip_name,
+		   struct dlt_sym_where *where);
+
+/* The definition of name in the object loaded at base, or NULL. */
+void *dlt_sym_find_in(uintptr_t base, const char *name);
+
+#endif
