@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "apinames.h"
 #include "commands.h"
 #include "model.h"
 
@@ -139,6 +140,149 @@ static void dlt_dump_time(FILE *out, uint64_t ts, uint64_t start)
 	fprintf(out, "%14s", buf);
 }
 
+/* Pointers and hashes read better in hex. */
+static int dlt_label_is_address(const char *label)
+{
+	static const char *const names[] = {"ptr",     "func",	 "comm",
+					    "newcomm", "stream", "event",
+					    "handle",  "plan",	 "desc"};
+	if (strstr(label, "hash"))
+		return 1;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(label, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* The values of an API_CALL or API_ENTER, named by the API's labels. */
+static void dlt_dump_vals(FILE *out, const struct dlt_api_desc *a,
+			  const uint64_t *v, size_t n)
+{
+	char label[64];
+	for (size_t i = 0; i < n; i++) {
+		dlt_api_label(a, i, label, sizeof(label));
+		if (label[0] == '\0')
+			snprintf(label, sizeof(label), "v%zu", i);
+		if (dlt_label_is_address(label))
+			fprintf(out, " %s=0x%" PRIx64, label, v[i]);
+		else
+			fprintf(out, " %s=%" PRId64, label, (int64_t)v[i]);
+	}
+}
+
+static void dlt_dump_api(FILE *out, const struct dlt_rec_hdr *h)
+{
+	const struct dlt_api_desc *a = dlt_api_by_id(h->flags);
+	if (a)
+		fprintf(out, " %s", a->name);
+	else
+		fprintf(out, " api#%u", (unsigned)h->flags);
+	if (h->type == DLT_REC_API_CALL) {
+		const struct dlt_rec_api_call *r = (const void *)h;
+		fprintf(out, " ret=%" PRId32 " dur=%" PRIu64 "ns", r->ret,
+			dlt_dur_ns(r->dur));
+		dlt_dump_vals(out, a, r->v, (h->len - sizeof(*r)) / 8);
+	} else {
+		const struct dlt_rec_api_enter *r = (const void *)h;
+		dlt_dump_vals(out, a, r->v, (h->len - sizeof(*r)) / 8);
+	}
+}
+
+static void dlt_dump_dims(FILE *out, const char *key, const int32_t *v, int n,
+			  int max)
+{
+	if (n < 0)
+		n = 0;
+	if (n > max)
+		n = max;
+	fprintf(out, " %s=[", key);
+	for (int i = 0; i < n; i++)
+		fprintf(out, "%s%" PRId32, i ? "," : "", v[i]);
+	fputc(']', out);
+}
+
+static void dlt_dump_gpu(struct dlt_dump *d, const struct dlt_rec_hdr *h)
+{
+	FILE *out = d->out;
+	switch (h->type) {
+	case DLT_REC_API_CALL:
+	case DLT_REC_API_ENTER:
+		dlt_dump_api(out, h);
+		break;
+	case DLT_REC_LIB_FAMILY: {
+		const struct dlt_rec_family *r = (const void *)h;
+		const struct dlt_api_desc *a = dlt_api_by_id((uint16_t)r->api);
+		fprintf(out, " %s", dlt_family_name(h->flags));
+		dlt_dump_str(d, "path", r->path);
+		fprintf(out, " first=%s", a ? a->name : "?");
+		dlt_dump_str(d, "kernel_driver", r->kdrv);
+		fputs(" v=[", out);
+		for (int i = 0; i < 8; i++) {
+			if (r->v[i] == DLT_VERSION_ABSENT)
+				fprintf(out, "%s-", i ? "," : "");
+			else
+				fprintf(out, "%s%" PRId64, i ? "," : "",
+					r->v[i]);
+		}
+		fputc(']', out);
+		break;
+	}
+	case DLT_REC_STATIC_RUNTIME: {
+		const struct dlt_rec_static_rt *r = (const void *)h;
+		dlt_dump_str(d, "object", r->object);
+		dlt_dump_str(d, "via", r->symbol);
+		break;
+	}
+	case DLT_REC_CONV_PROBLEM: {
+		const struct dlt_rec_conv_problem *r = (const void *)h;
+		fprintf(out,
+			" id=%016" PRIx64 " dtype=%" PRId32 " compute=%" PRId32
+			" math=%" PRId32 " mode=%" PRId32 " groups=%" PRId32,
+			r->id, r->data_type, r->compute_type, r->math_type,
+			r->mode, r->groups);
+		dlt_dump_dims(out, "x", r->x, r->nb_dims, 8);
+		dlt_dump_dims(out, "w", r->w, r->nb_dims, 8);
+		dlt_dump_dims(out, "y", r->y, r->nb_dims, 8);
+		dlt_dump_dims(out, "pad", r->pad, r->conv_dims, 6);
+		dlt_dump_dims(out, "stride", r->stride, r->conv_dims, 6);
+		dlt_dump_dims(out, "dilation", r->dilation, r->conv_dims, 6);
+		break;
+	}
+	case DLT_REC_ALGO_RESULT: {
+		const struct dlt_rec_algo_result *r = (const void *)h;
+		const struct dlt_api_desc *a = dlt_api_by_id(h->flags);
+		uint64_t room = (h->len - sizeof(*r)) / sizeof(r->c[0]);
+		uint32_t n = r->n < room ? r->n : (uint32_t)room;
+		fprintf(out, " %s problem=%016" PRIx64 " status=%" PRId32,
+			a ? a->name : "?", r->problem, r->status);
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(out,
+				" [algo=%" PRId32 " status=%" PRId32
+				" time=%.3fms mem=%" PRIu64 " det=%" PRId32
+				" math=%" PRId32 "]",
+				r->c[i].algo, r->c[i].status,
+				(double)r->c[i].time_ms, r->c[i].memory,
+				r->c[i].determinism, r->c[i].math_type);
+		break;
+	}
+	case DLT_REC_BK_FINALIZE: {
+		const struct dlt_rec_bk_finalize *r = (const void *)h;
+		uint64_t room = (h->len - sizeof(*r)) / sizeof(r->knobs[0]);
+		uint32_t n = r->n_knobs < room ? r->n_knobs : (uint32_t)room;
+		fprintf(out,
+			" desc_type=%u desc=0x%" PRIx64 " status=%" PRId32
+			" engine=%" PRId32 " op=%" PRId32
+			" problem=%016" PRIx64,
+			(unsigned)h->flags, r->desc, r->status, r->engine,
+			r->op, r->problem);
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(out, " knob%" PRId64 "=%" PRId64,
+				r->knobs[i].type, r->knobs[i].value);
+		break;
+	}
+	}
+}
+
 static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 {
 	struct dlt_dump *d = ctx;
@@ -244,6 +388,15 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 				strerror(r->err));
 		break;
 	}
+	case DLT_REC_API_CALL:
+	case DLT_REC_API_ENTER:
+	case DLT_REC_LIB_FAMILY:
+	case DLT_REC_STATIC_RUNTIME:
+	case DLT_REC_CONV_PROBLEM:
+	case DLT_REC_ALGO_RESULT:
+	case DLT_REC_BK_FINALIZE:
+		dlt_dump_gpu(d, h);
+		break;
 	case DLT_REC_MARK: {
 		const struct dlt_rec_mark *r = (const void *)h;
 		fprintf(out,
