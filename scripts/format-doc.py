@@ -18,6 +18,24 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEADER = os.path.join(ROOT, "include", "dltrace", "format.h")
 DOC = os.path.join(ROOT, "docs", "trace-format.md")
+APIS = os.path.join(ROOT, "include", "dltrace", "apis.def")
+APIDOC = os.path.join(ROOT, "docs", "apis.md")
+
+
+def api_table():
+    """The table of interposed functions, from apis.def."""
+    text = open(APIS).read()
+    rows = ["| id | family | function | API_ENTER | values recorded |",
+            "|---:|---|---|---|---|"]
+    for m in re.finditer(r"^DLT_API\((\d+), (\w+), (\w+),(.*?)\n(?=DLT_API|/\*|$)",
+                         text, re.S | re.M):
+        body = m.group(4)
+        labels = re.search(r'"([^"]*)"', body)
+        enter = "yes" if "DLT_AF_ENTER" in body else ""
+        rows.append("| %s | %s | `%s` | %s | %s |" % (
+            m.group(1), m.group(2), m.group(3), enter,
+            labels.group(1).replace(",", ", ") if labels else ""))
+    return "\n".join(rows)
 
 SIZES = {"char": 1, "uint8_t": 1, "uint16_t": 2, "int32_t": 4, "uint32_t": 4,
          "int64_t": 8, "uint64_t": 8, "float": 4}
@@ -169,6 +187,14 @@ def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "--check"
     text = open(HEADER).read()
     parts, structs, order, memo = generate(text)
+    apidoc = open(APIDOC).read()
+    newapi = apply(apidoc, {"apis": api_table()})
+    if mode == "--write":
+        open(APIDOC, "w").write(newapi)
+    elif newapi != apidoc:
+        print("format-doc: docs/apis.md differs from apis.def; "
+              "run scripts/format-doc.py --write")
+        return 1
     doc = open(DOC).read()
     new = apply(doc, parts)
     missing = [k for k in parts if "generated:%s -->" % k not in doc]
