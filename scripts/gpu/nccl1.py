@@ -1,0 +1,15 @@
+"""One-rank NCCL process group: init, all-reduce, destroy (gpu-check.sh)."""
+import os
+
+import torch
+import torch.distributed as dist
+
+os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+os.environ.setdefault("MASTER_PORT", "29533")
+dist.init_process_group("nccl", rank=0, world_size=1,
+                        device_id=torch.device("cuda:0"))
+t = torch.ones(1 << 20, device="cuda")
+dist.all_reduce(t)
+torch.cuda.synchronize()
+print("allreduce ok", float(t[0]), "nccl", torch.cuda.nccl.version())
+dist.destroy_process_group()
