@@ -248,6 +248,46 @@ static FILE *dlt_verdict_line(struct dlt_verdict *v)
 	return v->out;
 }
 
+/* "libcudnn_graph.so" for ".../libcudnn_graph.so.9.19.0": the name a
+ * library goes by whatever version suffix a loader probe asked for. */
+static void dlt_lib_key(const char *name, char *buf, size_t cap)
+{
+	const char *b = dlt_basename(name ? name : "");
+	const char *so = strstr(b, ".so");
+	size_t l = so ? (size_t)(so - b) + 3 : strlen(b);
+	if (l >= cap)
+		l = cap - 1;
+	memcpy(buf, b, l);
+	buf[l] = '\0';
+}
+
+/* A failed load is worth a verdict line unless the same library was loaded
+ * in the end (cuDNN and others probe several versioned names first) or the
+ * same name already failed earlier in the process. */
+static bool dlt_failure_matters(const struct dlt_process *p, size_t k)
+{
+	const struct dlt_lib *lib = &p->libs[k];
+	const char *name = lib->requested ? lib->requested : lib->path;
+	char key[256], other[256];
+	dlt_lib_key(name, key, sizeof(key));
+	for (size_t i = 0; i < p->nlibs; i++) {
+		const struct dlt_lib *o = &p->libs[i];
+		const char *on = o->requested ? o->requested : o->path;
+		if (i == k || on == NULL)
+			continue;
+		dlt_lib_key(o->realpath ? o->realpath : on, other,
+			    sizeof(other));
+		if (!o->failed && strcmp(key, other) == 0)
+			return false;
+		dlt_lib_key(on, other, sizeof(other));
+		if (!o->failed && strcmp(key, other) == 0)
+			return false;
+		if (o->failed && i < k && name && strcmp(on, name) == 0)
+			return false;
+	}
+	return true;
+}
+
 int dlt_verdict_print(FILE *out, const char *dir)
 {
 	struct dlt_set s;
@@ -300,7 +340,7 @@ int dlt_verdict_print(FILE *out, const char *dir)
 		const struct dlt_process *p = s.procs[i];
 		for (size_t k = 0; k < p->nlibs; k++) {
 			const struct dlt_lib *lib = &p->libs[k];
-			if (!lib->failed)
+			if (!lib->failed || !dlt_failure_matters(p, k))
 				continue;
 			problems++;
 			if ((o = dlt_verdict_line(&v)) == NULL)
