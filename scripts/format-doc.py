@@ -138,7 +138,7 @@ def generate(text):
         rt.append("| %s | `%s` | `struct %s` | %d |" % (
             rid, rname, st, layout(structs, st, memo)[0]))
     parts["record types"] = "\n".join(rt)
-    for enum in ("dlt_found_via", "dlt_exit_how", "dlt_parent_kind", "dlt_family",
+    for enum in ("dlt_found_via", "dlt_exit_how", "dlt_parent_kind", "dlt_family", "dlt_sock_op",
                  "dlt_writer_kind", "dlt_note_level"):
         rows = ["| value | name | meaning |", "|---:|---|---|"]
         for n, v, c in parse_enum_block(text, enum):

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "symlookup.h"
+#include "watchdog.h"
 
 __thread int dlt_post_ret;
 static __thread int dlt_api_depth;
@@ -506,6 +507,7 @@ static void dlt_family_note(int idx, void *real)
 	    lm == NULL)
 		return;
 	int fam = dlt_apis[idx].family;
+	dlt_watchdog_start("GPU library in use");
 	static struct {
 		_Atomic int lock;
 		int n;

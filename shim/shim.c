@@ -9,6 +9,7 @@
 #include "shim.h"
 
 #include "api.h"
+#include "watchdog.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -230,6 +231,11 @@ __attribute__((used)) void *dlt_dlopen_enter(const char *name, int mode,
 		b = b ? b + 1 : name;
 		if (b && strncmp(b, "libcuda.so", 10) == 0)
 			dlt_static_runtime(name, caller);
+		/* Python importing a deep-learning framework: the kind of
+		 * process whose hangs the watchdog is for. */
+		if (b && (strstr(b, "torch") || strstr(b, "jax") ||
+			  strstr(b, "tensorflow") || strstr(b, "nccl")))
+			dlt_watchdog_start("framework loaded");
 	}
 	errno = saved;
 	return real_dlopen ? (void *)real_dlopen : (void *)dlt_dlopen_missing;
@@ -562,6 +568,7 @@ static void dlt_atfork_child(void)
 	p.parent_kind = DLT_PARENT_FORK;
 	p.features = features;
 	dlt_exit_recorded = 0;
+	dlt_watchdog_after_fork();
 	if (dlt_writer_create(w, &p) == 0)
 		dlt_write_process_info(w, &dlt_tls,
 				       getenv("DLTRACE_REDACT_ARGV") != NULL);
@@ -742,6 +749,8 @@ dlt_shim_init(int argc, char **argv, char **envp)
 		}
 	}
 	pthread_atfork(NULL, NULL, dlt_atfork_child);
+	if (dlt_watchdog_wanted_by_env())
+		dlt_watchdog_start("distributed job or DLTRACE_WATCHDOG=1");
 	errno = saved;
 }
 

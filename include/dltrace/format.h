@@ -96,7 +96,10 @@ struct dlt_rec_hdr {
 	X(43, STATIC_RUNTIME, dlt_rec_static_rt)  \
 	X(44, CONV_PROBLEM, dlt_rec_conv_problem) \
 	X(45, ALGO_RESULT, dlt_rec_algo_result)   \
-	X(46, BK_FINALIZE, dlt_rec_bk_finalize)
+	X(46, BK_FINALIZE, dlt_rec_bk_finalize)   \
+	X(50, STALL, dlt_rec_stall)               \
+	X(51, SOCK, dlt_rec_sock)                 \
+	X(52, STACK, dlt_rec_stack)
 
 enum dlt_rec_type {
 #define DLT_X(id, name, st) DLT_REC_##name = id,
@@ -415,5 +418,58 @@ struct dlt_rec_bk_finalize {
 #define DLT_BK_OP_CONV_FWD 1
 #define DLT_BK_OP_CONV_BWD_DATA 2
 #define DLT_BK_OP_CONV_BWD_FILTER 3
+
+/* ---- stalls and rendezvous ------------------------------------------- */
+
+/* A thread has stayed in one blocking system call (or a loop of identical
+ * ones, such as a sleep-and-poll loop) for longer than DLTRACE_STALL_MS.
+ * Written by the watchdog once per stall; dur_ns and ended are updated in
+ * place while it lasts, so a kill at any moment leaves the latest value. */
+struct dlt_rec_stall {
+	struct dlt_rec_hdr h;
+	uint32_t tid;
+	int32_t syscall; /* number, x86-64; -1 not in a system call */
+	uint64_t args[6];
+	uint64_t since;	 /* CLOCK_MONOTONIC ns when the wait was first seen */
+	uint64_t dur_ns; /* updated in place */
+	uint32_t wchan;	 /* string: kernel wait channel */
+	uint32_t detail; /* string: peer address, futex op ... */
+	int32_t fd;	 /* the file descriptor waited on, -1 none */
+	uint8_t state;	 /* /proc state letter: S, D ... */
+	uint8_t ended;	 /* updated in place: 1 once the wait is over */
+	uint16_t pad;
+};
+
+enum dlt_sock_op {
+	DLT_SOCK_CONNECT = 1,
+	DLT_SOCK_BIND = 2,
+	DLT_SOCK_ACCEPT = 3,
+	DLT_SOCK_LISTEN = 4,
+};
+
+/* connect/bind/accept/listen of an INET, INET6 or UNIX socket.  flags =
+ * enum dlt_sock_op.  Identical failures in a row (a rendezvous retrying
+ * ECONNREFUSED) update repeat in place instead of adding records. */
+struct dlt_rec_sock {
+	struct dlt_rec_hdr h;
+	int32_t fd;
+	int32_t ret;
+	int32_t err;	  /* errno when ret < 0 */
+	uint32_t addr;	  /* string: "tcp 10.0.0.1:29500", "unix /path" */
+	uint32_t dur;	  /* as API_CALL.dur */
+	uint32_t repeat;  /* further identical results, updated in place */
+	uint64_t last_ts; /* time of the last of them, updated in place */
+};
+
+/* Return addresses found on a stalled thread's stack (see
+ * docs/design.md: a scan of the stack memory, taken without stopping or
+ * signalling the thread).  frames[i] is a string "object!symbol+0xoff". */
+struct dlt_rec_stack {
+	struct dlt_rec_hdr h;
+	uint32_t tid;
+	uint32_t n;
+	uint64_t pc;	   /* where the thread is blocked */
+	uint32_t frames[]; /* n string ids, innermost first */
+};
 
 #endif /* DLTRACE_FORMAT_H */

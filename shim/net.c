@@ -1,0 +1,181 @@
+/* connect, bind, listen and accept: who a process tried to reach during a
+ * rendezvous (MASTER_ADDR:MASTER_PORT, NCCL's bootstrap), and what came of
+ * it.  A rendezvous that retries ECONNREFUSED every few milliseconds adds
+ * one record, whose repeat count grows in place. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "symlookup.h"
+#include "watchdog.h"
+
+typedef int (*dlt_connect_fn)(int, const struct sockaddr *, socklen_t);
+typedef int (*dlt_accept4_fn)(int, struct sockaddr *, socklen_t *, int);
+typedef int (*dlt_listen_fn)(int, int);
+
+static __thread struct {
+	struct dlt_rec_sock *rec;
+	int op, err;
+	uint32_t addr;
+} dlt_last_sock;
+
+static void *dlt_libc_fn(const char *name)
+{
+	const char *b = strrchr(dlt_self_path, '/');
+	return dlt_sym_find(name, 0, b ? b + 1 : "libdltrace.so", NULL);
+}
+
+static int dlt_sock_family_ok(const struct sockaddr *sa)
+{
+	return sa && (sa->sa_family == AF_INET || sa->sa_family == AF_INET6 ||
+		      sa->sa_family == AF_UNIX);
+}
+
+static int dlt_in_chunk(const void *p)
+{
+	const uint8_t *q = p;
+	return dlt_tls.cur && q >= dlt_tls.end - DLT_CHUNK_SIZE &&
+	       q < dlt_tls.cur;
+}
+
+static void dlt_sock_record(int op, int fd, int ret, int err,
+			    const struct sockaddr *sa, socklen_t len,
+			    uint64_t t0, uint64_t t1)
+{
+	struct dlt_writer *w = dlt_writer_on();
+	if (w == NULL || w->pid != getpid())
+		return;
+	char addr[256];
+	dlt_format_sockaddr(sa, len, addr, sizeof(addr));
+	uint32_t as = addr[0] ? dlt_str(w, &dlt_tls, addr) : DLT_STR_NONE;
+	if (ret < 0 && dlt_last_sock.rec && dlt_last_sock.op == op &&
+	    dlt_last_sock.err == err && dlt_last_sock.addr == as &&
+	    dlt_in_chunk(dlt_last_sock.rec)) {
+		struct dlt_rec_sock *r = dlt_last_sock.rec;
+		atomic_fetch_add((_Atomic uint32_t *)&r->repeat, 1);
+		atomic_store((_Atomic uint64_t *)&r->last_ts, t1);
+		return;
+	}
+	struct dlt_rec_sock *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
+	if (r == NULL)
+		return;
+	r->h.ts = t0;
+	r->fd = fd;
+	r->ret = ret;
+	r->err = ret < 0 ? err : 0;
+	r->addr = as;
+	r->dur = dlt_dur(t1 - t0);
+	r->repeat = 0;
+	r->last_ts = t1;
+	dlt_rec_commit(r, DLT_REC_SOCK, (uint16_t)op, sizeof(*r));
+	dlt_last_sock.rec = ret < 0 ? r : NULL;
+	dlt_last_sock.op = op;
+	dlt_last_sock.err = err;
+	dlt_last_sock.addr = as;
+}
+
+DLT_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	static dlt_connect_fn real;
+	if (real == NULL)
+		real = (dlt_connect_fn)dlt_libc_fn("connect");
+	if (real == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!dlt_sock_family_ok(sa) || dlt_writer_on() == NULL)
+		return real(fd, sa, len);
+	uint64_t t0 = dlt_now_ns();
+	int r = real(fd, sa, len);
+	int e = errno;
+	dlt_sock_record(DLT_SOCK_CONNECT, fd, r, e, sa, len, t0, dlt_now_ns());
+	errno = e;
+	return r;
+}
+
+DLT_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	static dlt_connect_fn real;
+	if (real == NULL)
+		real = (dlt_connect_fn)dlt_libc_fn("bind");
+	if (real == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!dlt_sock_family_ok(sa) || dlt_writer_on() == NULL)
+		return real(fd, sa, len);
+	uint64_t t0 = dlt_now_ns();
+	int r = real(fd, sa, len);
+	int e = errno;
+	dlt_sock_record(DLT_SOCK_BIND, fd, r, e, sa, len, t0, dlt_now_ns());
+	errno = e;
+	return r;
+}
+
+DLT_EXPORT int listen(int fd, int backlog)
+{
+	static dlt_listen_fn real;
+	if (real == NULL)
+		real = (dlt_listen_fn)dlt_libc_fn("listen");
+	if (real == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (dlt_writer_on() == NULL)
+		return real(fd, backlog);
+	uint64_t t0 = dlt_now_ns();
+	int r = real(fd, backlog);
+	int e = errno;
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof(ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &l) == 0 &&
+	    dlt_sock_family_ok((struct sockaddr *)&ss))
+		dlt_sock_record(DLT_SOCK_LISTEN, fd, r, e,
+				(struct sockaddr *)&ss, l, t0, dlt_now_ns());
+	errno = e;
+	return r;
+}
+
+static int dlt_accept_common(int fd, struct sockaddr *sa, socklen_t *len,
+			     int flags)
+{
+	static dlt_accept4_fn real;
+	if (real == NULL)
+		real = (dlt_accept4_fn)dlt_libc_fn("accept4");
+	if (real == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (dlt_writer_on() == NULL)
+		return real(fd, sa, len, flags);
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof(ss);
+	uint64_t t0 = dlt_now_ns();
+	int r = real(fd, (struct sockaddr *)&ss, &l, flags);
+	int e = errno;
+	if (r >= 0 && sa && len) {
+		/* Hand back exactly what the real call would have. */
+		socklen_t n = *len < l ? *len : l;
+		memcpy(sa, &ss, n);
+		*len = l;
+	}
+	if (r >= 0 && dlt_sock_family_ok((struct sockaddr *)&ss))
+		dlt_sock_record(DLT_SOCK_ACCEPT, fd, r, e,
+				(struct sockaddr *)&ss, l, t0, dlt_now_ns());
+	errno = e;
+	return r;
+}
+
+DLT_EXPORT int accept(int fd, struct sockaddr *sa, socklen_t *len)
+{
+	return dlt_accept_common(fd, sa, len, 0);
+}
+
+DLT_EXPORT int accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags)
+{
+	return dlt_accept_common(fd, sa, len, flags);
+}

@@ -1,0 +1,530 @@
+/* The stall watchdog: a thread that notices threads of its process staying
+ * in one blocking system call, and records what they wait on.
+ *
+ * It only reads /proc/self/task/<tid>/{stat,syscall,wchan}, the program's
+ * socket names (getpeername on the descriptor waited on) and the waiting
+ * thread's stack memory (process_vm_readv, which fails cleanly where a
+ * plain read would fault).  It never stops, signals or ptraces a thread, so
+ * nothing the program observes changes: no EINTR, no extra signal.
+ *
+ * Started only in processes that look like deep-learning jobs (launcher
+ * variables such as RANK or WORLD_SIZE, or a GPU library or PyTorch being
+ * used), or when DLTRACE_WATCHDOG=1; DLTRACE_WATCHDOG=0 never starts it.
+ * DLTRACE_STALL_MS (default 5000) is how long a wait must last. */
+#define _GNU_SOURCE
+#include "watchdog.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define DLT_WD_MAX_THREADS 2048
+#define DLT_WD_STACK_BYTES (32 * 1024)
+#define DLT_WD_MAX_FRAMES 24
+
+struct dlt_wd_thread {
+	uint32_t tid;
+	uint32_t seen_tick;
+	char line[256]; /* last /proc syscall line, sp and pc cut off */
+	uint64_t since; /* when that line was first seen */
+	struct dlt_rec_stall *rec; /* our record, while it is in our chunk */
+	uint64_t rec_since;
+	int reported;
+};
+
+static struct dlt_wd_thread dlt_wd_threads[DLT_WD_MAX_THREADS];
+static _Atomic int dlt_wd_started;
+static uint32_t dlt_wd_tid;
+static uint64_t dlt_wd_stall_ns = 5000ull * 1000000;
+static pid_t dlt_wd_pid;
+int dlt_wd_restart_pending;
+
+static size_t dlt_read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	return (size_t)n;
+}
+
+static struct dlt_wd_thread *dlt_wd_slot(uint32_t tid)
+{
+	uint32_t h = (tid * 2654435761u) % DLT_WD_MAX_THREADS;
+	for (uint32_t i = 0; i < DLT_WD_MAX_THREADS; i++) {
+		struct dlt_wd_thread *t =
+			&dlt_wd_threads[(h + i) % DLT_WD_MAX_THREADS];
+		if (t->tid == tid || t->tid == 0) {
+			if (t->tid == 0) {
+				memset(t, 0, sizeof(*t));
+				t->tid = tid;
+			}
+			return t;
+		}
+	}
+	return NULL;
+}
+
+/* Copies from this process's memory without faulting if it is unmapped. */
+static ssize_t dlt_peek(void *dst, uint64_t addr, size_t n)
+{
+	struct iovec local = {dst, n};
+	struct iovec remote = {(void *)(uintptr_t)addr, n};
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+}
+
+static void dlt_sockname(int fd, char *buf, size_t cap)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof(ss);
+	buf[0] = '\0';
+	int peer = getpeername(fd, (struct sockaddr *)&ss, &l) == 0;
+	if (!peer) {
+		l = sizeof(ss);
+		if (getsockname(fd, (struct sockaddr *)&ss, &l) != 0)
+			return;
+	}
+	dlt_format_sockaddr((struct sockaddr *)&ss, l, buf, cap);
+	if (!peer && buf[0]) {
+		size_t n = strlen(buf);
+		snprintf(buf + n, cap - n, " (local, not connected)");
+	}
+}
+
+/* What a thread in syscall nr with these arguments waits for. */
+static int dlt_wait_detail(long nr, const uint64_t *a, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	char peer[160];
+	switch (nr) {
+	case SYS_futex:
+		snprintf(buf, cap, "futex op=%llu word=0x%llx",
+			 (unsigned long long)(a[1] & 0x7f),
+			 (unsigned long long)a[0]);
+		return -1;
+	case SYS_poll:
+	case SYS_ppoll: {
+		struct pollfd fds[8];
+		uint64_t n = a[1] < 8 ? a[1] : 8;
+		size_t used = (size_t)snprintf(buf, cap, "poll nfds=%llu",
+					       (unsigned long long)a[1]);
+		if (n == 0 || dlt_peek(fds, a[0], n * sizeof(fds[0])) !=
+				      (ssize_t)(n * sizeof(fds[0])))
+			return -1;
+		for (uint64_t i = 0; i < n && used < cap; i++) {
+			dlt_sockname(fds[i].fd, peer, sizeof(peer));
+			used += (size_t)snprintf(buf + used, cap - used,
+						 " fd %d%s%s", fds[i].fd,
+						 peer[0] ? " " : "", peer);
+		}
+		return n ? fds[0].fd : -1;
+	}
+	case SYS_read:
+	case SYS_recvfrom:
+	case SYS_recvmsg:
+	case SYS_accept:
+	case SYS_accept4:
+	case SYS_connect:
+	case SYS_sendto:
+	case SYS_sendmsg:
+	case SYS_write: {
+		int fd = (int)a[0];
+		dlt_sockname(fd, peer, sizeof(peer));
+		snprintf(buf, cap, "fd %d%s%s", fd, peer[0] ? " " : "", peer);
+		return fd;
+	}
+	case SYS_epoll_wait:
+	case SYS_epoll_pwait:
+		snprintf(buf, cap, "epoll fd %d", (int)a[0]);
+		return (int)a[0];
+	case SYS_nanosleep:
+	case SYS_clock_nanosleep:
+		snprintf(buf, cap, "sleeping (a wait loop if it repeats)");
+		return -1;
+	case SYS_wait4:
+	case SYS_waitid:
+		snprintf(buf, cap, "waiting for a child process");
+		return -1;
+	default:
+		return -1;
+	}
+}
+
+struct dlt_exec_range {
+	uintptr_t lo, hi;
+};
+
+struct dlt_ranges {
+	struct dlt_exec_range r[512];
+	int n;
+};
+
+static int dlt_collect_exec(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct dlt_ranges *rs = data;
+	for (int i = 0; i < info->dlpi_phnum && rs->n < 512; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		rs->r[rs->n].lo = info->dlpi_addr + ph->p_vaddr;
+		rs->r[rs->n].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+		rs->n++;
+	}
+	return 0;
+}
+
+static int dlt_in_exec(const struct dlt_ranges *rs, uint64_t a)
+{
+	for (int i = 0; i < rs->n; i++)
+		if (a >= rs->r[i].lo && a < rs->r[i].hi)
+			return 1;
+	return 0;
+}
+
+/* A return address follows a call instruction: e8 rel32, or ff /2 with
+ * one of its operand encodings (2 to 7 bytes long). */
+static int dlt_after_call(uint64_t ret)
+{
+	uint8_t b[8];
+	if (dlt_peek(b, ret - 8, 8) != 8)
+		return 0;
+	if (b[3] == 0xe8)
+		return 1;
+	for (int len = 2; len <= 7; len++) {
+		uint8_t op = b[8 - len], modrm = b[8 - len + 1];
+		if (op == 0xff && ((modrm >> 3) & 7) == 2)
+			return 1;
+	}
+	return 0;
+}
+
+static void dlt_symbolize(uint64_t pc, char *buf, size_t cap)
+{
+	Dl_info info;
+	if (dladdr((void *)(uintptr_t)pc, &info) && info.dli_fname) {
+		const char *b = strrchr(info.dli_fname, '/');
+		b = b ? b + 1 : info.dli_fname;
+		if (info.dli_sname && info.dli_saddr)
+			snprintf(buf, cap, "%s!%s+0x%llx", b, info.dli_sname,
+				 (unsigned long long)(pc - (uintptr_t)info
+								   .dli_saddr));
+		else
+			snprintf(buf, cap, "%s+0x%llx", b,
+				 (unsigned long long)(pc - (uintptr_t)info
+								   .dli_fbase));
+	} else {
+		snprintf(buf, cap, "0x%llx", (unsigned long long)pc);
+	}
+}
+
+/* The stack of a blocked thread, by scanning its stack memory for return
+ * addresses (values inside executable code that follow a call
+ * instruction).  A heuristic: it can show a stale frame, never a wrong
+ * thread; good enough to see "ncclCommInitRank -> bootstrap -> recv". */
+static void dlt_wd_stack(struct dlt_writer *w, uint32_t tid, uint64_t sp,
+			 uint64_t pc)
+{
+	static uint64_t words[DLT_WD_STACK_BYTES / 8];
+	static struct dlt_ranges rs;
+	rs.n = 0;
+	dl_iterate_phdr(dlt_collect_exec, &rs);
+	ssize_t got = 0;
+	for (size_t want = sizeof(words); want >= 4096 && got <= 0; want /= 2)
+		got = dlt_peek(words, sp, want);
+	if (got <= 0)
+		got = 0;
+	uint32_t frames[DLT_WD_MAX_FRAMES];
+	uint32_t n = 0;
+	char sym[512];
+	dlt_symbolize(pc, sym, sizeof(sym));
+	frames[n++] = dlt_str(w, &dlt_tls, sym);
+	for (size_t i = 0; i < (size_t)got / 8 && n < DLT_WD_MAX_FRAMES; i++) {
+		uint64_t v = words[i];
+		if (!dlt_in_exec(&rs, v) || !dlt_after_call(v))
+			continue;
+		dlt_symbolize(v, sym, sizeof(sym));
+		uint32_t id = dlt_str(w, &dlt_tls, sym);
+		/* Stale copies of one address in a frame are noise. */
+		if (id != frames[n - 1])
+			frames[n++] = id;
+	}
+	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_stack) + 4 * n);
+	struct dlt_rec_stack *r = dlt_rec_reserve(w, &dlt_tls, len);
+	if (r == NULL)
+		return;
+	r->h.ts = dlt_now_ns();
+	r->tid = tid;
+	r->n = n;
+	r->pc = pc;
+	memcpy(r->frames, frames, 4 * n);
+	dlt_rec_commit(r, DLT_REC_STACK, 0, len);
+}
+
+/* Is p still inside the chunk this thread writes?  Records in retired
+ * chunks may be unmapped. */
+static int dlt_in_current_chunk(const void *p)
+{
+	const uint8_t *q = p;
+	return dlt_tls.cur && q >= dlt_tls.end - DLT_CHUNK_SIZE &&
+	       q < dlt_tls.cur;
+}
+
+static void dlt_wd_report(struct dlt_writer *w, struct dlt_wd_thread *t,
+			  long nr, const uint64_t *a, char state, uint64_t now)
+{
+	uint64_t dur = now - t->since;
+	if (t->rec && t->rec_since == t->since &&
+	    dlt_in_current_chunk(t->rec)) {
+		atomic_store((_Atomic uint64_t *)&t->rec->dur_ns, dur);
+		return;
+	}
+	char path[64], wchan[128], detail[512];
+	snprintf(path, sizeof(path), "/proc/self/task/%u/wchan", t->tid);
+	dlt_read_small(path, wchan, sizeof(wchan));
+	int fd = dlt_wait_detail(nr, a, detail, sizeof(detail));
+	uint32_t ws = wchan[0] && strcmp(wchan, "0")
+			      ? dlt_str(w, &dlt_tls, wchan)
+			      : DLT_STR_NONE;
+	uint32_t ds = detail[0] ? dlt_str(w, &dlt_tls, detail) : DLT_STR_NONE;
+	struct dlt_rec_stall *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
+	if (r == NULL)
+		return;
+	r->h.ts = now;
+	r->tid = t->tid;
+	r->syscall = (int32_t)nr;
+	for (int i = 0; i < 6; i++)
+		r->args[i] = a[i];
+	r->since = t->since;
+	r->dur_ns = dur;
+	r->wchan = ws;
+	r->detail = ds;
+	r->fd = fd;
+	r->state = (uint8_t)state;
+	r->ended = 0;
+	r->pad = 0;
+	dlt_rec_commit(r, DLT_REC_STALL, 0, sizeof(*r));
+	t->rec = r;
+	t->rec_since = t->since;
+}
+
+static void dlt_wd_end(struct dlt_wd_thread *t, uint64_t now)
+{
+	if (t->rec && t->rec_since == t->since &&
+	    dlt_in_current_chunk(t->rec)) {
+		atomic_store((_Atomic uint64_t *)&t->rec->dur_ns,
+			     now - t->since);
+		atomic_store((_Atomic uint8_t *)&t->rec->ended, 1);
+	}
+	t->rec = NULL;
+	t->reported = 0;
+}
+
+static void dlt_wd_scan(struct dlt_writer *w, uint32_t tick)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (d == NULL)
+		return;
+	uint64_t now = dlt_now_ns();
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		uint32_t tid = (uint32_t)strtoul(e->d_name, NULL, 10);
+		if (tid == 0 || tid == dlt_wd_tid)
+			continue;
+		struct dlt_wd_thread *t = dlt_wd_slot(tid);
+		if (t == NULL)
+			continue;
+		t->seen_tick = tick;
+		char path[64], stat[512], sc[256];
+		snprintf(path, sizeof(path), "/proc/self/task/%u/stat", tid);
+		dlt_read_small(path, stat, sizeof(stat));
+		const char *rp = strrchr(stat, ')');
+		char state = rp && rp[1] == ' ' ? rp[2] : '?';
+		snprintf(path, sizeof(path), "/proc/self/task/%u/syscall", tid);
+		dlt_read_small(path, sc, sizeof(sc));
+		long nr = -1;
+		unsigned long long a[6] = {0}, sp = 0, pc = 0;
+		int got = sscanf(
+			sc, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr,
+			&a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &sp, &pc);
+		int blocked =
+			(state == 'S' || state == 'D') && got == 9 && nr >= 0;
+		/* The same call with the same arguments, however often it
+		 * returned in between: a wait loop is one wait. */
+		char key[256];
+		if (blocked)
+			snprintf(key, sizeof(key),
+				 "%ld %llx %llx %llx %llx %llx %llx", nr, a[0],
+				 a[1], a[2], a[3], a[4], a[5]);
+		else
+			key[0] = '\0';
+		if (!blocked || strcmp(key, t->line) != 0) {
+			if (t->reported)
+				dlt_wd_end(t, now);
+			snprintf(t->line, sizeof(t->line), "%s", key);
+			t->since = now;
+			continue;
+		}
+		if (now - t->since < dlt_wd_stall_ns)
+			continue;
+		uint64_t args[6];
+		for (int i = 0; i < 6; i++)
+			args[i] = a[i];
+		dlt_wd_report(w, t, nr, args, state, now);
+		if (!t->reported) {
+			t->reported = 1;
+			dlt_wd_stack(w, tid, sp, pc);
+		}
+	}
+	closedir(d);
+	/* Forget threads that are gone, so their slots can be reused. */
+	for (uint32_t i = 0; i < DLT_WD_MAX_THREADS; i++)
+		if (dlt_wd_threads[i].tid &&
+		    dlt_wd_threads[i].seen_tick != tick) {
+			if (dlt_wd_threads[i].reported)
+				dlt_wd_end(&dlt_wd_threads[i], now);
+			dlt_wd_threads[i].tid = 0;
+		}
+}
+
+static void *dlt_wd_main(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "dltrace-wd", 0, 0, 0);
+	dlt_wd_tid = (uint32_t)syscall(SYS_gettid);
+	uint64_t tick_ns = dlt_wd_stall_ns / 5;
+	if (tick_ns < 100000000ull)
+		tick_ns = 100000000ull;
+	if (tick_ns > 1000000000ull)
+		tick_ns = 1000000000ull;
+	struct timespec ts = {(time_t)(tick_ns / 1000000000ull),
+			      (long)(tick_ns % 1000000000ull)};
+	for (uint32_t tick = 1;; tick++) {
+		nanosleep(&ts, NULL);
+		struct dlt_writer *w = dlt_writer_on();
+		if (w == NULL || w->pid != getpid())
+			continue;
+		dlt_wd_scan(w, tick);
+	}
+	return NULL;
+}
+
+void dlt_watchdog_start(const char *why)
+{
+	const char *e = getenv("DLTRACE_WATCHDOG");
+	if (e && strcmp(e, "0") == 0)
+		return;
+	if (dlt_w == NULL || atomic_exchange(&dlt_wd_started, 1))
+		return;
+	const char *ms = getenv("DLTRACE_STALL_MS");
+	if (ms && *ms) {
+		unsigned long long v = strtoull(ms, NULL, 10);
+		if (v >= 10)
+			dlt_wd_stall_ns = v * 1000000ull;
+	}
+	dlt_wd_pid = getpid();
+	int saved = errno;
+	/* All signals blocked in the watchdog: they stay the program's. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	pthread_t th;
+	int r = pthread_create(&th, &attr, dlt_wd_main, NULL);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	struct dlt_writer *w = dlt_writer_on();
+	if (r != 0) {
+		atomic_store(&dlt_wd_started, 0);
+	} else if (w) {
+		char text[160];
+		snprintf(text, sizeof(text),
+			 "stall watchdog started (%s), threshold %llu ms", why,
+			 (unsigned long long)(dlt_wd_stall_ns / 1000000));
+		dlt_note(w, &dlt_tls, DLT_NOTE_INFO, text);
+	}
+	errno = saved;
+}
+
+int dlt_watchdog_wanted_by_env(void)
+{
+	const char *e = getenv("DLTRACE_WATCHDOG");
+	if (e && strcmp(e, "1") == 0)
+		return 1;
+	static const char *const vars[] = {"RANK",
+					   "WORLD_SIZE",
+					   "LOCAL_RANK",
+					   "SLURM_PROCID",
+					   "OMPI_COMM_WORLD_RANK",
+					   "PMI_RANK",
+					   NULL};
+	for (const char *const *v = vars; *v; v++)
+		if (getenv(*v))
+			return 1;
+	return 0;
+}
+
+void dlt_watchdog_after_fork(void)
+{
+	/* The thread did not survive the fork; the child starts its own at
+	 * its next GPU or distributed call. */
+	int was = atomic_exchange(&dlt_wd_started, 0);
+	memset(dlt_wd_threads, 0, sizeof(dlt_wd_threads));
+	dlt_wd_restart_pending = was;
+}
+
+void dlt_format_sockaddr(const struct sockaddr *sa, socklen_t len, char *buf,
+			 size_t cap)
+{
+	char ip[INET6_ADDRSTRLEN];
+	buf[0] = '\0';
+	if (sa == NULL || len < sizeof(sa_family_t))
+		return;
+	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const void *)sa;
+		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+		snprintf(buf, cap, "tcp %s:%u", ip, ntohs(in->sin_port));
+	} else if (sa->sa_family == AF_INET6 &&
+		   len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in = (const void *)sa;
+		inet_ntop(AF_INET6, &in->sin6_addr, ip, sizeof(ip));
+		snprintf(buf, cap, "tcp [%s]:%u", ip, ntohs(in->sin6_port));
+	} else if (sa->sa_family == AF_UNIX) {
+		const struct sockaddr_un *un = (const void *)sa;
+		size_t n = len - offsetof(struct sockaddr_un, sun_path);
+		if (n > sizeof(un->sun_path))
+			n = sizeof(un->sun_path);
+		if (n > 0 && un->sun_path[0] == '\0')
+			snprintf(buf, cap, "unix @%.*s", (int)(n - 1),
+				 un->sun_path + 1);
+		else
+			snprintf(buf, cap, "unix %.*s",
+				 (int)strnlen(un->sun_path, n), un->sun_path);
+	}
+}

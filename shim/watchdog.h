@@ -1,0 +1,21 @@
+/* The stall watchdog (watchdog.c) and the socket wrappers (net.c). */
+#ifndef DLTRACE_WATCHDOG_H
+#define DLTRACE_WATCHDOG_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+/* Starts the watchdog thread once per process; why goes into a NOTE. */
+void dlt_watchdog_start(const char *why);
+/* 1 when the environment says this is a distributed job (RANK …) or
+ * DLTRACE_WATCHDOG=1. */
+int dlt_watchdog_wanted_by_env(void);
+/* In a forked child: the thread is gone; remember to start another. */
+void dlt_watchdog_after_fork(void);
+extern int dlt_wd_restart_pending;
+
+/* "tcp 10.0.0.1:29500", "tcp [::1]:80", "unix /path", "unix @abstract". */
+void dlt_format_sockaddr(const struct sockaddr *sa, socklen_t len, char *buf,
+			 size_t cap);
+
+#endif
