@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -343,8 +344,26 @@ static void dlt_wd_end(struct dlt_wd_thread *t, uint64_t now)
 	t->reported = 0;
 }
 
+static char dlt_wd_snapfile[DLT_PATH_MAX];
+static struct timespec dlt_wd_snap_mtime;
+
+/* The launcher's --hang-timeout asks for a snapshot by creating a file in
+ * the trace directory: report every waiting thread now, threshold or not. */
+static int dlt_wd_snapshot_asked(void)
+{
+	struct stat st;
+	if (dlt_wd_snapfile[0] == '\0' || stat(dlt_wd_snapfile, &st) != 0)
+		return 0;
+	if (st.st_mtim.tv_sec == dlt_wd_snap_mtime.tv_sec &&
+	    st.st_mtim.tv_nsec == dlt_wd_snap_mtime.tv_nsec)
+		return 0;
+	dlt_wd_snap_mtime = st.st_mtim;
+	return 1;
+}
+
 static void dlt_wd_scan(struct dlt_writer *w, uint32_t tick)
 {
+	int snapshot = dlt_wd_snapshot_asked();
 	DIR *d = opendir("/proc/self/task");
 	if (d == NULL)
 		return;
@@ -388,7 +407,7 @@ static void dlt_wd_scan(struct dlt_writer *w, uint32_t tick)
 			t->since = now;
 			continue;
 		}
-		if (now - t->since < dlt_wd_stall_ns)
+		if (now - t->since < dlt_wd_stall_ns && !snapshot)
 			continue;
 		uint64_t args[6];
 		for (int i = 0; i < 6; i++)
@@ -446,6 +465,10 @@ void dlt_watchdog_start(const char *why)
 			dlt_wd_stall_ns = v * 1000000ull;
 	}
 	dlt_wd_pid = getpid();
+	const char *dir = getenv("DLTRACE_DIR");
+	if (dir && *dir)
+		snprintf(dlt_wd_snapfile, sizeof(dlt_wd_snapfile),
+			 "%s/.dltrace-snapshot", dir);
 	int saved = errno;
 	/* All signals blocked in the watchdog: they stay the program's. */
 	sigset_t all, old;

@@ -41,6 +41,14 @@ static void usage(FILE *f)
 		"                     dltrace-YYYYmmdd-HHMMSS directory here)\n"
 		"  -q, --quiet        no verdict\n"
 		"      --redact-argv  record argv[0] only\n"
+		"      --hang-timeout SEC\n"
+		"                     if COMMAND runs longer: record what "
+		"every "
+		"thread\n"
+		"                     waits on, end the process tree (TERM, "
+		"then "
+		"KILL),\n"
+		"                     print the hang verdict, exit 124\n"
 		"  -h, --help         this text\n"
 		"      --version      version\n"
 		"\n"
@@ -171,6 +179,103 @@ static void record_reaped(const char *dir, pid_t pid, int status)
 	dlt_writer_forget(&w);
 }
 
+/* Waits up to secs for pid; 1 if it ended (status filled), 0 on timeout. */
+static int wait_with_timeout(pid_t pid, double secs, int *status)
+{
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+		if (r == pid)
+			return 1;
+		if (r < 0 && errno != EINTR)
+			return 1;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		double el = (double)(now.tv_sec - t0.tv_sec) +
+			    (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+		if (el >= secs)
+			return 0;
+		struct timespec d = {0, 50 * 1000 * 1000};
+		nanosleep(&d, NULL);
+	}
+}
+
+/* pid and every descendant, from /proc (the command may have started its
+ * own process groups and sessions). */
+static size_t tree_of(pid_t root, pid_t *out, size_t cap)
+{
+	size_t n = 0;
+	out[n++] = root;
+	for (size_t i = 0; i < n; i++) {
+		DIR *d = opendir("/proc");
+		if (d == NULL)
+			break;
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL && n < cap) {
+			pid_t p = (pid_t)atoi(e->d_name);
+			if (p <= 0)
+				continue;
+			char path[64], buf[512];
+			snprintf(path, sizeof(path), "/proc/%d/stat", (int)p);
+			int fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			ssize_t l = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (l <= 0)
+				continue;
+			buf[l] = '\0';
+			const char *rp = strrchr(buf, ')');
+			int ppid = 0;
+			if (rp == NULL || sscanf(rp + 2, "%*c %d", &ppid) != 1)
+				continue;
+			if (ppid == out[i]) {
+				int dup = 0;
+				for (size_t k = 0; k < n; k++)
+					dup |= out[k] == p;
+				if (!dup)
+					out[n++] = p;
+			}
+		}
+		closedir(d);
+	}
+	return n;
+}
+
+static void signal_list(const pid_t *pids, size_t n, int sig)
+{
+	/* Children first, so that no parent reacts to a child's death by
+	 * starting another. */
+	for (size_t i = n; i-- > 0;)
+		kill(pids[i], sig);
+}
+
+/* The command hung: ask every traced process's watchdog for a snapshot of
+ * what each thread waits on (a file in the trace directory they poll),
+ * give them two ticks, then TERM the tree, then KILL what is left. */
+static void end_hung_tree(pid_t pid, const char *dir, int traced, int *status)
+{
+	if (traced) {
+		char path[PATH_MAX + 32];
+		snprintf(path, sizeof(path), "%s/.dltrace-snapshot", dir);
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			      0644);
+		if (fd >= 0)
+			close(fd);
+		struct timespec d = {2, 200 * 1000 * 1000};
+		nanosleep(&d, NULL);
+		unlink(path);
+	}
+	static pid_t pids[4096];
+	size_t n = tree_of(pid, pids, 4096);
+	signal_list(pids, n, SIGTERM);
+	int done = wait_with_timeout(pid, 3.0, status);
+	/* KILL what is left, the orphans of a root that did end included. */
+	signal_list(pids, n, SIGKILL);
+	while (!done && waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+}
+
 static volatile sig_atomic_t child_pid;
 
 static void forward_signal(int sig)
@@ -187,9 +292,11 @@ int main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{"redact-argv", no_argument, NULL, 'R'},
+		{"hang-timeout", required_argument, NULL, 'T'},
 		{NULL, 0, NULL, 0}};
 	const char *out = NULL;
 	int quiet = 0, c;
+	double hang_timeout = 0;
 	dlt_writer_kind_self = DLT_WRITER_LAUNCHER;
 	/* '+': stop at the first non-option, it is the command. */
 	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
@@ -203,6 +310,17 @@ int main(int argc, char **argv)
 		case 'R':
 			setenv("DLTRACE_REDACT_ARGV", "1", 1);
 			break;
+		case 'T': {
+			char *end;
+			hang_timeout = strtod(optarg, &end);
+			if (*end != '\0' || hang_timeout <= 0) {
+				fprintf(stderr,
+					"dltrace: --hang-timeout wants seconds "
+					"> 0\n");
+				return 2;
+			}
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -250,6 +368,9 @@ int main(int argc, char **argv)
 	setenv("DLTRACE_DIR", dir, 1);
 	unsetenv("DLTRACE_PARENT");
 	unsetenv("DLTRACE_REEXEC");
+	/* The watchdogs must be running to take the snapshot at the timeout. */
+	if (hang_timeout > 0)
+		setenv("DLTRACE_WATCHDOG", "1", 1);
 
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -276,7 +397,13 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 
 	int status = 0;
-	while (waitpid(pid, &status, 0) < 0) {
+	int hung = 0;
+	if (hang_timeout > 0 &&
+	    !wait_with_timeout(pid, hang_timeout, &status)) {
+		hung = 1;
+		end_hung_tree(pid, dir, traced, &status);
+	}
+	while (!hung && waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			fprintf(stderr, "dltrace: waitpid: %s\n",
 				strerror(errno));
@@ -285,9 +412,16 @@ int main(int argc, char **argv)
 	}
 	if (traced) {
 		record_reaped(dir, pid, status);
-		if (!quiet)
+		if (hung)
+			fprintf(stderr,
+				"dltrace: %s ran past --hang-timeout %g s; "
+				"the process tree was ended\n",
+				argv[optind], hang_timeout);
+		if (!quiet || hung)
 			dlt_verdict_print(stderr, dir);
 	}
+	if (hung)
+		return 124;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	if (WIFSIGNALED(status))
