@@ -39,6 +39,10 @@ uint64_t dlt_cudnn_problem(int dir, dlt_cudnnTensorDescriptor_t x,
 			   dlt_cudnnConvolutionDescriptor_t c,
 			   dlt_cudnnTensorDescriptor_t y);
 
+/* In a forked child: forget which problems were written (they are in the
+ * parent's trace, not the child's). */
+void dlt_cudnn_after_fork(void);
+
 /* Writes a CONV_PROBLEM whose fields (all but the header and id) are
  * filled in; returns its id.  Writes each distinct problem once. */
 uint64_t dlt_conv_problem_emit(struct dlt_rec_conv_problem *p);

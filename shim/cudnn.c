@@ -67,8 +67,14 @@ static uint64_t dlt_hash_bytes(const void *p, size_t n)
 
 uint64_t dlt_conv_problem_emit(struct dlt_rec_conv_problem *p)
 {
+	/* The id leaves out the filter format and the math type, which the
+	 * backend API does not describe the way the legacy one does: the same
+	 * convolution gets the same id through either API, in any run. */
+	struct dlt_rec_conv_problem k = *p;
+	k.format = 0;
+	k.math_type = 0;
 	const size_t skip = offsetof(struct dlt_rec_conv_problem, data_type);
-	uint64_t id = dlt_hash_bytes((const char *)p + skip, sizeof(*p) - skip);
+	uint64_t id = dlt_hash_bytes((const char *)&k + skip, sizeof(k) - skip);
 	p->id = id;
 	/* Once per process: a lock-free set of the ids written so far. */
 	for (uint32_t i = 0; i < DLT_PROBLEMS_SEEN; i++) {
@@ -97,6 +103,14 @@ uint64_t dlt_conv_problem_emit(struct dlt_rec_conv_problem *p)
 	r->h.ts = dlt_now_ns();
 	dlt_rec_commit(r, DLT_REC_CONV_PROBLEM, 0, sizeof(*r));
 	return id;
+}
+
+void dlt_cudnn_after_fork(void)
+{
+	/* The child writes a trace of its own: it must write its problems
+	 * there again. */
+	for (uint32_t i = 0; i < DLT_PROBLEMS_SEEN; i++)
+		atomic_store_explicit(&dlt_seen[i], 0, memory_order_relaxed);
 }
 
 uint64_t dlt_cudnn_problem(int dir, dlt_cudnnTensorDescriptor_t x,

@@ -569,6 +569,7 @@ static void dlt_atfork_child(void)
 	p.features = features;
 	dlt_exit_recorded = 0;
 	dlt_watchdog_after_fork();
+	dlt_cudnn_after_fork();
 	if (dlt_writer_create(w, &p) == 0)
 		dlt_write_process_info(w, &dlt_tls,
 				       getenv("DLTRACE_REDACT_ARGV") != NULL);

@@ -358,7 +358,7 @@ struct dlt_rec_static_rt {
  * referred to by id from API_CALL values and other records. */
 struct dlt_rec_conv_problem {
 	struct dlt_rec_hdr h;
-	uint64_t id;	      /* hash of everything below */
+	uint64_t id;	      /* hash of all below but format, math_type */
 	int32_t data_type;    /* cudnnDataType_t of x */
 	int32_t nb_dims;      /* of x, w and y */
 	int32_t format;	      /* filter format */
