@@ -1,0 +1,45 @@
+# Runs one fake program and compares its stdout with an expected file.
+#   -DCMD=program;args  -DENV=VAR=value;...  -DEXPECT=file  -DRC=status
+#   -DSONAME=libcudart.so.N  written as libcudart.so.N before comparing, so
+#                            that one expected file serves every CUDA major
+#   -DRANKS=n -DIDFILE=path  run n copies at once, each with --nranks n
+#                            --rank i --id-file path; all must exit with RC,
+#                            the last rank's output is compared
+# With DLT_FAKES_UPDATE=1 in the environment it rewrites EXPECT instead.
+list(FILTER ENV EXCLUDE REGEX "^$")
+if(RANKS)
+  file(REMOVE "${IDFILE}")
+  set(cmds)
+  math(EXPR last "${RANKS} - 1")
+  foreach(i RANGE ${last})
+    list(APPEND cmds COMMAND ${CMAKE_COMMAND} -E env ${ENV} ${CMD}
+         --nranks ${RANKS} --rank ${i} --id-file ${IDFILE})
+  endforeach()
+  # The ranks run concurrently (execute_process pipes one into the next,
+  # and none reads its input); only the last one's output is kept.
+  execute_process(${cmds} OUTPUT_VARIABLE out ERROR_VARIABLE err
+                  RESULTS_VARIABLE rcs)
+  file(REMOVE "${IDFILE}")
+else()
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${ENV} ${CMD}
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULTS_VARIABLE rcs)
+endif()
+if(IDFILE)
+  file(REMOVE "${IDFILE}")
+endif()
+string(REPLACE "${SONAME}" "libcudart.so.N" out "${out}")
+if("$ENV{DLT_FAKES_UPDATE}" STREQUAL "1")
+  file(WRITE "${EXPECT}" "${out}")
+  message(STATUS "wrote ${EXPECT}")
+endif()
+foreach(rc IN LISTS rcs)
+  if(NOT rc STREQUAL RC)
+    message(FATAL_ERROR "exit status ${rcs}, expected ${RC}\n"
+                        "stdout:\n${out}\nstderr:\n${err}")
+  endif()
+endforeach()
+file(READ "${EXPECT}" want)
+if(NOT out STREQUAL want)
+  message(FATAL_ERROR "output differs from ${EXPECT}:\n${out}\n"
+                      "stderr:\n${err}")
+endif()
