@@ -10,6 +10,9 @@
 #   conv-bench    the same with cudnn.benchmark on
 #   conv-legacy   the same with TORCH_CUDNN_V8_API_DISABLED=1
 #   nccl1         a one-rank NCCL process group, init + all-reduce
+#   nccl-hang     two ranks, rank 1 never reaches NCCL, both SIGKILLed
+#                 after HANG_SECS (20): `dltrace-analyze hangs` output
+#   train         a small CNN training step timed plain and traced
 # and writes for each: the program's output and exit status, the verdict,
 # `summary`, `libs --json` and `dump` of its traces, plus the same program's
 # output without dltrace for comparison.  OUTDIR/report.txt sums it up.
@@ -67,4 +70,37 @@ run conv DLT_BENCHMARK=0 -- $PY scripts/gpu/conv.py
 run conv-bench DLT_BENCHMARK=1 -- $PY scripts/gpu/conv.py
 run conv-legacy DLT_BENCHMARK=0 TORCH_CUDNN_V8_API_DISABLED=1 -- $PY scripts/gpu/conv.py
 run nccl1 NCCL_DEBUG=WARN -- $PY scripts/gpu/nccl1.py
+
+# A real NCCL init hang: two ranks, rank 1 never reaches NCCL; both are
+# killed with SIGKILL after HANG_SECS, then `hangs` reads their traces.
+hang() {
+	local d=$OUT/nccl-hang secs=${HANG_SECS:-20} pids=()
+	mkdir -p "$d"
+	for r in 0 1; do
+		RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29544 \
+			DLTRACE_STALL_MS=2000 DLTRACE_DIR="$d/traces" \
+			LD_PRELOAD="$B/lib/libdltrace.so" LD_AUDIT="$B/lib/libdltrace.so" \
+			$PY scripts/gpu/nccl_hang.py >"$d/rank$r.out" 2>&1 &
+		pids+=($!)
+	done
+	sleep "$secs"
+	kill -KILL "${pids[@]}" 2>/dev/null
+	wait 2>/dev/null
+	"$B/bin/dltrace-analyze" hangs "$d/traces" >"$d/hangs.txt" 2>&1
+	"$B/bin/dltrace-analyze" hangs --json "$d/traces" >"$d/hangs.json" 2>&1
+	"$B/bin/dltrace-analyze" dump "$d/traces" >"$d/dump.txt" 2>&1
+	say "-- nccl-hang: killed after ${secs} s"
+	head -30 "$d/hangs.txt" | cut -c1-400 | tee -a "$REPORT"
+}
+hang
+
+# Overhead on a real training step: plain and traced, alternately, 3 rounds.
+say "-- train-step (ms/step: plain traced)"
+mkdir -p "$OUT/train"
+for round in 1 2 3; do
+	p=$($PY scripts/gpu/train_step.py 2>>"$OUT/train/err" | awk '/ms\/step/ {print $2}')
+	t=$("$B/bin/dltrace" -q -o "$OUT/train/traces$round" -- $PY scripts/gpu/train_step.py \
+		2>>"$OUT/train/err" | awk '/ms\/step/ {print $2}')
+	say "round $round: $p $t"
+done
 say "== done"
