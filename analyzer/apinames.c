@@ -80,3 +80,16 @@ uint64_t dlt_dur_ns(uint32_t dur)
 		return (uint64_t)(dur & ~DLT_DUR_US_FLAG) * 1000u;
 	return dur;
 }
+
+int dlt_label_is_handle(const char *label)
+{
+	static const char *const names[] = {"ptr",     "func",	 "comm",
+					    "newcomm", "stream", "event",
+					    "handle",  "plan",	 "desc"};
+	if (strstr(label, "hash"))
+		return 1;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(label, names[i]) == 0)
+			return 1;
+	return 0;
+}

@@ -22,6 +22,8 @@ const char *dlt_family_name(int family);
 /* Copies the i-th label of an API into buf ("" past the last). */
 const char *dlt_api_label(const struct dlt_api_desc *a, size_t i, char *buf,
 			  size_t cap);
+/* Labels of values that are addresses or hashes (shown in hex). */
+int dlt_label_is_handle(const char *label);
 /* Decodes API_CALL.dur into nanoseconds. */
 uint64_t dlt_dur_ns(uint32_t dur);
 

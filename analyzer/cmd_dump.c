@@ -140,20 +140,6 @@ static void dlt_dump_time(FILE *out, uint64_t ts, uint64_t start)
 	fprintf(out, "%14s", buf);
 }
 
-/* Pointers and hashes read better in hex. */
-static int dlt_label_is_address(const char *label)
-{
-	static const char *const names[] = {"ptr",     "func",	 "comm",
-					    "newcomm", "stream", "event",
-					    "handle",  "plan",	 "desc"};
-	if (strstr(label, "hash"))
-		return 1;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(label, names[i]) == 0)
-			return 1;
-	return 0;
-}
-
 /* The values of an API_CALL or API_ENTER, named by the API's labels. */
 static void dlt_dump_vals(FILE *out, const struct dlt_api_desc *a,
 			  const uint64_t *v, size_t n)
@@ -163,7 +149,7 @@ static void dlt_dump_vals(FILE *out, const struct dlt_api_desc *a,
 		dlt_api_label(a, i, label, sizeof(label));
 		if (label[0] == '\0')
 			snprintf(label, sizeof(label), "v%zu", i);
-		if (dlt_label_is_address(label))
+		if (dlt_label_is_handle(label))
 			fprintf(out, " %s=0x%" PRIx64, label, v[i]);
 		else
 			fprintf(out, " %s=%" PRId64, label, (int64_t)v[i]);

@@ -261,7 +261,7 @@ static int dlt_libs_json(FILE *out, const struct dlt_set *s)
 int dlt_cmd_libs(int argc, char **argv)
 {
 	bool json = false;
-	const struct dlt_flag_opt opts[] = {{"--json", &json}};
+	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL}};
 	int npaths;
 	int rc = dlt_cmd_args("libs", dlt_libs_usage, argc, argv, opts, 1,
 			      &npaths);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "commands.h"
 #include "model.h"
 
@@ -248,137 +249,105 @@ static FILE *dlt_verdict_line(struct dlt_verdict *v)
 	return v->out;
 }
 
-/* "libcudnn_graph.so" for ".../libcudnn_graph.so.9.19.0": the name a
- * library goes by whatever version suffix a loader probe asked for. */
-static void dlt_lib_key(const char *name, char *buf, size_t cap)
+static const char *dlt_ev_string(const struct dlt_val *ev, const char *key)
 {
-	const char *b = dlt_basename(name ? name : "");
-	const char *so = strstr(b, ".so");
-	size_t l = so ? (size_t)(so - b) + 3 : strlen(b);
-	if (l >= cap)
-		l = cap - 1;
-	memcpy(buf, b, l);
-	buf[l] = '\0';
+	const struct dlt_val *v = dlt_val_get(ev, key);
+	return v && v->type == DLT_V_STR ? v->as.s : NULL;
 }
 
-/* A failed load is worth a verdict line unless the same library was loaded
- * in the end (cuDNN and others probe several versioned names first) or the
- * same name already failed earlier in the process. */
-static bool dlt_failure_matters(const struct dlt_process *p, size_t k)
-{
-	const struct dlt_lib *lib = &p->libs[k];
-	const char *name = lib->requested ? lib->requested : lib->path;
-	char key[256], other[256];
-	dlt_lib_key(name, key, sizeof(key));
-	for (size_t i = 0; i < p->nlibs; i++) {
-		const struct dlt_lib *o = &p->libs[i];
-		const char *on = o->requested ? o->requested : o->path;
-		if (i == k || on == NULL)
-			continue;
-		dlt_lib_key(o->realpath ? o->realpath : on, other,
-			    sizeof(other));
-		if (!o->failed && strcmp(key, other) == 0)
-			return false;
-		dlt_lib_key(on, other, sizeof(other));
-		if (!o->failed && strcmp(key, other) == 0)
-			return false;
-		if (o->failed && i < k && name && strcmp(on, name) == 0)
-			return false;
-	}
-	return true;
-}
-
+/* The verdict is the check's findings of severity warning and error, one
+ * line each, next to how each process ended and what could not be read:
+ * what a person running `dltrace python train.py` needs to see first. */
 int dlt_verdict_print(FILE *out, const char *dir)
 {
-	struct dlt_set s;
+	struct dlt_check c;
 	char *args[] = {(char *)dir};
 	int problems = 0;
-	dlt_set_load(&s, 1, args, NULL);
-	if (s.nprocs == 0 && s.nunusable == 1 &&
-	    strcmp(s.unusable[0].path, dir) == 0) {
-		fputs("dltrace: no trace in ", out);
-		dlt_fput_text(out, dir, "");
-		fputs(": ", out);
-		dlt_fput_text(out, s.unusable[0].message, "");
-		fputc('\n', out);
-		dlt_set_free(&s);
-		return -1;
+	dlt_check_init(&c);
+	dlt_check_paths(&c, 1, args, NULL);
+	if (c.nprocs == 0 && c.nf == 1 && c.f[0].proc == DLT_NO_PROC) {
+		const char *input = dlt_ev_string(c.f[0].evidence, "input");
+		if (input && strcmp(input, dir) == 0) {
+			fputs("dltrace: no trace in ", out);
+			dlt_fput_text(out, dir, "");
+			fputs(": ", out);
+			dlt_fput_text(out,
+				      dlt_ev_string(c.f[0].evidence, "reason"),
+				      "");
+			fputc('\n', out);
+			dlt_check_free(&c);
+			return -1;
+		}
 	}
-	fprintf(out, "dltrace: %zu process%s traced in ", s.nprocs,
-		s.nprocs == 1 ? "" : "es");
+	fprintf(out, "dltrace: %zu process%s traced in ", c.nprocs,
+		c.nprocs == 1 ? "" : "es");
 	dlt_fput_text(out, dir, "");
 	fputc('\n', out);
 
 	struct dlt_verdict v = {out, 0, 0};
 	FILE *o;
-	char how[1024];
-	for (size_t i = 0; i < s.nunusable; i++, problems++) {
-		if ((o = dlt_verdict_line(&v)) == NULL)
-			continue;
-		dlt_fput_text(o, s.unusable[i].path, "?");
-		fputs(": unreadable: ", o);
-		dlt_fput_text(o, s.unusable[i].message, "");
-		fputc('\n', o);
-	}
-	for (size_t i = 0; i < s.nprocs; i++) {
-		const struct dlt_process *p = s.procs[i];
-		if (!dlt_end_is_failure(&p->end))
+	for (size_t i = 0; i < c.nf; i++) {
+		const struct dlt_finding *f = &c.f[i];
+		if (f->proc != DLT_NO_PROC)
 			continue;
 		problems++;
 		if ((o = dlt_verdict_line(&v)) == NULL)
 			continue;
-		fprintf(o, "pid %" PRIu32 " (", p->hdr.pid);
-		dlt_fput_text(o, dlt_proc_name(p), "?");
+		dlt_fput_text(o, dlt_ev_string(f->evidence, "input"), "?");
+		fputs(": unreadable: ", o);
+		dlt_fput_text(o, dlt_ev_string(f->evidence, "reason"), "");
+		fputc('\n', o);
+	}
+	for (size_t i = 0; i < c.nprocs; i++) {
+		const struct dlt_check_proc *p = &c.procs[i];
+		if (!p->end_failure)
+			continue;
+		problems++;
+		if ((o = dlt_verdict_line(&v)) == NULL)
+			continue;
+		fprintf(o, "pid %" PRIu32 " (", p->pid);
+		dlt_fput_text(o, p->exe ? dlt_basename(p->exe) : NULL, "?");
 		if (p->rank >= 0)
 			fprintf(o, ", rank %" PRId32, p->rank);
 		fputs("): ", o);
-		dlt_fput_text(o, dlt_end_describe(&p->end, how, sizeof(how)),
-			      "");
+		dlt_fput_text(o, p->ended, "");
 		fputc('\n', o);
 	}
-	for (size_t i = 0; i < s.nprocs; i++) {
-		const struct dlt_process *p = s.procs[i];
-		for (size_t k = 0; k < p->nlibs; k++) {
-			const struct dlt_lib *lib = &p->libs[k];
-			if (!lib->failed || !dlt_failure_matters(p, k))
+	for (int sev = DLT_SEV_ERROR; sev >= DLT_SEV_WARNING; sev--) {
+		for (size_t i = 0; i < c.nf; i++) {
+			const struct dlt_finding *f = &c.f[i];
+			if ((int)f->severity != sev || f->proc == DLT_NO_PROC)
 				continue;
 			problems++;
 			if ((o = dlt_verdict_line(&v)) == NULL)
 				continue;
-			const char *name = lib->requested ? lib->requested
-					   : lib->path	  ? lib->path
-							  : lib->dlopen_name;
-			fprintf(o, "pid %" PRIu32 ": could not load ",
-				p->hdr.pid);
-			dlt_fput_text(o, name, "(unknown library)");
-			if (lib->requester) {
-				fputs(" (requested by ", o);
-				dlt_fput_text(o, dlt_basename(lib->requester),
-					      "");
-				fputc(')', o);
-			}
-			fputs(": ", o);
-			dlt_fput_text(o, lib->error, "failed");
-			fputc('\n', o);
+			dlt_finding_line(o, &c, f);
 		}
 	}
-	for (size_t i = 0; i < s.nprocs; i++) {
-		const struct dlt_process *p = s.procs[i];
-		for (size_t k = 0; k < p->nproblems; k++, problems++) {
+	/* Damage in a trace: what is missing from it cannot be judged. */
+	for (size_t i = 0; i < c.nf; i++) {
+		const struct dlt_finding *f = &c.f[i];
+		const struct dlt_val *pr = dlt_val_get(f->evidence, "problems");
+		if (f->proc == DLT_NO_PROC || pr == NULL ||
+		    strcmp(f->code, "TRACE_INCOMPLETE") != 0)
+			continue;
+		for (const struct dlt_val *e = pr->first; e; e = e->next) {
+			problems++;
 			if ((o = dlt_verdict_line(&v)) == NULL)
 				continue;
-			dlt_fput_text(o, p->trace, "?");
+			dlt_fput_text(o, c.procs[f->proc].trace, "?");
 			fputs(": ", o);
-			dlt_fput_text(o, p->problems[k], "");
+			dlt_fput_text(o, e->type == DLT_V_STR ? e->as.s : NULL,
+				      "");
 			fputc('\n', o);
 		}
 	}
 	if (v.more)
 		fprintf(out, "dltrace: … and %zu more\n", v.more);
-	fputs("dltrace: details: dltrace-analyze libs ", out);
+	fputs("dltrace: details: dltrace-analyze check ", out);
 	dlt_fput_shell_word(out, dir);
 	fputc('\n', out);
 	fflush(out);
-	dlt_set_free(&s);
+	dlt_check_free(&c);
 	return problems;
 }

@@ -13,17 +13,23 @@
 #include <stdio.h>
 
 #define DLT_EXIT_OK 0
+#define DLT_EXIT_FINDINGS 1 /* check: something at or above --fail-on */
 #define DLT_EXIT_USAGE 2
 
 int dlt_cmd_summary(int argc, char **argv);
 int dlt_cmd_libs(int argc, char **argv);
 int dlt_cmd_dump(int argc, char **argv);
+int dlt_cmd_check(int argc, char **argv);
+int dlt_cmd_algos(int argc, char **argv);
+int dlt_cmd_diff(int argc, char **argv);
+int dlt_cmd_export(int argc, char **argv);
 
 /* The short verdict the launcher prints when the traced program is done:
  * the number of traces in dir, then one line per process that did not exit
- * with status 0, per failed library load and per unreadable or damaged
- * trace (at most about ten lines in all), then where to look next.
- * Returns the number of problems found, or -1 when dir holds no trace. */
+ * with status 0, per check finding of severity warning or error and per
+ * unreadable or damaged trace (at most about ten lines in all), then where
+ * to look next.  Returns the number of problems found, or -1 when dir holds
+ * no trace. */
 int dlt_verdict_print(FILE *out, const char *dir);
 
 /* Usage texts, printed by "dltrace-analyze COMMAND --help" and by the
@@ -31,5 +37,9 @@ int dlt_verdict_print(FILE *out, const char *dir);
 extern const char dlt_summary_usage[];
 extern const char dlt_libs_usage[];
 extern const char dlt_dump_usage[];
+extern const char dlt_check_usage[];
+extern const char dlt_algos_usage[];
+extern const char dlt_diff_usage[];
+extern const char dlt_export_usage[];
 
 #endif

@@ -1,6 +1,7 @@
 #include "json.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 void dlt_json_init(struct dlt_json *j, FILE *out, bool pretty)
@@ -230,6 +231,27 @@ void dlt_json_uint(struct dlt_json *j, uint64_t v)
 	fprintf(j->out, "%" PRIu64, v);
 }
 
+static void dlt_json_number(struct dlt_json *j, double v, int digits)
+{
+	/* JSON has no NaN or infinity. */
+	if (!isfinite(v)) {
+		dlt_json_null(j);
+		return;
+	}
+	dlt_json_before_value(j);
+	fprintf(j->out, "%.*g", digits, v);
+}
+
+void dlt_json_double(struct dlt_json *j, double v)
+{
+	dlt_json_number(j, v, 6);
+}
+
+void dlt_json_double_fine(struct dlt_json *j, double v)
+{
+	dlt_json_number(j, v, 15);
+}
+
 void dlt_json_bool(struct dlt_json *j, bool v)
 {
 	dlt_json_before_value(j);
@@ -258,6 +280,18 @@ void dlt_json_kv_uint(struct dlt_json *j, const char *key, uint64_t v)
 {
 	dlt_json_key(j, key);
 	dlt_json_uint(j, v);
+}
+
+void dlt_json_kv_double(struct dlt_json *j, const char *key, double v)
+{
+	dlt_json_key(j, key);
+	dlt_json_double(j, v);
+}
+
+void dlt_json_kv_double_fine(struct dlt_json *j, const char *key, double v)
+{
+	dlt_json_key(j, key);
+	dlt_json_double_fine(j, v);
 }
 
 void dlt_json_kv_bool(struct dlt_json *j, const char *key, bool v)

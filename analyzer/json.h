@@ -42,6 +42,10 @@ void dlt_json_string(struct dlt_json *j, const char *s);
 void dlt_json_string_n(struct dlt_json *j, const char *s, size_t n);
 void dlt_json_int(struct dlt_json *j, int64_t v);
 void dlt_json_uint(struct dlt_json *j, uint64_t v);
+/* A finite number with 6 significant digits; NaN and infinities as null. */
+void dlt_json_double(struct dlt_json *j, double v);
+/* The same with 15 significant digits: timestamps in microseconds. */
+void dlt_json_double_fine(struct dlt_json *j, double v);
 void dlt_json_bool(struct dlt_json *j, bool v);
 void dlt_json_null(struct dlt_json *j);
 
@@ -49,6 +53,8 @@ void dlt_json_null(struct dlt_json *j);
 void dlt_json_kv_string(struct dlt_json *j, const char *key, const char *s);
 void dlt_json_kv_int(struct dlt_json *j, const char *key, int64_t v);
 void dlt_json_kv_uint(struct dlt_json *j, const char *key, uint64_t v);
+void dlt_json_kv_double(struct dlt_json *j, const char *key, double v);
+void dlt_json_kv_double_fine(struct dlt_json *j, const char *key, double v);
 void dlt_json_kv_bool(struct dlt_json *j, const char *key, bool v);
 void dlt_json_kv_null(struct dlt_json *j, const char *key);
 

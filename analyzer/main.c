@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "hangs.h"
 
 #define DLT_VERSION "0.1.0"
 
@@ -14,14 +15,24 @@ struct dlt_command {
 	const char *what;
 };
 
-/* New commands (check, algos, diff, export, hangs) go here. */
+/* New commands go here. */
 static const struct dlt_command dlt_commands[] = {
+	{"check", dlt_cmd_check, dlt_check_usage,
+	 "findings: missing or wrong libraries, driver, errors, fallbacks"},
+	{"algos", dlt_cmd_algos, dlt_algos_usage,
+	 "cuDNN convolutions: candidates, choice, executions, times"},
+	{"diff", dlt_cmd_diff, dlt_diff_usage,
+	 "convolution choices and times of two runs, problem by problem"},
+	{"export", dlt_cmd_export, dlt_export_usage,
+	 "a Chrome trace-event / Perfetto JSON timeline"},
 	{"summary", dlt_cmd_summary, dlt_summary_usage,
 	 "one block per process: identity, command line, how it ended"},
 	{"libs", dlt_cmd_libs, dlt_libs_usage,
 	 "every library load and failed load, and why that file was chosen"},
 	{"dump", dlt_cmd_dump, dlt_dump_usage,
 	 "every record of a trace, decoded (for debugging dltrace)"},
+	{"hangs", dlt_cmd_hangs, dlt_hangs_usage,
+	 "a hung job: missing ranks, calls that never returned, long waits"},
 };
 
 #define DLT_NCOMMANDS (sizeof(dlt_commands) / sizeof(dlt_commands[0]))
@@ -46,6 +57,7 @@ static void dlt_usage(FILE *out)
 	      "  0  the command ran.  Inputs that cannot be read and damage\n"
 	      "     found in traces are reported on stderr; what could be\n"
 	      "     read is still analysed.\n"
+	      "  1  check only: a finding at or above --fail-on.\n"
 	      "  2  bad arguments, or not one usable trace among the inputs.\n",
 	      out);
 }

@@ -78,7 +78,7 @@ struct dlt_arena_blk {
 
 #define DLT_ARENA_BLOCK (64u * 1024u)
 
-static void *dlt_arena_alloc(struct dlt_arena_blk **head, size_t n)
+void *dlt_arena_alloc(struct dlt_arena_blk **head, size_t n)
 {
 	n = (n + 7) & ~(size_t)7;
 	struct dlt_arena_blk *b = *head;
@@ -102,7 +102,7 @@ static void *dlt_arena_alloc(struct dlt_arena_blk **head, size_t n)
 	return p;
 }
 
-static const char *dlt_arena_strdup(struct dlt_arena_blk **head, const char *s)
+const char *dlt_arena_strdup(struct dlt_arena_blk **head, const char *s)
 {
 	if (s == NULL)
 		return NULL;
@@ -112,7 +112,7 @@ static const char *dlt_arena_strdup(struct dlt_arena_blk **head, const char *s)
 	return p;
 }
 
-static void dlt_arena_free(struct dlt_arena_blk *b)
+void dlt_arena_free(struct dlt_arena_blk *b)
 {
 	while (b) {
 		struct dlt_arena_blk *next = b->next;
@@ -513,6 +513,7 @@ struct dlt_thread_state {
 
 struct dlt_load {
 	struct dlt_trace *t;
+	const struct dlt_load_hook *hook;
 	struct dlt_process *p;
 	struct dlt_ev *ev;
 	size_t nev, evcap;
@@ -598,6 +599,8 @@ static int dlt_collect(void *ctx, const struct dlt_rec_view *v)
 	struct dlt_load *l = ctx;
 	l->p->records++;
 	l->counts[v->rec->type]++;
+	if (l->hook && l->hook->rec)
+		l->hook->rec(l->hook->ctx, l->t, v);
 	switch (v->rec->type) {
 	case DLT_REC_PROC:
 	case DLT_REC_ARG:
@@ -809,17 +812,19 @@ static void dlt_on_lib_unload(struct dlt_load *l, const struct dlt_ev *e)
 {
 	const struct dlt_rec_lib_unload *r = (const void *)e->rec;
 	struct dlt_process *p = l->p;
-	if ((r->h.flags & 1) == 0)
-		return;
 	/* The latest mapping with that id: a link_map address can be reused
 	 * after an earlier object was closed. */
 	for (size_t i = p->nlibs; i-- > 0;) {
 		struct dlt_lib *lib = &p->libs[i];
 		if (!lib->from_fail_record && lib->obj == r->obj) {
-			lib->failed = true;
+			lib->unloaded = true;
+			if (r->h.flags & 1)
+				lib->failed = true;
 			return;
 		}
 	}
+	if ((r->h.flags & 1) == 0)
+		return; /* a dlclose, or the exit, of something older */
 	dlt_model_problem(l,
 			  "LIB_UNLOAD record at offset %" PRIu64
 			  " names object 0x%" PRIx64 ", which no LIB_LOAD "
@@ -846,6 +851,28 @@ static void dlt_on_dlerror(struct dlt_load *l, const struct dlt_ev *e)
 	struct dlt_process *p = l->p;
 	struct dlt_thread_state *th = dlt_thread(l, e->tid);
 	const char *text = NULL;
+	/* The loader reports a relocation failure (undefined symbol) after
+	 * the new objects were announced as consistent, so their unmapping
+	 * looks like a dlclose.  A message that names one of the objects
+	 * unmapped since this thread's last dlopen says they all went with
+	 * the failed load. */
+	const char *msg = dlt_trace_str(l->t, r->text);
+	bool named = false;
+	for (size_t i = th->first_row; msg && i < p->nlibs && !named; i++) {
+		const struct dlt_lib *lib = &p->libs[i];
+		const char *n[2] = {lib->path, lib->requested};
+		for (int k = 0; k < 2 && !named; k++) {
+			size_t len = n[k] ? strlen(n[k]) : 0;
+			named = lib->tid == e->tid && lib->unloaded && len &&
+				strncmp(msg, n[k], len) == 0 && msg[len] == ':';
+		}
+	}
+	for (size_t i = th->first_row; named && i < p->nlibs; i++) {
+		struct dlt_lib *lib = &p->libs[i];
+		if (lib->tid == e->tid && lib->unloaded &&
+		    !lib->from_fail_record)
+			lib->failed = true;
+	}
 	for (size_t i = th->first_row; i < p->nlibs; i++) {
 		struct dlt_lib *lib = &p->libs[i];
 		if (lib->tid != e->tid || !lib->failed || lib->error)
@@ -977,11 +1004,18 @@ static void dlt_build_types(struct dlt_load *l)
 
 struct dlt_process *dlt_process_load(const char *path, char *err, size_t errlen)
 {
+	return dlt_process_load_hooked(path, NULL, err, errlen);
+}
+
+struct dlt_process *dlt_process_load_hooked(const char *path,
+					    const struct dlt_load_hook *hook,
+					    char *err, size_t errlen)
+{
 	struct dlt_trace *t = dlt_trace_open(path, err, errlen);
 	if (t == NULL)
 		return NULL;
 	struct dlt_process *p = dlt_xcalloc(1, sizeof(*p));
-	struct dlt_load l = {.t = t, .p = p};
+	struct dlt_load l = {.t = t, .p = p, .hook = hook};
 	l.counts = dlt_xcalloc(65536, sizeof(*l.counts));
 	p->trace = dlt_arena_strdup(&p->arena, path);
 	p->hdr = *dlt_trace_header(t);
@@ -1080,6 +1114,46 @@ uint64_t dlt_process_count(const struct dlt_process *p, uint16_t type)
 		if (p->types[i].type == type)
 			return p->types[i].count;
 	return 0;
+}
+
+/* ---- failed loads ---------------------------------------------------- */
+
+void dlt_lib_key(const char *name, char *buf, size_t cap)
+{
+	const char *b = dlt_basename(name ? name : "");
+	const char *so = strstr(b, ".so");
+	size_t l = so ? (size_t)(so - b) + 3 : strlen(b);
+	if (l >= cap)
+		l = cap - 1;
+	memcpy(buf, b, l);
+	buf[l] = '\0';
+}
+
+/* cuDNN and others probe several versioned names before the one that
+ * exists; only the library's key (name up to ".so") tells that the probes
+ * and the load are one library. */
+bool dlt_lib_failure_matters(const struct dlt_process *p, size_t k)
+{
+	const struct dlt_lib *lib = &p->libs[k];
+	const char *name = lib->requested ? lib->requested : lib->path;
+	char key[256], other[256];
+	dlt_lib_key(name, key, sizeof(key));
+	for (size_t i = 0; i < p->nlibs; i++) {
+		const struct dlt_lib *o = &p->libs[i];
+		const char *on = o->requested ? o->requested : o->path;
+		if (i == k || on == NULL)
+			continue;
+		dlt_lib_key(o->realpath ? o->realpath : on, other,
+			    sizeof(other));
+		if (!o->failed && strcmp(key, other) == 0)
+			return false;
+		dlt_lib_key(on, other, sizeof(other));
+		if (!o->failed && strcmp(key, other) == 0)
+			return false;
+		if (o->failed && i < k && name && strcmp(on, name) == 0)
+			return false;
+	}
+	return true;
 }
 
 /* ---- inputs --------------------------------------------------------- */
@@ -1349,9 +1423,14 @@ int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
 			fputs(usage, stdout);
 			return 0;
 		}
-		size_t k = 0;
-		while (k < nopts && strcmp(a, opts[k].name) != 0)
-			k++;
+		size_t k = 0, nl = 0;
+		for (; k < nopts; k++) {
+			nl = strlen(opts[k].name);
+			if (strcmp(a, opts[k].name) == 0 ||
+			    (opts[k].value &&
+			     strncmp(a, opts[k].name, nl) == 0 && a[nl] == '='))
+				break;
+		}
 		if (k == nopts) {
 			fprintf(stderr,
 				"dltrace-analyze %s: unknown option '%s'\n",
@@ -1359,7 +1438,22 @@ int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
 			fputs(usage, stderr);
 			return 2;
 		}
-		*opts[k].set = true;
+		if (opts[k].value) {
+			if (a[nl] == '=') {
+				*opts[k].value = a + nl + 1;
+			} else if (i + 1 < argc) {
+				*opts[k].value = argv[++i];
+			} else {
+				fprintf(stderr,
+					"dltrace-analyze %s: option '%s' needs "
+					"a value\n",
+					cmd, a);
+				fputs(usage, stderr);
+				return 2;
+			}
+		}
+		if (opts[k].set)
+			*opts[k].set = true;
 	}
 	if (n == 0) {
 		fprintf(stderr,

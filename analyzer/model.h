@@ -59,6 +59,7 @@ struct dlt_lib {
 	uint32_t tid;
 	bool from_fail_record; /* LIB_FAIL: nothing was mapped */
 	bool failed;	       /* LIB_FAIL, or mapped and then unloaded */
+	bool unloaded;	       /* a LIB_UNLOAD record unmapped it */
 	const char *requested; /* name as asked for */
 	const char *requester; /* path of the object that asked */
 	const char *path;      /* as the loader opened it */
@@ -164,6 +165,34 @@ struct dlt_process *dlt_process_load(const char *path, char *err,
 				     size_t errlen);
 void dlt_process_free(struct dlt_process *p);
 
+/* A second consumer of the same single pass over a trace: rec is called for
+ * every record (CHUNK and STRING excepted) in file order while the trace is
+ * open, so that other analyses (GPU calls, convolutions) aggregate what they
+ * need without the model keeping the records or the file being read twice.
+ * Strings are t's until the load returns: copy what is kept. */
+struct dlt_load_hook {
+	void (*rec)(void *ctx, struct dlt_trace *t,
+		    const struct dlt_rec_view *v);
+	void *ctx;
+};
+struct dlt_process *dlt_process_load_hooked(const char *path,
+					    const struct dlt_load_hook *hook,
+					    char *err, size_t errlen);
+
+/* A failed load that matters: not a probe of a library that was loaded in
+ * the end (cuDNN asks for libcudnn_graph.so.9.19.0, then .9.19, then .9),
+ * and not a repeat of a name that already failed earlier in the process.
+ * k indexes p->libs and must be a failed row. */
+bool dlt_lib_failure_matters(const struct dlt_process *p, size_t k);
+/* "libcudnn_graph.so" for ".../libcudnn_graph.so.9.19.0": the name a
+ * library goes by whatever version suffix was asked for. */
+void dlt_lib_key(const char *name, char *buf, size_t cap);
+
+/* Blocks of memory freed all at once (the model's strings; findings). */
+void *dlt_arena_alloc(struct dlt_arena_blk **head, size_t n);
+const char *dlt_arena_strdup(struct dlt_arena_blk **head, const char *s);
+void dlt_arena_free(struct dlt_arena_blk *head);
+
 /* Number of records of one type. */
 uint64_t dlt_process_count(const struct dlt_process *p, uint16_t type);
 
@@ -221,6 +250,9 @@ long dlt_set_parent(const struct dlt_set *s, const struct dlt_process *p);
 struct dlt_flag_opt {
 	const char *name; /* "--json" */
 	bool *set;
+	/* Non-NULL: the option takes a value ("--fail-on error" or
+	 * "--fail-on=error"), stored here; set is then optional. */
+	const char **value;
 };
 int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
 		 const struct dlt_flag_opt *opts, size_t nopts, int *npaths);

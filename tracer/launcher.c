@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "hangs.h"
 #include "dltrace/format.h"
 #include "writer.h"
 
@@ -419,6 +420,8 @@ int main(int argc, char **argv)
 				argv[optind], hang_timeout);
 		if (!quiet || hung)
 			dlt_verdict_print(stderr, dir);
+		if (hung)
+			dlt_hang_verdict(stderr, dir);
 	}
 	if (hung)
 		return 124;

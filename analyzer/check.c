@@ -1,0 +1,679 @@
+#include "check.h"
+#include "hangs.h"
+#include "apinames.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/rules.h"
+
+struct dlt_inputs;
+static void dlt_check_hangs(struct dlt_check *c, const struct dlt_inputs *in);
+#include "status.h"
+
+/* The rules, in the order they run.  Rules that explain failed calls come
+ * before API_ERROR, which reports what is left unexplained. */
+const struct dlt_rule dlt_rules[] = {
+	{"LIB_NOT_FOUND", DLT_SEV_ERROR, dlt_rule_lib_not_found,
+	 "a library load failed because no file of that name was found"},
+	{"LIB_LOAD_FAILED", DLT_SEV_ERROR, dlt_rule_lib_load_failed,
+	 "a library file was found but would not load"},
+	{"LIB_SHADOWED", DLT_SEV_WARNING, dlt_rule_lib_shadowed,
+	 "a library came from elsewhere than its requester's RPATH/RUNPATH "
+	 "copy"},
+	{"DUPLICATE_LIBRARY", DLT_SEV_ERROR, dlt_rule_duplicate_library,
+	 "two different files of one library are mapped in one process"},
+	{"CUDNN_SUBLIB_SKEW", DLT_SEV_ERROR, dlt_rule_cudnn_sublib_skew,
+	 "cuDNN's libraries come from different directories or versions"},
+	{"CUDA_DRIVER_INSUFFICIENT", DLT_SEV_ERROR, dlt_rule_cuda_driver,
+	 "no NVIDIA driver, or one older than the CUDA runtime needs"},
+	{"CUDNN_CUDART_MISMATCH", DLT_SEV_WARNING, dlt_rule_cudnn_cudart,
+	 "cuDNN was built for another CUDA runtime than the one loaded"},
+	{"ALGO_SELECTION_FAILED", DLT_SEV_ERROR, dlt_rule_algo_selection,
+	 "a convolution algorithm selection returned no usable candidate"},
+	{"ALGO_FALLBACK", DLT_SEV_WARNING, dlt_rule_algo_fallback,
+	 "a convolution ran with another algorithm than the best candidate"},
+	{"API_ERROR", DLT_SEV_WARNING, dlt_rule_api_error,
+	 "traced GPU library calls returned errors"},
+	{"DEEPBIND", DLT_SEV_WARNING, dlt_rule_deepbind,
+	 "a library was opened with RTLD_DEEPBIND and bypasses the tracer"},
+	{"STATIC_CUDART", DLT_SEV_INFO, dlt_rule_static_cudart,
+	 "objects with their own static CUDA runtime, whose runtime calls "
+	 "are not traced"},
+	{"TRACE_INCOMPLETE", DLT_SEV_INFO, dlt_rule_trace_incomplete,
+	 "a process ended by a signal, or its trace is cut short or "
+	 "damaged"},
+};
+const size_t dlt_nrules = sizeof(dlt_rules) / sizeof(dlt_rules[0]);
+
+const char *dlt_severity_name(enum dlt_severity s)
+{
+	switch (s) {
+	case DLT_SEV_INFO:
+		return "info";
+	case DLT_SEV_WARNING:
+		return "warning";
+	case DLT_SEV_ERROR:
+		return "error";
+	}
+	return "?";
+}
+
+int dlt_severity_parse(const char *s)
+{
+	if (strcmp(s, "error") == 0)
+		return DLT_SEV_ERROR;
+	if (strcmp(s, "warning") == 0)
+		return DLT_SEV_WARNING;
+	if (strcmp(s, "info") == 0)
+		return DLT_SEV_INFO;
+	if (strcmp(s, "never") == 0)
+		return DLT_SEV_NEVER;
+	return -1;
+}
+
+void dlt_check_init(struct dlt_check *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void dlt_check_free(struct dlt_check *c)
+{
+	free(c->procs);
+	free(c->f);
+	dlt_arena_free(c->arena);
+	memset(c, 0, sizeof(*c));
+}
+
+static const char *dlt_cstr(struct dlt_check *c, const char *s)
+{
+	return dlt_arena_strdup(&c->arena, s);
+}
+
+/* ---- findings ---------------------------------------------------------- */
+
+static struct dlt_finding *dlt_new_finding(struct dlt_check *c, size_t rule,
+					   enum dlt_severity sev, size_t proc,
+					   const char *message)
+{
+	if (c->nf == c->capf) {
+		c->capf = c->capf ? c->capf * 2 : 32;
+		c->f = dlt_xrealloc(c->f, c->capf, sizeof(*c->f));
+	}
+	struct dlt_finding *f = &c->f[c->nf++];
+	memset(f, 0, sizeof(*f));
+	f->code = dlt_rules[rule].code;
+	f->rule = rule;
+	f->seq = c->nf - 1;
+	f->severity = sev;
+	f->proc = proc;
+	f->message = dlt_cstr(c, message);
+	f->evidence = dlt_val_object(&c->arena);
+	c->counts[sev]++;
+	if (proc != DLT_NO_PROC)
+		c->procs[proc].counts[sev]++;
+	return f;
+}
+
+struct dlt_finding *dlt_check_add(struct dlt_check *c, const char *code,
+				  enum dlt_severity sev, size_t proc,
+				  const char *message)
+{
+	struct dlt_finding *f = dlt_new_finding(c, 0, sev, proc, message);
+	f->code = dlt_cstr(c, code);
+	f->rule = dlt_nrules;
+	return f;
+}
+
+struct dlt_finding *dlt_rule_finding(struct dlt_rule_ctx *c,
+				     enum dlt_severity sev, const char *fmt,
+				     ...)
+{
+	char buf[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return dlt_new_finding(c->chk, c->rule, sev, c->proc, buf);
+}
+
+void dlt_finding_fix(struct dlt_rule_ctx *c, struct dlt_finding *f,
+		     const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	f->fix = dlt_cstr(c->chk, buf);
+}
+
+void dlt_rule_explain(struct dlt_rule_ctx *c, size_t err_index)
+{
+	if (c->explained[err_index] == NULL)
+		c->explained[err_index] = dlt_rules[c->rule].code;
+}
+
+/* ---- processes ----------------------------------------------------------- */
+
+static void dlt_versions(struct dlt_check *c, struct dlt_val *o,
+			 const struct dlt_gpu *g)
+{
+	char buf[64];
+	for (size_t i = 0; i < g->nfams; i++) {
+		const struct dlt_gpu_family *f = &g->fams[i];
+		switch (f->family) {
+		case DLT_FAM_CUDART:
+			if (dlt_val_get(o, "cuda_runtime"))
+				break;
+			if (f->v[0] > 0)
+				dlt_obj_str(o, "cuda_runtime",
+					    dlt_cuda_version_str(f->v[0], buf,
+								 sizeof(buf)));
+			if (f->v[1] != DLT_VERSION_ABSENT && f->v[3] == 0)
+				dlt_obj_str(o, "driver_api",
+					    f->v[1] > 0 ? dlt_cuda_version_str(
+								  f->v[1], buf,
+								  sizeof(buf))
+							: "none");
+			dlt_obj_str(o, "cuda_runtime_path", f->path);
+			break;
+		case DLT_FAM_CUDA:
+			if (!dlt_val_get(o, "driver_api") && f->v[1] == 0 &&
+			    f->v[0] > 0)
+				dlt_obj_str(o, "driver_api",
+					    dlt_cuda_version_str(f->v[0], buf,
+								 sizeof(buf)));
+			break;
+		case DLT_FAM_CUDNN:
+			if (dlt_val_get(o, "cudnn"))
+				break;
+			if (f->v[0] > 0)
+				dlt_obj_str(o, "cudnn",
+					    dlt_cudnn_version_str(f->v[0], buf,
+								  sizeof(buf)));
+			if (f->v[1] > 0)
+				dlt_obj_str(o, "cudnn_cuda_runtime",
+					    dlt_cuda_version_str(f->v[1], buf,
+								 sizeof(buf)));
+			dlt_obj_str(o, "cudnn_path", f->path);
+			break;
+		case DLT_FAM_NCCL:
+			if (dlt_val_get(o, "nccl"))
+				break;
+			if (f->v[0] > 0)
+				dlt_obj_str(o, "nccl",
+					    dlt_nccl_version_str(f->v[0], buf,
+								 sizeof(buf)));
+			dlt_obj_str(o, "nccl_path", f->path);
+			break;
+		}
+		if (f->kdrv && !dlt_val_get(o, "kernel_driver"))
+			dlt_obj_str(o, "kernel_driver", f->kdrv);
+	}
+	(void)c;
+}
+
+static size_t dlt_add_proc(struct dlt_check *c, const struct dlt_process *p,
+			   const struct dlt_gpu *g)
+{
+	if (c->nprocs == c->capprocs) {
+		c->capprocs = c->capprocs ? c->capprocs * 2 : 16;
+		c->procs =
+			dlt_xrealloc(c->procs, c->capprocs, sizeof(*c->procs));
+	}
+	struct dlt_check_proc *cp = &c->procs[c->nprocs];
+	memset(cp, 0, sizeof(*cp));
+	char how[1024];
+	cp->trace = dlt_cstr(c, p->trace);
+	cp->pid = p->hdr.pid;
+	cp->ppid = p->hdr.ppid;
+	cp->rank = p->rank;
+	cp->world_size = p->world_size;
+	cp->host = dlt_cstr(c, p->host);
+	cp->exe = dlt_cstr(c, p->exe);
+	cp->start_realtime_ns = p->hdr.start_realtime_ns;
+	cp->start_monotonic_ns = p->hdr.start_monotonic_ns;
+	cp->trace_id = p->hdr.trace_id;
+	cp->ended = dlt_cstr(c, dlt_end_describe(&p->end, how, sizeof(how)));
+	cp->exit_code = dlt_end_exit_code(&p->end);
+	cp->signal = dlt_end_signal(&p->end);
+	cp->end_failure = dlt_end_is_failure(&p->end);
+	cp->versions = dlt_val_object(&c->arena);
+	dlt_versions(c, cp->versions, g);
+	return c->nprocs++;
+}
+
+size_t dlt_check_process(struct dlt_check *c, const struct dlt_process *p,
+			 const struct dlt_gpu *g)
+{
+	size_t proc = dlt_add_proc(c, p, g);
+	struct dlt_rule_ctx ctx = {c, p, g, proc, 0, NULL};
+	ctx.explained =
+		dlt_xcalloc(g->nerrs ? g->nerrs : 1, sizeof(*ctx.explained));
+	for (size_t r = 0; r < dlt_nrules; r++) {
+		ctx.rule = r;
+		dlt_rules[r].run(&ctx);
+	}
+	free(ctx.explained);
+	return proc;
+}
+
+static size_t dlt_rule_index(const char *code)
+{
+	for (size_t r = 0; r < dlt_nrules; r++)
+		if (strcmp(dlt_rules[r].code, code) == 0)
+			return r;
+	return 0;
+}
+
+size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
+		       FILE *diag)
+{
+	struct dlt_inputs in;
+	dlt_inputs_collect(&in, nargs, args);
+	size_t incomplete = dlt_rule_index("TRACE_INCOMPLETE");
+	size_t checked = 0;
+	for (size_t i = 0; i < in.nerrors; i++) {
+		if (diag)
+			fprintf(diag, "dltrace-analyze: %s: %s\n",
+				in.errors[i].path, in.errors[i].message);
+		struct dlt_finding *f = dlt_new_finding(
+			c, incomplete, DLT_SEV_INFO, DLT_NO_PROC,
+			"an input could not be read; it is left out");
+		dlt_obj_str(f->evidence, "input", in.errors[i].path);
+		dlt_obj_str(f->evidence, "reason", in.errors[i].message);
+		c->unusable++;
+	}
+	for (size_t i = 0; i < in.npaths; i++) {
+		char err[1024] = "";
+		struct dlt_gpu g;
+		struct dlt_process *p =
+			dlt_process_load_gpu(in.paths[i], &g, err, sizeof(err));
+		if (p == NULL) {
+			if (diag)
+				fprintf(diag, "dltrace-analyze: %s\n", err);
+			struct dlt_finding *f = dlt_new_finding(
+				c, incomplete, DLT_SEV_INFO, DLT_NO_PROC,
+				"a trace could not be read; it is left out");
+			dlt_obj_str(f->evidence, "input", in.paths[i]);
+			dlt_obj_str(f->evidence, "reason", err);
+			c->unusable++;
+			dlt_gpu_free(&g);
+			continue;
+		}
+		if (diag)
+			for (size_t k = 0; k < p->nproblems; k++)
+				fprintf(diag, "dltrace-analyze: %s: %s\n",
+					p->trace, p->problems[k]);
+		dlt_check_process(c, p, &g);
+		checked++;
+		dlt_process_free(p);
+		dlt_gpu_free(&g);
+	}
+	dlt_check_hangs(c, &in);
+	dlt_inputs_free(&in);
+	dlt_check_sort(c);
+	return checked;
+}
+
+/* ---- hangs: findings across the processes of a job ---------------------- */
+
+struct dlt_check_hang_ctx {
+	struct dlt_check *c;
+};
+
+static void dlt_check_hang_finding(void *ctx, const struct dlt_hang_finding *hf)
+{
+	struct dlt_check *c = ((struct dlt_check_hang_ctx *)ctx)->c;
+	size_t proc = DLT_NO_PROC;
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (c->procs[i].trace &&
+		    strcmp(c->procs[i].trace, hf->proc->trace) == 0)
+			proc = i;
+	enum dlt_severity sev = strcmp(hf->severity, "error") == 0
+					? DLT_SEV_ERROR
+					: DLT_SEV_WARNING;
+	struct dlt_finding *f = dlt_check_add(c, hf->code, sev, proc, hf->msg);
+	if (f == NULL)
+		return;
+	dlt_obj_str(f->evidence, "trace", hf->proc->trace);
+	if (hf->stall) {
+		dlt_obj_uint(f->evidence, "tid", hf->stall->tid);
+		dlt_obj_int(f->evidence, "syscall", hf->stall->syscall);
+		dlt_obj_uint(f->evidence, "blocked_ns", hf->stall->dur_ns);
+		dlt_obj_str(f->evidence, "wait", hf->stall->detail);
+		dlt_obj_str(f->evidence, "wchan", hf->stall->wchan);
+		dlt_obj_str(f->evidence, "stack", hf->stall->stack);
+	}
+	if (hf->call) {
+		const struct dlt_api_desc *a = dlt_api_by_id(hf->call->api);
+		dlt_obj_str(f->evidence, "call", a ? a->name : "?");
+		dlt_obj_uint(f->evidence, "in_call_ns",
+			     hf->proc->last_ts - hf->call->ts);
+	}
+	if (hf->proc->comm_id) {
+		dlt_obj_strf(f->evidence, "comm_id_hash", "%016llx",
+			     (unsigned long long)hf->proc->comm_id);
+		dlt_obj_int(f->evidence, "nranks", hf->proc->comm_nranks);
+	}
+	if (hf->missing) {
+		struct dlt_val *a = dlt_obj_array(f->evidence, "missing_ranks");
+		for (const char *q = hf->missing; *q;) {
+			char *end;
+			long r = strtol(q, &end, 10);
+			if (end == q)
+				break;
+			dlt_arr_int(a, r);
+			q = end;
+		}
+	}
+}
+
+/* The hang analysis (analyzer/cmd_hangs.c) over the same inputs: its
+ * findings span processes, so they come after every trace was read. */
+static void dlt_check_hangs(struct dlt_check *c, const struct dlt_inputs *in)
+{
+	if (in->npaths == 0)
+		return;
+	struct dlt_hang_proc *procs = dlt_xcalloc(in->npaths, sizeof(*procs));
+	size_t n = 0;
+	for (size_t i = 0; i < in->npaths; i++) {
+		char err[256];
+		if (dlt_hang_load_one(in->paths[i], &procs[n], err,
+				      sizeof(err)) == 0)
+			n++;
+	}
+	struct dlt_check_hang_ctx ctx = {c};
+	dlt_hang_analyze(procs, n, dlt_check_hang_finding, &ctx);
+	free(procs);
+}
+
+/* ---- ordering ------------------------------------------------------------ */
+
+struct dlt_proc_slot {
+	struct dlt_check_proc p;
+	size_t old;
+};
+
+static int dlt_proc_order(const void *a, const void *b)
+{
+	const struct dlt_check_proc *x = &((const struct dlt_proc_slot *)a)->p;
+	const struct dlt_check_proc *y = &((const struct dlt_proc_slot *)b)->p;
+	if (x->start_realtime_ns != y->start_realtime_ns)
+		return x->start_realtime_ns < y->start_realtime_ns ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return strcmp(x->trace ? x->trace : "", y->trace ? y->trace : "");
+}
+
+static int dlt_finding_order(const void *a, const void *b)
+{
+	const struct dlt_finding *x = a, *y = b;
+	/* Findings about no process (unreadable inputs) come last. */
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	if (x->rule != y->rule)
+		return x->rule < y->rule ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void dlt_check_sort(struct dlt_check *c)
+{
+	size_t n = c->nprocs;
+	struct dlt_proc_slot *slots = dlt_xcalloc(n ? n : 1, sizeof(*slots));
+	size_t *where = dlt_xcalloc(n ? n : 1, sizeof(*where));
+	for (size_t i = 0; i < n; i++)
+		slots[i] = (struct dlt_proc_slot){c->procs[i], i};
+	qsort(slots, n, sizeof(*slots), dlt_proc_order);
+	for (size_t i = 0; i < n; i++) {
+		c->procs[i] = slots[i].p;
+		where[slots[i].old] = i;
+	}
+	for (size_t i = 0; i < c->nf; i++)
+		if (c->f[i].proc != DLT_NO_PROC)
+			c->f[i].proc = where[c->f[i].proc];
+	free(slots);
+	free(where);
+	if (c->nf > 1)
+		qsort(c->f, c->nf, sizeof(*c->f), dlt_finding_order);
+	for (size_t i = 0; i < c->nf; i++)
+		c->f[i].seq = i;
+}
+
+int dlt_check_worst(const struct dlt_check *c)
+{
+	for (int s = DLT_SEV_ERROR; s >= DLT_SEV_INFO; s--)
+		if (c->counts[s])
+			return s;
+	return -1;
+}
+
+/* ---- output ----------------------------------------------------------------
+ */
+
+static void dlt_json_proc(struct dlt_json *j, const struct dlt_check_proc *p)
+{
+	char when[64];
+	dlt_json_object_begin(j);
+	dlt_json_kv_uint(j, "pid", p->pid);
+	dlt_json_kv_uint(j, "ppid", p->ppid);
+	if (p->rank >= 0)
+		dlt_json_kv_int(j, "rank", p->rank);
+	else
+		dlt_json_kv_null(j, "rank");
+	if (p->world_size > 0)
+		dlt_json_kv_int(j, "world_size", p->world_size);
+	else
+		dlt_json_kv_null(j, "world_size");
+	dlt_json_kv_string(j, "host", p->host);
+	dlt_json_kv_string(j, "exe", p->exe);
+	dlt_json_kv_string(j, "trace", p->trace);
+	dlt_format_utc(p->start_realtime_ns, when, sizeof(when));
+	dlt_json_kv_string(j, "started", when);
+	dlt_json_kv_string(j, "ended", p->ended);
+	if (p->exit_code >= 0)
+		dlt_json_kv_int(j, "exit_code", p->exit_code);
+	else
+		dlt_json_kv_null(j, "exit_code");
+	if (p->signal)
+		dlt_json_kv_int(j, "signal", p->signal);
+	else
+		dlt_json_kv_null(j, "signal");
+	dlt_json_key(j, "versions");
+	dlt_val_json(j, p->versions);
+	dlt_json_key(j, "findings");
+	dlt_json_object_begin(j);
+	for (int s = DLT_SEV_ERROR; s >= DLT_SEV_INFO; s--)
+		dlt_json_kv_uint(j, dlt_severity_name(s), p->counts[s]);
+	dlt_json_object_end(j);
+	dlt_json_object_end(j);
+}
+
+static void dlt_json_finding(struct dlt_json *j, const struct dlt_check *c,
+			     const struct dlt_finding *f)
+{
+	const struct dlt_check_proc *p =
+		f->proc == DLT_NO_PROC ? NULL : &c->procs[f->proc];
+	dlt_json_object_begin(j);
+	dlt_json_kv_string(j, "code", f->code);
+	dlt_json_kv_string(j, "severity", dlt_severity_name(f->severity));
+	if (p)
+		dlt_json_kv_uint(j, "pid", p->pid);
+	else
+		dlt_json_kv_null(j, "pid");
+	if (p && p->rank >= 0)
+		dlt_json_kv_int(j, "rank", p->rank);
+	else
+		dlt_json_kv_null(j, "rank");
+	dlt_json_kv_string(j, "trace", p ? p->trace : NULL);
+	dlt_json_kv_string(j, "message", f->message);
+	dlt_json_kv_string(j, "fix", f->fix);
+	dlt_json_key(j, "evidence");
+	dlt_val_json(j, f->evidence);
+	dlt_json_object_end(j);
+}
+
+int dlt_check_json(FILE *out, const struct dlt_check *c)
+{
+	struct dlt_json j;
+	dlt_json_init(&j, out, true);
+	dlt_json_object_begin(&j);
+	dlt_json_key(&j, "processes");
+	dlt_json_array_begin(&j);
+	for (size_t i = 0; i < c->nprocs; i++)
+		dlt_json_proc(&j, &c->procs[i]);
+	dlt_json_array_end(&j);
+	dlt_json_key(&j, "findings");
+	dlt_json_array_begin(&j);
+	/* Most severe first, as in the text report. */
+	for (int s = DLT_SEV_ERROR; s >= DLT_SEV_INFO; s--)
+		for (size_t i = 0; i < c->nf; i++)
+			if ((int)c->f[i].severity == s)
+				dlt_json_finding(&j, c, &c->f[i]);
+	dlt_json_array_end(&j);
+	dlt_json_key(&j, "summary");
+	dlt_json_object_begin(&j);
+	for (int s = DLT_SEV_ERROR; s >= DLT_SEV_INFO; s--)
+		dlt_json_kv_uint(&j, dlt_severity_name(s), c->counts[s]);
+	dlt_json_kv_uint(&j, "processes", c->nprocs);
+	dlt_json_kv_uint(&j, "unreadable_inputs", c->unusable);
+	dlt_json_object_end(&j);
+	dlt_json_object_end(&j);
+	return dlt_json_finish(&j);
+}
+
+static void dlt_put_proc_ref(FILE *out, const struct dlt_check_proc *p)
+{
+	fprintf(out, "pid %" PRIu32, p->pid);
+	if (p->rank >= 0)
+		fprintf(out, " rank %" PRId32, p->rank);
+	if (p->exe) {
+		fputs(" (", out);
+		dlt_fput_text(out, dlt_basename(p->exe), "");
+		fputc(')', out);
+	}
+}
+
+void dlt_finding_line(FILE *out, const struct dlt_check *c,
+		      const struct dlt_finding *f)
+{
+	fprintf(out, "%s %s ", dlt_severity_name(f->severity), f->code);
+	if (f->proc != DLT_NO_PROC)
+		dlt_put_proc_ref(out, &c->procs[f->proc]);
+	else
+		fputs("(no process)", out);
+	fputs(": ", out);
+	dlt_fput_text(out, f->message, "");
+	fputc('\n', out);
+}
+
+/* Findings that say the same thing about several processes (ranks of one
+ * job) are shown once, with the list of processes. */
+static bool dlt_same_finding(const struct dlt_finding *a,
+			     const struct dlt_finding *b)
+{
+	return a->rule == b->rule && a->severity == b->severity &&
+	       strcmp(a->code, b->code) == 0 &&
+	       strcmp(a->message, b->message) == 0;
+}
+
+static void dlt_lower(const char *s, char *buf, size_t cap)
+{
+	size_t i = 0;
+	for (; s[i] && i + 1 < cap; i++)
+		buf[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
+	buf[i] = '\0';
+}
+
+void dlt_check_text(FILE *out, const struct dlt_check *c)
+{
+	bool *shown = dlt_xcalloc(c->nf ? c->nf : 1, sizeof(*shown));
+	size_t groups = 0;
+	for (int s = DLT_SEV_ERROR; s >= DLT_SEV_INFO; s--) {
+		for (size_t i = 0; i < c->nf; i++) {
+			const struct dlt_finding *f = &c->f[i];
+			if ((int)f->severity != s || shown[i])
+				continue;
+			/* Processes saying the same thing (ranks). */
+			size_t same = 0;
+			for (size_t k = i; k < c->nf; k++) {
+				if (shown[k] || !dlt_same_finding(f, &c->f[k]))
+					continue;
+				bool dup = false;
+				for (size_t m = i; m < k && !dup; m++)
+					dup = !shown[m] &&
+					      dlt_same_finding(f, &c->f[m]) &&
+					      c->f[m].proc == c->f[k].proc;
+				same += !dup;
+			}
+			if (groups++)
+				fputc('\n', out);
+			fprintf(out, "%-7s %s  ", dlt_severity_name(s),
+				f->code);
+			if (f->proc == DLT_NO_PROC) {
+				fputs("(no process)", out);
+			} else if (same == 1) {
+				dlt_put_proc_ref(out, &c->procs[f->proc]);
+			} else {
+				fprintf(out, "%zu processes: ", same);
+				size_t listed = 0;
+				for (size_t k = i; k < c->nf; k++) {
+					if (shown[k] ||
+					    !dlt_same_finding(f, &c->f[k]) ||
+					    c->f[k].proc == DLT_NO_PROC)
+						continue;
+					bool dup = false;
+					for (size_t m = i; m < k && !dup; m++)
+						dup = !shown[m] &&
+						      dlt_same_finding(
+							      f, &c->f[m]) &&
+						      c->f[m].proc ==
+							      c->f[k].proc;
+					if (dup)
+						continue;
+					if (listed < 8)
+						fprintf(out, "%s%" PRIu32,
+							listed ? ", " : "pid ",
+							c->procs[c->f[k].proc]
+								.pid);
+					listed++;
+				}
+				if (listed > 8)
+					fprintf(out, ", … (%zu more)",
+						listed - 8);
+			}
+			for (size_t k = i; k < c->nf; k++)
+				if (dlt_same_finding(f, &c->f[k]))
+					shown[k] = true;
+			fputs("\n  ", out);
+			dlt_fput_text(out, f->message, "");
+			fputc('\n', out);
+			if (f->evidence && f->evidence->n) {
+				fputs("  evidence:\n", out);
+				dlt_val_text(out, f->evidence, 4);
+			}
+			if (f->fix) {
+				fputs("  fix: ", out);
+				dlt_fput_text(out, f->fix, "");
+				fputc('\n', out);
+			}
+			char lower[64];
+			dlt_lower(f->code, lower, sizeof(lower));
+			fprintf(out, "  see: docs/findings.md#%s\n", lower);
+		}
+	}
+	free(shown);
+	if (groups)
+		fputc('\n', out);
+	fprintf(out,
+		"%zu process%s checked: %zu error%s, %zu warning%s, %zu "
+		"info\n",
+		c->nprocs, c->nprocs == 1 ? "" : "es", c->counts[DLT_SEV_ERROR],
+		c->counts[DLT_SEV_ERROR] == 1 ? "" : "s",
+		c->counts[DLT_SEV_WARNING],
+		c->counts[DLT_SEV_WARNING] == 1 ? "" : "s",
+		c->counts[DLT_SEV_INFO]);
+}

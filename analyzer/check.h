@@ -1,0 +1,120 @@
+/* "check": findings about library loading, versions, GPU API errors and
+ * convolution algorithm choices.  The rules live in analyzer/rules/, one
+ * file per finding code, and are listed in the table in check.c;
+ * docs/findings.md documents every code.
+ *
+ * Traces are checked one at a time: each is loaded (model and GPU
+ * aggregate), its rules run, its findings and a short summary kept, and
+ * everything else freed before the next one is read. */
+#ifndef DLTRACE_CHECK_H
+#define DLTRACE_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gpu.h"
+#include "model.h"
+#include "value.h"
+
+enum dlt_severity {
+	DLT_SEV_INFO = 0,
+	DLT_SEV_WARNING = 1,
+	DLT_SEV_ERROR = 2,
+};
+
+#define DLT_SEV_NEVER 3 /* --fail-on never: above every severity */
+
+const char *dlt_severity_name(enum dlt_severity s);
+/* "error", "warning", "info", "never"; -1 for anything else. */
+int dlt_severity_parse(const char *s);
+
+#define DLT_NO_PROC SIZE_MAX
+
+struct dlt_finding {
+	const char *code;
+	enum dlt_severity severity;
+	size_t proc;		  /* index in dlt_check.procs, or DLT_NO_PROC */
+	const char *message;	  /* one line a person can act on */
+	const char *fix;	  /* what to do, or NULL */
+	struct dlt_val *evidence; /* an object */
+	uint64_t ts; /* CLOCK_MONOTONIC of the traced process, 0 unknown */
+	size_t rule; /* index in the rule table: orders findings */
+	size_t seq;  /* creation order, to keep sorting stable */
+};
+
+/* What is kept of a checked process. */
+struct dlt_check_proc {
+	const char *trace;
+	uint32_t pid, ppid;
+	int32_t rank, world_size;
+	const char *host;
+	const char *exe;
+	uint64_t start_realtime_ns, start_monotonic_ns;
+	uint64_t trace_id;
+	const char *ended;	  /* dlt_end_describe */
+	int exit_code;		  /* -1 unknown or not an exit */
+	int signal;		  /* 0 none */
+	bool end_failure;	  /* dlt_end_is_failure */
+	struct dlt_val *versions; /* object: what the libraries reported */
+	size_t counts[3];	  /* findings per severity */
+};
+
+struct dlt_check {
+	struct dlt_arena_blk *arena;
+	struct dlt_check_proc *procs;
+	size_t nprocs, capprocs;
+	struct dlt_finding *f;
+	size_t nf, capf;
+	size_t counts[3]; /* findings per severity */
+	size_t unusable;  /* inputs that gave no process */
+};
+
+void dlt_check_init(struct dlt_check *c);
+void dlt_check_free(struct dlt_check *c);
+
+/* Checks every trace named by args (files, directories).  Unusable inputs
+ * are said on diag (when not NULL) and become TRACE_INCOMPLETE findings.
+ * Processes end up in start order, findings by process and rule.  Returns
+ * the number of traces checked. */
+size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
+		       FILE *diag);
+/* Runs the rules on one loaded process and keeps its summary and findings;
+ * returns the index of its summary.  (export uses it on processes it reads
+ * itself.) */
+size_t dlt_check_process(struct dlt_check *c, const struct dlt_process *p,
+			 const struct dlt_gpu *g);
+/* A finding from an analysis outside the rule table, such as one across
+ * all processes of a job (hangs): code is copied, proc is an index in
+ * c->procs (or DLT_NO_PROC), and the finding sorts after the table's.
+ * The evidence object is empty and ready. */
+struct dlt_finding *dlt_check_add(struct dlt_check *c, const char *code,
+				  enum dlt_severity sev, size_t proc,
+				  const char *message);
+
+/* Sorts processes by start and findings by process, rule, severity. */
+void dlt_check_sort(struct dlt_check *c);
+
+/* The highest severity found, -1 when there is no finding. */
+int dlt_check_worst(const struct dlt_check *c);
+
+/* Output: the JSON document of check --json, or the text report. */
+int dlt_check_json(FILE *out, const struct dlt_check *c);
+void dlt_check_text(FILE *out, const struct dlt_check *c);
+/* One line: "error LIB_NOT_FOUND pid 12 rank 0: message". */
+void dlt_finding_line(FILE *out, const struct dlt_check *c,
+		      const struct dlt_finding *f);
+
+/* The rule table, for the documentation test and "check --list". */
+struct dlt_rule_ctx;
+struct dlt_rule {
+	const char *code;
+	enum dlt_severity severity; /* the usual one; a rule may differ */
+	void (*run)(struct dlt_rule_ctx *c);
+	const char *summary;
+};
+extern const struct dlt_rule dlt_rules[];
+extern const size_t dlt_nrules;
+
+#endif

@@ -1,0 +1,345 @@
+/* "diff": the convolution problems of two runs (two cuDNN versions, two
+ * machines) matched by problem id and direction: the algorithm or engine
+ * each run ended up with and how long it took.  Problems whose choice
+ * changed come first, largest slowdown first; then the unchanged ones, then
+ * those found in one run only.  All traces of a run are merged. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "conv.h"
+#include "gpu.h"
+#include "json.h"
+#include "status.h"
+
+const char dlt_diff_usage[] =
+	"usage: dltrace-analyze diff [--json] A B\n"
+	"\n"
+	"A and B are two runs, each a trace file or a directory of *.dltrace\n"
+	"files (all processes of a run are merged).  Convolution problems are\n"
+	"matched by their id (a hash of the shape, types and parameters) and\n"
+	"direction.  For each: the algorithm (legacy API) or engine and knobs\n"
+	"(backend API) that ran most often in each run, its mean host-side\n"
+	"call time and the time the selection measured for it.  Problems\n"
+	"whose choice changed come first, the largest slowdown first; then\n"
+	"unchanged problems; then problems found in one run only.\n"
+	"\n"
+	"  --json   one JSON object with \"changes\", \"unchanged\", "
+	"\"only_a\"\n"
+	"           and \"only_b\" lists\n";
+
+struct dlt_run {
+	const char *arg;
+	struct dlt_conv_set conv;
+	size_t nprocs;
+};
+
+static int dlt_load_run(struct dlt_run *r, char *arg)
+{
+	struct dlt_inputs in;
+	char *args[] = {arg};
+	dlt_conv_init(&r->conv);
+	r->arg = arg;
+	r->nprocs = 0;
+	dlt_inputs_collect(&in, 1, args);
+	for (size_t i = 0; i < in.nerrors; i++)
+		fprintf(stderr, "dltrace-analyze: %s: %s\n", in.errors[i].path,
+			in.errors[i].message);
+	for (size_t i = 0; i < in.npaths; i++) {
+		char err[1024] = "";
+		struct dlt_gpu g;
+		struct dlt_process *p =
+			dlt_process_load_gpu(in.paths[i], &g, err, sizeof(err));
+		if (p) {
+			dlt_conv_merge(&r->conv, &g.conv);
+			r->nprocs++;
+			dlt_process_free(p);
+		} else {
+			fprintf(stderr, "dltrace-analyze: %s\n", err);
+		}
+		dlt_gpu_free(&g);
+	}
+	dlt_inputs_free(&in);
+	return r->nprocs ? 0 : -1;
+}
+
+struct dlt_pair {
+	const struct dlt_conv_entry *a, *b;
+	struct dlt_conv_choice ca, cb;
+	bool changed;
+	const char *metric; /* "mean_call_us", "selection_time_ms", NULL */
+	double ta, tb;	    /* in the metric's unit */
+};
+
+/* Host call times when both runs executed, else the times the selections
+ * measured: never one of each. */
+static void dlt_pair_times(struct dlt_pair *p)
+{
+	p->metric = NULL;
+	if (p->ca.mean_us >= 0 && p->cb.mean_us >= 0) {
+		p->metric = "mean_call_us";
+		p->ta = p->ca.mean_us;
+		p->tb = p->cb.mean_us;
+	} else if (p->ca.select_ms >= 0 && p->cb.select_ms >= 0) {
+		p->metric = "selection_time_ms";
+		p->ta = p->ca.select_ms;
+		p->tb = p->cb.select_ms;
+	}
+}
+
+static double dlt_slowdown(const struct dlt_pair *p)
+{
+	if (p->metric == NULL)
+		return -1e300;
+	/* Relative, so that microseconds and milliseconds compare. */
+	return p->ta > 0 ? p->tb / p->ta : (p->tb > 0 ? 1e300 : 1.0);
+}
+
+static int dlt_pair_cmp(const void *x, const void *y)
+{
+	const struct dlt_pair *a = x, *b = y;
+	if (a->changed != b->changed)
+		return a->changed ? -1 : 1;
+	double sa = dlt_slowdown(a), sb = dlt_slowdown(b);
+	if (sa != sb)
+		return sa > sb ? -1 : 1;
+	if (a->a->problem != b->a->problem)
+		return a->a->problem < b->a->problem ? -1 : 1;
+	return a->a->dir - b->a->dir;
+}
+
+static void dlt_text_choice(FILE *out, const char *side,
+			    const struct dlt_conv_entry *e,
+			    const struct dlt_conv_choice *c)
+{
+	char buf[256];
+	fprintf(out, "    %s: %-40s", side,
+		dlt_conv_choice_str(e, c, buf, sizeof(buf)));
+	if (c->executed)
+		fprintf(out, " %" PRIu64 " call%s", c->count,
+			c->count == 1 ? "" : "s");
+	if (c->executed && strchr(c->executed_set, ',') != NULL)
+		fprintf(out, " (all run: %s)", c->executed_set);
+	else if (c->known)
+		fputs(" (selected, not executed)", out);
+	if (c->mean_us >= 0)
+		fprintf(out, ", mean %.1f us", c->mean_us);
+	if (c->select_ms >= 0)
+		fprintf(out, ", selection measured %.3f ms", c->select_ms);
+	fputc('\n', out);
+}
+
+static void dlt_text_problem(FILE *out, const struct dlt_conv_entry *e)
+{
+	char buf[512];
+	fprintf(out, "  conv %s %s  [problem %016" PRIx64 "]\n",
+		dlt_conv_dir_name(e->dir),
+		e->has_shape ? dlt_conv_problem_str(&e->shape, buf, sizeof(buf))
+			     : "(shape not recorded)",
+		e->problem);
+}
+
+static void dlt_text_pair(FILE *out, const struct dlt_pair *p)
+{
+	dlt_text_problem(out, p->a->has_shape ? p->a : p->b);
+	dlt_text_choice(out, "A", p->a, &p->ca);
+	dlt_text_choice(out, "B", p->b, &p->cb);
+	if (p->metric) {
+		bool us = strcmp(p->metric, "mean_call_us") == 0;
+		fprintf(out, "    B-A: %+.3f %s", p->tb - p->ta,
+			us ? "us per call" : "ms (selection)");
+		if (p->ta > 0)
+			fprintf(out, " (%.2fx)", p->tb / p->ta);
+		fputc('\n', out);
+	}
+}
+
+static void dlt_json_side(struct dlt_json *j, const char *key,
+			  const struct dlt_conv_entry *e,
+			  const struct dlt_conv_choice *c)
+{
+	dlt_json_key(j, key);
+	dlt_json_conv_choice(j, e, c);
+}
+
+static void dlt_json_pair(struct dlt_json *j, const struct dlt_pair *p)
+{
+	dlt_json_object_begin(j);
+	dlt_json_conv_problem(j, p->a->has_shape ? p->a : p->b);
+	dlt_json_side(j, "a", p->a, &p->ca);
+	dlt_json_side(j, "b", p->b, &p->cb);
+	dlt_json_kv_string(j, "time_metric", p->metric);
+	if (p->metric) {
+		dlt_json_kv_double(j, "time_a", p->ta);
+		dlt_json_kv_double(j, "time_b", p->tb);
+		dlt_json_kv_double(j, "difference", p->tb - p->ta);
+		if (p->ta > 0)
+			dlt_json_kv_double(j, "ratio", p->tb / p->ta);
+		else
+			dlt_json_kv_null(j, "ratio");
+	}
+	dlt_json_object_end(j);
+}
+
+static void dlt_json_run(struct dlt_json *j, const char *key,
+			 const struct dlt_run *r)
+{
+	char v[32];
+	dlt_json_key(j, key);
+	dlt_json_object_begin(j);
+	dlt_json_kv_string(j, "input", r->arg);
+	dlt_json_kv_uint(j, "processes", r->nprocs);
+	dlt_json_kv_string(
+		j, "cudnn",
+		r->conv.cudnn_version
+			? dlt_cudnn_version_str(r->conv.cudnn_version, v,
+						sizeof(v))
+			: NULL);
+	dlt_json_kv_uint(j, "problems", r->conv.n);
+	dlt_json_object_end(j);
+}
+
+static void dlt_json_only(struct dlt_json *j, const char *key,
+			  const struct dlt_run *r, const struct dlt_run *other)
+{
+	dlt_json_key(j, key);
+	dlt_json_array_begin(j);
+	for (size_t i = 0; i < r->conv.n; i++) {
+		const struct dlt_conv_entry *e = &r->conv.e[i];
+		if (dlt_conv_find(&other->conv, e->problem, e->dir))
+			continue;
+		struct dlt_conv_choice c;
+		dlt_conv_choice(e, &c);
+		dlt_json_object_begin(j);
+		dlt_json_conv_problem(j, e);
+		dlt_json_key(j, "choice");
+		dlt_json_conv_choice(j, e, &c);
+		dlt_json_object_end(j);
+	}
+	dlt_json_array_end(j);
+}
+
+static size_t dlt_text_only(FILE *out, const char *title,
+			    const struct dlt_run *r,
+			    const struct dlt_run *other)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->conv.n; i++)
+		n += dlt_conv_find(&other->conv, r->conv.e[i].problem,
+				   r->conv.e[i].dir) == NULL;
+	fprintf(out, "\n%s (%zu):\n", title, n);
+	for (size_t i = 0; i < r->conv.n; i++) {
+		const struct dlt_conv_entry *e = &r->conv.e[i];
+		if (dlt_conv_find(&other->conv, e->problem, e->dir))
+			continue;
+		struct dlt_conv_choice c;
+		dlt_conv_choice(e, &c);
+		dlt_text_problem(out, e);
+		dlt_text_choice(out, "choice", e, &c);
+	}
+	return n;
+}
+
+int dlt_cmd_diff(int argc, char **argv)
+{
+	bool json = false;
+	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL}};
+	int npaths;
+	int rc = dlt_cmd_args("diff", dlt_diff_usage, argc, argv, opts, 1,
+			      &npaths);
+	if (rc >= 0)
+		return rc;
+	if (npaths != 2) {
+		fprintf(stderr,
+			"dltrace-analyze diff: two runs needed (A and B), "
+			"%d given\n",
+			npaths);
+		fputs(dlt_diff_usage, stderr);
+		return DLT_EXIT_USAGE;
+	}
+	struct dlt_run a, b;
+	int la = dlt_load_run(&a, argv[0]);
+	int lb = dlt_load_run(&b, argv[1]);
+	if (la != 0 || lb != 0) {
+		fprintf(stderr, "dltrace-analyze diff: no usable trace in %s\n",
+			la != 0 ? argv[0] : argv[1]);
+		dlt_conv_free(&a.conv);
+		dlt_conv_free(&b.conv);
+		return DLT_EXIT_USAGE;
+	}
+	struct dlt_pair *pairs =
+		dlt_xcalloc(a.conv.n ? a.conv.n : 1, sizeof(*pairs));
+	size_t np = 0, nchanged = 0;
+	for (size_t i = 0; i < a.conv.n; i++) {
+		const struct dlt_conv_entry *ea = &a.conv.e[i];
+		const struct dlt_conv_entry *eb =
+			dlt_conv_find(&b.conv, ea->problem, ea->dir);
+		if (eb == NULL)
+			continue;
+		struct dlt_pair *p = &pairs[np++];
+		p->a = ea;
+		p->b = eb;
+		dlt_conv_choice(ea, &p->ca);
+		dlt_conv_choice(eb, &p->cb);
+		p->changed = !dlt_conv_choice_same(&p->ca, &p->cb);
+		nchanged += p->changed;
+		dlt_pair_times(p);
+	}
+	qsort(pairs, np, sizeof(*pairs), dlt_pair_cmp);
+	if (json) {
+		struct dlt_json j;
+		dlt_json_init(&j, stdout, true);
+		dlt_json_object_begin(&j);
+		dlt_json_run(&j, "a", &a);
+		dlt_json_run(&j, "b", &b);
+		dlt_json_key(&j, "changes");
+		dlt_json_array_begin(&j);
+		for (size_t i = 0; i < np; i++)
+			if (pairs[i].changed)
+				dlt_json_pair(&j, &pairs[i]);
+		dlt_json_array_end(&j);
+		dlt_json_key(&j, "unchanged");
+		dlt_json_array_begin(&j);
+		for (size_t i = 0; i < np; i++)
+			if (!pairs[i].changed)
+				dlt_json_pair(&j, &pairs[i]);
+		dlt_json_array_end(&j);
+		dlt_json_only(&j, "only_a", &a, &b);
+		dlt_json_only(&j, "only_b", &b, &a);
+		dlt_json_object_end(&j);
+		if (dlt_json_finish(&j) != 0 && !ferror(stdout))
+			fputs("dltrace-analyze: internal error: malformed JSON "
+			      "output\n",
+			      stderr);
+	} else {
+		char va[32] = "?", vb[32] = "?";
+		if (a.conv.cudnn_version)
+			dlt_cudnn_version_str(a.conv.cudnn_version, va,
+					      sizeof(va));
+		if (b.conv.cudnn_version)
+			dlt_cudnn_version_str(b.conv.cudnn_version, vb,
+					      sizeof(vb));
+		printf("A: ");
+		dlt_fput_text(stdout, a.arg, "");
+		printf(" (%zu process%s, cuDNN %s, %zu problems)\nB: ",
+		       a.nprocs, a.nprocs == 1 ? "" : "es", va, a.conv.n);
+		dlt_fput_text(stdout, b.arg, "");
+		printf(" (%zu process%s, cuDNN %s, %zu problems)\n", b.nprocs,
+		       b.nprocs == 1 ? "" : "es", vb, b.conv.n);
+		printf("\nchoice changed (%zu):\n", nchanged);
+		for (size_t i = 0; i < np; i++)
+			if (pairs[i].changed)
+				dlt_text_pair(stdout, &pairs[i]);
+		printf("\nsame choice (%zu):\n", np - nchanged);
+		for (size_t i = 0; i < np; i++)
+			if (!pairs[i].changed)
+				dlt_text_pair(stdout, &pairs[i]);
+		dlt_text_only(stdout, "only in A", &a, &b);
+		dlt_text_only(stdout, "only in B", &b, &a);
+	}
+	free(pairs);
+	dlt_conv_free(&a.conv);
+	dlt_conv_free(&b.conv);
+	return DLT_EXIT_OK;
+}

@@ -1,0 +1,650 @@
+/* "export --format chrome": a timeline in the Chrome trace-event format,
+ * which ui.perfetto.dev and chrome://tracing load.  One process track per
+ * trace (named by rank, pid, host and program), one thread track per
+ * thread; GPU library calls as complete slices, calls that never returned
+ * as slices up to the end of the trace, blocking waits (stalls) as slices,
+ * library loads, dlopen calls and other events as instants, and check
+ * findings as process-wide instant markers.
+ *
+ * Times are microseconds since the earliest trace started, on the wall
+ * clock, so that processes of one job line up.  Each trace is read twice
+ * (once for the model and the findings, once to stream its records), and
+ * nothing of it is kept once its events are written. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apinames.h"
+#include "check.h"
+#include "commands.h"
+#include "conv.h"
+#include "gpu.h"
+#include "json.h"
+#include "status.h"
+
+const char dlt_export_usage[] =
+	"usage: dltrace-analyze export --format chrome PATH... > trace.json\n"
+	"\n"
+	"Writes a Chrome trace-event JSON timeline on stdout: a process track\n"
+	"per traced process, a thread track per thread, GPU library calls as\n"
+	"slices (calls that never returned run to the end of the trace),\n"
+	"blocking waits as slices, library loads and other events as instant\n"
+	"events, and the findings of `check` as markers.  Open it in\n"
+	"https://ui.perfetto.dev or chrome://tracing.\n"
+	"\n"
+	"  --format chrome   the only format so far (and the default)\n";
+
+struct dlt_export {
+	struct dlt_json *j;
+	struct dlt_trace *t;
+	const struct dlt_process *p;
+	uint32_t xpid;	    /* the process's track id */
+	uint64_t origin_ns; /* realtime of the earliest trace start */
+	uint32_t *tids;	    /* threads named so far */
+	size_t ntids, captids;
+	int64_t cudnn_version;
+};
+
+/* Microseconds on the common time line of a process's monotonic time. */
+static double dlt_us(const struct dlt_export *x, uint64_t ts)
+{
+	const struct dlt_file_header *h = &x->p->hdr;
+	double real = (double)h->start_realtime_ns +
+		      ((double)ts - (double)h->start_monotonic_ns);
+	return (real - (double)x->origin_ns) / 1000.0;
+}
+
+static void dlt_thread_named(struct dlt_export *x, uint32_t tid)
+{
+	for (size_t i = 0; i < x->ntids; i++)
+		if (x->tids[i] == tid)
+			return;
+	if (x->ntids == x->captids) {
+		x->captids = x->captids ? x->captids * 2 : 16;
+		x->tids = dlt_xrealloc(x->tids, x->captids, sizeof(*x->tids));
+	}
+	x->tids[x->ntids++] = tid;
+	char name[64];
+	if (tid == x->p->hdr.pid)
+		snprintf(name, sizeof(name), "main thread %" PRIu32, tid);
+	else
+		snprintf(name, sizeof(name), "thread %" PRIu32, tid);
+	struct dlt_json *j = x->j;
+	dlt_json_object_begin(j);
+	dlt_json_kv_string(j, "name", "thread_name");
+	dlt_json_kv_string(j, "ph", "M");
+	dlt_json_kv_uint(j, "pid", x->xpid);
+	dlt_json_kv_uint(j, "tid", tid);
+	dlt_json_key(j, "args");
+	dlt_json_object_begin(j);
+	dlt_json_kv_string(j, "name", name);
+	dlt_json_object_end(j);
+	dlt_json_object_end(j);
+}
+
+/* Starts an event: name, category, phase, track and time; the caller adds
+ * members (dur, s, args) and ends the object. */
+static void dlt_event(struct dlt_export *x, const char *name, const char *cat,
+		      const char *ph, uint32_t tid, uint64_t ts)
+{
+	struct dlt_json *j = x->j;
+	dlt_thread_named(x, tid);
+	dlt_json_object_begin(j);
+	dlt_json_kv_string(j, "name", name);
+	dlt_json_kv_string(j, "cat", cat);
+	dlt_json_kv_string(j, "ph", ph);
+	dlt_json_kv_uint(j, "pid", x->xpid);
+	dlt_json_kv_uint(j, "tid", tid);
+	dlt_json_kv_double_fine(j, "ts", dlt_us(x, ts));
+}
+
+static void dlt_instant(struct dlt_export *x, const char *name, const char *cat,
+			uint32_t tid, uint64_t ts)
+{
+	dlt_event(x, name, cat, "i", tid, ts);
+	dlt_json_kv_string(x->j, "s", "t");
+}
+
+static void dlt_args_values(struct dlt_json *j, const struct dlt_api_desc *a,
+			    const uint64_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char label[64], hex[32];
+		dlt_api_label(a, i, label, sizeof(label));
+		if (label[0] == '\0')
+			snprintf(label, sizeof(label), "v%zu", i);
+		if (dlt_label_is_handle(label)) {
+			snprintf(hex, sizeof(hex), "0x%" PRIx64, v[i]);
+			dlt_json_kv_string(j, label, hex);
+		} else {
+			dlt_json_kv_int(j, label, (int64_t)v[i]);
+		}
+	}
+}
+
+static void dlt_ex_call(struct dlt_export *x, const struct dlt_rec_view *v)
+{
+	const struct dlt_rec_api_call *r = (const void *)v->rec;
+	const struct dlt_api_desc *a = dlt_api_by_id(r->h.flags);
+	char name[64], st[96];
+	if (a)
+		snprintf(name, sizeof(name), "%s", a->name);
+	else
+		snprintf(name, sizeof(name), "api#%u", (unsigned)r->h.flags);
+	dlt_event(x, name, a ? dlt_family_name(a->family) : "gpu", "X", v->tid,
+		  r->h.ts);
+	uint64_t dur = dlt_dur_ns(r->dur);
+	dlt_json_kv_double_fine(x->j, "dur",
+				dur == UINT64_MAX ? 0.0 : (double)dur / 1000.0);
+	dlt_json_key(x->j, "args");
+	dlt_json_object_begin(x->j);
+	dlt_json_kv_int(x->j, "ret", r->ret);
+	if (r->ret != 0)
+		dlt_json_kv_string(x->j, "status",
+				   dlt_status_describe(a ? a->family : 0,
+						       x->cudnn_version, r->ret,
+						       st, sizeof(st)));
+	dlt_args_values(x->j, a, r->v, (r->h.len - sizeof(*r)) / 8);
+	dlt_json_object_end(x->j);
+	dlt_json_object_end(x->j);
+}
+
+static void dlt_ex_args_str(struct dlt_export *x, const char *key, uint32_t id)
+{
+	const char *s = dlt_trace_str(x->t, id);
+	if (s)
+		dlt_json_kv_string(x->j, key, s);
+}
+
+static void dlt_ex_loader(struct dlt_export *x, const struct dlt_rec_view *v)
+{
+	const struct dlt_rec_hdr *h = v->rec;
+	struct dlt_json *j = x->j;
+	char name[512];
+	switch (h->type) {
+	case DLT_REC_LIB_LOAD: {
+		const struct dlt_rec_lib_load *r = (const void *)h;
+		const char *path = dlt_trace_str(x->t, r->path);
+		snprintf(name, sizeof(name), "load %s",
+			 path && path[0] ? dlt_basename(path) : "(main)");
+		dlt_instant(x, name, "loader", v->tid, h->ts);
+		dlt_json_key(j, "args");
+		dlt_json_object_begin(j);
+		dlt_ex_args_str(x, "path", r->realpath ? r->realpath : r->path);
+		dlt_ex_args_str(x, "requested", r->requested);
+		dlt_ex_args_str(x, "requester", r->requester);
+		dlt_json_kv_string(j, "found_via",
+				   dlt_found_via_name(r->found_via));
+		dlt_json_object_end(j);
+		break;
+	}
+	case DLT_REC_LIB_FAIL: {
+		const struct dlt_rec_lib_fail *r = (const void *)h;
+		const char *req = dlt_trace_str(x->t, r->requested);
+		snprintf(name, sizeof(name), "not found %s", req ? req : "?");
+		dlt_instant(x, name, "loader", v->tid, h->ts);
+		dlt_json_key(j, "args");
+		dlt_json_object_begin(j);
+		dlt_ex_args_str(x, "requester", r->requester);
+		dlt_json_kv_uint(j, "paths_tried", r->n_tried);
+		dlt_json_object_end(j);
+		break;
+	}
+	case DLT_REC_DLOPEN: {
+		const struct dlt_rec_dlopen *r = (const void *)h;
+		const char *n = dlt_trace_str(x->t, r->name);
+		char modes[16][DLT_NAME_LEN], mode[256] = "";
+		size_t nm = dlt_rtld_mode_names(r->mode, modes, 16), at = 0;
+		for (size_t i = 0; i < nm && at < sizeof(mode); i++)
+			at += (size_t)snprintf(mode + at, sizeof(mode) - at,
+					       "%s%s", i ? "|" : "", modes[i]);
+		snprintf(name, sizeof(name), "dlopen %s",
+			 n ? dlt_basename(n) : "NULL");
+		dlt_instant(x, name, "loader", v->tid, h->ts);
+		dlt_json_key(j, "args");
+		dlt_json_object_begin(j);
+		dlt_ex_args_str(x, "name", r->name);
+		dlt_json_kv_string(j, "mode", mode);
+		dlt_ex_args_str(x, "caller", r->caller_obj);
+		dlt_json_object_end(j);
+		break;
+	}
+	case DLT_REC_DLERROR: {
+		const struct dlt_rec_dlerror *r = (const void *)h;
+		dlt_instant(x, "dlerror", "loader", v->tid, h->ts);
+		dlt_json_key(j, "args");
+		dlt_json_object_begin(j);
+		dlt_ex_args_str(x, "text", r->text);
+		dlt_json_object_end(j);
+		break;
+	}
+	case DLT_REC_LIB_UNLOAD:
+		if ((h->flags & 1) == 0)
+			return;
+		dlt_instant(x, "load failed, object unmapped", "loader", v->tid,
+			    h->ts);
+		break;
+	default:
+		return;
+	}
+	dlt_json_object_end(j);
+}
+
+static void dlt_ex_process_event(struct dlt_export *x,
+				 const struct dlt_rec_view *v)
+{
+	const struct dlt_rec_hdr *h = v->rec;
+	struct dlt_json *j = x->j;
+	char name[256];
+	switch (h->type) {
+	case DLT_REC_EXIT: {
+		const struct dlt_rec_exit *r = (const void *)h;
+		struct dlt_end e = {(enum dlt_end_how)h->flags, r->status, 0,
+				    NULL};
+		char how[256];
+		dlt_end_describe(&e, how, sizeof(how));
+		dlt_instant(x, h->flags == DLT_EXIT_EXEC ? "exec" : "exit",
+			    "process", v->tid, h->ts);
+		dlt_json_key(j, "args");
+		dlt_json_object_begin(j);
+		dlt_json_kv_string(j, "how", how);
+		dlt_json_object_end(j);
+		break;
+	}
+	case DLT_REC_FORK: {
+		const struct dlt_rec_fork *r = (const void *)h;
+		snprintf(name, sizeof(name), "fork %" PRIu32, r->child_pid);
+		dlt_instant(x, name, "process", v->tid, h->ts);
+		break;
+	}
+	case DLT_REC_EXEC: {
+		const struct dlt_rec_exec *r = (const void *)h;
+		dlt_instant(x, h->flags & 1 ? "execve failed" : "execve",
+			    "process", v->tid, h->ts);
+		dlt_json_key(j, "args");
+		dlt_json_object_begin(j);
+		dlt_ex_args_str(x, "path", r->path);
+		dlt_json_object_end(j);
+		break;
+	}
+	case DLT_REC_NOTE: {
+		const struct dlt_rec_note *r = (const void *)h;
+		dlt_instant(x, "dltrace note", "dltrace", v->tid, h->ts);
+		dlt_json_key(j, "args");
+		dlt_json_object_begin(j);
+		dlt_json_kv_string(j, "level", dlt_note_level_name(h->flags));
+		dlt_ex_args_str(x, "text", r->text);
+		dlt_json_object_end(j);
+		break;
+	}
+	case DLT_REC_MARK: {
+		const struct dlt_rec_mark *r = (const void *)h;
+		snprintf(name, sizeof(name), "mark %" PRIu32, r->id);
+		dlt_instant(x, name, "mark", v->tid, h->ts);
+		dlt_json_key(j, "args");
+		dlt_json_object_begin(j);
+		dlt_json_kv_uint(j, "aux", r->aux);
+		dlt_json_kv_uint(j, "value", r->value);
+		dlt_json_object_end(j);
+		break;
+	}
+	default:
+		return;
+	}
+	dlt_json_object_end(j);
+}
+
+static void dlt_ex_gpu_event(struct dlt_export *x, const struct dlt_rec_view *v)
+{
+	const struct dlt_rec_hdr *h = v->rec;
+	struct dlt_json *j = x->j;
+	char name[256], st[96];
+	switch (h->type) {
+	case DLT_REC_LIB_FAMILY: {
+		const struct dlt_rec_family *r = (const void *)h;
+		snprintf(name, sizeof(name), "%s library",
+			 dlt_family_name(h->flags));
+		dlt_instant(x, name, "gpu", v->tid, h->ts);
+		dlt_json_key(j, "args");
+		dlt_json_object_begin(j);
+		dlt_ex_args_str(x, "path", r->path);
+		dlt_ex_args_str(x, "kernel_driver", r->kdrv);
+		dlt_json_key(j, "versions");
+		dlt_json_array_begin(j);
+		for (int i = 0; i < 8; i++)
+			if (r->v[i] == DLT_VERSION_ABSENT)
+				dlt_json_null(j);
+			else
+				dlt_json_int(j, r->v[i]);
+		dlt_json_array_end(j);
+		dlt_json_object_end(j);
+		break;
+	}
+	case DLT_REC_STATIC_RUNTIME: {
+		const struct dlt_rec_static_rt *r = (const void *)h;
+		dlt_instant(x, "static CUDA runtime", "gpu", v->tid, h->ts);
+		dlt_json_key(j, "args");
+		dlt_json_object_begin(j);
+		dlt_ex_args_str(x, "object", r->object);
+		dlt_ex_args_str(x, "via", r->symbol);
+		dlt_json_object_end(j);
+		break;
+	}
+	case DLT_REC_ALGO_RESULT: {
+		const struct dlt_rec_algo_result *r = (const void *)h;
+		int dir = 0;
+		enum dlt_conv_kind k = dlt_conv_api(h->flags, &dir);
+		if (k == DLT_CONV_NONE || k == DLT_CONV_EXEC)
+			return; /* executions are their API_CALL's slice */
+		const struct dlt_api_desc *a = dlt_api_by_id(h->flags);
+		uint64_t room = (h->len - sizeof(*r)) / sizeof(r->c[0]);
+		uint32_t n = r->n < room ? r->n : (uint32_t)room;
+		snprintf(name, sizeof(name), "selection %s",
+			 dlt_conv_dir_name(dir));
+		dlt_instant(x, name, "cudnn", v->tid, h->ts);
+		dlt_json_key(j, "args");
+		dlt_json_object_begin(j);
+		dlt_json_kv_string(j, "api", a ? a->name : NULL);
+		snprintf(name, sizeof(name), "%016" PRIx64, r->problem);
+		dlt_json_kv_string(j, "problem", name);
+		dlt_json_kv_string(
+			j, "status",
+			dlt_status_describe(DLT_FAM_CUDNN, x->cudnn_version,
+					    r->status, st, sizeof(st)));
+		dlt_json_key(j, "candidates");
+		dlt_json_array_begin(j);
+		for (uint32_t i = 0; i < n; i++) {
+			char c[160];
+			snprintf(c, sizeof(c),
+				 "algo %" PRId32 " status %" PRId32 " %.3f ms",
+				 r->c[i].algo, r->c[i].status,
+				 (double)r->c[i].time_ms);
+			dlt_json_string(j, c);
+		}
+		dlt_json_array_end(j);
+		dlt_json_object_end(j);
+		break;
+	}
+	case DLT_REC_BK_FINALIZE: {
+		const struct dlt_rec_bk_finalize *r = (const void *)h;
+		snprintf(name, sizeof(name), "finalize engine %" PRId32,
+			 r->engine);
+		dlt_instant(x, name, "cudnn", v->tid, h->ts);
+		dlt_json_key(j, "args");
+		dlt_json_object_begin(j);
+		dlt_json_kv_uint(j, "descriptor_type", h->flags);
+		snprintf(name, sizeof(name), "%016" PRIx64, r->problem);
+		dlt_json_kv_string(j, "problem", name);
+		dlt_json_kv_string(
+			j, "status",
+			dlt_status_describe(DLT_FAM_CUDNN, x->cudnn_version,
+					    r->status, st, sizeof(st)));
+		dlt_json_object_end(j);
+		break;
+	}
+	case DLT_REC_STALL: {
+		const struct dlt_rec_stall *r = (const void *)h;
+		snprintf(name, sizeof(name), "blocked in syscall %" PRId32,
+			 r->syscall);
+		dlt_event(x, name, "stall", "X", r->tid, r->since);
+		dlt_json_kv_double_fine(j, "dur", (double)r->dur_ns / 1000.0);
+		dlt_json_key(j, "args");
+		dlt_json_object_begin(j);
+		dlt_ex_args_str(x, "wchan", r->wchan);
+		dlt_ex_args_str(x, "detail", r->detail);
+		dlt_json_kv_int(j, "fd", r->fd);
+		dlt_json_kv_bool(j, "ended", r->ended != 0);
+		dlt_json_object_end(j);
+		break;
+	}
+	case DLT_REC_SOCK: {
+		const struct dlt_rec_sock *r = (const void *)h;
+		static const char *const ops[] = {"socket", "connect", "bind",
+						  "accept", "listen"};
+		const char *op = h->flags < 5 ? ops[h->flags] : "socket";
+		dlt_event(x, op, "socket", "X", v->tid, h->ts);
+		uint64_t dur = dlt_dur_ns(r->dur);
+		dlt_json_kv_double_fine(
+			j, "dur",
+			dur == UINT64_MAX ? 0.0 : (double)dur / 1000.0);
+		dlt_json_key(j, "args");
+		dlt_json_object_begin(j);
+		dlt_ex_args_str(x, "address", r->addr);
+		dlt_json_kv_int(j, "ret", r->ret);
+		if (r->ret < 0)
+			dlt_json_kv_string(j, "error", strerror(r->err));
+		dlt_json_kv_uint(j, "repeated", r->repeat);
+		dlt_json_object_end(j);
+		break;
+	}
+	default:
+		return;
+	}
+	dlt_json_object_end(j);
+}
+
+static int dlt_ex_rec(void *ctx, const struct dlt_rec_view *v)
+{
+	struct dlt_export *x = ctx;
+	const struct dlt_rec_hdr *h = v->rec;
+	if (h->ts == 0 && h->type != DLT_REC_STALL)
+		return 0; /* ARG, ENV: no time */
+	switch (h->type) {
+	case DLT_REC_API_CALL:
+		dlt_ex_call(x, v);
+		break;
+	case DLT_REC_LIB_LOAD:
+	case DLT_REC_LIB_FAIL:
+	case DLT_REC_LIB_UNLOAD:
+	case DLT_REC_DLOPEN:
+	case DLT_REC_DLERROR:
+		dlt_ex_loader(x, v);
+		break;
+	case DLT_REC_EXIT:
+	case DLT_REC_FORK:
+	case DLT_REC_EXEC:
+	case DLT_REC_NOTE:
+	case DLT_REC_MARK:
+		dlt_ex_process_event(x, v);
+		break;
+	default:
+		dlt_ex_gpu_event(x, v);
+	}
+	return 0;
+}
+
+static void dlt_ex_metadata(struct dlt_export *x, const struct dlt_process *p,
+			    size_t index)
+{
+	struct dlt_json *j = x->j;
+	char name[512];
+	int at = 0;
+	if (p->rank >= 0)
+		at = snprintf(name, sizeof(name), "rank %" PRId32 " ", p->rank);
+	snprintf(name + at, sizeof(name) - (size_t)at,
+		 "pid %" PRIu32 " %s on %s", p->hdr.pid,
+		 p->exe ? dlt_basename(p->exe) : "?", p->host ? p->host : "?");
+	dlt_json_object_begin(j);
+	dlt_json_kv_string(j, "name", "process_name");
+	dlt_json_kv_string(j, "ph", "M");
+	dlt_json_kv_uint(j, "pid", x->xpid);
+	dlt_json_kv_uint(j, "tid", 0);
+	dlt_json_key(j, "args");
+	dlt_json_object_begin(j);
+	dlt_json_kv_string(j, "name", name);
+	dlt_json_object_end(j);
+	dlt_json_object_end(j);
+	dlt_json_object_begin(j);
+	dlt_json_kv_string(j, "name", "process_sort_index");
+	dlt_json_kv_string(j, "ph", "M");
+	dlt_json_kv_uint(j, "pid", x->xpid);
+	dlt_json_kv_uint(j, "tid", 0);
+	dlt_json_key(j, "args");
+	dlt_json_object_begin(j);
+	dlt_json_kv_int(j, "sort_index",
+			p->rank >= 0 ? p->rank : (int64_t)index + 100000);
+	dlt_json_object_end(j);
+	dlt_json_object_end(j);
+}
+
+/* Calls that never returned: slices from their start to the trace's end. */
+static void dlt_ex_open_calls(struct dlt_export *x, const struct dlt_gpu *g)
+{
+	uint64_t end = g->last_ts;
+	if (x->p->end.ts > end)
+		end = x->p->end.ts;
+	for (size_t i = 0; i < g->nopens; i++) {
+		const struct dlt_gpu_open *o = &g->opens[i];
+		const struct dlt_api_desc *a = dlt_api_by_id(o->api);
+		char name[96];
+		snprintf(name, sizeof(name), "%s (never returned)",
+			 a ? a->name : "?");
+		dlt_event(x, name, a ? dlt_family_name(a->family) : "gpu", "X",
+			  o->tid, o->ts);
+		dlt_json_kv_double_fine(
+			x->j, "dur",
+			end > o->ts ? (double)(end - o->ts) / 1000.0 : 0.0);
+		dlt_json_key(x->j, "args");
+		dlt_json_object_begin(x->j);
+		dlt_json_kv_bool(x->j, "unfinished", true);
+		dlt_args_values(x->j, a, o->v, o->nv);
+		dlt_json_object_end(x->j);
+		dlt_json_object_end(x->j);
+	}
+}
+
+static void dlt_ex_findings(struct dlt_export *x, const struct dlt_check *c)
+{
+	for (size_t i = 0; i < c->nf; i++) {
+		const struct dlt_finding *f = &c->f[i];
+		char name[128];
+		snprintf(name, sizeof(name), "%s %s",
+			 dlt_severity_name(f->severity), f->code);
+		uint64_t ts = f->ts ? f->ts : x->p->hdr.start_monotonic_ns;
+		dlt_event(x, name, "finding", "i", x->p->hdr.pid, ts);
+		dlt_json_kv_string(x->j, "s", "p");
+		dlt_json_key(x->j, "args");
+		dlt_json_object_begin(x->j);
+		dlt_json_kv_string(x->j, "message", f->message);
+		dlt_json_kv_string(x->j, "fix", f->fix);
+		dlt_json_key(x->j, "evidence");
+		dlt_val_json(x->j, f->evidence);
+		dlt_json_object_end(x->j);
+		dlt_json_object_end(x->j);
+	}
+}
+
+static void dlt_export_one(struct dlt_json *j, const char *path, size_t index,
+			   uint64_t origin)
+{
+	char err[1024] = "";
+	struct dlt_gpu g;
+	struct dlt_process *p =
+		dlt_process_load_gpu(path, &g, err, sizeof(err));
+	if (p == NULL) {
+		fprintf(stderr, "dltrace-analyze: %s\n", err);
+		dlt_gpu_free(&g);
+		return;
+	}
+	for (size_t k = 0; k < p->nproblems; k++)
+		fprintf(stderr, "dltrace-analyze: %s: %s\n", p->trace,
+			p->problems[k]);
+	struct dlt_check c;
+	dlt_check_init(&c);
+	dlt_check_process(&c, p, &g);
+	struct dlt_export x = {0};
+	x.j = j;
+	x.p = p;
+	x.xpid = (uint32_t)index + 1;
+	x.origin_ns = origin;
+	x.cudnn_version = dlt_gpu_cudnn_version(&g);
+	dlt_ex_metadata(&x, p, index);
+	x.t = dlt_trace_open(path, err, sizeof(err));
+	if (x.t) {
+		dlt_trace_foreach(x.t, dlt_ex_rec, &x);
+		dlt_trace_close(x.t);
+	}
+	dlt_ex_open_calls(&x, &g);
+	dlt_ex_findings(&x, &c);
+	free(x.tids);
+	dlt_check_free(&c);
+	dlt_process_free(p);
+	dlt_gpu_free(&g);
+}
+
+int dlt_cmd_export(int argc, char **argv)
+{
+	const char *format = "chrome";
+	const struct dlt_flag_opt opts[] = {{"--format", NULL, &format}};
+	int npaths;
+	int rc = dlt_cmd_args("export", dlt_export_usage, argc, argv, opts, 1,
+			      &npaths);
+	if (rc >= 0)
+		return rc;
+	if (strcmp(format, "chrome") != 0 && strcmp(format, "perfetto") != 0) {
+		fprintf(stderr,
+			"dltrace-analyze export: unknown format '%s' (chrome "
+			"is the one there is)\n",
+			format);
+		return DLT_EXIT_USAGE;
+	}
+	struct dlt_inputs in;
+	dlt_inputs_collect(&in, npaths, argv);
+	for (size_t i = 0; i < in.nerrors; i++)
+		fprintf(stderr, "dltrace-analyze: %s: %s\n", in.errors[i].path,
+			in.errors[i].message);
+	/* The common origin: the earliest start among the traces. */
+	uint64_t origin = UINT64_MAX;
+	size_t usable = 0;
+	bool *ok = dlt_xcalloc(in.npaths ? in.npaths : 1, sizeof(*ok));
+	for (size_t i = 0; i < in.npaths; i++) {
+		char err[1024] = "";
+		struct dlt_trace *t =
+			dlt_trace_open(in.paths[i], err, sizeof(err));
+		if (t == NULL) {
+			fprintf(stderr, "dltrace-analyze: %s\n", err);
+			continue;
+		}
+		uint64_t s = dlt_trace_header(t)->start_realtime_ns;
+		if (s < origin)
+			origin = s;
+		ok[i] = true;
+		usable++;
+		dlt_trace_close(t);
+	}
+	if (usable == 0) {
+		fputs("dltrace-analyze: no usable trace among the inputs\n",
+		      stderr);
+		free(ok);
+		dlt_inputs_free(&in);
+		return DLT_EXIT_USAGE;
+	}
+	struct dlt_json j;
+	dlt_json_init(&j, stdout, false);
+	dlt_json_object_begin(&j);
+	dlt_json_kv_string(&j, "displayTimeUnit", "ms");
+	dlt_json_key(&j, "otherData");
+	dlt_json_object_begin(&j);
+	dlt_json_kv_string(&j, "producer", "dltrace-analyze export");
+	char when[64];
+	dlt_format_utc(origin, when, sizeof(when));
+	dlt_json_kv_string(&j, "time_zero_utc", when);
+	dlt_json_object_end(&j);
+	dlt_json_key(&j, "traceEvents");
+	dlt_json_array_begin(&j);
+	for (size_t i = 0, k = 0; i < in.npaths; i++)
+		if (ok[i])
+			dlt_export_one(&j, in.paths[i], k++, origin);
+	dlt_json_array_end(&j);
+	dlt_json_object_end(&j);
+	int bad = dlt_json_finish(&j);
+	free(ok);
+	dlt_inputs_free(&in);
+	if (bad && !ferror(stdout)) {
+		fputs("dltrace-analyze: internal error: malformed JSON "
+		      "output\n",
+		      stderr);
+		return DLT_EXIT_USAGE;
+	}
+	return DLT_EXIT_OK;
+}

@@ -1,0 +1,339 @@
+#include "gpu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apinames.h"
+#include "status.h"
+
+#define DLT_RTLD_DEEPBIND 0x8 /* glibc's value, whatever host reads it */
+
+/* What a thread is in the middle of: an API_CALL whose follow-up record
+ * (the ALGO_RESULT of a selection or an execution) comes next in the same
+ * thread, and an API_ENTER not yet closed by its API_CALL.  Records of one
+ * thread are in file order, since a thread fills its chunks in turn. */
+struct dlt_gpu_tid {
+	uint32_t tid;
+	bool have_call;
+	struct dlt_call_info call;
+	bool open;
+	struct dlt_gpu_open enter;
+};
+
+void dlt_gpu_init(struct dlt_gpu *g)
+{
+	memset(g, 0, sizeof(*g));
+	dlt_conv_init(&g->conv);
+}
+
+void dlt_gpu_free(struct dlt_gpu *g)
+{
+	free(g->fams);
+	free(g->statics);
+	free(g->errs);
+	free(g->opens);
+	free(g->deep);
+	free(g->tids);
+	dlt_conv_free(&g->conv);
+	dlt_arena_free(g->arena);
+	memset(g, 0, sizeof(*g));
+}
+
+static void *dlt_gpu_grow(void *arr, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return arr;
+	*cap = *cap ? *cap * 2 : 8;
+	return dlt_xrealloc(arr, *cap, size);
+}
+
+static const char *dlt_gpu_str(struct dlt_gpu *g, struct dlt_trace *t,
+			       uint32_t id)
+{
+	return dlt_arena_strdup(&g->arena, dlt_trace_str(t, id));
+}
+
+static struct dlt_gpu_tid *dlt_gpu_thread(struct dlt_gpu *g, uint32_t tid)
+{
+	for (size_t i = 0; i < g->ntids; i++)
+		if (g->tids[i].tid == tid)
+			return &g->tids[i];
+	g->tids =
+		dlt_gpu_grow(g->tids, &g->captids, g->ntids, sizeof(*g->tids));
+	struct dlt_gpu_tid *th = &g->tids[g->ntids++];
+	memset(th, 0, sizeof(*th));
+	th->tid = tid;
+	return th;
+}
+
+static size_t dlt_nvals(const struct dlt_rec_hdr *h, size_t fixed)
+{
+	return (h->len - fixed) / 8;
+}
+
+static void dlt_gpu_on_family(struct dlt_gpu *g, struct dlt_trace *t,
+			      const struct dlt_rec_family *r)
+{
+	g->fams =
+		dlt_gpu_grow(g->fams, &g->capfams, g->nfams, sizeof(*g->fams));
+	struct dlt_gpu_family *f = &g->fams[g->nfams++];
+	f->family = r->h.flags;
+	f->path = dlt_gpu_str(g, t, r->path);
+	f->api = (uint16_t)r->api;
+	f->kdrv = dlt_gpu_str(g, t, r->kdrv);
+	memcpy(f->v, r->v, sizeof(f->v));
+	f->ts = r->h.ts;
+	if (f->family == DLT_FAM_CUDNN && g->conv.cudnn_version == 0 &&
+	    f->v[0] > 0)
+		g->conv.cudnn_version = f->v[0];
+}
+
+static void dlt_gpu_add_static(struct dlt_gpu *g, const char *object,
+			       const char *via, uint64_t ts)
+{
+	if (object == NULL)
+		return;
+	for (size_t i = 0; i < g->nstatics; i++)
+		if (strcmp(g->statics[i].object, object) == 0)
+			return;
+	g->statics = dlt_gpu_grow(g->statics, &g->capstatics, g->nstatics,
+				  sizeof(*g->statics));
+	g->statics[g->nstatics++] =
+		(struct dlt_gpu_static){dlt_arena_strdup(&g->arena, object),
+					dlt_arena_strdup(&g->arena, via), ts};
+}
+
+/* libcuda.so, libcuda.so.1 ...: the driver library itself. */
+static bool dlt_is_libcuda(const char *name)
+{
+	const char *b = dlt_basename(name);
+	return b && strncmp(b, "libcuda.so", 10) == 0;
+}
+
+static void dlt_gpu_on_dlopen(struct dlt_gpu *g, struct dlt_trace *t,
+			      const struct dlt_rec_dlopen *r)
+{
+	const char *name = dlt_trace_str(t, r->name);
+	const char *caller = dlt_trace_str(t, r->caller_obj);
+	/* Older traces have no STATIC_RUNTIME record for an object that
+	 * opens the driver itself; the open says the same. */
+	if (name && caller && dlt_is_libcuda(name) &&
+	    strncmp(dlt_basename(caller), "libcudart", 9) != 0)
+		dlt_gpu_add_static(g, caller, name, r->h.ts);
+	if ((r->mode & DLT_RTLD_DEEPBIND) == 0)
+		return;
+	for (size_t i = 0; i < g->ndeep; i++) {
+		struct dlt_gpu_deepbind *d = &g->deep[i];
+		if (strcmp(d->name ? d->name : "", name ? name : "") == 0 &&
+		    strcmp(d->caller ? d->caller : "", caller ? caller : "") ==
+			    0) {
+			d->count++;
+			return;
+		}
+	}
+	g->deep =
+		dlt_gpu_grow(g->deep, &g->capdeep, g->ndeep, sizeof(*g->deep));
+	g->deep[g->ndeep++] = (struct dlt_gpu_deepbind){
+		dlt_arena_strdup(&g->arena, name),
+		dlt_arena_strdup(&g->arena, caller), r->mode, 1, r->h.ts};
+}
+
+static void dlt_gpu_on_error(struct dlt_gpu *g,
+			     const struct dlt_rec_api_call *r, uint32_t tid)
+{
+	uint16_t api = r->h.flags;
+	for (size_t i = 0; i < g->nerrs; i++) {
+		struct dlt_gpu_err *e = &g->errs[i];
+		if (e->api != api || e->status != r->ret)
+			continue;
+		e->count++;
+		if (r->h.ts < e->first_ts) {
+			e->first_ts = r->h.ts;
+			e->first_tid = tid;
+		}
+		if (r->h.ts > e->last_ts)
+			e->last_ts = r->h.ts;
+		return;
+	}
+	g->errs =
+		dlt_gpu_grow(g->errs, &g->caperrs, g->nerrs, sizeof(*g->errs));
+	struct dlt_gpu_err *e = &g->errs[g->nerrs++];
+	memset(e, 0, sizeof(*e));
+	e->api = api;
+	e->status = r->ret;
+	e->count = 1;
+	e->first_ts = e->last_ts = r->h.ts;
+	e->first_tid = tid;
+	size_t n = dlt_nvals(&r->h, sizeof(*r));
+	e->nv = (uint32_t)(n < DLT_GPU_ERR_VALS ? n : DLT_GPU_ERR_VALS);
+	memcpy(e->v, r->v, e->nv * sizeof(e->v[0]));
+}
+
+static void dlt_gpu_on_call(struct dlt_gpu *g, const struct dlt_rec_api_call *r,
+			    uint32_t tid)
+{
+	uint16_t api = r->h.flags;
+	g->api_calls++;
+	if (api < DLT_GPU_API_MAX) {
+		g->calls[api]++;
+		if (r->ret != 0)
+			g->errors[api]++;
+	}
+	if (r->ret != 0)
+		dlt_gpu_on_error(g, r, tid);
+	struct dlt_gpu_tid *th = dlt_gpu_thread(g, tid);
+	if (th->open && th->enter.api == api)
+		th->open = false;
+	if (api == 105) { /* cudnnBackendExecute */
+		struct dlt_call_info ci;
+		dlt_call_info_of(r, &ci);
+		dlt_conv_on_bk_execute(&g->conv, &ci);
+		return;
+	}
+	/* Kept for the ALGO_RESULT that the shim writes right after the
+	 * call of a selection or an execution. */
+	th->have_call = dlt_conv_api(api, NULL) != DLT_CONV_NONE;
+	if (th->have_call)
+		dlt_call_info_of(r, &th->call);
+}
+
+static void dlt_gpu_on_enter(struct dlt_gpu *g,
+			     const struct dlt_rec_api_enter *r, uint32_t tid)
+{
+	struct dlt_gpu_tid *th = dlt_gpu_thread(g, tid);
+	th->open = true;
+	th->enter.tid = tid;
+	th->enter.api = r->h.flags;
+	th->enter.ts = r->h.ts;
+	size_t n = dlt_nvals(&r->h, sizeof(*r));
+	th->enter.nv =
+		(uint32_t)(n < DLT_GPU_OPEN_VALS ? n : DLT_GPU_OPEN_VALS);
+	memcpy(th->enter.v, r->v, th->enter.nv * 8);
+}
+
+/* The API_CALL that goes with an ALGO_RESULT of the same API. */
+static const struct dlt_call_info *dlt_gpu_take_call(struct dlt_gpu_tid *th,
+						     uint16_t api)
+{
+	if (!th->have_call || th->call.api != api)
+		return NULL;
+	th->have_call = false;
+	return &th->call;
+}
+
+static void dlt_gpu_on_algo(struct dlt_gpu *g,
+			    const struct dlt_rec_algo_result *r, uint32_t tid)
+{
+	uint64_t room = (r->h.len - sizeof(*r)) / sizeof(r->c[0]);
+	uint32_t n = r->n < room ? r->n : (uint32_t)room;
+	int dir = 0;
+	enum dlt_conv_kind kind = dlt_conv_api(r->h.flags, &dir);
+	if (kind == DLT_CONV_NONE)
+		return;
+	struct dlt_gpu_tid *th = dlt_gpu_thread(g, tid);
+	const struct dlt_call_info *call = dlt_gpu_take_call(th, r->h.flags);
+	if (kind == DLT_CONV_EXEC) {
+		dlt_conv_on_exec(&g->conv, r, n, call);
+		return;
+	}
+	dlt_conv_on_selection(&g->conv, r, n, tid, call);
+}
+
+void dlt_gpu_rec(void *ctx, struct dlt_trace *t, const struct dlt_rec_view *v)
+{
+	struct dlt_gpu *g = ctx;
+	const struct dlt_rec_hdr *h = v->rec;
+	if (h->ts) {
+		if (g->first_ts == 0 || h->ts < g->first_ts)
+			g->first_ts = h->ts;
+		if (h->ts > g->last_ts)
+			g->last_ts = h->ts;
+	}
+	switch (h->type) {
+	case DLT_REC_API_CALL:
+		dlt_gpu_on_call(g, (const void *)h, v->tid);
+		break;
+	case DLT_REC_API_ENTER:
+		dlt_gpu_on_enter(g, (const void *)h, v->tid);
+		break;
+	case DLT_REC_LIB_FAMILY:
+		dlt_gpu_on_family(g, t, (const void *)h);
+		break;
+	case DLT_REC_STATIC_RUNTIME: {
+		const struct dlt_rec_static_rt *r = (const void *)h;
+		dlt_gpu_add_static(g, dlt_trace_str(t, r->object),
+				   dlt_trace_str(t, r->symbol), h->ts);
+		break;
+	}
+	case DLT_REC_DLOPEN:
+		dlt_gpu_on_dlopen(g, t, (const void *)h);
+		break;
+	case DLT_REC_CONV_PROBLEM:
+		dlt_conv_on_problem(&g->conv, (const void *)h);
+		break;
+	case DLT_REC_ALGO_RESULT:
+		dlt_gpu_on_algo(g, (const void *)h, v->tid);
+		break;
+	case DLT_REC_BK_FINALIZE: {
+		const struct dlt_rec_bk_finalize *r = (const void *)h;
+		uint64_t room = (h->len - sizeof(*r)) / sizeof(r->knobs[0]);
+		uint32_t nk = r->n_knobs < room ? r->n_knobs : (uint32_t)room;
+		dlt_conv_on_finalize(&g->conv, r, nk);
+		break;
+	}
+	}
+}
+
+void dlt_gpu_finish(struct dlt_gpu *g)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < g->ntids; i++)
+		n += g->tids[i].open;
+	g->opens = dlt_xcalloc(n, sizeof(*g->opens));
+	for (size_t i = 0; i < g->ntids; i++)
+		if (g->tids[i].open)
+			g->opens[g->nopens++] = g->tids[i].enter;
+	free(g->tids);
+	g->tids = NULL;
+	g->ntids = g->captids = 0;
+	dlt_conv_finish(&g->conv);
+}
+
+struct dlt_process *dlt_process_load_gpu(const char *path, struct dlt_gpu *g,
+					 char *err, size_t errlen)
+{
+	dlt_gpu_init(g);
+	struct dlt_load_hook hook = {dlt_gpu_rec, g};
+	struct dlt_process *p =
+		dlt_process_load_hooked(path, &hook, err, errlen);
+	dlt_gpu_finish(g);
+	return p;
+}
+
+const struct dlt_gpu_family *dlt_gpu_family(const struct dlt_gpu *g, int family)
+{
+	for (size_t i = 0; i < g->nfams; i++)
+		if (g->fams[i].family == family)
+			return &g->fams[i];
+	return NULL;
+}
+
+int64_t dlt_gpu_cudnn_version(const struct dlt_gpu *g)
+{
+	return g->conv.cudnn_version;
+}
+
+const char *dlt_gpu_err_str(const struct dlt_gpu *g,
+			    const struct dlt_gpu_err *e, char *buf, size_t cap)
+{
+	const struct dlt_api_desc *a = dlt_api_by_id(e->api);
+	char st[96];
+	dlt_status_describe(a ? a->family : 0, dlt_gpu_cudnn_version(g),
+			    e->status, st, sizeof(st));
+	if (a)
+		snprintf(buf, cap, "%s returned %s", a->name, st);
+	else
+		snprintf(buf, cap, "api#%u returned %s", (unsigned)e->api, st);
+	return buf;
+}

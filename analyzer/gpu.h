@@ -1,0 +1,118 @@
+/* What one process did with the GPU libraries, aggregated while its trace
+ * is read (a struct dlt_load_hook for dlt_process_load_hooked): which files
+ * answered for each family and the versions they reported, which objects
+ * carry their own CUDA runtime, calls that failed grouped by function and
+ * status, calls that never returned, RTLD_DEEPBIND opens, and the
+ * convolutions (conv.h).
+ *
+ * Memory grows with the number of distinct things (functions, statuses,
+ * threads, problems), never with the number of records, so hundreds of
+ * long traces can be checked one after another. */
+#ifndef DLTRACE_GPU_H
+#define DLTRACE_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conv.h"
+#include "model.h"
+#include "reader.h"
+
+/* A LIB_FAMILY record. */
+struct dlt_gpu_family {
+	int family; /* enum dlt_family */
+	const char *path;
+	uint16_t api; /* whose first call found it */
+	const char *kdrv;
+	int64_t v[8];
+	uint64_t ts;
+};
+
+/* An object with a static CUDA runtime of its own. */
+struct dlt_gpu_static {
+	const char *object;
+	const char *via; /* the symbol or library it looked up */
+	uint64_t ts;
+};
+
+#define DLT_GPU_ERR_VALS 4
+
+/* Calls of one API that returned one status. */
+struct dlt_gpu_err {
+	uint16_t api;
+	int32_t status;
+	uint64_t count;
+	uint64_t first_ts, last_ts;
+	uint32_t first_tid;
+	uint32_t nv; /* values of the first such call */
+	uint64_t v[DLT_GPU_ERR_VALS];
+};
+
+#define DLT_GPU_OPEN_VALS 6
+
+/* An API_ENTER that no API_CALL closed: the call never returned. */
+struct dlt_gpu_open {
+	uint32_t tid;
+	uint16_t api;
+	uint64_t ts;
+	uint32_t nv;
+	uint64_t v[DLT_GPU_OPEN_VALS];
+};
+
+/* dlopen calls with one name from one object with RTLD_DEEPBIND. */
+struct dlt_gpu_deepbind {
+	const char *name;
+	const char *caller;
+	int32_t mode;
+	uint64_t count;
+	uint64_t first_ts;
+};
+
+struct dlt_gpu_tid;
+
+#define DLT_GPU_API_MAX 256 /* api ids below this get call counts */
+
+struct dlt_gpu {
+	struct dlt_arena_blk *arena;
+	struct dlt_gpu_family *fams;
+	size_t nfams, capfams;
+	struct dlt_gpu_static *statics;
+	size_t nstatics, capstatics;
+	struct dlt_gpu_err *errs;
+	size_t nerrs, caperrs;
+	struct dlt_gpu_open *opens; /* after dlt_gpu_finish */
+	size_t nopens;
+	struct dlt_gpu_deepbind *deep;
+	size_t ndeep, capdeep;
+	uint64_t calls[DLT_GPU_API_MAX];  /* API_CALL records per api id */
+	uint64_t errors[DLT_GPU_API_MAX]; /* of which returned non-zero */
+	uint64_t api_calls;
+	uint64_t first_ts, last_ts; /* over every record with a time */
+	struct dlt_conv_set conv;
+	/* Private: per-thread pairing state while the trace is read. */
+	struct dlt_gpu_tid *tids;
+	size_t ntids, captids;
+};
+
+void dlt_gpu_init(struct dlt_gpu *g);
+/* The dlt_load_hook callback; ctx is the struct dlt_gpu. */
+void dlt_gpu_rec(void *ctx, struct dlt_trace *t, const struct dlt_rec_view *v);
+/* After the load: calls left open, backend plans tied to executions. */
+void dlt_gpu_finish(struct dlt_gpu *g);
+void dlt_gpu_free(struct dlt_gpu *g);
+
+/* Loads a trace with its GPU aggregate (g initialised here). */
+struct dlt_process *dlt_process_load_gpu(const char *path, struct dlt_gpu *g,
+					 char *err, size_t errlen);
+
+/* The first LIB_FAMILY of a family, or NULL. */
+const struct dlt_gpu_family *dlt_gpu_family(const struct dlt_gpu *g,
+					    int family);
+/* cudnnGetVersion of the process's cuDNN, 0 when unknown. */
+int64_t dlt_gpu_cudnn_version(const struct dlt_gpu *g);
+/* "cudaGetDeviceCount returned cudaErrorInsufficientDriver (35)". */
+const char *dlt_gpu_err_str(const struct dlt_gpu *g,
+			    const struct dlt_gpu_err *e, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,129 @@
+/* DUPLICATE_LIBRARY: two different files of one library mapped in one
+ * process.  Each copy has its own globals (the CUDA runtime's contexts,
+ * cuDNN's handles, NCCL's communicators, OpenMP's thread pool), so objects
+ * made by one are garbage to the other.  CUDA libraries match renamed
+ * copies (old wheels shipped libcudart-80664282.so.10.2); OpenMP and C++
+ * runtimes only match under the same name, since wheels rename their
+ * vendored copies on purpose to live next to the system one. */
+#include <string.h>
+
+#include "rules.h"
+
+static const char *const dlt_cuda_families[] = {
+	"libcudart",   "libcuda",	"libnvidia-ml", "libnccl",
+	"libcublas",   "libcublasLt",	"libcufft",	"libcurand",
+	"libcusparse", "libcusolver",	"libnvrtc",	"libnvJitLink",
+	"libcupti",    "libnvToolsExt",
+};
+static const char *const dlt_runtime_families[] = {"libgomp", "libiomp5",
+						   "libomp", "libstdc++"};
+
+/* Whether rows of this family are compared, and if renamed copies count. */
+static bool dlt_watched(const char *fam, bool renamed)
+{
+	if (strncmp(fam, "libcudnn", 8) == 0)
+		return true;
+	for (size_t i = 0;
+	     i < sizeof(dlt_cuda_families) / sizeof(dlt_cuda_families[0]); i++)
+		if (strcmp(fam, dlt_cuda_families[i]) == 0)
+			return true;
+	for (size_t i = 0;
+	     i < sizeof(dlt_runtime_families) / sizeof(dlt_runtime_families[0]);
+	     i++)
+		if (strcmp(fam, dlt_runtime_families[i]) == 0)
+			return !renamed;
+	return false;
+}
+
+static bool dlt_same_file(const struct dlt_lib *a, const struct dlt_lib *b)
+{
+	const char *pa = a->realpath ? a->realpath : a->path;
+	const char *pb = b->realpath ? b->realpath : b->path;
+	if (pa && pb && strcmp(pa, pb) == 0)
+		return true;
+	return a->ino != 0 && a->ino == b->ino && a->dev == b->dev;
+}
+
+void dlt_rule_duplicate_library(struct dlt_rule_ctx *c)
+{
+	const struct dlt_process *p = c->p;
+	bool *done = dlt_xcalloc(p->nlibs ? p->nlibs : 1, sizeof(*done));
+	for (size_t i = 0; i < p->nlibs; i++) {
+		const struct dlt_lib *a = &p->libs[i];
+		char fam[128];
+		bool renamed;
+		if (done[i] || a->failed || (a->flags & DLT_LIB_VDSO))
+			continue;
+		dlt_lib_family(a->realpath ? a->realpath : a->path, fam,
+			       sizeof(fam), &renamed);
+		if (!dlt_watched(fam, renamed))
+			continue;
+		/* The distinct files of this family, first one first. */
+		const struct dlt_lib *copies[16];
+		size_t n = 0;
+		copies[n++] = a;
+		for (size_t k = i + 1; k < p->nlibs; k++) {
+			const struct dlt_lib *b = &p->libs[k];
+			char fb[128];
+			bool rb;
+			if (b->failed || done[k])
+				continue;
+			dlt_lib_family(b->realpath ? b->realpath : b->path, fb,
+				       sizeof(fb), &rb);
+			if (strcmp(fb, fam) != 0 || !dlt_watched(fb, rb))
+				continue;
+			done[k] = true;
+			bool dup = false;
+			for (size_t m = 0; m < n && !dup; m++)
+				dup = dlt_same_file(copies[m], b);
+			if (!dup && n < 16)
+				copies[n++] = b;
+		}
+		if (n < 2)
+			continue;
+		const char *p0 = copies[0]->realpath ? copies[0]->realpath
+						     : copies[0]->path;
+		const char *p1 = copies[1]->realpath ? copies[1]->realpath
+						     : copies[1]->path;
+		struct dlt_finding *f = dlt_rule_finding(
+			c, DLT_SEV_ERROR,
+			"%zu different copies of %s are loaded: %s and %s%s", n,
+			fam, p0, p1, n > 2 ? " and more" : "");
+		f->ts = copies[1]->ts;
+		dlt_obj_str(f->evidence, "family", fam);
+		struct dlt_val *arr = dlt_obj_array(f->evidence, "copies");
+		for (size_t m = 0; m < n; m++) {
+			struct dlt_val *o = dlt_arr_object(arr);
+			dlt_ev_lib(o, copies[m]);
+			dlt_obj_int(o, "namespace", copies[m]->lmid);
+		}
+		char pkg[128];
+		const char *pip = dlt_pip_package(
+			fam, dlt_proc_cuda_major(p, c->g), pkg, sizeof(pkg));
+		const struct dlt_lib *late = copies[1];
+		char dir[4096];
+		dlt_dirname(late->realpath ? late->realpath : late->path, dir,
+			    sizeof(dir));
+		if (late->found_via == DLT_VIA_LD_LIBRARY_PATH)
+			dlt_finding_fix(c, f,
+					"the second copy came through "
+					"LD_LIBRARY_PATH: take %s out of it "
+					"(or unset LD_LIBRARY_PATH)",
+					dir);
+		else if (pip)
+			dlt_finding_fix(c, f,
+					"make every package use one copy: "
+					"install one version for all of them "
+					"(pip install %s==<version the "
+					"framework wants>) and remove the "
+					"other copy from the loader's path",
+					pip);
+		else
+			dlt_finding_fix(c, f,
+					"make every package use one copy of "
+					"%s: remove the other one from the "
+					"loader's path",
+					fam);
+	}
+	free(done);
+}

@@ -1,0 +1,146 @@
+/* What a rule gets and the helpers rules share.
+ *
+ * A rule looks at one process (its model and GPU aggregate) and adds
+ * findings with dlt_rule_finding.  Rules run in the order of the table in
+ * check.c; a rule that explains failed calls (the driver is missing, the
+ * cuDNN sub-libraries disagree) marks them in explained[] so that API_ERROR,
+ * which runs later, reports them as consequences rather than causes. */
+#ifndef DLTRACE_RULES_H
+#define DLTRACE_RULES_H
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../apinames.h"
+#include "../check.h"
+#include "../gpu.h"
+#include "../model.h"
+#include "../status.h"
+#include "../value.h"
+
+struct dlt_rule_ctx {
+	struct dlt_check *chk;
+	const struct dlt_process *p;
+	const struct dlt_gpu *g;
+	size_t proc;		/* index in chk->procs */
+	size_t rule;		/* index in the rule table */
+	const char **explained; /* per g->errs entry: the explaining code */
+};
+
+/* A new finding of the current rule, its message formatted; the evidence
+ * object is empty and ready. */
+struct dlt_finding *dlt_rule_finding(struct dlt_rule_ctx *c,
+				     enum dlt_severity sev, const char *fmt,
+				     ...) __attribute__((format(printf, 3, 4)));
+void dlt_finding_fix(struct dlt_rule_ctx *c, struct dlt_finding *f,
+		     const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Marks an error group as explained by the current rule's code. */
+void dlt_rule_explain(struct dlt_rule_ctx *c, size_t err_index);
+
+/* Rules, one per file in analyzer/rules/. */
+void dlt_rule_lib_not_found(struct dlt_rule_ctx *c);
+void dlt_rule_lib_load_failed(struct dlt_rule_ctx *c);
+void dlt_rule_lib_shadowed(struct dlt_rule_ctx *c);
+void dlt_rule_duplicate_library(struct dlt_rule_ctx *c);
+void dlt_rule_cudnn_sublib_skew(struct dlt_rule_ctx *c);
+void dlt_rule_cuda_driver(struct dlt_rule_ctx *c);
+void dlt_rule_cudnn_cudart(struct dlt_rule_ctx *c);
+void dlt_rule_algo_selection(struct dlt_rule_ctx *c);
+void dlt_rule_algo_fallback(struct dlt_rule_ctx *c);
+void dlt_rule_api_error(struct dlt_rule_ctx *c);
+void dlt_rule_deepbind(struct dlt_rule_ctx *c);
+void dlt_rule_static_cudart(struct dlt_rule_ctx *c);
+void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c);
+
+/* ---- shared helpers (libutil.c) ------------------------------------ */
+
+/* Seconds since the process's trace started, for messages. */
+double dlt_rel_s(const struct dlt_process *p, uint64_t ts);
+
+/* A recorded environment variable, or NULL. */
+const char *dlt_proc_env(const struct dlt_process *p, const char *name);
+
+/* The library's family: "libcudart" for libcudart.so.12,
+ * libcudart-80664282.so.10.2 and libcudart.so alike (auditwheel renames
+ * copies to NAME-<hash>).  *renamed tells whether a hash was removed. */
+void dlt_lib_family(const char *path, char *buf, size_t cap, bool *renamed);
+/* Version in a file name: "9.19.0" for libcudnn_ops.so.9.19.0, "" if
+ * none. */
+void dlt_lib_file_version(const char *path, char *buf, size_t cap);
+/* Directory part of a path ("" for a bare name). */
+void dlt_dirname(const char *path, char *buf, size_t cap);
+
+/* The row of the object that asked for lib (its requester), or NULL. */
+const struct dlt_lib *dlt_requester_row(const struct dlt_process *p,
+					const struct dlt_lib *lib);
+/* The first loaded (not failed) row mapping the file realpath. */
+const struct dlt_lib *dlt_loaded_row(const struct dlt_process *p,
+				     const char *realpath);
+
+/* RPATH/RUNPATH directories of a loaded object, $ORIGIN expanded from the
+ * directory it was loaded from.  Returns how many were put in dirs (each
+ * a malloc'ed string the caller frees). */
+size_t dlt_search_dirs(const struct dlt_lib *lib, char **dirs, size_t max);
+
+/* A regular file exists at path on this machine. */
+bool dlt_file_exists(const char *path, struct stat *st);
+/* Whether a loaded row and a file on this machine are different files:
+ * different real paths and a different device/inode. */
+bool dlt_differs_from_row(const struct dlt_lib *row, const char *path,
+			  const struct stat *st);
+
+/* DT_NEEDED entries of an ELF64 file on this machine; NULL-terminated,
+ * free with dlt_free_strv.  NULL when the file cannot be read. */
+char **dlt_elf_needed(const char *path);
+void dlt_free_strv(char **v);
+
+/* The pip package that ships a library, for fix commands ("nvidia-cudnn-
+ * cu12"), or NULL.  cuda_major 0: unknown (the "cuXX" suffix is then the
+ * library's own soname version where that is the CUDA major). */
+const char *dlt_pip_package(const char *family, int cuda_major, char *buf,
+			    size_t cap);
+/* CUDA major of the process: its runtime's version, else 0. */
+int dlt_proc_cuda_major(const struct dlt_process *p, const struct dlt_gpu *g);
+
+/* A failed row that is a search that found nothing (rather than a file
+ * that was found and then rejected). */
+bool dlt_lib_not_found(const struct dlt_lib *lib);
+
+/* Existing files named name in directories where this machine keeps
+ * libraries that the loader did not search for lib: directories of the
+ * process's other libraries, the requester's RPATH/RUNPATH, pip
+ * site-packages/nvidia/<pkg>/lib under the program's prefix, VIRTUAL_ENV,
+ * CONDA_PREFIX, CUDA_HOME and /usr/local/cuda*.  Returns how many paths
+ * were put in found (malloc'ed). */
+size_t dlt_find_unsearched(const struct dlt_process *p,
+			   const struct dlt_lib *lib, const char *name,
+			   char **found, size_t max);
+
+/* Driver libraries (libcuda, libnvidia-ml): their absence is the CUDA
+ * driver rule's business. */
+bool dlt_is_driver_lib(const char *name);
+
+/* Adds a library row to an evidence object (path, requested, requester,
+ * found_via, soname, size, inode). */
+void dlt_ev_lib(struct dlt_val *o, const struct dlt_lib *lib);
+
+/* A convolution problem in evidence: id, direction, shape. */
+void dlt_ev_problem(struct dlt_val *o, const struct dlt_conv_entry *e);
+/* "conv forward x=[...] w=[...] ..." for messages. */
+const char *dlt_problem_label(const struct dlt_conv_entry *e, char *buf,
+			      size_t cap);
+/* The candidates of a selection, each with algo, name, status and its
+ * name, time and memory. */
+void dlt_ev_candidates(struct dlt_val *arr, const struct dlt_conv_entry *e,
+		       const struct dlt_conv_sel *sel, int64_t cudnn_version);
+/* "algo 1 (IMPLICIT_PRECOMP_GEMM)". */
+const char *dlt_algo_label(int dir, int32_t algo, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,92 @@
+/* TRACE_INCOMPLETE: the process was ended by a signal or left no end
+ * record (SIGKILL, a crash, still running), its trace is damaged or cut,
+ * the tracer turned parts of itself off, or calls were still in progress
+ * when the trace ends.  What is in the trace is still right; what is not
+ * there cannot be read as "did not happen". */
+#include <stdio.h>
+#include <string.h>
+
+#include "rules.h"
+
+void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
+{
+	const struct dlt_process *p = c->p;
+	const struct dlt_gpu *g = c->g;
+	int sig = dlt_end_signal(&p->end);
+	bool no_end = p->end.how == DLT_END_NONE;
+	size_t notes = 0;
+	for (size_t i = 0; i < p->nnotes; i++)
+		notes += p->notes[i].level >= DLT_NOTE_WARN;
+	if (!no_end && sig == 0 && p->nproblems == 0 && notes == 0 &&
+	    g->nopens == 0)
+		return;
+	char how[512];
+	dlt_end_describe(&p->end, how, sizeof(how));
+	char why[1024];
+	if (sig || no_end)
+		snprintf(why, sizeof(why), "the process %s", how);
+	else if (p->nproblems)
+		snprintf(why, sizeof(why),
+			 "the trace has %zu problem%s (damage or a cut)",
+			 p->nproblems, p->nproblems == 1 ? "" : "s");
+	else if (g->nopens)
+		snprintf(why, sizeof(why),
+			 "%zu call%s had not returned when the trace ends",
+			 g->nopens, g->nopens == 1 ? "" : "s");
+	else
+		snprintf(why, sizeof(why),
+			 "the tracer turned part of itself off");
+	struct dlt_finding *f =
+		dlt_rule_finding(c, DLT_SEV_INFO, "trace incomplete: %s", why);
+	f->ts = p->end.ts;
+	struct dlt_val *ev = f->evidence;
+	dlt_obj_str(ev, "ended", how);
+	if (sig) {
+		dlt_obj_int(ev, "signal", sig);
+		dlt_obj_str(ev, "signal_name", dlt_signal_name(sig));
+	}
+	dlt_obj_bool(ev, "end_recorded", !no_end);
+	struct dlt_val *pr = dlt_obj_array(ev, "problems");
+	for (size_t i = 0; i < p->nproblems; i++)
+		dlt_arr_str(pr, p->problems[i]);
+	struct dlt_val *tn = dlt_obj_array(ev, "tracer_notes");
+	for (size_t i = 0; i < p->nnotes; i++)
+		if (p->notes[i].level >= DLT_NOTE_WARN)
+			dlt_arr_str(tn, p->notes[i].text);
+	struct dlt_val *oc = dlt_obj_array(ev, "calls_in_progress");
+	uint64_t end = g->last_ts > p->end.ts ? g->last_ts : p->end.ts;
+	for (size_t i = 0; i < g->nopens; i++) {
+		const struct dlt_gpu_open *o = &g->opens[i];
+		const struct dlt_api_desc *a = dlt_api_by_id(o->api);
+		struct dlt_val *v = dlt_arr_object(oc);
+		dlt_obj_str(v, "function", a ? a->name : NULL);
+		dlt_obj_uint(v, "thread", o->tid);
+		dlt_obj_double(v, "since_s", dlt_rel_s(p, o->ts));
+		dlt_obj_double(v, "for_s",
+			       end > o->ts ? (double)(end - o->ts) / 1e9 : 0.0);
+		for (uint32_t k = 0; k < o->nv; k++) {
+			char label[64];
+			dlt_api_label(a, k, label, sizeof(label));
+			if (label[0] && dlt_label_is_handle(label))
+				dlt_obj_strf(v, label, "0x%" PRIx64, o->v[k]);
+			else if (label[0])
+				dlt_obj_int(v, label, (int64_t)o->v[k]);
+		}
+	}
+	if (sig == 9 || no_end)
+		dlt_finding_fix(c, f,
+				"nothing to fix in the trace: what it holds "
+				"up to the end is complete; for a hang, the "
+				"calls in progress say where each thread was");
+	else if (sig)
+		dlt_finding_fix(c, f,
+				"the program died of %s: run it under a "
+				"debugger or enable core dumps (ulimit -c "
+				"unlimited) to see where",
+				dlt_signal_name(sig) ? dlt_signal_name(sig)
+						     : "a signal");
+	else
+		dlt_finding_fix(c, f,
+				"see the problems and notes; a trace cut by "
+				"DLTRACE_MAX_SIZE needs a larger limit");
+}

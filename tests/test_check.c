@@ -1,0 +1,1609 @@
+/* Tests of `dltrace-analyze check`, `algos`, `diff` and `export`.
+ *
+ * Each finding code is shown on a situation built for real and run under
+ * dltrace: libraries missing, shadowed, duplicated or broken (tests/check/
+ * fixtures), the fake CUDA/cuDNN/NCCL libraries misbehaving on request
+ * (tests/fakes), the real CUDA libraries on this machine, and Debian's
+ * python3-torch.  Traces made with the real writer cover what the fakes
+ * cannot produce (a backend plan failing for memory, an old kernel driver)
+ * and the 256-trace streaming run.
+ *
+ *   test_check [SUITE...]   check_unit check_loader check_fakes check_real
+ *                           check_scale check_torch */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fake_paths.h"
+#include "testutil.h"
+#include "writer.h"
+
+#define RUN_MS 60000
+
+/* ---- running and checking ------------------------------------------------ */
+
+/* cmd under `dltrace -q -o dir --`. */
+static int run_traced(struct tu_proc *p, const char *dir,
+		      const char *const cmd[], const char *const env[])
+{
+	const char *argv[64];
+	size_t k = 0;
+	argv[k++] = DLT_TEST_LAUNCHER;
+	argv[k++] = "-q";
+	argv[k++] = "-o";
+	argv[k++] = dir;
+	argv[k++] = "--";
+	for (size_t i = 0; cmd[i] && k < 63; i++)
+		argv[k++] = cmd[i];
+	argv[k] = NULL;
+	return tu_run(p, argv, env, RUN_MS);
+}
+
+/* dltrace-analyze with these arguments (NULL-terminated). */
+static int analyze(struct tu_proc *p, const char *const args[])
+{
+	const char *argv[64];
+	size_t k = 0;
+	argv[k++] = DLT_TEST_ANALYZE;
+	for (size_t i = 0; args[i] && k < 63; i++)
+		argv[k++] = args[i];
+	argv[k] = NULL;
+	return tu_run(p, argv, NULL, RUN_MS);
+}
+
+static struct tu_json *parse_out(const struct tu_proc *p, const char *what)
+{
+	char err[256];
+	struct tu_json *j = tu_json_parse(p->out, err, sizeof(err));
+	TU_CHECK(j != NULL, "%s: output is not JSON (%s); stderr:\n%s\n%.2000s",
+		 what, err, p->err, p->out);
+	return j;
+}
+
+/* `check --json --fail-on never PATH`, parsed; NULL (and a failed check)
+ * when it did not work. */
+static struct tu_json *check_json(const char *path)
+{
+	struct tu_proc p;
+	const char *args[] = {"check", "--json", "--fail-on",
+			      "never", path,	 NULL};
+	analyze(&p, args);
+	struct tu_json *j = NULL;
+	if (tu_exit_code(p.status) == 0)
+		j = parse_out(&p, "check --json");
+	else
+		TU_CHECK(0, "check --json %s: %s; stderr:\n%s", path,
+			 tu_status_str(p.status), p.err);
+	tu_proc_free(&p);
+	return j;
+}
+
+static const struct tu_json *ev(const struct tu_json *f, const char *key)
+{
+	return tu_jget(tu_jget(f, "evidence"), key);
+}
+
+static const char *ev_str(const struct tu_json *f, const char *key)
+{
+	return tu_jstr(tu_jget(f, "evidence"), key);
+}
+
+static double jnum(const struct tu_json *j, const char *key, double dflt)
+{
+	const struct tu_json *v = tu_jget(j, key);
+	return v && v->type == TU_JNUM ? v->num : dflt;
+}
+
+static void print_findings(const struct tu_json *root)
+{
+	const struct tu_json *fs = tu_jget(root, "findings");
+	fprintf(stderr, "    %zu findings:\n", tu_jlen(fs));
+	for (size_t i = 0; i < tu_jlen(fs); i++) {
+		const struct tu_json *f = tu_jat(fs, i);
+		fprintf(stderr, "      %s %s: %s\n", tu_jstr(f, "severity"),
+			tu_jstr(f, "code"), tu_jstr(f, "message"));
+	}
+}
+
+/* The first finding with this code (and severity, and a message holding
+ * msg, when not NULL). */
+static const struct tu_json *finding(const struct tu_json *root,
+				     const char *code, const char *sev,
+				     const char *msg)
+{
+	const struct tu_json *fs = tu_jget(root, "findings");
+	for (size_t i = 0; i < tu_jlen(fs); i++) {
+		const struct tu_json *f = tu_jat(fs, i);
+		const char *c = tu_jstr(f, "code"), *s = tu_jstr(f, "severity");
+		const char *m = tu_jstr(f, "message");
+		if (c && strcmp(c, code) == 0 &&
+		    (!sev || (s && !strcmp(s, sev))) &&
+		    (!msg || (m && strstr(m, msg))))
+			return f;
+	}
+	return NULL;
+}
+
+static const struct tu_json *expect_finding(const struct tu_json *root,
+					    const char *code, const char *sev,
+					    const char *msg)
+{
+	const struct tu_json *f = finding(root, code, sev, msg);
+	TU_CHECK(f != NULL, "no %s finding %s%s%s", sev ? sev : "", code,
+		 msg ? " about " : "", msg ? msg : "");
+	if (f == NULL)
+		print_findings(root);
+	if (f) {
+		/* The shape every finding has (check --json contract). */
+		TU_CHECK(tu_jstr(f, "message") && tu_jget(f, "pid") &&
+				 tu_jget(f, "rank") && tu_jget(f, "evidence") &&
+				 tu_jget(f, "evidence")->type == TU_JOBJ,
+			 "%s: finding lacks message/pid/rank/evidence", code);
+	}
+	return f;
+}
+
+static size_t count_at_least_warning(const struct tu_json *root)
+{
+	size_t n = 0;
+	const struct tu_json *fs = tu_jget(root, "findings");
+	for (size_t i = 0; i < tu_jlen(fs); i++) {
+		const char *s = tu_jstr(tu_jat(fs, i), "severity");
+		n += s &&
+		     (strcmp(s, "warning") == 0 || strcmp(s, "error") == 0);
+	}
+	return n;
+}
+
+static void expect_healthy(const struct tu_json *root, const char *what)
+{
+	size_t n = count_at_least_warning(root);
+	TU_CHECK(n == 0, "%s: %zu warnings/errors in a healthy run", what, n);
+	if (n)
+		print_findings(root);
+}
+
+static int str_ends(const char *s, const char *suffix)
+{
+	size_t a = s ? strlen(s) : 0, b = strlen(suffix);
+	return s && a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* Whether an array of strings (or of objects with key) has an element
+ * ending in suffix. */
+static int has_elem(const struct tu_json *arr, const char *key,
+		    const char *suffix)
+{
+	for (size_t i = 0; i < tu_jlen(arr); i++) {
+		const struct tu_json *e = tu_jat(arr, i);
+		const char *s = key ? tu_jstr(e, key)
+				    : (e->type == TU_JSTR ? e->str : NULL);
+		if (str_ends(s, suffix))
+			return 1;
+	}
+	return 0;
+}
+
+/* The environment the fake smoke tests use: the fake driver found first. */
+#define FAKE_ENV_BASE "LD_LIBRARY_PATH=" DLT_FAKE_CUDA_DIR
+
+/* Runs cmd traced into a new scratch directory and returns its check
+ * JSON; *dir_out (if given) keeps the directory for more commands. */
+static struct tu_json *traced_check(const char *tag, const char *const cmd[],
+				    const char *const env[], char **dir_out,
+				    struct tu_proc *run_out)
+{
+	char *dir = tu_tmpdir(tag);
+	struct tu_proc p;
+	run_traced(&p, dir, cmd, env);
+	TU_CHECK(!p.timed_out, "%s: timed out", tag);
+	struct tu_json *j = check_json(dir);
+	if (run_out)
+		*run_out = p;
+	else
+		tu_proc_free(&p);
+	if (dir_out) {
+		*dir_out = dir;
+	} else {
+		tu_rmtree(dir);
+		free(dir);
+	}
+	return j;
+}
+
+/* ---- traces written with the real writer ----------------------------------
+ */
+
+static struct dlt_writer gw; /* large: off the stack */
+static struct dlt_tls gtls;
+
+static int gen_open(const char *dir, int rank)
+{
+	struct dlt_open_params p = {
+		dir, "gen-host", rank, 0, DLT_PARENT_NONE, 0, DLT_FEAT_PRELOAD};
+	memset(&gtls, 0, sizeof(gtls));
+	if (dlt_writer_create(&gw, &p) != 0)
+		return -1;
+	struct dlt_rec_proc *r = dlt_rec_reserve(&gw, &gtls, sizeof(*r));
+	if (r == NULL)
+		return -1;
+	uint32_t host = dlt_str(&gw, &gtls, "gen-host");
+	uint32_t exe = dlt_str(&gw, &gtls, "/opt/gen/bin/trainer");
+	r->h.ts = dlt_now_ns();
+	r->host = host;
+	r->exe = exe;
+	r->cwd = DLT_STR_NONE;
+	r->rank = rank;
+	r->world_size = rank >= 0 ? 256 : -1;
+	r->argc = 0;
+	dlt_rec_commit(r, DLT_REC_PROC, 0, sizeof(*r));
+	return 0;
+}
+
+static void gen_family(int fam, const char *path, const char *kdrv,
+		       const int64_t v[8])
+{
+	uint32_t ps = dlt_str(&gw, &gtls, path);
+	uint32_t ks = kdrv ? dlt_str(&gw, &gtls, kdrv) : DLT_STR_NONE;
+	struct dlt_rec_family *r = dlt_rec_reserve(&gw, &gtls, sizeof(*r));
+	r->h.ts = dlt_now_ns();
+	r->path = ps;
+	r->api = 1;
+	r->kdrv = ks;
+	r->pad = 0;
+	memcpy(r->v, v, sizeof(r->v));
+	dlt_rec_commit(r, DLT_REC_LIB_FAMILY, (uint16_t)fam, sizeof(*r));
+}
+
+static void gen_call(uint16_t api, int32_t ret, uint32_t dur_ns,
+		     const uint64_t *v, uint32_t n)
+{
+	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_api_call) + 8 * n);
+	struct dlt_rec_api_call *r = dlt_rec_reserve(&gw, &gtls, len);
+	r->h.ts = dlt_now_ns();
+	r->ret = ret;
+	r->dur = dur_ns;
+	for (uint32_t i = 0; i < n; i++)
+		r->v[i] = v[i];
+	dlt_rec_commit(r, DLT_REC_API_CALL, api, len);
+}
+
+static void gen_enter(uint16_t api, const uint64_t *v, uint32_t n)
+{
+	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_api_enter) + 8 * n);
+	struct dlt_rec_api_enter *r = dlt_rec_reserve(&gw, &gtls, len);
+	r->h.ts = dlt_now_ns();
+	for (uint32_t i = 0; i < n; i++)
+		r->v[i] = v[i];
+	dlt_rec_commit(r, DLT_REC_API_ENTER, api, len);
+}
+
+#define GEN_PROBLEM 0x1234abcd5678ef00ull
+
+static void gen_problem(uint64_t id, int c, int k)
+{
+	struct dlt_rec_conv_problem *r =
+		dlt_rec_reserve(&gw, &gtls, sizeof(*r));
+	memset((char *)r + 8, 0, sizeof(*r) - 8);
+	r->h.ts = dlt_now_ns();
+	r->id = id;
+	r->nb_dims = 4;
+	r->conv_dims = 2;
+	r->groups = 1;
+	int32_t x[4] = {32, c, 56, 56}, w[4] = {k, c, 3, 3},
+		y[4] = {32, k, 56, 56};
+	memcpy(r->x, x, sizeof(x));
+	memcpy(r->w, w, sizeof(w));
+	memcpy(r->y, y, sizeof(y));
+	r->pad[0] = r->pad[1] = 1;
+	r->stride[0] = r->stride[1] = 1;
+	r->dilation[0] = r->dilation[1] = 1;
+	dlt_rec_commit(r, DLT_REC_CONV_PROBLEM, 0, sizeof(*r));
+}
+
+struct gen_cand {
+	int32_t algo, status;
+	float ms;
+};
+
+static void gen_algo(uint16_t api, uint64_t problem, int32_t status,
+		     const struct gen_cand *c, uint32_t n)
+{
+	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_algo_result) +
+				  n * sizeof(struct dlt_algo_cand));
+	struct dlt_rec_algo_result *r = dlt_rec_reserve(&gw, &gtls, len);
+	r->h.ts = dlt_now_ns();
+	r->problem = problem;
+	r->status = status;
+	r->n = n;
+	for (uint32_t i = 0; i < n; i++) {
+		memset(&r->c[i], 0, sizeof(r->c[i]));
+		r->c[i].algo = c[i].algo;
+		r->c[i].status = c[i].status;
+		r->c[i].time_ms = c[i].ms;
+		r->c[i].memory = 1024u * (i + 1);
+	}
+	dlt_rec_commit(r, DLT_REC_ALGO_RESULT, api, len);
+}
+
+static void gen_finalize(uint64_t desc, uint64_t problem, int32_t status,
+			 int32_t engine)
+{
+	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_bk_finalize) +
+				  sizeof(struct dlt_knob));
+	struct dlt_rec_bk_finalize *r = dlt_rec_reserve(&gw, &gtls, len);
+	r->h.ts = dlt_now_ns();
+	r->desc = desc;
+	r->problem = problem;
+	r->status = status;
+	r->engine = engine;
+	r->op = DLT_BK_OP_CONV_FWD;
+	r->n_knobs = 1;
+	r->knobs[0].type = 2;
+	r->knobs[0].value = engine % 3;
+	dlt_rec_commit(r, DLT_REC_BK_FINALIZE, 5, len);
+}
+
+static void gen_exit(int32_t status)
+{
+	struct dlt_rec_exit *r = dlt_rec_reserve(&gw, &gtls, sizeof(*r));
+	r->h.ts = dlt_now_ns();
+	r->status = status;
+	r->pad = 0;
+	dlt_rec_commit(r, DLT_REC_EXIT, DLT_EXIT_NORMAL, sizeof(*r));
+}
+
+static void gen_close(void)
+{
+	dlt_tls_release(&gw, &gtls);
+	dlt_writer_forget(&gw);
+}
+
+static const int64_t cudnn9_fam[8] = {
+	91900, 13010, 0, 0, 0, 0, DLT_VERSION_ABSENT, DLT_VERSION_ABSENT};
+
+/* ---- suite check_unit ------------------------------------------------------
+ */
+
+static void test_unit_backend_fallback(void)
+{
+	char *dir = tu_tmpdir("gen-backend");
+	TU_CHECK_FATAL(gen_open(dir, -1) == 0, "cannot write a trace");
+	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
+	gen_problem(GEN_PROBLEM, 64, 64);
+	/* The heuristics' first plan cannot get memory, the second runs. */
+	gen_finalize(0x1000, GEN_PROBLEM, 4004, 3);
+	gen_finalize(0x2000, GEN_PROBLEM, 0, 7);
+	uint64_t plan = 0x2000;
+	for (int i = 0; i < 5; i++) {
+		gen_enter(105, &plan, 1);
+		gen_call(105, 0, 20000, &plan, 1);
+	}
+	/* A second problem: no plan finalizes at all. */
+	gen_problem(GEN_PROBLEM + 1, 3, 16);
+	gen_finalize(0x3000, GEN_PROBLEM + 1, 3000, 1);
+	gen_finalize(0x3100, GEN_PROBLEM + 1, 4000, 2);
+	gen_exit(0);
+	gen_close();
+
+	struct tu_json *j = check_json(dir);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f =
+		expect_finding(j, "ALGO_FALLBACK", "warning", "engine 7");
+	if (f) {
+		TU_CHECK(jnum(ev(f, "executed"), "engine", -1) == 7 &&
+				 jnum(ev(f, "executed"), "count", -1) == 5,
+			 "executed engine/count wrong");
+		const struct tu_json *fa = tu_jat(ev(f, "failed_ahead"), 0);
+		const char *sn = tu_jstr(fa, "status_name");
+		TU_CHECK(jnum(fa, "engine", -1) == 3 && sn &&
+				 strstr(sn, "DEVICE_ALLOCATION_FAILED"),
+			 "failed_ahead: engine %g %s", jnum(fa, "engine", -1),
+			 sn ? sn : "null");
+	}
+	f = expect_finding(j, "ALGO_SELECTION_FAILED", "error",
+			   "no execution plan");
+	TU_CHECK(f == NULL || tu_jlen(ev(f, "plans")) == 2,
+		 "ALGO_SELECTION_FAILED lists %zu plans",
+		 tu_jlen(ev(f, "plans")));
+	tu_json_free(j);
+
+	/* algos: the plans, their statuses and executions. */
+	struct tu_proc p;
+	const char *args[] = {"algos", "--json", dir, NULL};
+	analyze(&p, args);
+	j = parse_out(&p, "algos --json");
+	const struct tu_json *probs =
+		tu_jget(tu_jat(tu_jget(j, "processes"), 0), "problems");
+	TU_CHECK(tu_jlen(probs) == 2, "algos: %zu problems", tu_jlen(probs));
+	const struct tu_json *plans = tu_jget(tu_jat(probs, 0), "plans");
+	TU_CHECK(tu_jlen(plans) == 2 &&
+			 jnum(tu_jget(tu_jat(plans, 1), "executions"), "count",
+			      -1) == 5 &&
+			 jnum(tu_jget(tu_jat(plans, 1), "executions"),
+			      "mean_us", -1) == 20,
+		 "algos: plans and executions wrong:\n%s", p.out);
+	tu_json_free(j);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_unit_legacy_not_fastest(void)
+{
+	char *dir = tu_tmpdir("gen-legacy");
+	TU_CHECK_FATAL(gen_open(dir, 3) == 0, "cannot write a trace");
+	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
+	gen_problem(GEN_PROBLEM, 64, 64);
+	uint64_t req[2] = {8, 3};
+	gen_call(88, 0, 3000000, req, 2); /* cudnnFindConvolutionForward... */
+	struct gen_cand c[] = {{1, 0, 0.5f}, {0, 0, 1.2f}, {3, 3000, -1.f}};
+	gen_algo(88, GEN_PROBLEM, 0, c, 3);
+	/* The program runs algo 0 anyway. */
+	uint64_t v[2] = {0, 0};
+	struct gen_cand run = {0, 0, -1.f};
+	for (int i = 0; i < 4; i++) {
+		gen_call(94, 0, 5000, v, 2);
+		gen_algo(94, GEN_PROBLEM, 0, &run, 1);
+	}
+	gen_exit(0);
+	gen_close();
+	struct tu_json *j = check_json(dir);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f =
+		expect_finding(j, "ALGO_FALLBACK", "warning", "IMPLICIT_GEMM");
+	if (f) {
+		double d =
+			jnum(tu_jget(f, "evidence"), "time_difference_ms", -1);
+		TU_CHECK(d > 0.69 && d < 0.71, "time_difference_ms %g", d);
+		TU_CHECK(jnum(ev(f, "best"), "algo", -1) == 1 &&
+				 jnum(ev(f, "executed"), "algo", -1) == 0 &&
+				 jnum(ev(f, "executed"), "count", -1) == 4,
+			 "best/executed wrong");
+		TU_CHECK(jnum(f, "rank", -1) == 3, "rank of the finding");
+	}
+	tu_json_free(j);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Statuses decode per cuDNN major: 2 is ALLOC_FAILED in 8.x, 3000 is
+ * NOT_SUPPORTED in 9.x. */
+static void test_unit_status_per_major(void)
+{
+	char *dir = tu_tmpdir("gen-status");
+	TU_CHECK_FATAL(gen_open(dir, 0) == 0, "cannot write a trace");
+	int64_t v8[8] = {8902, 11080, 0, 0, 0, 0, 0, 0};
+	gen_family(DLT_FAM_CUDNN, "/opt/cudnn8/libcudnn.so.8", NULL, v8);
+	uint64_t h = 0;
+	gen_call(80, 2, 1000, &h, 1);
+	gen_exit(0);
+	gen_close();
+	TU_CHECK_FATAL(gen_open(dir, 1) == 0, "cannot write a trace");
+	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
+	uint64_t v[2] = {1, 0};
+	gen_call(94, 3000, 1000, v, 2);
+	gen_exit(0);
+	gen_close();
+	struct tu_json *j = check_json(dir);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f =
+		expect_finding(j, "API_ERROR", "warning", "cudnnCreate");
+	TU_CHECK(f && ev_str(f, "status_name") &&
+			 strcmp(ev_str(f, "status_name"),
+				"CUDNN_STATUS_ALLOC_FAILED") == 0,
+		 "8.x status 2 decoded as %s",
+		 f ? ev_str(f, "status_name") : "-");
+	f = expect_finding(j, "API_ERROR", "warning",
+			   "cudnnConvolutionForward");
+	TU_CHECK(f && ev_str(f, "status_name") &&
+			 strcmp(ev_str(f, "status_name"),
+				"CUDNN_STATUS_NOT_SUPPORTED") == 0,
+		 "9.x status 3000 decoded as %s",
+		 f ? ev_str(f, "status_name") : "-");
+	tu_json_free(j);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* The minimum-driver table and the driver API version. */
+static void test_unit_driver(void)
+{
+	static const struct {
+		int64_t runtime, driver;
+		const char *kdrv;
+		int nccl_fails;
+		const char *sev; /* NULL: no finding */
+		const char *msg;
+	} cases[] = {
+		/* kernel module older than CUDA 12.x's minimum */
+		{12040, 12040, "515.43.04", 0, "error", "525.60.13"},
+		{12040, 12040, "550.54.14", 0, NULL, NULL},
+		/* lmdeploy#1267: 11070 < 11080, NCCL init fails */
+		{11080, 11070, NULL, 1, "error", "ncclCommInitRank"},
+		/* the same without a failure: minor-version compatibility */
+		{11080, 11070, NULL, 0, "warning", "minor-version"},
+		/* a driver of an older major */
+		{12040, 11080, NULL, 0, "error", "CUDA 11.8"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *dir = tu_tmpdir("gen-driver");
+		TU_CHECK_FATAL(gen_open(dir, -1) == 0, "cannot write a trace");
+		int64_t v[8] = {cases[i].runtime,
+				cases[i].driver,
+				0,
+				0,
+				DLT_VERSION_ABSENT,
+				DLT_VERSION_ABSENT,
+				DLT_VERSION_ABSENT,
+				DLT_VERSION_ABSENT};
+		gen_family(DLT_FAM_CUDART, "/opt/cuda/lib64/libcudart.so.12",
+			   cases[i].kdrv, v);
+		if (cases[i].nccl_fails) {
+			uint64_t vals[4] = {8, 0, 0x1234, 0};
+			gen_enter(141, vals, 3);
+			gen_call(141, 1, 900000, vals, 4);
+		}
+		gen_exit(0);
+		gen_close();
+		struct tu_json *j = check_json(dir);
+		if (j == NULL) {
+			free(dir);
+			continue;
+		}
+		const struct tu_json *f =
+			finding(j, "CUDA_DRIVER_INSUFFICIENT", NULL, NULL);
+		if (cases[i].sev == NULL) {
+			TU_CHECK(f == NULL, "case %zu: unexpected %s", i,
+				 f ? tu_jstr(f, "message") : "");
+		} else {
+			f = expect_finding(j, "CUDA_DRIVER_INSUFFICIENT",
+					   cases[i].sev, NULL);
+			const char *m = f ? tu_jstr(f, "message") : NULL;
+			const char *fix = f ? tu_jstr(f, "fix") : NULL;
+			TU_CHECK(m && (strstr(m, cases[i].msg) ||
+				       (fix && strstr(fix, cases[i].msg))),
+				 "case %zu: message %s, fix %s lack %s", i,
+				 m ? m : "-", fix ? fix : "-", cases[i].msg);
+			TU_CHECK(f == NULL || ev_str(f, "table_source"),
+				 "case %zu: no table_source", i);
+		}
+		/* An explained NCCL failure is not an API_ERROR of its own. */
+		if (cases[i].nccl_fails)
+			TU_CHECK(finding(j, "API_ERROR", NULL, NULL) == NULL,
+				 "case %zu: explained failure repeated", i);
+		tu_json_free(j);
+		tu_rmtree(dir);
+		free(dir);
+	}
+}
+
+/* No end record, a call still in progress: TRACE_INCOMPLETE, and export
+ * draws the call up to the end of the trace. */
+static void test_unit_incomplete_and_export(void)
+{
+	char *dir = tu_tmpdir("gen-incomplete");
+	TU_CHECK_FATAL(gen_open(dir, 0) == 0, "cannot write a trace");
+	uint64_t vals[3] = {2, 0, 0xabcdef};
+	gen_enter(141, vals, 3); /* ncclCommInitRank, never returns */
+	gen_close();
+	struct tu_json *j = check_json(dir);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f =
+		expect_finding(j, "TRACE_INCOMPLETE", "info", NULL);
+	const struct tu_json *c = tu_jat(ev(f, "calls_in_progress"), 0);
+	TU_CHECK(c && tu_jstr(c, "function") &&
+			 strcmp(tu_jstr(c, "function"), "ncclCommInitRank") ==
+				 0 &&
+			 jnum(c, "nranks", -1) == 2,
+		 "calls_in_progress does not show ncclCommInitRank");
+	tu_json_free(j);
+
+	struct tu_proc p;
+	const char *args[] = {"export", "--format", "chrome", dir, NULL};
+	analyze(&p, args);
+	TU_CHECK(tu_exit_code(p.status) == 0, "export: %s\n%s",
+		 tu_status_str(p.status), p.err);
+	j = parse_out(&p, "export");
+	const struct tu_json *evs = tu_jget(j, "traceEvents");
+	int slice = 0, marker = 0;
+	for (size_t i = 0; i < tu_jlen(evs); i++) {
+		const struct tu_json *e = tu_jat(evs, i);
+		const char *n = tu_jstr(e, "name"), *ph = tu_jstr(e, "ph");
+		if (n && ph && strcmp(ph, "X") == 0 &&
+		    strstr(n, "ncclCommInitRank (never returned)"))
+			slice = 1;
+		if (tu_jstr(e, "cat") && !strcmp(tu_jstr(e, "cat"), "finding"))
+			marker = 1;
+	}
+	TU_CHECK(slice && marker, "export: unfinished slice %d, marker %d",
+		 slice, marker);
+	tu_json_free(j);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Exit status by --fail-on; 2 for bad arguments and no trace. */
+static void test_unit_exit_status(void)
+{
+	char *dir = tu_tmpdir("gen-exit");
+	TU_CHECK_FATAL(gen_open(dir, -1) == 0, "cannot write a trace");
+	uint64_t v = 0;
+	gen_call(7, 1, 100, &v, 1); /* cudaFree -> a warning */
+	gen_exit(0);
+	gen_close();
+	static const struct {
+		const char *fail_on;
+		int rc;
+	} cases[] = {{NULL, 0},	   {"error", 0}, {"warning", 1},
+		     {"never", 0}, {"info", 2},	 {"bogus", 2}};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tu_proc p;
+		const char *a1[] = {"check", dir, NULL};
+		const char *a2[] = {"check", "--fail-on", cases[i].fail_on, dir,
+				    NULL};
+		analyze(&p, cases[i].fail_on ? a2 : a1);
+		TU_CHECK(tu_exit_code(p.status) == cases[i].rc,
+			 "check --fail-on %s: %s, expected exit %d",
+			 cases[i].fail_on ? cases[i].fail_on : "(default)",
+			 tu_status_str(p.status), cases[i].rc);
+		tu_proc_free(&p);
+	}
+	struct tu_proc p;
+	char *empty = tu_tmpdir("gen-empty");
+	const char *a3[] = {"check", empty, NULL};
+	analyze(&p, a3);
+	TU_CHECK(tu_exit_code(p.status) == 2, "check on no trace: %s",
+		 tu_status_str(p.status));
+	tu_proc_free(&p);
+	tu_rmtree(empty);
+	free(empty);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* ---- suite check_loader ----------------------------------------------------
+ */
+
+static char *fxc(const char *rel)
+{
+	return tu_strfmt("%s/%s", DLT_TEST_FX_CHECK, rel);
+}
+
+static void test_lib_not_found(void)
+{
+	char *tmp = tu_tmpdir("notfound-files");
+	char *libs = tu_strfmt("%s/libs", tmp);
+	char *conda = tu_strfmt("%s/conda", tmp);
+	char *condalib = tu_strfmt("%s/conda/lib", tmp);
+	mkdir(libs, 0755);
+	mkdir(conda, 0755);
+	mkdir(condalib, 0755);
+	char *b = tu_fx("llp/libdlt_b.so");
+	char *b_copy = tu_strfmt("%s/libdlt_b.so", libs);
+	char *c_copy = tu_strfmt("%s/libdlt_c.so", libs);
+	char *d_copy = tu_strfmt("%s/libdlt_d.so", condalib);
+	TU_CHECK_FATAL(tu_copy_file(b, b_copy) == 0 &&
+			       tu_copy_file(b, c_copy) == 0 &&
+			       tu_copy_file(b, d_copy) == 0,
+		       "cannot copy %s", b);
+	char *fx = tu_fx("fx_check");
+	char *o1 = tu_strfmt("open:%s", b_copy);
+	const char *cmd[] = {fx,
+			     o1,
+			     "open:libdlt_c.so",
+			     "open:libdlt_d.so",
+			     "open:libdlt_nowhere_xyz.so",
+			     NULL};
+	char *env_conda = tu_strfmt("CONDA_PREFIX=%s", conda);
+	const char *env[] = {env_conda, NULL};
+	struct tu_json *j = traced_check("notfound", cmd, env, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f =
+		expect_finding(j, "LIB_NOT_FOUND", "error", "libdlt_c.so");
+	TU_CHECK(f && has_elem(ev(f, "found_elsewhere"), NULL,
+			       "/libs/libdlt_c.so"),
+		 "libdlt_c.so: found_elsewhere lacks the copy next to the "
+		 "loaded libdlt_b.so");
+	TU_CHECK(f && tu_jlen(ev(f, "tried")) > 0 &&
+			 tu_jlen(ev(f, "searched")) > 0 &&
+			 ev_str(f, "loader_message") &&
+			 strstr(ev_str(f, "loader_message"),
+				"cannot open shared object file"),
+		 "libdlt_c.so: tried/searched/loader_message missing");
+	TU_CHECK(f && tu_jstr(f, "fix") &&
+			 strstr(tu_jstr(f, "fix"), "LD_LIBRARY_PATH"),
+		 "libdlt_c.so: fix says nothing of LD_LIBRARY_PATH");
+	f = expect_finding(j, "LIB_NOT_FOUND", "error", "libdlt_d.so");
+	TU_CHECK(f && has_elem(ev(f, "found_elsewhere"), NULL,
+			       "/conda/lib/libdlt_d.so"),
+		 "libdlt_d.so: found_elsewhere lacks $CONDA_PREFIX/lib");
+	f = expect_finding(j, "LIB_NOT_FOUND", "error", "libdlt_nowhere_xyz");
+	TU_CHECK(f && tu_jlen(ev(f, "found_elsewhere")) == 0,
+		 "libdlt_nowhere_xyz.so: found somewhere?");
+	tu_json_free(j);
+	free(env_conda);
+	free(o1);
+	free(fx);
+	free(b);
+	free(b_copy);
+	free(c_copy);
+	free(d_copy);
+	free(libs);
+	free(conda);
+	free(condalib);
+	tu_rmtree(tmp);
+	free(tmp);
+}
+
+static void test_lib_load_failed(void)
+{
+	char *tmp = tu_tmpdir("loadfailed-files");
+	char *junk = tu_strfmt("%s/libdlt_junk.so", tmp);
+	FILE *jf = fopen(junk, "w");
+	TU_CHECK_FATAL(jf != NULL, "cannot write %s", junk);
+	fputs("not an ELF file\n", jf);
+	fclose(jf);
+	char *fx = tu_fx("fx_check");
+	char *user = fxc("user/libdlt_user_new.so");
+	char *o1 = tu_strfmt("open:%s", user);
+	char *o2 = tu_strfmt("open:%s", junk);
+	const char *cmd[] = {fx, o1, o2, NULL};
+	char *prov1 = fxc("prov1");
+	char *llp = tu_strfmt("LD_LIBRARY_PATH=%s", prov1);
+	const char *env[] = {llp, NULL};
+	struct tu_json *j = traced_check("loadfailed", cmd, env, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f =
+		expect_finding(j, "LIB_LOAD_FAILED", "error", "dlt_prov_new");
+	TU_CHECK(f && ev_str(f, "cause") &&
+			 strcmp(ev_str(f, "cause"), "undefined_symbol") == 0 &&
+			 str_ends(ev_str(f, "file"), "libdlt_user_new.so"),
+		 "undefined symbol: cause/file wrong");
+	const struct tu_json *dep = tu_jat(ev(f, "dependencies"), 0);
+	TU_CHECK(
+		dep && str_ends(tu_jstr(dep, "path"), "prov1/libdlt_prov.so") &&
+			tu_jstr(dep, "found_via") &&
+			strcmp(tu_jstr(dep, "found_via"), "LD_LIBRARY_PATH") ==
+				0,
+		"the dependency that lacks the symbol is not named");
+	f = expect_finding(j, "LIB_LOAD_FAILED", "error", "libdlt_junk.so");
+	TU_CHECK(f && ev_str(f, "cause") &&
+			 strcmp(ev_str(f, "cause"), "not_elf") == 0,
+		 "invalid ELF: cause %s", f ? ev_str(f, "cause") : "-");
+	TU_CHECK(finding(j, "LIB_NOT_FOUND", NULL, NULL) == NULL,
+		 "a file that was found is reported as not found");
+	tu_json_free(j);
+	free(llp);
+	free(prov1);
+	free(o1);
+	free(o2);
+	free(user);
+	free(fx);
+	free(junk);
+	tu_rmtree(tmp);
+	free(tmp);
+}
+
+/* pytorch#80637: LD_LIBRARY_PATH's copy wins over the requester's RUNPATH
+ * one; cugraph#4465: a copy already loaded wins. */
+static void test_lib_shadowed(void)
+{
+	char *loader = tu_fx("fx_loader");
+	char *a = tu_fx("runpath/libdlt_a.so");
+	char *llp_dir = tu_fx("llp");
+	char *llp = tu_strfmt("LD_LIBRARY_PATH=%s", llp_dir);
+	const char *cmd[] = {loader, "via-lib", a, NULL};
+	const char *env[] = {llp, NULL};
+	struct tu_json *j = traced_check("shadowed", cmd, env, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f =
+		expect_finding(j, "LIB_SHADOWED", "warning", "libdlt_b.so");
+	TU_CHECK(f && tu_jstr(ev(f, "loaded"), "found_via") &&
+			 strcmp(tu_jstr(ev(f, "loaded"), "found_via"),
+				"LD_LIBRARY_PATH") == 0 &&
+			 str_ends(tu_jstr(ev(f, "loaded"), "path"),
+				  "llp/libdlt_b.so") &&
+			 str_ends(tu_jstr(ev(f, "expected"), "path"),
+				  "runpath/sub/libdlt_b.so") &&
+			 ev_str(f, "requester_runpath"),
+		 "LD_LIBRARY_PATH shadowing: evidence wrong");
+	TU_CHECK(f && tu_jstr(f, "fix") &&
+			 strstr(tu_jstr(f, "fix"), "LD_LIBRARY_PATH"),
+		 "fix does not mention LD_LIBRARY_PATH");
+	tu_json_free(j);
+
+	char *fx = tu_fx("fx_check");
+	char *prov1 = fxc("prov1/libdlt_prov.so");
+	char *user = fxc("user/libdlt_user_old.so");
+	char *o1 = tu_strfmt("open:%s", prov1);
+	char *o2 = tu_strfmt("open:%s", user);
+	const char *cmd2[] = {fx, o1, o2, "void:dlt_user_run", NULL};
+	j = traced_check("shadowed-loaded", cmd2, NULL, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	f = expect_finding(j, "LIB_SHADOWED", "warning", "libdlt_prov.so");
+	TU_CHECK(f && ev_str(f, "loaded_by") &&
+			 strcmp(ev_str(f, "loaded_by"), "already loaded") ==
+				 0 &&
+			 str_ends(tu_jstr(ev(f, "expected"), "path"),
+				  "user/prov2/libdlt_prov.so") &&
+			 str_ends(ev_str(f, "requester"), "libdlt_user_old.so"),
+		 "already-loaded shadowing: evidence wrong");
+	tu_json_free(j);
+	free(o1);
+	free(o2);
+	free(prov1);
+	free(user);
+	free(fx);
+	free(llp);
+	free(llp_dir);
+	free(a);
+	free(loader);
+}
+
+static void test_duplicate_and_deepbind(void)
+{
+	char *tmp = tu_tmpdir("dup-files");
+	char *da = tu_strfmt("%s/a", tmp), *db = tu_strfmt("%s/b", tmp);
+	mkdir(da, 0755);
+	mkdir(db, 0755);
+	char *src =
+		tu_strfmt("%s/%s", DLT_FAKE_CUDART_DIR, DLT_FAKE_CUDART_SONAME);
+	char *c1 = tu_strfmt("%s/%s", da, DLT_FAKE_CUDART_SONAME);
+	/* An old wheel's renamed copy: libcudart-<hash>.so.N. */
+	char *c2 = tu_strfmt("%s/libcudart-80664282.so.%d", db,
+			     DLT_FAKE_CUDART_MAJOR);
+	TU_CHECK_FATAL(tu_copy_file(src, c1) == 0 && tu_copy_file(src, c2) == 0,
+		       "cannot copy %s", src);
+	char *fx = tu_fx("fx_check");
+	char *o1 = tu_strfmt("open:%s", c1), *o2 = tu_strfmt("open:%s", c2);
+	char *b = tu_fx("llp/libdlt_b.so");
+	char *o3 = tu_strfmt("deep:%s", b);
+	const char *cmd[] = {fx,
+			     o1,
+			     "int:cudaRuntimeGetVersion",
+			     o2,
+			     "int:cudaRuntimeGetVersion",
+			     o3,
+			     NULL};
+	const char *env[] = {FAKE_ENV_BASE, NULL};
+	struct tu_json *j = traced_check("dup", cmd, env, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f =
+		expect_finding(j, "DUPLICATE_LIBRARY", "error", "libcudart");
+	TU_CHECK(f && tu_jlen(ev(f, "copies")) == 2 &&
+			 has_elem(ev(f, "copies"), "path",
+				  "/a/" DLT_FAKE_CUDART_SONAME) &&
+			 has_elem(ev(f, "copies"), "path", "80664282.so.13") +
+					 has_elem(ev(f, "copies"), "path",
+						  "80664282.so.12") ==
+				 1,
+		 "DUPLICATE_LIBRARY copies wrong");
+	f = expect_finding(j, "DEEPBIND", "warning", "libdlt_b.so");
+	int deep = 0;
+	const struct tu_json *m = ev(f, "dlopen_mode");
+	for (size_t i = 0; i < tu_jlen(m); i++)
+		deep |= tu_jat(m, i)->str &&
+			strcmp(tu_jat(m, i)->str, "RTLD_DEEPBIND") == 0;
+	TU_CHECK(deep && str_ends(ev_str(f, "library"), "llp/libdlt_b.so"),
+		 "DEEPBIND evidence wrong");
+	tu_json_free(j);
+	free(o1);
+	free(o2);
+	free(o3);
+	free(b);
+	free(fx);
+	free(c1);
+	free(c2);
+	free(src);
+	free(da);
+	free(db);
+	tu_rmtree(tmp);
+	free(tmp);
+}
+
+static void test_trace_incomplete_signal(void)
+{
+	char *fx = tu_fx("fx_selfkill");
+	const char *cmd[] = {fx, NULL};
+	struct tu_json *j = traced_check("selfkill", cmd, NULL, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f =
+		expect_finding(j, "TRACE_INCOMPLETE", "info", "SIGTERM");
+	TU_CHECK(f && jnum(tu_jget(f, "evidence"), "signal", 0) == SIGTERM,
+		 "TRACE_INCOMPLETE: signal not in evidence");
+	tu_json_free(j);
+	free(fx);
+}
+
+/* ---- suite check_fakes -----------------------------------------------------
+ */
+
+static void test_fakes_healthy(void)
+{
+	const char *env[] = {FAKE_ENV_BASE, NULL};
+	/* (fx_cuda_direct provokes a launch error on purpose: not here.) */
+	const char *progs[][3] = {{DLT_FAKE_FX_CUDNN, "legacy9", NULL},
+				  {DLT_FAKE_FX_CUDNN, "backend", NULL},
+				  {DLT_FAKE_FX_NCCL, NULL, NULL}};
+	for (size_t i = 0; i < 3; i++) {
+		struct tu_proc p;
+		struct tu_json *j =
+			traced_check("fake-healthy", progs[i], env, NULL, &p);
+		TU_CHECK(tu_exit_code(p.status) == 0, "%s %s: %s", progs[i][0],
+			 progs[i][1] ? progs[i][1] : "",
+			 tu_status_str(p.status));
+		if (j)
+			expect_healthy(j, progs[i][0]);
+		tu_json_free(j);
+		tu_proc_free(&p);
+	}
+}
+
+static void test_fakes_driver(void)
+{
+	const char *cmd[] = {DLT_FAKE_FX_CUDA_DLOPEN, NULL};
+	const char *env[] = {FAKE_ENV_BASE, "FAKE_CUDA_DRIVER_VERSION=11080",
+			     NULL};
+	struct tu_json *j =
+		traced_check("fake-olddriver", cmd, env, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f =
+		expect_finding(j, "CUDA_DRIVER_INSUFFICIENT", "error", "11.8");
+	TU_CHECK(f && ev_str(f, "driver_api_version") &&
+			 strcmp(ev_str(f, "driver_api_version"), "11.8") == 0 &&
+			 has_elem(ev(f, "failed_calls"), "call",
+				  "cudaErrorInsufficientDriver (35)") &&
+			 tu_jlen(ev(f, "runtimes")) >= 1,
+		 "old driver: evidence wrong");
+	tu_json_free(j);
+}
+
+static void test_fakes_sublib_skew(void)
+{
+	const char *cmd[] = {DLT_FAKE_FX_CUDNN, "legacy9", NULL};
+	const char *env[] = {FAKE_ENV_BASE, "FAKE_CUDNN_OPS_VERSION=91800",
+			     NULL};
+	struct tu_json *j = traced_check("fake-skew", cmd, env, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f =
+		expect_finding(j, "CUDNN_SUBLIB_SKEW", "error", NULL);
+	int seen = 0;
+	const struct tu_json *vc = ev(f, "version_checks");
+	for (size_t i = 0; i < tu_jlen(vc); i++) {
+		const struct tu_json *c = tu_jat(vc, i);
+		seen |= tu_jstr(c, "check") &&
+			!strcmp(tu_jstr(c, "check"), "cudnnOpsVersionCheck") &&
+			tu_jstr(c, "status_name") &&
+			!strcmp(tu_jstr(c, "status_name"),
+				"CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH");
+	}
+	TU_CHECK(seen, "cudnnOpsVersionCheck's 1002 not decoded in evidence");
+	tu_json_free(j);
+
+	/* Two directories: libcudnn_ops.so.9 from an LD_LIBRARY_PATH copy. */
+	char *tmp = tu_tmpdir("skew-dirs");
+	char *src = tu_strfmt("%s/libcudnn_ops.so.9", DLT_FAKE_CUDNN9_DIR);
+	char *dst = tu_strfmt("%s/libcudnn_ops.so.9", tmp);
+	TU_CHECK_FATAL(tu_copy_file(src, dst) == 0, "cannot copy %s", src);
+	char *llp = tu_strfmt("LD_LIBRARY_PATH=%s:%s", tmp, DLT_FAKE_CUDA_DIR);
+	const char *env2[] = {llp, NULL};
+	j = traced_check("fake-skew-dirs", cmd, env2, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	f = expect_finding(j, "CUDNN_SUBLIB_SKEW", "error", "2 directories");
+	TU_CHECK(f && tu_jlen(ev(f, "directories")) == 2 &&
+			 has_elem(ev(f, "libraries"), "path",
+				  "skew-dirs/libcudnn_ops.so.9") +
+					 1 >
+				 0,
+		 "two directories: evidence wrong");
+	tu_json_free(j);
+	free(llp);
+	free(src);
+	free(dst);
+	tu_rmtree(tmp);
+	free(tmp);
+}
+
+static void test_fakes_cudnn_cudart(void)
+{
+	char *fx = tu_fx("fx_check");
+	char *o1 = tu_strfmt("open:%s/%s", DLT_FAKE_CUDART_DIR,
+			     DLT_FAKE_CUDART_SONAME);
+	char *o2 = tu_strfmt("open:%s/libcudnn.so.9", DLT_FAKE_CUDNN9_DIR);
+	const char *cmd[] = {
+		fx,  o1, "int:cudaRuntimeGetVersion", o2, "ptr:cudnnCreate",
+		NULL};
+	/* Built for an older major than the runtime loaded: error. */
+	char *old = tu_strfmt("FAKE_CUDNN_CUDART=%d",
+			      (DLT_FAKE_CUDART_MAJOR - 1) * 1000 + 80);
+	const char *env[] = {FAKE_ENV_BASE, old, NULL};
+	struct tu_json *j =
+		traced_check("fake-cudart-major", cmd, env, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f =
+		expect_finding(j, "CUDNN_CUDART_MISMATCH", "error", NULL);
+	char want[32];
+	snprintf(want, sizeof(want), "%d.8", DLT_FAKE_CUDART_MAJOR - 1);
+	TU_CHECK(f && ev_str(f, "cudnn_cuda_runtime") &&
+			 strcmp(ev_str(f, "cudnn_cuda_runtime"), want) == 0 &&
+			 ev_str(f, "process_cuda_runtime"),
+		 "major mismatch: evidence wrong");
+	tu_json_free(j);
+	/* Same major, an older minor than the runtime: fine (an info). */
+	int m = DLT_FAKE_CUDART_MAJOR * 1000;
+	char *rt = tu_strfmt("FAKE_CUDART_VERSION=%d", m + 20);
+	char *drv = tu_strfmt("FAKE_CUDA_DRIVER_VERSION=%d", m + 20);
+	char *minor = tu_strfmt("FAKE_CUDNN_CUDART=%d", m + 10);
+	const char *env2[] = {FAKE_ENV_BASE, rt, drv, minor, NULL};
+	j = traced_check("fake-cudart-minor", cmd, env2, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	expect_finding(j, "CUDNN_CUDART_MISMATCH", "info", NULL);
+	expect_healthy(j, "cuDNN for an older minor CUDA");
+	tu_json_free(j);
+	/* A newer minor than the driver supports: a warning. */
+	char *newer = tu_strfmt("FAKE_CUDNN_CUDART=%d", m + 90);
+	const char *env3[] = {FAKE_ENV_BASE, newer, NULL};
+	j = traced_check("fake-cudart-newer", cmd, env3, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	f = expect_finding(j, "CUDNN_CUDART_MISMATCH", "warning", NULL);
+	TU_CHECK(f && ev_str(f, "driver_api_version"),
+		 "newer minor: the driver's version is not in evidence");
+	tu_json_free(j);
+	free(newer);
+	free(rt);
+	free(drv);
+	free(minor);
+	free(old);
+	free(o1);
+	free(o2);
+	free(fx);
+}
+
+static void test_fakes_api_error(void)
+{
+	const char *cmd[] = {DLT_FAKE_FX_CUDA_DIRECT, NULL};
+	const char *env[] = {FAKE_ENV_BASE,
+			     "FAKE_CUDA_FAIL=cudaDeviceSynchronize:700", NULL};
+	struct tu_json *j = traced_check("fake-apierror", cmd, env, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f = expect_finding(j, "API_ERROR", "warning",
+						 "cudaDeviceSynchronize");
+	TU_CHECK(f && ev_str(f, "status_name") &&
+			 strcmp(ev_str(f, "status_name"),
+				"cudaErrorIllegalAddress") == 0 &&
+			 jnum(tu_jget(f, "evidence"), "count", 0) >= 1 &&
+			 tu_jget(tu_jget(f, "evidence"), "first_s") &&
+			 tu_jget(tu_jget(f, "evidence"), "first_thread"),
+		 "API_ERROR evidence wrong");
+	TU_CHECK(finding(j, "CUDA_DRIVER_INSUFFICIENT", NULL, NULL) == NULL,
+		 "a kernel failure blamed on the driver");
+	tu_json_free(j);
+}
+
+static void test_fakes_algo(void)
+{
+	/* Every forward algorithm fails for lack of memory. */
+	const char *cmd9[] = {DLT_FAKE_FX_CUDNN, "legacy9", NULL};
+	const char *env1[] = {
+		FAKE_ENV_BASE,
+		"FAKE_CUDNN_FAIL_ALGOS=fwd/0:alloc,fwd/1:alloc,fwd/2:alloc,"
+		"fwd/3:alloc,fwd/4:alloc,fwd/5:alloc,fwd/6:alloc,fwd/7:alloc",
+		NULL};
+	struct tu_json *j =
+		traced_check("fake-selfail", cmd9, env1, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f = expect_finding(
+		j, "ALGO_SELECTION_FAILED", "error", "every candidate failed");
+	TU_CHECK(f && ev_str(f, "direction") &&
+			 strcmp(ev_str(f, "direction"), "forward") == 0 &&
+			 tu_jlen(ev(f, "candidates")) >= 7 &&
+			 tu_jstr(f, "fix") &&
+			 strstr(tu_jstr(f, "fix"), "memory"),
+		 "selection failure: evidence wrong");
+	tu_json_free(j);
+
+	/* The measured best candidate fails (cuDNN 7): a fallback. */
+	const char *cmd7[] = {DLT_FAKE_FX_CUDNN7, "legacy7", NULL};
+	const char *env2[] = {FAKE_ENV_BASE,
+			      "FAKE_CUDNN_FAIL_ALGOS=0,fwd/7,bwdd/5:alloc",
+			      NULL};
+	j = traced_check("fake-fallback", cmd7, env2, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	f = expect_finding(j, "ALGO_FALLBACK", "warning",
+			   "after cudnnFindConvolutionForwardAlgorithm ");
+	const struct tu_json *fa = tu_jat(ev(f, "failed_ahead"), 0);
+	TU_CHECK(fa && jnum(fa, "algo", -1) == 7 &&
+			 tu_jstr(fa, "status_name") &&
+			 strcmp(tu_jstr(fa, "status_name"),
+				"CUDNN_STATUS_ALLOC_FAILED") == 0 &&
+			 jnum(ev(f, "executed"), "algo", -1) == 2 &&
+			 jnum(tu_jget(f, "evidence"),
+			      "failed_ahead_difference_ms", -1) > 0 &&
+			 ev_str(f, "shape"),
+		 "fallback: evidence wrong");
+	tu_json_free(j);
+
+	/* Backend: engines that fail to finalize before one works. */
+	const char *cmdb[] = {DLT_FAKE_FX_CUDNN, "backend", NULL};
+	const char *env3[] = {FAKE_ENV_BASE, "FAKE_CUDNN_BAD_ENGINES=0,1,6,7,8",
+			      NULL};
+	j = traced_check("fake-bk-fallback", cmdb, env3, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	f = expect_finding(j, "ALGO_FALLBACK", "info", "engine 2 ran");
+	TU_CHECK(f && tu_jlen(ev(f, "failed_ahead")) == 2,
+		 "backend fallback: failed_ahead wrong");
+	tu_json_free(j);
+}
+
+/* The choices in fx_cudnn's output: "problem K: n=.. c=.. h=.. w=.." then
+ * "  fwd get_v7 choice=N run status=S" lines. */
+struct choice_set {
+	int n, c, h, w;
+	int dir;	/* 0 fwd, 1 bwd_data, 2 bwd_filter */
+	unsigned algos; /* bit set */
+};
+
+static size_t parse_choices(const char *out, struct choice_set *s, size_t max)
+{
+	size_t n = 0;
+	int pn = 0, pc = 0, ph = 0, pw = 0;
+	for (const char *l = out; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		int k, a;
+		char dir[32];
+		if (sscanf(l, "problem %d: n=%d c=%d h=%d w=%d", &k, &pn, &pc,
+			   &ph, &pw) == 5) {
+		} else if (sscanf(l, " %31s %*s choice=%d run", dir, &a) == 2 &&
+			   strstr(l, " choice=") && strstr(l, " run ")) {
+			int d = !strcmp(dir, "fwd")	   ? 0
+				: !strcmp(dir, "bwd_data") ? 1
+							   : 2;
+			size_t i = 0;
+			while (i < n &&
+			       !(s[i].n == pn && s[i].c == pc && s[i].h == ph &&
+				 s[i].w == pw && s[i].dir == d))
+				i++;
+			if (i == n && n < max)
+				s[n++] = (struct choice_set){pn, pc, ph,
+							     pw, d,  0};
+			if (i < n)
+				s[i].algos |= 1u << a;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return n;
+}
+
+static void test_fakes_diff(void)
+{
+	const char *cmd[] = {DLT_FAKE_FX_CUDNN, "legacy9", NULL};
+	const char *env_a[] = {FAKE_ENV_BASE, NULL};
+	const char *env_b[] = {FAKE_ENV_BASE, "FAKE_CUDNN_ALGO_SEED=1", NULL};
+	char *da, *db;
+	struct tu_proc pa, pb;
+	struct tu_json *ja = traced_check("diff-a", cmd, env_a, &da, &pa);
+	struct tu_json *jb = traced_check("diff-b", cmd, env_b, &db, &pb);
+	tu_json_free(ja);
+	tu_json_free(jb);
+	struct choice_set sa[32], sb[32];
+	size_t na = parse_choices(pa.out, sa, 32);
+	size_t nb = parse_choices(pb.out, sb, 32);
+	TU_CHECK_FATAL(na == 9 && nb == 9,
+		       "fx_cudnn output: %zu and %zu problem/directions", na,
+		       nb);
+	size_t expect_changed = 0;
+	for (size_t i = 0; i < na; i++)
+		expect_changed += sa[i].algos != sb[i].algos;
+	TU_CHECK(expect_changed > 0, "the seed changed no choice");
+
+	struct tu_proc p;
+	const char *args[] = {"diff", "--json", da, db, NULL};
+	analyze(&p, args);
+	struct tu_json *j = parse_out(&p, "diff --json");
+	TU_CHECK_FATAL(j != NULL, "no diff output");
+	const struct tu_json *ch = tu_jget(j, "changes");
+	TU_CHECK(tu_jlen(ch) == expect_changed,
+		 "diff lists %zu changes, the programs' outputs %zu",
+		 tu_jlen(ch), expect_changed);
+	TU_CHECK(tu_jlen(tu_jget(j, "unchanged")) == na - expect_changed &&
+			 tu_jlen(tu_jget(j, "only_a")) == 0 &&
+			 tu_jlen(tu_jget(j, "only_b")) == 0,
+		 "diff: unchanged/only lists wrong");
+	static const char *const dirs[] = {"forward", "backward-data",
+					   "backward-filter"};
+	for (size_t i = 0; i < tu_jlen(ch); i++) {
+		const struct tu_json *c = tu_jat(ch, i);
+		const struct tu_json *x = tu_jget(tu_jget(c, "shape"), "x");
+		const char *dir = tu_jstr(c, "direction");
+		int found = 0;
+		for (size_t k = 0; k < na && x && dir; k++)
+			found |= sa[k].algos != sb[k].algos &&
+				 tu_jat(x, 0)->num == sa[k].n &&
+				 tu_jat(x, 1)->num == sa[k].c &&
+				 tu_jat(x, 2)->num == sa[k].h &&
+				 tu_jat(x, 3)->num == sa[k].w &&
+				 strcmp(dir, dirs[sa[k].dir]) == 0;
+		TU_CHECK(found, "diff change %zu is not a changed problem", i);
+		TU_CHECK(tu_jget(c, "a") && tu_jget(c, "b") &&
+				 tu_jstr(tu_jget(c, "a"), "text") &&
+				 tu_jget(tu_jget(c, "b"), "mean_us"),
+			 "diff change %zu lacks a/b choice and time", i);
+	}
+	tu_json_free(j);
+	tu_proc_free(&p);
+	tu_proc_free(&pa);
+	tu_proc_free(&pb);
+	tu_rmtree(da);
+	tu_rmtree(db);
+	free(da);
+	free(db);
+}
+
+static void test_fakes_algos_export(void)
+{
+	const char *cmd[] = {DLT_FAKE_FX_CUDNN, "legacy9", NULL};
+	const char *env[] = {FAKE_ENV_BASE, NULL};
+	char *dir;
+	struct tu_json *cj = traced_check("algos", cmd, env, &dir, NULL);
+	tu_json_free(cj);
+	struct tu_proc p;
+	const char *args[] = {"algos", "--json", dir, NULL};
+	analyze(&p, args);
+	struct tu_json *j = parse_out(&p, "algos --json");
+	const struct tu_json *probs =
+		tu_jget(tu_jat(tu_jget(j, "processes"), 0), "problems");
+	TU_CHECK(tu_jlen(probs) == 9, "algos: %zu problems", tu_jlen(probs));
+	for (size_t i = 0; i < tu_jlen(probs); i++) {
+		const struct tu_json *e = tu_jat(probs, i);
+		const struct tu_json *sel = tu_jget(e, "selections_kept");
+		TU_CHECK(tu_jlen(sel) == 3 &&
+				 tu_jlen(tu_jget(tu_jat(sel, 1),
+						 "candidates")) >= 6 &&
+				 tu_jlen(tu_jget(e, "executions")) >= 1 &&
+				 tu_jstr(tu_jget(e, "choice"), "text"),
+			 "algos problem %zu: selections/executions missing", i);
+	}
+	tu_json_free(j);
+	tu_proc_free(&p);
+
+	const char *ex[] = {"export", "--format", "chrome", dir, NULL};
+	analyze(&p, ex);
+	j = parse_out(&p, "export");
+	const struct tu_json *evs = tu_jget(j, "traceEvents");
+	size_t slices = 0, named = 0, bad = 0;
+	for (size_t i = 0; i < tu_jlen(evs); i++) {
+		const struct tu_json *e = tu_jat(evs, i);
+		const char *ph = tu_jstr(e, "ph"), *n = tu_jstr(e, "name");
+		if (!ph || !n || !tu_jget(e, "pid")) {
+			bad++;
+			continue;
+		}
+		if (!strcmp(ph, "M")) {
+			named += !strcmp(n, "process_name");
+			continue;
+		}
+		if (!tu_jget(e, "ts") || !tu_jget(e, "tid"))
+			bad++;
+		if (!strcmp(ph, "X")) {
+			slices++;
+			bad += jnum(e, "dur", -1) < 0;
+		}
+	}
+	TU_CHECK(bad == 0 && named == 1 && slices > 20,
+		 "export: %zu malformed events, %zu process names, %zu slices",
+		 bad, named, slices);
+	tu_json_free(j);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* ---- suite check_real ------------------------------------------------------
+ */
+
+static const char *real_skip(void)
+{
+	if (!DLT_CHECK_REAL)
+		return "the CUDA runtime, cuDNN or NCCL (libraries and "
+		       "headers) "
+		       "are not installed here";
+	return NULL;
+}
+
+static void test_real_versions_healthy(void)
+{
+	char *fx = tu_fx("fx_cuda_versions");
+	const char *cmd[] = {fx, NULL};
+	struct tu_proc p;
+	struct tu_json *j = traced_check("real-versions", cmd, NULL, NULL, &p);
+	TU_CHECK(tu_exit_code(p.status) == 0, "fx_cuda_versions: %s\n%s",
+		 tu_status_str(p.status), p.err);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	expect_healthy(j, "version queries of the real CUDA libraries");
+	tu_json_free(j);
+	tu_proc_free(&p);
+	free(fx);
+}
+
+static void test_real_no_driver(void)
+{
+	char *fx = tu_fx("fx_cuda_versions");
+	const char *cmd[] = {fx, "--devices", NULL};
+	struct tu_proc plain;
+	tu_run(&plain, cmd, NULL, RUN_MS);
+	int no_driver = tu_contains(plain.out, "cudaGetDeviceCount rc=35");
+	tu_proc_free(&plain);
+	struct tu_json *j = traced_check("real-devices", cmd, NULL, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	if (no_driver) {
+		const struct tu_json *f =
+			expect_finding(j, "CUDA_DRIVER_INSUFFICIENT", "error",
+				       "cudaErrorInsufficientDriver");
+		TU_CHECK(f &&
+				 has_elem(ev(f, "runtimes"), "path", ".so.13") +
+						 has_elem(ev(f, "runtimes"),
+							  "path", ".so.12") +
+						 has_elem(ev(f, "runtimes"),
+							  "path", ".so.11") >
+					 0 &&
+				 tu_jget(ev(f, "libcuda"), "loaded") &&
+				 !tu_jget(ev(f, "libcuda"), "loaded")->b,
+			 "real libcudart without a driver: evidence wrong");
+		/* cuDNN 9 and NCCL bring their own static runtime. */
+		f = expect_finding(j, "STATIC_CUDART", "info", NULL);
+		TU_CHECK(f && has_elem(ev(f, "objects"), "object",
+				       "libnccl.so.2"),
+			 "STATIC_CUDART does not name libnccl.so.2");
+	} else {
+		printf("\n    a driver is installed here: only the healthy "
+		       "part is checked\n");
+		expect_healthy(j, "real CUDA with a driver");
+	}
+	tu_json_free(j);
+	free(fx);
+}
+
+/* ---- suite check_torch
+ * ------------------------------------------------------- */
+
+static const char *python(void)
+{
+	const char *p = getenv("DLT_TEST_PYTHON");
+	return p && *p ? p : "/usr/bin/python3";
+}
+
+static const char *torch_skip(void)
+{
+	static char why[512];
+	if (access(python(), X_OK) != 0) {
+		snprintf(why, sizeof(why), "%s does not exist", python());
+		return why;
+	}
+	const char *cmd[] = {python(), "-c", "import torch.distributed", NULL};
+	struct tu_proc p;
+	tu_run(&p, cmd, NULL, 120000);
+	int ok = tu_exit_code(p.status) == 0;
+	tu_proc_free(&p);
+	snprintf(why, sizeof(why), "%s cannot import torch.distributed",
+		 python());
+	return ok ? NULL : why;
+}
+
+static void test_torch_healthy(void)
+{
+	char *tmp = tu_tmpdir("torch-store");
+	char *script =
+		tu_strfmt("import torch, torch.distributed as dist\n"
+			  "x = torch.randn(2, 3, 16, 16)\n"
+			  "y = torch.nn.Conv2d(3, 8, 3, padding=1)(x)\n"
+			  "dist.init_process_group('gloo', "
+			  "init_method='file://%s/store', "
+			  "rank=0, world_size=1)\n"
+			  "t = torch.ones(4)\n"
+			  "dist.all_reduce(t)\n"
+			  "dist.destroy_process_group()\n"
+			  "print('ok', tuple(y.shape), float(t.sum()))\n",
+			  tmp);
+	const char *cmd[] = {python(), "-c", script, NULL};
+	struct tu_proc p;
+	struct tu_json *j = traced_check("torch", cmd, NULL, NULL, &p);
+	TU_CHECK(tu_exit_code(p.status) == 0 && tu_contains(p.out, "ok"),
+		 "torch conv + gloo: %s\n%s", tu_status_str(p.status), p.err);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	expect_healthy(j, "python3-torch conv + one-rank gloo");
+	tu_json_free(j);
+	tu_proc_free(&p);
+	free(script);
+	tu_rmtree(tmp);
+	free(tmp);
+}
+
+/* ---- suite check_scale
+ * ------------------------------------------------------- */
+
+#define SCALE_TRACES 256
+
+/* n records per trace: API calls, a tenth of them failing. */
+static int gen_scale(const char *dir, unsigned records)
+{
+	for (int r = 0; r < SCALE_TRACES; r++) {
+		if (gen_open(dir, r) != 0)
+			return -1;
+		int64_t v[8] = {12040,
+				12040,
+				0,
+				0,
+				DLT_VERSION_ABSENT,
+				DLT_VERSION_ABSENT,
+				DLT_VERSION_ABSENT,
+				DLT_VERSION_ABSENT};
+		gen_family(DLT_FAM_CUDART, "/opt/cuda/lib64/libcudart.so.12",
+			   NULL, v);
+		for (unsigned i = 0; i < records; i++) {
+			uint64_t vals[2] = {4096, 0};
+			gen_call(6, i % 10 == 9 ? 2 : 0, 1000 + i, vals, 2);
+		}
+		gen_exit(0);
+		gen_close();
+	}
+	return 0;
+}
+
+/* Runs check on dir; returns seconds and the peak RSS in KiB. */
+static int timed_check(const char *dir, double *secs, long *maxrss, char **out)
+{
+	char *outfile = tu_strfmt("%s.out", dir);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(outfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 1);
+		execl(DLT_TEST_ANALYZE, DLT_TEST_ANALYZE, "check", "--json",
+		      "--fail-on", "never", dir, (char *)NULL);
+		_exit(127);
+	}
+	int status = 0;
+	struct rusage ru;
+	wait4(pid, &status, 0, &ru);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*secs = (double)(t1.tv_sec - t0.tv_sec) +
+		(double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	*maxrss = ru.ru_maxrss;
+	FILE *f = fopen(outfile, "r");
+	size_t cap = 1 << 20, n = 0;
+	*out = malloc(cap);
+	while (f && !feof(f)) {
+		if (n + 65536 > cap)
+			*out = realloc(*out, cap *= 2);
+		n += fread(*out + n, 1, 65536, f);
+	}
+	(*out)[n] = '\0';
+	if (f)
+		fclose(f);
+	unlink(outfile);
+	free(outfile);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_scale(void)
+{
+	static const unsigned sizes[] = {1000, 4000};
+	long rss[2] = {0, 0};
+	for (int k = 0; k < 2; k++) {
+		char *dir = tu_tmpdir("scale");
+		TU_CHECK_FATAL(gen_scale(dir, sizes[k]) == 0,
+			       "cannot write the traces");
+		double secs;
+		char *out;
+		int rc = timed_check(dir, &secs, &rss[k], &out);
+		TU_CHECK(rc == 0, "check on %d traces: exit %d", SCALE_TRACES,
+			 rc);
+		char err[256];
+		struct tu_json *j = tu_json_parse(out, err, sizeof(err));
+		TU_CHECK_FATAL(j != NULL, "check --json output: %s", err);
+		size_t nproc = tu_jlen(tu_jget(j, "processes"));
+		size_t errs = 0;
+		const struct tu_json *fs = tu_jget(j, "findings");
+		for (size_t i = 0; i < tu_jlen(fs); i++) {
+			const struct tu_json *f = tu_jat(fs, i);
+			if (strcmp(tu_jstr(f, "code"), "API_ERROR") == 0 &&
+			    jnum(tu_jget(f, "evidence"), "count", 0) ==
+				    sizes[k] / 10 &&
+			    jnum(tu_jget(f, "evidence"), "calls", 0) ==
+				    sizes[k])
+				errs++;
+		}
+		TU_CHECK(nproc == SCALE_TRACES && errs == SCALE_TRACES,
+			 "%zu processes, %zu API_ERROR findings with the "
+			 "right counts (expected %d each)",
+			 nproc, errs, SCALE_TRACES);
+		printf("\n    check: %d traces x %u records: %.2f s, peak RSS "
+		       "%ld KiB",
+		       SCALE_TRACES, sizes[k] + 4, secs, rss[k]);
+		tu_json_free(j);
+		free(out);
+		tu_rmtree(dir);
+		free(dir);
+	}
+	printf("\n");
+}
+
+/* ---- suites -----------------------------------------------------------------
+ */
+
+static const struct tu_test unit_tests[] = {
+	{"backend plan fails for memory, another runs",
+	 test_unit_backend_fallback},
+	{"legacy: not the fastest successful candidate",
+	 test_unit_legacy_not_fastest},
+	{"cuDNN statuses decoded per major", test_unit_status_per_major},
+	{"driver table, driver API version, lmdeploy#1267", test_unit_driver},
+	{"no end record, call in progress; export",
+	 test_unit_incomplete_and_export},
+	{"exit status and --fail-on", test_unit_exit_status},
+	{NULL, NULL}};
+
+static const struct tu_test loader_tests[] = {
+	{"LIB_NOT_FOUND with the copy that was not searched",
+	 test_lib_not_found},
+	{"LIB_LOAD_FAILED: undefined symbol, not an ELF file",
+	 test_lib_load_failed},
+	{"LIB_SHADOWED: LD_LIBRARY_PATH, and a copy already loaded",
+	 test_lib_shadowed},
+	{"DUPLICATE_LIBRARY (renamed copy) and DEEPBIND",
+	 test_duplicate_and_deepbind},
+	{"TRACE_INCOMPLETE: death by signal", test_trace_incomplete_signal},
+	{NULL, NULL}};
+
+static const struct tu_test fake_tests[] = {
+	{"healthy fake runs: no warning or error", test_fakes_healthy},
+	{"CUDA_DRIVER_INSUFFICIENT: old fake driver", test_fakes_driver},
+	{"CUDNN_SUBLIB_SKEW: version check, two directories",
+	 test_fakes_sublib_skew},
+	{"CUDNN_CUDART_MISMATCH across and within a major",
+	 test_fakes_cudnn_cudart},
+	{"API_ERROR: a sticky kernel failure", test_fakes_api_error},
+	{"ALGO_SELECTION_FAILED and ALGO_FALLBACK", test_fakes_algo},
+	{"diff of two fake cuDNN versions lists the changed problems",
+	 test_fakes_diff},
+	{"algos --json and export", test_fakes_algos_export},
+	{NULL, NULL}};
+
+static const struct tu_test real_tests[] = {
+	{"version queries only: healthy", test_real_versions_healthy},
+	{"real libcudart without a driver", test_real_no_driver},
+	{NULL, NULL}};
+
+static const struct tu_test torch_tests[] = {
+	{"python3-torch conv and one-rank gloo: healthy", test_torch_healthy},
+	{NULL, NULL}};
+
+static const struct tu_test scale_tests[] = {
+	{"256 traces, streaming", test_scale}, {NULL, NULL}};
+
+static const struct tu_suite suites[] = {
+	{"check_unit", unit_tests, NULL},
+	{"check_loader", loader_tests, NULL},
+	{"check_fakes", fake_tests, NULL},
+	{"check_real", real_tests, real_skip},
+	{"check_scale", scale_tests, NULL},
+	{"check_torch", torch_tests, torch_skip},
+	{NULL, NULL, NULL}};
+
+int main(int argc, char **argv)
+{
+	return tu_main(argc, argv, suites);
+}
