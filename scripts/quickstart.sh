@@ -21,11 +21,11 @@ rc=$?
 set -e
 echo "(app exited with $rc)"
 echo
-echo "== dltrace-analyze libs $OUT  (the demo's libraries)"
-"$B/bin/dltrace-analyze" libs "$OUT" | grep -E -A12 'libdemo|libhelper|libplugin' |
-	grep -v -E '^\s*$' | head -40
+echo "== dltrace-analyze check $OUT  (findings, evidence, fixes)"
+"$B/bin/dltrace-analyze" check "$OUT" || true
 echo
-echo "Read it as: libdemo.so.1 came from LD_LIBRARY_PATH although app's"
-echo "RUNPATH holds its own copy; libhelper.so.1 was searched for in the"
-echo "listed places and found in none (it is in $D/plugins/deps)."
+echo "== dltrace-analyze libs $OUT  (the demo's libraries, and why)"
+"$B/bin/dltrace-analyze" libs "$OUT" | grep -E -A6 'libdemo|libhelper|libplugin' |
+	grep -v -E '^\s*$' | head -24
+echo
 echo "Traces: $OUT"
