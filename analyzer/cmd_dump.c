@@ -251,6 +251,42 @@ static void dlt_dump_gpu(struct dlt_dump *d, const struct dlt_rec_hdr *h)
 				r->c[i].determinism, r->c[i].math_type);
 		break;
 	}
+	case DLT_REC_STALL: {
+		const struct dlt_rec_stall *r = (const void *)h;
+		fprintf(out,
+			" tid=%" PRIu32 " syscall=%" PRId32
+			" state=%c fd=%" PRId32
+			" since=%+.6f dur=%.3fs ended=%u",
+			r->tid, r->syscall, r->state ? r->state : '?', r->fd,
+			d->start
+				? (double)((int64_t)(r->since - d->start)) / 1e9
+				: 0.0,
+			(double)r->dur_ns / 1e9, (unsigned)r->ended);
+		dlt_dump_str(d, "wchan", r->wchan);
+		dlt_dump_str(d, "wait", r->detail);
+		break;
+	}
+	case DLT_REC_STACK: {
+		const struct dlt_rec_stack *r = (const void *)h;
+		uint32_t room = (h->len - sizeof(*r)) / 4;
+		uint32_t n = r->n < room ? r->n : room;
+		fprintf(out, " tid=%" PRIu32 " pc=0x%" PRIx64, r->tid, r->pc);
+		for (uint32_t i = 0; i < n; i++)
+			dlt_dump_str(d, "frame", r->frames[i]);
+		break;
+	}
+	case DLT_REC_SOCK: {
+		const struct dlt_rec_sock *r = (const void *)h;
+		static const char *const ops[] = {"?", "connect", "bind",
+						  "accept", "listen"};
+		fprintf(out,
+			" %s fd=%" PRId32 " ret=%" PRId32 " errno=%" PRId32,
+			h->flags < 5 ? ops[h->flags] : "?", r->fd, r->ret,
+			r->err);
+		dlt_dump_str(d, "addr", r->addr);
+		fprintf(out, " repeat=%" PRIu32, r->repeat);
+		break;
+	}
 	case DLT_REC_BK_FINALIZE: {
 		const struct dlt_rec_bk_finalize *r = (const void *)h;
 		uint64_t room = (h->len - sizeof(*r)) / sizeof(r->knobs[0]);
@@ -381,6 +417,9 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_CONV_PROBLEM:
 	case DLT_REC_ALGO_RESULT:
 	case DLT_REC_BK_FINALIZE:
+	case DLT_REC_STALL:
+	case DLT_REC_STACK:
+	case DLT_REC_SOCK:
 		dlt_dump_gpu(d, h);
 		break;
 	case DLT_REC_MARK: {

@@ -62,6 +62,8 @@ static const char *dlt_syscall_name(int nr)
 		return "recvmsg";
 	case 61:
 		return "wait4";
+	case 130:
+		return "rt_sigsuspend";
 	case 202:
 		return "futex";
 	case 230:

@@ -30,7 +30,13 @@
 #include "watchdog.h"
 
 __thread int dlt_post_ret;
+/* dltrace's own calls into the libraries: nothing is recorded. */
 static __thread int dlt_api_depth;
+/* Calls in progress per family: a call into a family the thread is already
+ * inside (cuDNN's front library forwarding to a sub-library) is part of the
+ * outer call; a call into another family (the runtime calling the driver)
+ * is recorded. */
+static __thread uint8_t dlt_fam_depth[8];
 
 struct dlt_api_info {
 	uint16_t id;
@@ -109,6 +115,10 @@ static int dlt_missing(int fam)
 static void dlt_rec_enter(struct dlt_writer *w, uint16_t id, const uint64_t *v,
 			  uint32_t n)
 {
+	/* A call that can block is about to start: if it never returns, the
+	 * watchdog must already be there to see where it waits. */
+	if (__builtin_expect(!dlt_watchdog_running(), 0))
+		dlt_watchdog_start("a GPU call that can block");
 	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_api_enter) + 8 * n);
 	struct dlt_rec_api_enter *r = dlt_rec_reserve(w, &dlt_tls, len);
 	if (r == NULL)
@@ -155,7 +165,8 @@ static void dlt_family_note(int idx, void *real);
 		if (__builtin_expect(dlt_real == NULL, 0))                       \
 			return dlt_missing(DLT_FAM_##fam);                       \
 		struct dlt_writer *dlt_wr = dlt_writer_on();                     \
-		if (dlt_wr == NULL || dlt_api_depth > 0) {                       \
+		if (dlt_wr == NULL || dlt_api_depth > 0 ||                       \
+		    dlt_fam_depth[DLT_FAM_##fam] > 0) {                          \
 			int dlt_r0 = dlt_real args;                              \
 			/* Substitution must happen even in nested calls. */     \
 			if (((flags)&DLT_AF_POST) && dlt_post_##name &&          \
@@ -170,7 +181,7 @@ static void dlt_family_note(int idx, void *real);
 			}                                                        \
 			return dlt_r0;                                           \
 		}                                                                \
-		dlt_api_depth++;                                                 \
+		dlt_fam_depth[DLT_FAM_##fam]++;                                  \
 		if ((flags)&DLT_AF_ENTER) {                                      \
 			uint64_t dlt_pv[] = {DLT_UNPAREN pre};                   \
 			dlt_rec_enter(dlt_wr, apiid, dlt_pv,                     \
@@ -194,7 +205,7 @@ static void dlt_family_note(int idx, void *real);
 						  memory_order_relaxed),         \
 			    0))                                                  \
 			dlt_family_note(idx, (void *)dlt_real);                  \
-		dlt_api_depth--;                                                 \
+		dlt_fam_depth[DLT_FAM_##fam]--;                                  \
 		errno = dlt_e;                                                   \
 		return dlt_r;                                                    \
 	}
@@ -471,7 +482,6 @@ static void dlt_kernel_driver(char *buf, size_t cap)
 
 typedef int (*dlt_int_getter)(int *);
 typedef size_t (*dlt_size_getter)(void);
-typedef int (*dlt_status_fn)(void);
 
 static int64_t dlt_call_int_getter(uintptr_t base, const char *name,
 				   int64_t *status)
@@ -486,10 +496,43 @@ static int64_t dlt_call_int_getter(uintptr_t base, const char *name,
 	return v;
 }
 
-static int64_t dlt_call_status(uintptr_t base, const char *name)
+/* Status per cuDNN 9 sub-library (graph, ops, cnn, adv): 0 when its
+ * exported version word matches the front library's version, 1002
+ * (CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH) when it differs, absent when
+ * the sub-library is not loaded or exports no word. */
+static void dlt_cudnn_sublib_words(int64_t version, int64_t out[4])
 {
-	dlt_status_fn f = (dlt_status_fn)dlt_sym_find_in(base, name);
-	return f ? f() : DLT_VERSION_ABSENT;
+	static const struct {
+		const char *file;
+		const char *words[2];
+	} subs[4] = {
+		{"libcudnn_graph.so", {"cudnn_graph_version", NULL}},
+		{"libcudnn_ops.so",
+		 {"cudnn_ops_version", "cudnn_ops_infer_version"}},
+		{"libcudnn_cnn.so",
+		 {"cudnn_cnn_version", "cudnn_cnn_infer_version"}},
+		{"libcudnn_adv.so",
+		 {"cudnn_adv_version", "cudnn_adv_infer_version"}},
+	};
+	uint32_t want =
+		(uint32_t)((version / 10000) << 16 |
+			   ((version / 100) % 100) << 8 | version % 100);
+	for (int i = 0; i < 4; i++) {
+		out[i] = DLT_VERSION_ABSENT;
+		uintptr_t base;
+		if (dlt_obj_find(subs[i].file, &base) != 0)
+			continue;
+		for (int k = 0; k < 2 && subs[i].words[k]; k++) {
+			const uint32_t *w =
+				dlt_sym_find_in(base, subs[i].words[k]);
+			if (w) {
+				out[i] = (*w & 0xffff00u) == (want & 0xffff00u)
+						 ? 0
+						 : 1002;
+				break;
+			}
+		}
+	}
 }
 
 /* First call into a family from one file: record the file and what it says
@@ -539,9 +582,16 @@ static void dlt_family_note(int idx, void *real)
 	dlt_api_depth++; /* our own queries are not the program's calls */
 	switch (fam) {
 	case DLT_FAM_CUDART:
+		/* Not cudaDriverGetVersion: it loads the driver, and a dlopen
+		 * clears a dlerror() message the program has yet to read.  If
+		 * the driver is loaded already, its cuDriverGetVersion is a
+		 * pure query. */
 		v[0] = dlt_call_int_getter(base, "cudaRuntimeGetVersion",
 					   &v[2]);
-		v[1] = dlt_call_int_getter(base, "cudaDriverGetVersion", &v[3]);
+		uintptr_t drv;
+		if (dlt_obj_find("libcuda.so", &drv) == 0)
+			v[1] = dlt_call_int_getter(drv, "cuDriverGetVersion",
+						   &v[3]);
 		dlt_kernel_driver(kdrv, sizeof(kdrv));
 		break;
 	case DLT_FAM_CUDA:
@@ -557,22 +607,13 @@ static void dlt_family_note(int idx, void *real)
 			v[0] = (int64_t)gv();
 		if (gc)
 			v[1] = (int64_t)gc();
-		static const char *const checks9[] = {
-			"cudnnGraphVersionCheck", "cudnnOpsVersionCheck",
-			"cudnnCnnVersionCheck", "cudnnAdvVersionCheck"};
-		static const char *const checks8[] = {
-			"cudnnOpsInferVersionCheck",
-			"cudnnOpsTrainVersionCheck",
-			"cudnnCnnInferVersionCheck",
-			"cudnnCnnTrainVersionCheck",
-			"cudnnAdvInferVersionCheck",
-			"cudnnAdvTrainVersionCheck"};
+		/* The sub-libraries' agreement, without calling
+		 * cudnn*VersionCheck: those load the sub-library they check,
+		 * which the program may never load, and a dlopen clears a
+		 * pending dlerror().  The version words the loaded
+		 * sub-libraries export say the same (9.x). */
 		if (v[0] >= 90000)
-			for (int i = 0; i < 4; i++)
-				v[2 + i] = dlt_call_status(base, checks9[i]);
-		else if (v[0] >= 8000)
-			for (int i = 0; i < 6; i++)
-				v[2 + i] = dlt_call_status(base, checks8[i]);
+			dlt_cudnn_sublib_words(v[0], &v[2]);
 		break;
 	}
 	case DLT_FAM_NCCL:

@@ -208,3 +208,34 @@ void *dlt_sym_find_in(uintptr_t base, const char *name)
 	dl_iterate_phdr(dlt_find_in_one, &o);
 	return f.found;
 }
+
+struct dlt_find_prefix {
+	const char *prefix;
+	size_t n;
+	uintptr_t base;
+	int found;
+};
+
+static int dlt_find_by_name(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct dlt_find_prefix *f = data;
+	const char *name = info->dlpi_name ? info->dlpi_name : "";
+	const char *b = strrchr(name, '/');
+	b = b ? b + 1 : name;
+	if (strncmp(b, f->prefix, f->n) != 0)
+		return 0;
+	f->base = info->dlpi_addr;
+	f->found = 1;
+	return 1;
+}
+
+int dlt_obj_find(const char *prefix, uintptr_t *base)
+{
+	struct dlt_find_prefix f = {prefix, strlen(prefix), 0, 0};
+	dl_iterate_phdr(dlt_find_by_name, &f);
+	if (!f.found)
+		return -1;
+	*base = f.base;
+	return 0;
+}

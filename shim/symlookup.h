@@ -17,4 +17,8 @@ void *dlt_sym_find(const char *name, uintptr_t skip_base, const char *skip_name,
 /* The definition of name in the object loaded at base, or NULL. */
 void *dlt_sym_find_in(uintptr_t base, const char *name);
 
+/* The load bias of the first loaded object whose file name starts with
+ * prefix ("libcudnn_ops.so"); 0, or -1 when none is loaded. */
+int dlt_obj_find(const char *prefix, uintptr_t *base);
+
 #endif

@@ -45,8 +45,9 @@
 struct dlt_wd_thread {
 	uint32_t tid;
 	uint32_t seen_tick;
-	char line[256]; /* last /proc syscall line, sp and pc cut off */
-	uint64_t since; /* when that line was first seen */
+	char line[256];	   /* last /proc syscall line, sp and pc cut off */
+	uint64_t since;	   /* when that line was first seen */
+	uint32_t key_tick; /* last tick the wait in line was seen */
 	struct dlt_rec_stall *rec; /* our record, while it is in our chunk */
 	uint64_t rec_since;
 	int reported;
@@ -401,12 +402,19 @@ static void dlt_wd_scan(struct dlt_writer *w, uint32_t tick)
 		else
 			key[0] = '\0';
 		if (!blocked || strcmp(key, t->line) != 0) {
+			/* A wait loop (a store polled between sleeps) is
+			 * sometimes caught between two waits: the wait goes
+			 * on if it is back within two ticks. */
+			if (t->line[0] && tick - t->key_tick <= 2)
+				continue;
 			if (t->reported)
 				dlt_wd_end(t, now);
 			snprintf(t->line, sizeof(t->line), "%s", key);
 			t->since = now;
+			t->key_tick = tick;
 			continue;
 		}
+		t->key_tick = tick;
 		if (now - t->since < dlt_wd_stall_ns && !snapshot)
 			continue;
 		uint64_t args[6];
@@ -453,10 +461,11 @@ static void *dlt_wd_main(void *arg)
 
 void dlt_watchdog_start(const char *why)
 {
+	if (dlt_w == NULL || atomic_exchange(&dlt_wd_started, 1))
+		return;
+	/* Decided once: "started" also means "chose not to". */
 	const char *e = getenv("DLTRACE_WATCHDOG");
 	if (e && strcmp(e, "0") == 0)
-		return;
-	if (dlt_w == NULL || atomic_exchange(&dlt_wd_started, 1))
 		return;
 	const char *ms = getenv("DLTRACE_STALL_MS");
 	if (ms && *ms) {
@@ -493,6 +502,11 @@ void dlt_watchdog_start(const char *why)
 		dlt_note(w, &dlt_tls, DLT_NOTE_INFO, text);
 	}
 	errno = saved;
+}
+
+int dlt_watchdog_running(void)
+{
+	return atomic_load_explicit(&dlt_wd_started, memory_order_relaxed);
 }
 
 int dlt_watchdog_wanted_by_env(void)

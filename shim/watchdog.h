@@ -7,6 +7,8 @@
 
 /* Starts the watchdog thread once per process; why goes into a NOTE. */
 void dlt_watchdog_start(const char *why);
+/* 1 once the watchdog was started in this process. */
+int dlt_watchdog_running(void);
 /* 1 when the environment says this is a distributed job (RANK …) or
  * DLTRACE_WATCHDOG=1. */
 int dlt_watchdog_wanted_by_env(void);

@@ -1022,9 +1022,15 @@ static void test_fakes_cudnn_cudart(void)
 	char *o1 = tu_strfmt("open:%s/%s", DLT_FAKE_CUDART_DIR,
 			     DLT_FAKE_CUDART_SONAME);
 	char *o2 = tu_strfmt("open:%s/libcudnn.so.9", DLT_FAKE_CUDNN9_DIR);
-	const char *cmd[] = {
-		fx,  o1, "int:cudaRuntimeGetVersion", o2, "ptr:cudnnCreate",
-		NULL};
+	/* cudaDriverGetVersion: the program asks, so the driver gets loaded
+	 * and its version recorded (dltrace never loads it to find out). */
+	const char *cmd[] = {fx,
+			     o1,
+			     "int:cudaRuntimeGetVersion",
+			     "int:cudaDriverGetVersion",
+			     o2,
+			     "ptr:cudnnCreate",
+			     NULL};
 	/* Built for an older major than the runtime loaded: error. */
 	char *old = tu_strfmt("FAKE_CUDNN_CUDART=%d",
 			      (DLT_FAKE_CUDART_MAJOR - 1) * 1000 + 80);

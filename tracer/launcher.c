@@ -420,8 +420,6 @@ int main(int argc, char **argv)
 				argv[optind], hang_timeout);
 		if (!quiet || hung)
 			dlt_verdict_print(stderr, dir);
-		if (hung)
-			dlt_hang_verdict(stderr, dir);
 	}
 	if (hung)
 		return 124;

@@ -56,7 +56,12 @@ void dlt_rule_cudnn_cudart(struct dlt_rule_ctx *c)
 	int64_t driver_api = -1;
 	const struct dlt_gpu_family *cf = dlt_gpu_family(c->g, DLT_FAM_CUDART);
 	if (cf && cf->v[1] > 0 && cf->v[3] == 0)
-		driver_api = cf->v[1];
+		driver_api = cf->v[1]; /* traces of dltrace before 2026-11-30 */
+	/* The driver's own answer (cuDriverGetVersion at the first driver
+	 * call, which the runtime makes through cuGetProcAddress). */
+	const struct dlt_gpu_family *df = dlt_gpu_family(c->g, DLT_FAM_CUDA);
+	if (driver_api < 0 && df && df->v[0] > 0 && df->v[1] == 0)
+		driver_api = df->v[0];
 	for (size_t i = 0; i < c->g->nfams; i++) {
 		const struct dlt_gpu_family *f = &c->g->fams[i];
 		if (f->family != DLT_FAM_CUDNN || f->v[1] <= 0 || f->v[1] == rt)

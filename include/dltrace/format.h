@@ -328,12 +328,13 @@ enum dlt_family {
 
 /* First call into a library family from one loaded file: which file, and
  * the versions it reports.  flags = enum dlt_family.  v[] by family:
- *   CUDART: runtime version, driver API version (cudaDriverGetVersion),
- *           their two statuses;
+ *   CUDART: runtime version, then the driver API version if the driver
+ *           is loaded already (cuDriverGetVersion), their statuses;
  *   CUDA:   cuDriverGetVersion value, its status;
- *   CUDNN:  cudnnGetVersion, cudnnGetCudartVersion, then the status of
- *           cudnn{Graph,Ops,Cnn,Adv}VersionCheck (9.x) or
- *           cudnn{Ops,Cnn,Adv}{Infer,Train}VersionCheck (8.x), in v[2..7];
+ *   CUDNN:  cudnnGetVersion, cudnnGetCudartVersion, then per 9.x
+ *           sub-library (graph, ops, cnn, adv) in v[2..5]: 0 if its
+ *           exported version word matches, 1002 (SUBLIBRARY_VERSION_
+ *           MISMATCH) if not; absent if not loaded or no word;
  *   NCCL:   ncclGetVersion value, its status.
  * DLT_VERSION_ABSENT: the library has no such function. */
 struct dlt_rec_family {

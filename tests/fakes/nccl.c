@@ -4,9 +4,12 @@
  * Initialisation blocks like the real bootstrap: ncclCommInitRank meets
  * the other ranks in a directory named after the unique id,
  * ${FAKE_NCCL_DIR:-/tmp}/fake-nccl-<first 8 id bytes in hex>/, where each
- * rank creates "rank<N>" and waits in poll(2) on an inotify descriptor
- * until all nranks files are there, so that a stall detector sees a thread
- * blocked in poll, as with the real socket bootstrap.
+ * rank creates "rank<N>".  As in the real library, whose caller waits while
+ * its bootstrap thread talks to the peers, the calling thread then waits on
+ * a condition variable (a futex wait) while a helper thread
+ * ("fake-nccl-boot") waits in poll(2) on an inotify descriptor until all
+ * nranks files are there, and wakes it.  A stall detector so sees the
+ * caller blocked in futex and the helper in poll.
  *
  * Knobs:
  *   FAKE_NCCL_VERSION          ncclGetVersion (default 22809)
@@ -171,66 +174,110 @@ static long now_ms(void)
 	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Publish this rank in DIR and block until NRANKS ranks have.  Waits in
- * poll(2) on inotify (or, where inotify is unavailable, on the abort pipe
- * with a short timeout). */
+/* What the helper thread of one rendezvous works with. */
+struct rdv_wait {
+	const char *dir;
+	int nranks;
+	int ifd;
+	int abort_fd;
+	long deadline; /* CLOCK_MONOTONIC ms, -1 none */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int done;
+	ncclResult_t res;
+};
+
+/* Waits in poll(2) on inotify (or, where inotify is unavailable, on the
+ * abort pipe with a short timeout) until NRANKS ranks have published. */
+static ncclResult_t rdv_watch(struct rdv_wait *w)
+{
+	for (;;) {
+		int n = count_files(w->dir, "rank");
+		if (n < 0)
+			return ncclSystemError;
+		if (n >= w->nranks)
+			return ncclSuccess;
+		int wait = -1;
+		if (w->deadline >= 0) {
+			long left = w->deadline - now_ms();
+			if (left <= 0)
+				return ncclSystemError;
+			wait = (int)left;
+		}
+		if (w->ifd < 0 && (wait < 0 || wait > 50))
+			wait = 50;
+		struct pollfd pfd[2] = {{w->ifd, POLLIN, 0},
+					{w->abort_fd, POLLIN, 0}};
+		int r = poll(pfd, 2, wait);
+		if (r < 0 && errno != EINTR)
+			return ncclSystemError;
+		if (pfd[1].revents != 0)
+			return ncclInvalidUsage; /* aborted */
+		char buf[4096];
+		while (w->ifd >= 0 && read(w->ifd, buf, sizeof(buf)) > 0)
+			;
+	}
+}
+
+static void *rdv_thread(void *arg)
+{
+	struct rdv_wait *w = arg;
+	ncclResult_t res = rdv_watch(w);
+	pthread_mutex_lock(&w->lock);
+	w->res = res;
+	w->done = 1;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* Publish this rank in DIR and block until NRANKS ranks have: the caller
+ * waits on a condition variable, a helper thread watches the directory. */
 static ncclResult_t rendezvous(const char *dir, int rank, int nranks,
 			       const char *payload, int abort_fd)
 {
 	long timeout = fake_env_long("FAKE_NCCL_INIT_TIMEOUT_MS", -1);
-	long deadline = timeout >= 0 ? now_ms() + timeout : -1;
-	ncclResult_t res = ncclSuccess;
+	struct rdv_wait w = {
+		.dir = dir,
+		.nranks = nranks,
+		.ifd = -1,
+		.abort_fd = abort_fd,
+		.deadline = timeout >= 0 ? now_ms() + timeout : -1,
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.cond = PTHREAD_COND_INITIALIZER,
+		.done = 0,
+		.res = ncclSuccess,
+	};
 
 	if (make_dir(dir) != 0)
 		return ncclSystemError;
-	int ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (ifd >= 0 &&
-	    inotify_add_watch(ifd, dir, IN_CREATE | IN_MOVED_TO) < 0) {
-		close(ifd);
-		ifd = -1;
+	w.ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (w.ifd >= 0 &&
+	    inotify_add_watch(w.ifd, dir, IN_CREATE | IN_MOVED_TO) < 0) {
+		close(w.ifd);
+		w.ifd = -1;
 	}
 	if (publish(dir, "rank", rank, payload) != 0) {
-		if (ifd >= 0)
-			close(ifd);
+		if (w.ifd >= 0)
+			close(w.ifd);
 		return ncclSystemError;
 	}
-	for (;;) {
-		int n = count_files(dir, "rank");
-		if (n < 0) {
-			res = ncclSystemError;
-			break;
-		}
-		if (n >= nranks)
-			break;
-		int wait = -1;
-		if (deadline >= 0) {
-			long left = deadline - now_ms();
-			if (left <= 0) {
-				res = ncclSystemError;
-				break;
-			}
-			wait = (int)left;
-		}
-		if (ifd < 0 && (wait < 0 || wait > 50))
-			wait = 50;
-		struct pollfd pfd[2] = {{ifd, POLLIN, 0},
-					{abort_fd, POLLIN, 0}};
-		int r = poll(pfd, 2, wait);
-		if (r < 0 && errno != EINTR) {
-			res = ncclSystemError;
-			break;
-		}
-		if (pfd[1].revents != 0) {
-			res = ncclInvalidUsage; /* aborted */
-			break;
-		}
-		char buf[4096];
-		while (ifd >= 0 && read(ifd, buf, sizeof(buf)) > 0)
-			;
+	pthread_t th;
+	if (pthread_create(&th, NULL, rdv_thread, &w) != 0) {
+		w.res = rdv_watch(&w); /* no thread: wait here */
+	} else {
+		pthread_setname_np(th, "fake-nccl-boot");
+		pthread_mutex_lock(&w.lock);
+		while (!w.done)
+			pthread_cond_wait(&w.cond, &w.lock);
+		pthread_mutex_unlock(&w.lock);
+		pthread_join(th, NULL);
 	}
-	if (ifd >= 0)
-		close(ifd);
-	return res;
+	if (w.ifd >= 0)
+		close(w.ifd);
+	pthread_cond_destroy(&w.cond);
+	pthread_mutex_destroy(&w.lock);
+	return w.res;
 }
 
 /* Remove DIR and what is in it, DEPTH levels of subdirectories deep. */

@@ -12,14 +12,30 @@ if(RANKS)
   set(cmds)
   math(EXPR last "${RANKS} - 1")
   foreach(i RANGE ${last})
-    list(APPEND cmds COMMAND ${CMAKE_COMMAND} -E env ${ENV} ${CMD}
-         --nranks ${RANKS} --rank ${i} --id-file ${IDFILE})
+    if(i EQUAL last)
+      list(APPEND cmds COMMAND ${CMAKE_COMMAND} -E env ${ENV} ${CMD}
+           --nranks ${RANKS} --rank ${i} --id-file ${IDFILE})
+    else()
+      # The other ranks write to files of their own: into the pipe to the
+      # next rank, which does not read it and may have exited, a late line
+      # would kill them with SIGPIPE (and `cmake -E env` reports exit 1).
+      list(APPEND cmds COMMAND ${CMAKE_COMMAND} -E env ${ENV}
+           /bin/sh -c "exec \"$@\" > \"$0\"" ${IDFILE}.out${i} ${CMD}
+           --nranks ${RANKS} --rank ${i} --id-file ${IDFILE})
+    endif()
   endforeach()
   # The ranks run concurrently (execute_process pipes one into the next,
-  # and none reads its input); only the last one's output is kept.
+  # and none reads its input); only the last one's output is compared.
   execute_process(${cmds} OUTPUT_VARIABLE out ERROR_VARIABLE err
                   RESULTS_VARIABLE rcs)
   file(REMOVE "${IDFILE}")
+  foreach(i RANGE ${last})
+    if(EXISTS "${IDFILE}.out${i}")
+      file(READ "${IDFILE}.out${i}" rank_out)
+      string(APPEND err "--- stdout of rank ${i}:\n${rank_out}")
+      file(REMOVE "${IDFILE}.out${i}")
+    endif()
+  endforeach()
 else()
   execute_process(COMMAND ${CMAKE_COMMAND} -E env ${ENV} ${CMD}
                   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULTS_VARIABLE rcs)
