@@ -1384,27 +1384,9 @@ static void test_real_no_driver(void)
 /* ---- suite check_torch
  * ------------------------------------------------------- */
 
-static const char *python(void)
-{
-	const char *p = getenv("DLT_TEST_PYTHON");
-	return p && *p ? p : "/usr/bin/python3";
-}
-
 static const char *torch_skip(void)
 {
-	static char why[512];
-	if (access(python(), X_OK) != 0) {
-		snprintf(why, sizeof(why), "%s does not exist", python());
-		return why;
-	}
-	const char *cmd[] = {python(), "-c", "import torch.distributed", NULL};
-	struct tu_proc p;
-	tu_run(&p, cmd, NULL, 120000);
-	int ok = tu_exit_code(p.status) == 0;
-	tu_proc_free(&p);
-	snprintf(why, sizeof(why), "%s cannot import torch.distributed",
-		 python());
-	return ok ? NULL : why;
+	return tu_python_skip("torch.distributed");
 }
 
 static void test_torch_healthy(void)
@@ -1422,7 +1404,7 @@ static void test_torch_healthy(void)
 			  "dist.destroy_process_group()\n"
 			  "print('ok', tuple(y.shape), float(t.sum()))\n",
 			  tmp);
-	const char *cmd[] = {python(), "-c", script, NULL};
+	const char *cmd[] = {tu_python(), "-c", script, NULL};
 	struct tu_proc p;
 	struct tu_json *j = traced_check("torch", cmd, NULL, NULL, &p);
 	TU_CHECK(tu_exit_code(p.status) == 0 && tu_contains(p.out, "ok"),

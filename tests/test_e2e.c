@@ -1146,28 +1146,9 @@ static void test_exit_verdict(void)
 /* ---- suite: real PyTorch ----------------------------------------------------
  */
 
-/* The interpreter: /usr/bin/python3 unless DLT_TEST_PYTHON names another. */
-static const char *python(void)
-{
-	const char *p = getenv("DLT_TEST_PYTHON");
-	return p && *p ? p : "/usr/bin/python3";
-}
-
 static const char *torch_skip(void)
 {
-	static char why[512];
-	if (access(python(), X_OK) != 0) {
-		snprintf(why, sizeof(why), "%s does not exist", python());
-		return why;
-	}
-	const char *cmd[] = {python(), "-c", "import torch", NULL};
-	struct tu_proc p;
-	tu_run(&p, cmd, NULL, 120000);
-	int ok = tu_exit_code(p.status) == 0;
-	tu_proc_free(&p);
-	snprintf(why, sizeof(why),
-		 "%s cannot import torch (not installed here)", python());
-	return ok ? NULL : why;
+	return tu_python_skip("torch");
 }
 
 /* DT_NEEDED names of an ELF64 file; NULL-terminated, caller frees. */
@@ -1249,7 +1230,7 @@ static void test_import_torch(void)
 {
 	char *dir = tu_tmpdir("torch");
 	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
-	const char *cmd[] = {python(), "-c", "import torch", NULL};
+	const char *cmd[] = {tu_python(), "-c", "import torch", NULL};
 	struct tu_proc p;
 	run_traced(&p, dir, cmd, NULL, 110000);
 	TU_CHECK_FATAL(tu_exit_code(p.status) == 0,

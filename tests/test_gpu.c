@@ -2627,29 +2627,9 @@ static void test_hang_timeout(void)
 /* ---- suite hang_torch: Debian's python3-torch, gloo, rank 1 absent ----------
  */
 
-static const char *python(void)
-{
-	const char *p = getenv("DLT_TEST_PYTHON");
-	return p && *p ? p : "/usr/bin/python3";
-}
-
 static const char *torch_skip(void)
 {
-	static char why[512];
-	if (access(python(), X_OK) != 0) {
-		snprintf(why, sizeof(why), "%s does not exist", python());
-		return why;
-	}
-	const char *cmd[] = {python(), "-c", "import torch.distributed", NULL};
-	struct tu_proc p;
-	tu_run(&p, cmd, NULL, 120000);
-	int ok = tu_exit_code(p.status) == 0;
-	tu_proc_free(&p);
-	snprintf(why, sizeof(why),
-		 "%s cannot import torch.distributed (python3-torch not "
-		 "installed here)",
-		 python());
-	return ok ? NULL : why;
+	return tu_python_skip("torch.distributed");
 }
 
 static int free_port(void)
@@ -2686,7 +2666,7 @@ static void test_hang_torch(void)
 			     "dist.init_process_group('gloo', "
 			     "timeout=datetime.timedelta(seconds=300))\n"
 			     "print('joined', flush=True)\n";
-	const char *cmd[] = {python(), "-c", script, NULL};
+	const char *cmd[] = {tu_python(), "-c", script, NULL};
 	const char **argv = launcher_argv(dir, NULL, cmd);
 	struct tu_proc p;
 	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "cannot start");

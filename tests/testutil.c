@@ -1027,3 +1027,30 @@ int tu_main(int argc, char **argv, const struct tu_suite *suites)
 	printf("\n");
 	return (fails || tests_failed) ? 1 : 0;
 }
+
+const char *tu_python(void)
+{
+	const char *p = getenv("DLT_TEST_PYTHON");
+	return p && *p ? p : "/usr/bin/python3";
+}
+
+const char *tu_python_skip(const char *module)
+{
+	static char why[512];
+	if (access(tu_python(), X_OK) != 0) {
+		snprintf(why, sizeof(why), "%s does not exist", tu_python());
+		return why;
+	}
+	char *import = tu_strfmt("import %s", module);
+	const char *cmd[] = {tu_python(), "-c", import, NULL};
+	struct tu_proc p;
+	tu_run(&p, cmd, NULL, 120000);
+	int ok = tu_exit_code(p.status) == 0;
+	tu_proc_free(&p);
+	free(import);
+	snprintf(why, sizeof(why),
+		 "%s cannot import %s (Debian's python3-torch not installed "
+		 "here)",
+		 tu_python(), module);
+	return ok ? NULL : why;
+}

@@ -191,4 +191,11 @@ struct tu_suite {
  * 77 when the only suite asked for was skipped. */
 int tu_main(int argc, char **argv, const struct tu_suite *suites);
 
+/* The Python to run PyTorch tests with: /usr/bin/python3 (Debian's
+ * python3-torch) unless DLT_TEST_PYTHON names another. */
+const char *tu_python(void);
+/* NULL when tu_python() can import module, else why not (for a suite's
+ * skip function). */
+const char *tu_python_skip(const char *module);
+
 #endif
