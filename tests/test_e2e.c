@@ -75,48 +75,6 @@ static const char **preload_env(const char *dir, const char *const env[],
 	return e;
 }
 
-/* The traced run must look like the plain one: same exit status, same
- * stdout, and the same stderr once dltrace's own lines are taken out. */
-static void expect_same_run(const char *what, const struct tu_proc *plain,
-			    const struct tu_proc *traced)
-{
-	TU_CHECK(!traced->timed_out, "%s: timed out", what);
-	TU_CHECK(plain->status == traced->status,
-		 "%s: plain run %s, traced run %s; traced stderr:\n%s", what,
-		 tu_status_str(plain->status), tu_status_str(traced->status),
-		 traced->err);
-	TU_CHECK(strcmp(plain->out, traced->out) == 0,
-		 "%s: stdout differs.\n--- plain:\n%s--- traced:\n%s", what,
-		 plain->out, traced->out);
-	char *pe = tu_drop_lines(plain->err, "dltrace: ");
-	char *te = tu_drop_lines(traced->err, "dltrace: ");
-	TU_CHECK(strcmp(pe, te) == 0,
-		 "%s: the program's stderr differs.\n--- plain:\n%s--- traced "
-		 "(dltrace lines removed):\n%s",
-		 what, pe, te);
-	free(pe);
-	free(te);
-}
-
-/* Value of "PREFIX<value>" on a line of text, copied into buf. */
-static const char *line_value(const char *text, const char *prefix, char *buf,
-			      size_t cap)
-{
-	size_t pl = strlen(prefix);
-	for (const char *l = text; l && *l;) {
-		const char *nl = strchr(l, '\n');
-		size_t n = nl ? (size_t)(nl - l) : strlen(l);
-		if (n >= pl && strncmp(l, prefix, pl) == 0) {
-			size_t v = n - pl < cap - 1 ? n - pl : cap - 1;
-			memcpy(buf, l + pl, v);
-			buf[v] = '\0';
-			return buf;
-		}
-		l = nl ? nl + 1 : NULL;
-	}
-	return NULL;
-}
-
 /* ---- libs --json helpers --------------------------------------------------
  */
 
@@ -323,10 +281,10 @@ static void check_resolution(const char *what, const char *mode,
 	tu_run(&plain, cmd, env, RUN_TIMEOUT_MS);
 	/* The fixture itself: without dltrace the loader must pick want_b. */
 	char got[4096], want_line[64];
-	const char *gotp = line_value(plain.out,
-				      strcmp(mode, "direct") == 0 ? "main: got "
-								  : "a: got ",
-				      got, sizeof(got));
+	const char *gotp = tu_line_value(
+		plain.out,
+		strcmp(mode, "direct") == 0 ? "main: got " : "a: got ", got,
+		sizeof(got));
 	snprintf(want_line, sizeof(want_line), "value %d\n", want_value);
 	TU_CHECK(tu_exit_code(plain.status) == 0 && gotp &&
 			 tu_same_file(gotp, b) &&
@@ -344,7 +302,7 @@ static void check_resolution(const char *what, const char *mode,
 		tu_run(&traced, cmd, penv, RUN_TIMEOUT_MS);
 		free(penv);
 	}
-	expect_same_run(what, &plain, &traced);
+	tu_expect_same_run(what, &plain, &traced, 1);
 	/* The wrapper saw the call, and saw it come from the real caller. */
 	expect_dlopen_record(what, dir, "libdlt_b.so", want_requester,
 			     RTLD_NOW);
@@ -488,12 +446,12 @@ static void test_dlerror(void)
 		"fixture broken: %s\n%s", tu_status_str(plain.status),
 		plain.out);
 	run_traced(&traced, dir, cmd, NULL, RUN_TIMEOUT_MS);
-	expect_same_run("dlerror under dltrace", &plain, &traced);
+	tu_expect_same_run("dlerror under dltrace", &plain, &traced, 1);
 	const char **penv = preload_env(dir2, NULL, 1);
 	tu_run(&pre, cmd, penv, RUN_TIMEOUT_MS);
 	free(penv);
-	expect_same_run("dlerror under LD_PRELOAD, DLTRACE_AUDIT=0", &plain,
-			&pre);
+	tu_expect_same_run("dlerror under LD_PRELOAD, DLTRACE_AUDIT=0", &plain,
+			   &pre, 1);
 
 	struct tu_json *j = tu_libs_json(dir);
 	if (j) {
@@ -505,8 +463,8 @@ static void test_dlerror(void)
 				       "dlerror after failed abs dlopen: "};
 		for (int i = 0; i < 2; i++) {
 			char said[1024];
-			const char *want = line_value(plain.out, lines[i], said,
-						      sizeof(said));
+			const char *want = tu_line_value(plain.out, lines[i],
+							 said, sizeof(said));
 			const struct tu_json *rows[8];
 			size_t n = find_libs(j, base_name(names[i]), rows, 8);
 			size_t failed = 0;
@@ -818,7 +776,7 @@ static void test_fork_exec(void)
 	run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
 	int parent = 0, c1 = 0, c2 = 0, c3 = 0;
 	char buf[512];
-	const char *last = line_value(p.out, "parent ", buf, sizeof(buf));
+	const char *last = tu_line_value(p.out, "parent ", buf, sizeof(buf));
 	if (last)
 		sscanf(last, "%d child1 %d child2 %d child3 %d", &parent, &c1,
 		       &c2, &c3);
@@ -956,7 +914,7 @@ static char *unwritable_under_file(const char *scratch)
 static void expect_turned_off(const char *what, const struct tu_proc *plain,
 			      const struct tu_proc *traced)
 {
-	expect_same_run(what, plain, traced);
+	tu_expect_same_run(what, plain, traced, 1);
 	size_t n = tu_count_lines(traced->err, "dltrace: tracing turned off");
 	TU_CHECK(n == 1,
 		 "%s: %zu \"dltrace: tracing turned off\" lines, expected "
@@ -1013,7 +971,7 @@ static void test_unwritable_launcher(void)
 		char *what = tu_strfmt("dltrace -o %s", dirs[i]);
 		/* The program runs unchanged; dltrace says once that it does
 		 * not trace, naming the directory. */
-		expect_same_run(what, &plain, &traced);
+		tu_expect_same_run(what, &plain, &traced, 1);
 		size_t off = tu_count_lines(traced.err,
 					    "dltrace: tracing turned off");
 		TU_CHECK(off <= 1, "%s: %zu \"tracing turned off\" lines:\n%s",
@@ -1127,7 +1085,7 @@ static void test_exit_verdict(void)
 	struct tu_proc plain, p;
 	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
 	run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
-	expect_same_run("dltrace -- fx_hello", &plain, &p);
+	tu_expect_same_run("dltrace -- fx_hello", &plain, &p, 1);
 	TU_CHECK(tu_count_lines(p.err, "dltrace: ") >= 1,
 		 "no verdict line on stderr:\n%s", p.err);
 	TU_CHECK(tu_count_lines(p.err, "dltrace: tracing turned off") == 0,

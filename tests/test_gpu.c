@@ -92,32 +92,6 @@ static const char **preload_env(const char *dir, const char *const env[],
 	return e;
 }
 
-/* The traced run must look like the plain one: same exit status, same
- * stdout, same stderr once dltrace's own lines are taken out. */
-static void expect_same_run(const char *what, const struct tu_proc *plain,
-			    const struct tu_proc *traced, int check_stderr)
-{
-	TU_CHECK(!traced->timed_out && !plain->timed_out, "%s: timed out",
-		 what);
-	TU_CHECK(plain->status == traced->status,
-		 "%s: plain run %s, traced run %s; traced stderr:\n%s", what,
-		 tu_status_str(plain->status), tu_status_str(traced->status),
-		 traced->err);
-	TU_CHECK(strcmp(plain->out, traced->out) == 0,
-		 "%s: stdout differs.\n--- plain:\n%s--- traced:\n%s", what,
-		 plain->out, traced->out);
-	if (!check_stderr)
-		return;
-	char *pe = tu_drop_lines(plain->err, "dltrace: ");
-	char *te = tu_drop_lines(traced->err, "dltrace: ");
-	TU_CHECK(strcmp(pe, te) == 0,
-		 "%s: the program's stderr differs.\n--- plain:\n%s--- traced "
-		 "(dltrace lines removed):\n%s",
-		 what, pe, te);
-	free(pe);
-	free(te);
-}
-
 /* Runs cmd plainly and under `dltrace -o dir`; the runs must match and the
  * plain one must exit with want_exit (-1: any). */
 static void run_pair(const char *what, const char *const cmd[],
@@ -130,26 +104,7 @@ static void run_pair(const char *what, const char *const cmd[],
 		 what, tu_status_str(plain->status), want_exit, plain->out,
 		 plain->err);
 	run_traced(traced, dir, cmd, env);
-	expect_same_run(what, plain, traced, 1);
-}
-
-/* Value of "PREFIX<value>" on a line of text, copied into buf. */
-static const char *line_value(const char *text, const char *prefix, char *buf,
-			      size_t cap)
-{
-	size_t pl = strlen(prefix);
-	for (const char *l = text; l && *l;) {
-		const char *nl = strchr(l, '\n');
-		size_t n = nl ? (size_t)(nl - l) : strlen(l);
-		if (n >= pl && strncmp(l, prefix, pl) == 0) {
-			size_t v = n - pl < cap - 1 ? n - pl : cap - 1;
-			memcpy(buf, l + pl, v);
-			buf[v] = '\0';
-			return buf;
-		}
-		l = nl ? nl + 1 : NULL;
-	}
-	return NULL;
+	tu_expect_same_run(what, plain, traced, 1);
 }
 
 /* Copies src into dst, cut to fit. */
@@ -1857,7 +1812,7 @@ static void test_nccl_ranks(void)
 		TU_CHECK(tu_exit_code(plain[r].status) == 0,
 			 "%s: fixture broken: %s\n%s", what,
 			 tu_status_str(plain[r].status), plain[r].err);
-		expect_same_run(what, &plain[r], &traced[r], 1);
+		tu_expect_same_run(what, &plain[r], &traced[r], 1);
 		struct gtrace *g = NULL;
 		for (size_t i = 0; i < s.n; i++)
 			if (s.t[i].hdr.ppid == (uint32_t)traced[r].pid)
@@ -1976,7 +1931,7 @@ static void dlerror_case(const char *what, const char *const env[])
 	tu_run(&pre, cmd, penv, RUN_MS);
 	free(penv);
 	char *w2 = tu_strfmt("%s, LD_PRELOAD", what);
-	expect_same_run(w2, &plain, &pre, 1);
+	tu_expect_same_run(w2, &plain, &pre, 1);
 	free(w2);
 	tu_proc_free(&plain);
 	tu_proc_free(&traced);
@@ -2048,7 +2003,7 @@ static const struct tu_json *real_lib_row(const struct tu_json *root,
 static long long printed(const char *out, const char *prefix)
 {
 	char buf[64];
-	const char *v = line_value(out, prefix, buf, sizeof(buf));
+	const char *v = tu_line_value(out, prefix, buf, sizeof(buf));
 	return v ? atoll(v) : -999999;
 }
 
@@ -2062,15 +2017,15 @@ static void test_real(void)
 	tu_run(&plain, cmd, NULL, RUN_MS);
 	run_traced(&traced, dir, cmd, NULL);
 	/* NCCL's own warnings carry the pid: stdout and status only. */
-	expect_same_run(what, &plain, &traced, 0);
+	tu_expect_same_run(what, &plain, &traced, 0);
 	TU_CHECK_FATAL(tu_exit_code(plain.status) == 0, "fx_real: %s\n%s%s",
 		       tu_status_str(plain.status), plain.out, plain.err);
 	long long count_rc = printed(plain.out, "cudaGetDeviceCount rc=");
 	long long drv = printed(plain.out, "cudaDriverGetVersion rc=0 "
 					   "version=");
 	char buf[64];
-	const char *rv = line_value(plain.out, "cudaRuntimeGetVersion rc=", buf,
-				    sizeof(buf));
+	const char *rv = tu_line_value(
+		plain.out, "cudaRuntimeGetVersion rc=", buf, sizeof(buf));
 	long long rt = rv && strstr(rv, "version=")
 			       ? atoll(strstr(rv, "version=") + 8)
 			       : -1;

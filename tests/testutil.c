@@ -1054,3 +1054,48 @@ const char *tu_python_skip(const char *module)
 		 tu_python(), module);
 	return ok ? NULL : why;
 }
+
+/* The traced run must look like the plain one: same exit status, same
+ * stdout, same stderr once dltrace's own lines are taken out. */
+void tu_expect_same_run(const char *what, const struct tu_proc *plain,
+			const struct tu_proc *traced, int check_stderr)
+{
+	TU_CHECK(!traced->timed_out && !plain->timed_out, "%s: timed out",
+		 what);
+	TU_CHECK(plain->status == traced->status,
+		 "%s: plain run %s, traced run %s; traced stderr:\n%s", what,
+		 tu_status_str(plain->status), tu_status_str(traced->status),
+		 traced->err);
+	TU_CHECK(strcmp(plain->out, traced->out) == 0,
+		 "%s: stdout differs.\n--- plain:\n%s--- traced:\n%s", what,
+		 plain->out, traced->out);
+	if (!check_stderr)
+		return;
+	char *pe = tu_drop_lines(plain->err, "dltrace: ");
+	char *te = tu_drop_lines(traced->err, "dltrace: ");
+	TU_CHECK(strcmp(pe, te) == 0,
+		 "%s: the program's stderr differs.\n--- plain:\n%s--- traced "
+		 "(dltrace lines removed):\n%s",
+		 what, pe, te);
+	free(pe);
+	free(te);
+}
+
+/* Value of "PREFIX<value>" on a line of text, copied into buf. */
+const char *tu_line_value(const char *text, const char *prefix, char *buf,
+			  size_t cap)
+{
+	size_t pl = strlen(prefix);
+	for (const char *l = text; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		if (n >= pl && strncmp(l, prefix, pl) == 0) {
+			size_t v = n - pl < cap - 1 ? n - pl : cap - 1;
+			memcpy(buf, l + pl, v);
+			buf[v] = '\0';
+			return buf;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}

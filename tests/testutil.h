@@ -198,4 +198,13 @@ const char *tu_python(void);
  * skip function). */
 const char *tu_python_skip(const char *module);
 
+/* The traced run must look like the plain one: same exit status, same
+ * stdout and, with check_stderr, the same stderr without dltrace's lines. */
+void tu_expect_same_run(const char *what, const struct tu_proc *plain,
+			const struct tu_proc *traced, int check_stderr);
+/* Value of "PREFIX<value>" on a line of text, copied into buf; NULL if no
+ * line starts with prefix. */
+const char *tu_line_value(const char *text, const char *prefix, char *buf,
+			  size_t cap);
+
 #endif
