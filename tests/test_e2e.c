@@ -1267,6 +1267,83 @@ static void test_import_torch(void)
 /* ---- suites
  * ----------------------------------------------------------------------- */
 
+/* ---- suite: privacy -----------------------------------------------------
+ */
+
+static int file_has(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return -1;
+	size_t cap = 1 << 20, n = 0, got;
+	char *buf = malloc(cap);
+	int hit = 0;
+	size_t nl = strlen(needle);
+	/* Chunks overlap by the needle's length so a match is never split. */
+	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (memmem(buf, n, needle, nl)) {
+			hit = 1;
+			break;
+		}
+		if (n > nl) {
+			memmove(buf, buf + n - nl, nl);
+			n = nl;
+		}
+	}
+	free(buf);
+	fclose(f);
+	return hit;
+}
+
+/* A trace gets attached to bug reports: a variable off the allow-list, a
+ * secret-looking one on it, and redacted arguments must not be anywhere in
+ * its bytes, while allow-listed variables are. */
+static void test_privacy(void)
+{
+	char *dir = tu_tmpdir("privacy");
+	char *fx = tu_fx("fx_hello");
+	const char *cmd[] = {DLT_TEST_LAUNCHER,	 "-o", dir,
+			     "--redact-argv",	 "--", fx,
+			     "argv-secret-4f1c", NULL};
+	const char *env[] = {"DLT_PRIV_SECRET=envsecret-91ab",
+			     "TORCH_HUB_TOKEN=tokensecret-77cd",
+			     "NCCL_DEBUG=WARN", NULL};
+	struct tu_proc p;
+	tu_run(&p, cmd, env, 30000);
+	char **paths;
+	size_t n = tu_list_traces(dir, &paths);
+	TU_CHECK(n >= 1, "no trace in %s", dir);
+	mode_t um = umask(0);
+	umask(um);
+	for (size_t i = 0; i < n; i++) {
+		TU_CHECK(file_has(paths[i], "envsecret-91ab") == 0,
+			 "%s: a variable off the allow-list is in the trace",
+			 paths[i]);
+		TU_CHECK(file_has(paths[i], "tokensecret-77cd") == 0,
+			 "%s: the value of TORCH_HUB_TOKEN is in the trace",
+			 paths[i]);
+		TU_CHECK(file_has(paths[i], "argv-secret-4f1c") == 0,
+			 "%s: a redacted argument is in the trace", paths[i]);
+		TU_CHECK(file_has(paths[i], "NCCL_DEBUG") == 1 &&
+				 file_has(paths[i], "TORCH_HUB_TOKEN") == 1 &&
+				 file_has(paths[i], "<redacted>") == 1,
+			 "%s: allow-listed variables were not recorded (the "
+			 "test would prove nothing)",
+			 paths[i]);
+		struct stat st;
+		TU_CHECK(stat(paths[i], &st) == 0 &&
+				 (st.st_mode & 0777 & ~(0666 & ~um)) == 0,
+			 "%s: mode %o is wider than the umask allows", paths[i],
+			 (unsigned)(st.st_mode & 0777));
+	}
+	tu_free_list(paths);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+	free(fx);
+}
+
 static const struct tu_test resolution_tests[] = {
 	{"RUNPATH $ORIGIN of the dlopen caller", test_runpath},
 	{"RUNPATH under LD_PRELOAD, with and without audit",
@@ -1304,7 +1381,11 @@ static const struct tu_test exit_tests[] = {
 static const struct tu_test torch_tests[] = {
 	{"dltrace python3 -c 'import torch'", test_import_torch}, {NULL, NULL}};
 
+static const struct tu_test privacy_tests[] = {
+	{"no secret in the trace bytes", test_privacy}, {NULL, NULL}};
+
 static const struct tu_suite suites[] = {{"resolution", resolution_tests, NULL},
+					 {"privacy", privacy_tests, NULL},
 					 {"dlerror", dlerror_tests, NULL},
 					 {"sigkill", sigkill_tests, NULL},
 					 {"fork", fork_tests, NULL},
