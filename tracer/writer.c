@@ -17,13 +17,6 @@
 int dlt_writer_kind_self = DLT_WRITER_SHIM;
 void (*dlt_on_new_thread)(void);
 
-uint64_t dlt_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t dlt_realtime_ns(void)
 {
 	struct timespec ts;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "clock.h"
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
@@ -81,8 +82,6 @@ extern int dlt_writer_kind_self;
 /* Called in a thread when it takes its first chunk of a file (the shim
  * registers the thread for dlt_tls_release at its exit). */
 extern void (*dlt_on_new_thread)(void);
-
-uint64_t dlt_now_ns(void);
 
 /* Creates a new trace file under p->dir and starts writing it.  Returns 0 or
  * a negative errno; on failure *w is left disabled. */

@@ -1,0 +1,170 @@
+/* Timestamps for the trace: CLOCK_MONOTONIC nanoseconds, read through the
+ * CPU's time-stamp counter where that is safe.
+ *
+ * Why not clock_gettime on every record: a traced hot call takes two
+ * timestamps, and the vDSO read costs 25-40 ns on a KVM guest whose clock
+ * source is kvm-clock (measured on the development VM), more than the whole
+ * per-call budget of docs/performance.md.  rdtsc costs about 11 ns there.
+ *
+ * How the counter becomes CLOCK_MONOTONIC time: each thread keeps an anchor,
+ * a (tsc, ns) pair read together, and extrapolates from it with a
+ * process-wide rate.  The rate is measured against CLOCK_MONOTONIC over the
+ * life of the process (from the first anchor to the latest), so it gets
+ * better as the process runs; an anchor older than DLT_ANCHOR_NS is renewed
+ * with one clock_gettime, which bounds the error of any timestamp to the
+ * rate's error over that span (about a microsecond per second of span for a
+ * rate measured over 20 ms, 100 ns for DLT_ANCHOR_NS = 100 ms; far less
+ * once the process has run a few seconds).  A renewed anchor never goes
+ * below what the old one gave, so one thread's timestamps never decrease.
+ *
+ * The counter is used only when the CPU says it is invariant (CPUID
+ * 0x80000007 EDX bit 8: constant rate, runs in every idle state; hypervisors
+ * clear the bit when they cannot guarantee it), when reading it is cheap
+ * (not trapped by a hypervisor), and unless DLTRACE_CLOCK=monotonic.
+ * Otherwise every timestamp is a clock_gettime. */
+#define _GNU_SOURCE
+#include "clock.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#define DLT_HAVE_TSC 1
+#else
+#define DLT_HAVE_TSC 0
+#endif
+
+#define DLT_ANCHOR_NS 100000000ull /* renew a thread's anchor after 100 ms */
+#define DLT_CAL_MIN_NS 20000000ull /* rate usable after 20 ms of baseline */
+
+/* 0 unknown, 1 usable, -1 not used. */
+static _Atomic int dlt_tsc_state;
+/* ns per tick in 32.32 fixed point; 0 until the baseline is long enough. */
+static _Atomic uint64_t dlt_tsc_mult;
+/* The first anchor of the process: the start of the rate's baseline. */
+static _Atomic uint64_t dlt_cal_tsc;
+static _Atomic uint64_t dlt_cal_ns;
+
+/* Each anchor keeps the rate it was made with: one straight line per
+ * anchor, so that a thread's time only grows. */
+__thread struct dlt_anchor dlt_anchor;
+
+static uint64_t dlt_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#if DLT_HAVE_TSC
+static int dlt_tsc_probe(void)
+{
+	const char *e = getenv("DLTRACE_CLOCK");
+	if (e != NULL && strcmp(e, "monotonic") == 0)
+		return -1;
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+		return -1;
+	__get_cpuid(0x80000007u, &a, &b, &c, &d);
+	if (!(d & (1u << 8)))
+		return -1;
+	/* A hypervisor that traps rdtsc makes it cost microseconds: then the
+	 * vDSO clock is the cheaper of the two. */
+	uint64_t t0 = dlt_mono_ns();
+	uint64_t x = 0;
+	for (int i = 0; i < 64; i++)
+		x ^= __rdtsc();
+	uint64_t t1 = dlt_mono_ns();
+	(void)x;
+	return (t1 - t0) / 64 < 100 ? 1 : -1;
+}
+
+static inline uint64_t dlt_extrapolate(const struct dlt_anchor *a, uint64_t tsc)
+{
+	return a->ns +
+	       (uint64_t)(((unsigned __int128)(tsc - a->tsc) * a->mult) >> 32);
+}
+
+/* Reads the counter and the clock together and makes them this thread's
+ * anchor; returns the clock's reading (or the old anchor's extrapolation
+ * when that is later, so that time never goes back in one thread). */
+static uint64_t dlt_reanchor(void)
+{
+	uint64_t a = __rdtsc();
+	uint64_t ns = dlt_mono_ns();
+	uint64_t b = __rdtsc();
+	uint64_t mult =
+		atomic_load_explicit(&dlt_tsc_mult, memory_order_relaxed);
+	int had = dlt_anchor.span != 0;
+	/* Preempted between the reads: no anchor this time. */
+	if (b - a > 200000u) {
+		if (had) {
+			/* keep extrapolating from the old anchor */
+			uint64_t old = dlt_extrapolate(&dlt_anchor, b);
+			dlt_anchor.span = 0;
+			return old > ns ? old : ns;
+		}
+		return ns;
+	}
+	uint64_t tsc = a + (b - a) / 2;
+	uint64_t cal_tsc =
+		atomic_load_explicit(&dlt_cal_tsc, memory_order_relaxed);
+	if (cal_tsc == 0) {
+		uint64_t zero = 0;
+		if (atomic_compare_exchange_strong(&dlt_cal_ns, &zero, ns))
+			atomic_store(&dlt_cal_tsc, tsc);
+		dlt_anchor.span = 0;
+		return ns;
+	}
+	uint64_t cal_ns =
+		atomic_load_explicit(&dlt_cal_ns, memory_order_relaxed);
+	if (ns > cal_ns + DLT_CAL_MIN_NS && tsc > cal_tsc) {
+		uint64_t m =
+			(uint64_t)(((unsigned __int128)(ns - cal_ns) << 32) /
+				   (tsc - cal_tsc));
+		if (m != 0) {
+			atomic_store_explicit(&dlt_tsc_mult, m,
+					      memory_order_relaxed);
+			mult = m;
+		}
+	}
+	if (had) {
+		uint64_t old = dlt_extrapolate(&dlt_anchor, tsc);
+		if (old > ns)
+			ns = old;
+	}
+	if (mult == 0) {
+		dlt_anchor.span = 0;
+		return ns;
+	}
+	dlt_anchor.tsc = tsc;
+	dlt_anchor.ns = ns;
+	dlt_anchor.mult = mult;
+	dlt_anchor.span =
+		(uint64_t)(((unsigned __int128)DLT_ANCHOR_NS << 32) / mult);
+	return ns;
+}
+#endif
+
+uint64_t dlt_now_slow(void)
+{
+#if DLT_HAVE_TSC
+	int st = atomic_load_explicit(&dlt_tsc_state, memory_order_relaxed);
+	if (st == 0) {
+		st = dlt_tsc_probe();
+		atomic_store(&dlt_tsc_state, st);
+	}
+	if (st > 0)
+		return dlt_reanchor();
+#endif
+	return dlt_mono_ns();
+}
+
+int dlt_clock_uses_tsc(void)
+{
+	return atomic_load(&dlt_tsc_state) > 0;
+}

@@ -1,0 +1,42 @@
+/* Trace timestamps: CLOCK_MONOTONIC nanoseconds, from the CPU's time-stamp
+ * counter when it is invariant (tracer/clock.c says how and why). */
+#ifndef DLTRACE_CLOCK_H
+#define DLTRACE_CLOCK_H
+
+#include <stdint.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+/* A thread's last (counter, clock) pair and the rate it extrapolates with. */
+struct dlt_anchor {
+	uint64_t tsc;
+	uint64_t ns;
+	uint64_t mult; /* ns per tick, 32.32 fixed point */
+	uint64_t span; /* ticks this anchor may be used for; 0: none */
+};
+extern __thread struct dlt_anchor dlt_anchor
+	__attribute__((visibility("hidden")));
+
+/* Renews this thread's anchor (or reads the clock) and returns now. */
+uint64_t dlt_now_slow(void);
+
+/* Now, in CLOCK_MONOTONIC nanoseconds; never less than the previous value
+ * returned in the same thread.  Inline: hot calls take two of these. */
+static inline uint64_t dlt_now_ns(void)
+{
+#if defined(__x86_64__)
+	struct dlt_anchor *a = &dlt_anchor;
+	uint64_t tsc = __rdtsc();
+	uint64_t d = tsc - a->tsc;
+	if (__builtin_expect(d < a->span, 1))
+		return a->ns +
+		       (uint64_t)(((unsigned __int128)d * a->mult) >> 32);
+#endif
+	return dlt_now_slow();
+}
+
+/* 1 when timestamps come from the time-stamp counter. */
+int dlt_clock_uses_tsc(void);
+
+#endif
