@@ -51,6 +51,14 @@ struct dlt_wd_thread {
 	struct dlt_rec_stall *rec; /* our record, while it is in our chunk */
 	uint64_t rec_since;
 	int reported;
+	/* The thread's CPU time at the last full look, and what that look
+	 * saw: a thread whose CPU time has not moved has not run, so it is
+	 * still in the wait in line and /proc need not be read again. */
+	uint64_t cpu_ns;
+	int waiting; /* blocked in the call in line */
+	char state;
+	long nr;
+	uint64_t a[6], sp, pc;
 };
 
 static struct dlt_wd_thread dlt_wd_threads[DLT_WD_MAX_THREADS];
@@ -71,6 +79,22 @@ static size_t dlt_read_small(const char *path, char *buf, size_t cap)
 		n = 0;
 	buf[n] = '\0';
 	return (size_t)n;
+}
+
+/* CPU time of thread tid of this process, or UINT64_MAX.  One system
+ * call and no file: reading /proc/self/task/TID/{stat,syscall} for every
+ * idle thread at every tick cost 1.5 ms of CPU per second with 64 threads
+ * (docs/performance.md); this is what keeps idle threads cheap. */
+static uint64_t dlt_thread_cpu_ns(uint32_t tid)
+{
+	/* The kernel's encoding of a per-thread CPU clock (what
+	 * pthread_getcpuclockid builds): ~tid << 3 | CPUCLOCK_PERTHREAD |
+	 * CPUCLOCK_SCHED. */
+	clockid_t id = (clockid_t)((~(unsigned)tid << 3) | 6u);
+	struct timespec ts;
+	if (clock_gettime(id, &ts) != 0)
+		return UINT64_MAX;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static struct dlt_wd_thread *dlt_wd_slot(uint32_t tid)
@@ -182,12 +206,14 @@ struct dlt_exec_range {
 struct dlt_ranges {
 	struct dlt_exec_range r[512];
 	int n;
+	unsigned long long subs; /* objects unloaded so far (dlpi_subs) */
 };
 
 static int dlt_collect_exec(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
 	struct dlt_ranges *rs = data;
+	rs->subs = info->dlpi_subs;
 	for (int i = 0; i < info->dlpi_phnum && rs->n < 512; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
@@ -243,6 +269,34 @@ static void dlt_symbolize(uint64_t pc, char *buf, size_t cap)
 	}
 }
 
+/* Symbolized return addresses: threads blocked in one place share their
+ * frames, and dladdr walks a whole symbol table per address. */
+struct dlt_sym_cache {
+	uint64_t pc;
+	unsigned long long subs; /* an unload may put other code at pc */
+	uint32_t gen;		 /* writer generation the string id is of */
+	uint32_t id;
+};
+static struct dlt_sym_cache dlt_sym_cache[1024];
+
+static uint32_t dlt_frame_str(struct dlt_writer *w, uint64_t pc,
+			      unsigned long long subs)
+{
+	struct dlt_sym_cache *c =
+		&dlt_sym_cache[(pc * 0x9e3779b97f4a7c15ull) >> 54];
+	uint32_t gen = atomic_load(&w->gen);
+	if (c->pc == pc && c->gen == gen && c->subs == subs &&
+	    c->id != DLT_STR_NONE)
+		return c->id;
+	char sym[512];
+	dlt_symbolize(pc, sym, sizeof(sym));
+	c->pc = pc;
+	c->subs = subs;
+	c->gen = gen;
+	c->id = dlt_str(w, &dlt_tls, sym);
+	return c->id;
+}
+
 /* The stack of a blocked thread, by scanning its stack memory for return
  * addresses (values inside executable code that follow a call
  * instruction).  A heuristic: it can show a stale frame, never a wrong
@@ -261,15 +315,12 @@ static void dlt_wd_stack(struct dlt_writer *w, uint32_t tid, uint64_t sp,
 		got = 0;
 	uint32_t frames[DLT_WD_MAX_FRAMES];
 	uint32_t n = 0;
-	char sym[512];
-	dlt_symbolize(pc, sym, sizeof(sym));
-	frames[n++] = dlt_str(w, &dlt_tls, sym);
+	frames[n++] = dlt_frame_str(w, pc, rs.subs);
 	for (size_t i = 0; i < (size_t)got / 8 && n < DLT_WD_MAX_FRAMES; i++) {
 		uint64_t v = words[i];
 		if (!dlt_in_exec(&rs, v) || !dlt_after_call(v))
 			continue;
-		dlt_symbolize(v, sym, sizeof(sym));
-		uint32_t id = dlt_str(w, &dlt_tls, sym);
+		uint32_t id = dlt_frame_str(w, v, rs.subs);
 		/* Stale copies of one address in a frame are noise. */
 		if (id != frames[n - 1])
 			frames[n++] = id;
@@ -362,71 +413,184 @@ static int dlt_wd_snapshot_asked(void)
 	return 1;
 }
 
+/* Thread t has waited in one call for the threshold (or a snapshot was
+ * asked for): record it, with its stack the first time. */
+static void dlt_wd_waiting(struct dlt_writer *w, struct dlt_wd_thread *t,
+			   uint64_t now)
+{
+	dlt_wd_report(w, t, t->nr, t->a, t->state, now);
+	if (!t->reported) {
+		t->reported = 1;
+		dlt_wd_stack(w, t->tid, t->sp, t->pc);
+	}
+}
+
+/* One look at thread t: is it still in the wait it was in, for how long. */
+static void dlt_wd_look(struct dlt_writer *w, struct dlt_wd_thread *t,
+			uint32_t tick, uint64_t now, int snapshot, uint64_t cpu)
+{
+	uint32_t tid = t->tid;
+	t->seen_tick = tick;
+	if (cpu != UINT64_MAX && cpu == t->cpu_ns && t->waiting) {
+		t->key_tick = tick;
+		if (now - t->since >= dlt_wd_stall_ns || snapshot)
+			dlt_wd_waiting(w, t, now);
+		return;
+	}
+	t->cpu_ns = cpu;
+	t->waiting = 0;
+	char path[64], stat[512], sc[256];
+	snprintf(path, sizeof(path), "/proc/self/task/%u/stat", tid);
+	dlt_read_small(path, stat, sizeof(stat));
+	const char *rp = strrchr(stat, ')');
+	char state = rp && rp[1] == ' ' ? rp[2] : '?';
+	snprintf(path, sizeof(path), "/proc/self/task/%u/syscall", tid);
+	dlt_read_small(path, sc, sizeof(sc));
+	long nr = -1;
+	unsigned long long a[6] = {0}, sp = 0, pc = 0;
+	int got = sscanf(sc, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr,
+			 &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &sp, &pc);
+	int blocked = (state == 'S' || state == 'D') && got == 9 && nr >= 0;
+	if (blocked) {
+		t->state = state;
+		t->nr = nr;
+		for (int i = 0; i < 6; i++)
+			t->a[i] = a[i];
+		t->sp = sp;
+		t->pc = pc;
+	}
+	/* The same call with the same arguments, however often it
+	 * returned in between: a wait loop is one wait. */
+	char key[256];
+	if (blocked)
+		snprintf(key, sizeof(key), "%ld %llx %llx %llx %llx %llx %llx",
+			 nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	else
+		key[0] = '\0';
+	if (!blocked || strcmp(key, t->line) != 0) {
+		/* A wait loop (a store polled between sleeps) is
+		 * sometimes caught between two waits: the wait goes
+		 * on if it is back within two ticks. */
+		if (t->line[0] && tick - t->key_tick <= 2)
+			return;
+		if (t->reported)
+			dlt_wd_end(t, now);
+		snprintf(t->line, sizeof(t->line), "%s", key);
+		t->since = now;
+		t->key_tick = tick;
+		t->waiting = blocked;
+		return;
+	}
+	t->key_tick = tick;
+	t->waiting = 1;
+	if (now - t->since >= dlt_wd_stall_ns || snapshot)
+		dlt_wd_waiting(w, t, now);
+}
+
+/* Number of threads of this process (/proc/self/stat field 20), or -1. */
+static int dlt_wd_nthreads(void)
+{
+	char buf[1024];
+	if (dlt_read_small("/proc/self/stat", buf, sizeof(buf)) == 0)
+		return -1;
+	const char *p = strrchr(buf, ')');
+	/* field 3 (state) follows ") "; num_threads is field 20 */
+	for (int f = 2; p && f < 20; f++)
+		p = strchr(p + 1, ' ');
+	return p ? atoi(p + 1) : -1;
+}
+
+static int dlt_wd_last_n; /* threads the last directory read found */
+
+static uint64_t dlt_cpu_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	if (clock_gettime(id, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU time of every other thread of the process, as an interval: the
+ * watchdog runs between the reads of the process clock and its own. */
+struct dlt_cpu_span {
+	uint64_t lo, hi;
+};
+static struct dlt_cpu_span dlt_wd_others;
+static uint32_t dlt_wd_full_tick;
+
+/* Nothing but the watchdog has run since the last tick: every thread is
+ * where it was, and one look at three clocks replaces one per thread.
+ * A thread that ran for less than the width of the interval (a few
+ * microseconds) can be missed; a full look every 10 ticks bounds that. */
+static int dlt_wd_nothing_ran(uint32_t tick)
+{
+	uint64_t s1 = dlt_cpu_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t p = dlt_cpu_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	uint64_t s2 = dlt_cpu_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	struct dlt_cpu_span now = {p - s2, p - s1};
+	struct dlt_cpu_span last = dlt_wd_others;
+	dlt_wd_others = now;
+	if (p == 0 || tick - dlt_wd_full_tick >= 10)
+		return 0;
+	return now.lo <= last.hi && last.lo <= now.hi;
+}
+
 static void dlt_wd_scan(struct dlt_writer *w, uint32_t tick)
 {
 	int snapshot = dlt_wd_snapshot_asked();
-	DIR *d = opendir("/proc/self/task");
-	if (d == NULL)
-		return;
 	uint64_t now = dlt_now_ns();
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		uint32_t tid = (uint32_t)strtoul(e->d_name, NULL, 10);
-		if (tid == 0 || tid == dlt_wd_tid)
-			continue;
-		struct dlt_wd_thread *t = dlt_wd_slot(tid);
-		if (t == NULL)
-			continue;
-		t->seen_tick = tick;
-		char path[64], stat[512], sc[256];
-		snprintf(path, sizeof(path), "/proc/self/task/%u/stat", tid);
-		dlt_read_small(path, stat, sizeof(stat));
-		const char *rp = strrchr(stat, ')');
-		char state = rp && rp[1] == ' ' ? rp[2] : '?';
-		snprintf(path, sizeof(path), "/proc/self/task/%u/syscall", tid);
-		dlt_read_small(path, sc, sizeof(sc));
-		long nr = -1;
-		unsigned long long a[6] = {0}, sp = 0, pc = 0;
-		int got = sscanf(
-			sc, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr,
-			&a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &sp, &pc);
-		int blocked =
-			(state == 'S' || state == 'D') && got == 9 && nr >= 0;
-		/* The same call with the same arguments, however often it
-		 * returned in between: a wait loop is one wait. */
-		char key[256];
-		if (blocked)
-			snprintf(key, sizeof(key),
-				 "%ld %llx %llx %llx %llx %llx %llx", nr, a[0],
-				 a[1], a[2], a[3], a[4], a[5]);
-		else
-			key[0] = '\0';
-		if (!blocked || strcmp(key, t->line) != 0) {
-			/* A wait loop (a store polled between sleeps) is
-			 * sometimes caught between two waits: the wait goes
-			 * on if it is back within two ticks. */
-			if (t->line[0] && tick - t->key_tick <= 2)
+	if (!snapshot && dlt_wd_nothing_ran(tick)) {
+		for (uint32_t i = 0; i < DLT_WD_MAX_THREADS; i++) {
+			struct dlt_wd_thread *t = &dlt_wd_threads[i];
+			if (t->tid == 0)
 				continue;
-			if (t->reported)
-				dlt_wd_end(t, now);
-			snprintf(t->line, sizeof(t->line), "%s", key);
-			t->since = now;
+			t->seen_tick = tick;
+			if (!t->waiting)
+				continue;
 			t->key_tick = tick;
-			continue;
+			if (now - t->since >= dlt_wd_stall_ns)
+				dlt_wd_waiting(w, t, now);
 		}
-		t->key_tick = tick;
-		if (now - t->since < dlt_wd_stall_ns && !snapshot)
-			continue;
-		uint64_t args[6];
-		for (int i = 0; i < 6; i++)
-			args[i] = a[i];
-		dlt_wd_report(w, t, nr, args, state, now);
-		if (!t->reported) {
-			t->reported = 1;
-			dlt_wd_stack(w, tid, sp, pc);
-		}
+		return;
 	}
-	closedir(d);
+	dlt_wd_full_tick = tick;
+	/* Listing /proc/self/task costs more than everything else a tick
+	 * does for idle threads.  Same number of threads as last time and
+	 * every known one still there (its CPU clock answers) means the same
+	 * threads: the list is not read. */
+	int known_ok = dlt_wd_last_n > 0 && dlt_wd_nthreads() == dlt_wd_last_n;
+	for (uint32_t i = 0; known_ok && i < DLT_WD_MAX_THREADS; i++) {
+		struct dlt_wd_thread *t = &dlt_wd_threads[i];
+		if (t->tid == 0)
+			continue;
+		uint64_t cpu = dlt_thread_cpu_ns(t->tid);
+		if (cpu == UINT64_MAX)
+			known_ok = 0;
+		else
+			dlt_wd_look(w, t, tick, now, snapshot, cpu);
+	}
+	if (!known_ok) {
+		DIR *d = opendir("/proc/self/task");
+		if (d == NULL)
+			return;
+		int n = 0;
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL) {
+			uint32_t tid = (uint32_t)strtoul(e->d_name, NULL, 10);
+			if (tid == 0)
+				continue;
+			n++;
+			if (tid == dlt_wd_tid)
+				continue;
+			struct dlt_wd_thread *t = dlt_wd_slot(tid);
+			if (t == NULL || t->seen_tick == tick)
+				continue;
+			dlt_wd_look(w, t, tick, now, snapshot,
+				    dlt_thread_cpu_ns(tid));
+		}
+		closedir(d);
+		dlt_wd_last_n = n;
+	}
 	/* Forget threads that are gone, so their slots can be reused. */
 	for (uint32_t i = 0; i < DLT_WD_MAX_THREADS; i++)
 		if (dlt_wd_threads[i].tid &&
