@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "prefetch.h"
 #include "symlookup.h"
 #include "watchdog.h"
 
@@ -143,6 +144,7 @@ static void dlt_rec_call(struct dlt_writer *w, uint16_t id, int ret,
 	for (uint32_t i = 0; i < n; i++)
 		r->v[i] = v[i];
 	dlt_rec_commit(r, DLT_REC_API_CALL, id, len);
+	dlt_prefetch_poll();
 }
 
 static void dlt_family_note(int idx, void *real);

@@ -9,6 +9,7 @@
 #include "shim.h"
 
 #include "api.h"
+#include "prefetch.h"
 #include "watchdog.h"
 
 #include <dlfcn.h>
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -169,6 +171,7 @@ DLT_EXPORT void dltrace_mark(uint32_t id, uint32_t aux, uint64_t value)
 	r->aux = aux;
 	r->value = value;
 	dlt_rec_commit(r, DLT_REC_MARK, 0, sizeof(*r));
+	dlt_prefetch_poll();
 }
 
 static void dlt_record_exit(int how, int status)
@@ -569,6 +572,7 @@ static void dlt_atfork_child(void)
 	p.features = features;
 	dlt_exit_recorded = 0;
 	dlt_watchdog_after_fork();
+	dlt_prefetch_after_fork();
 	dlt_cudnn_after_fork();
 	if (dlt_writer_create(w, &p) == 0)
 		dlt_write_process_info(w, &dlt_tls,
@@ -604,6 +608,19 @@ static void dlt_find_self(void)
 /* Without the audit half nothing says why each library was chosen.  Unless
  * told not to, start the program again once, with LD_AUDIT added, before it
  * has run any of its own code (main has not been called yet). */
+/* After the restart of dlt_maybe_reexec: the process's own name again. */
+static void dlt_restore_comm(void)
+{
+	const char *c = getenv("DLTRACE_REEXEC");
+	char now[32] = "";
+	if (c == NULL || *c == '\0' || strcmp(c, "1") == 0 ||
+	    prctl(PR_GET_NAME, now, 0, 0, 0) != 0 || strcmp(now, "exe") != 0)
+		return;
+	prctl(PR_SET_NAME, c, 0, 0, 0);
+	/* Once: a child that inherits the variable keeps its own name. */
+	setenv("DLTRACE_REEXEC", "1", 1);
+}
+
 static void dlt_maybe_reexec(char **argv)
 {
 	const char *a = getenv("DLTRACE_AUDIT");
@@ -642,7 +659,17 @@ static void dlt_maybe_reexec(char **argv)
 		if (strncmp(environ[i], "LD_AUDIT=", 9) != 0)
 			env[k++] = environ[i];
 	env[k++] = audit;
-	env[k++] = "DLTRACE_REEXEC=1";
+	/* Executing /proc/self/exe names the process "exe" (what ps, pgrep
+	 * and pkill match): the restarted process takes its name back from
+	 * here (dlt_restore_comm). */
+	static char reexec[64];
+	char comm[32] = "";
+	if (prctl(PR_GET_NAME, comm, 0, 0, 0) != 0)
+		comm[0] = '\0';
+	comm[16] = '\0';
+	snprintf(reexec, sizeof(reexec), "DLTRACE_REEXEC=%s",
+		 comm[0] ? comm : "1");
+	env[k++] = reexec;
 	env[k] = NULL;
 	real_execve("/proc/self/exe", argv, env);
 	/* Still here: carry on without the audit half. */
@@ -709,6 +736,7 @@ dlt_shim_init(int argc, char **argv, char **envp)
 		dlt_thread_key_ok = 1;
 		dlt_on_new_thread = dlt_thread_first_chunk;
 	}
+	dlt_prefetch_init();
 
 	const char *d = getenv("DLTRACE_DIR");
 	if (d == NULL || *d == '\0')
@@ -719,6 +747,7 @@ dlt_shim_init(int argc, char **argv, char **envp)
 			snprintf(dlt_dir_abs, sizeof(dlt_dir_abs), "%s", d);
 	}
 
+	dlt_restore_comm();
 	struct dlt_rendezvous *rv = &dlt_rendezvous;
 	if (rv->magic == DLT_RENDEZVOUS_MAGIC && rv->w &&
 	    rv->layout == DLT_WRITER_LAYOUT &&

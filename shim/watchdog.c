@@ -12,6 +12,7 @@
  * used), or when DLTRACE_WATCHDOG=1; DLTRACE_WATCHDOG=0 never starts it.
  * DLTRACE_STALL_MS (default 5000) is how long a wait must last. */
 #define _GNU_SOURCE
+#include "prefetch.h"
 #include "watchdog.h"
 
 #include <dirent.h>
@@ -580,7 +581,8 @@ static void dlt_wd_scan(struct dlt_writer *w, uint32_t tick)
 			if (tid == 0)
 				continue;
 			n++;
-			if (tid == dlt_wd_tid)
+			if (tid == dlt_wd_tid ||
+			    tid == atomic_load(&dlt_pf_tid))
 				continue;
 			struct dlt_wd_thread *t = dlt_wd_slot(tid);
 			if (t == NULL || t->seen_tick == tick)
@@ -643,18 +645,7 @@ void dlt_watchdog_start(const char *why)
 		snprintf(dlt_wd_snapfile, sizeof(dlt_wd_snapfile),
 			 "%s/.dltrace-snapshot", dir);
 	int saved = errno;
-	/* All signals blocked in the watchdog: they stay the program's. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 256 * 1024);
-	pthread_t th;
-	int r = pthread_create(&th, &attr, dlt_wd_main, NULL);
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int r = dlt_start_thread(dlt_wd_main, NULL, 256 * 1024);
 	struct dlt_writer *w = dlt_writer_on();
 	if (r != 0) {
 		atomic_store(&dlt_wd_started, 0);

@@ -1344,6 +1344,33 @@ static void test_privacy(void)
 	free(fx);
 }
 
+/* The shim restarts the program to add LD_AUDIT; the restarted process
+ * must keep the name ps, pgrep and pkill see (/proc/PID/comm), under the
+ * launcher and under a bare LD_PRELOAD. */
+static void test_process_name(void)
+{
+	char *dir = tu_tmpdir("comm");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *cmd[] = {"/bin/sh", "-c",
+			     "cat /proc/$$/comm; cat /proc/self/comm", NULL};
+	struct tu_proc plain, traced, preload;
+	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_contains(plain.out, "sh\ncat\n"), "plain run printed:\n%s",
+		 plain.out);
+	run_traced(&traced, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	tu_expect_same_run("process name under dltrace", &plain, &traced, 1);
+	const char **penv = preload_env(dir, NULL, 0);
+	tu_run(&preload, cmd, penv, RUN_TIMEOUT_MS);
+	free(penv);
+	tu_expect_same_run("process name under LD_PRELOAD", &plain, &preload,
+			   1);
+	tu_proc_free(&plain);
+	tu_proc_free(&traced);
+	tu_proc_free(&preload);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static const struct tu_test resolution_tests[] = {
 	{"RUNPATH $ORIGIN of the dlopen caller", test_runpath},
 	{"RUNPATH under LD_PRELOAD, with and without audit",
@@ -1373,6 +1400,7 @@ static const struct tu_test unwritable_tests[] = {
 	{NULL, NULL}};
 
 static const struct tu_test exit_tests[] = {
+	{"the process keeps its name (comm)", test_process_name},
 	{"exit code passes through", test_exit_code},
 	{"death by signal passes through as 128+N", test_exit_signal},
 	{"program output kept, verdict on stderr", test_exit_verdict},

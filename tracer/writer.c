@@ -16,6 +16,7 @@
 
 int dlt_writer_kind_self = DLT_WRITER_SHIM;
 void (*dlt_on_new_thread)(void);
+void (*dlt_on_seg_ahead)(struct dlt_writer *w, uint32_t seg);
 
 static uint64_t dlt_realtime_ns(void)
 {
@@ -312,9 +313,9 @@ static uint32_t dlt_gettid(void)
 	return (uint32_t)syscall(SYS_gettid);
 }
 
-/* The mapping of segment seg, growing the file first if needed; NULL when
- * tracing had to stop. */
-static uint8_t *dlt_seg_get(struct dlt_writer *w, uint32_t seg)
+/* The mapping of segment seg, growing the file first if needed.  NULL
+ * with *err set when it cannot be made. */
+static uint8_t *dlt_seg_map(struct dlt_writer *w, uint32_t seg, int *err)
 {
 	uint8_t *sbase =
 		atomic_load_explicit(&w->segs[seg], memory_order_acquire);
@@ -323,20 +324,45 @@ static uint8_t *dlt_seg_get(struct dlt_writer *w, uint32_t seg)
 	dlt_spin_lock(&w->lock);
 	sbase = atomic_load_explicit(&w->segs[seg], memory_order_acquire);
 	if (sbase == NULL) {
-		int err = 0;
 		sbase = dlt_map_range(
 			w, DLT_DATA_OFFSET + (uint64_t)seg * DLT_SEG_SIZE,
-			DLT_SEG_SIZE, &err);
+			DLT_SEG_SIZE, err);
 		if (sbase != NULL)
 			atomic_store_explicit(&w->segs[seg], sbase,
 					      memory_order_release);
-		dlt_spin_unlock(&w->lock);
-		if (sbase == NULL)
-			dlt_writer_disable(w, "cannot grow", w->path, err);
-		return sbase;
 	}
 	dlt_spin_unlock(&w->lock);
 	return sbase;
+}
+
+/* The same for a recording thread: NULL when tracing had to stop. */
+static uint8_t *dlt_seg_get(struct dlt_writer *w, uint32_t seg)
+{
+	int err = 0;
+	uint8_t *sbase = dlt_seg_map(w, seg, &err);
+	if (sbase == NULL)
+		dlt_writer_disable(w, "cannot grow", w->path, err);
+	return sbase;
+}
+
+int dlt_writer_prefetch(struct dlt_writer *w, uint32_t seg)
+{
+	if (seg >= DLT_MAX_SEGS ||
+	    !atomic_load_explicit(&w->enabled, memory_order_acquire) ||
+	    w->pid != getpid())
+		return -1;
+	/* Not past DLTRACE_MAX_SIZE, and not a segment already retired. */
+	if (DLT_DATA_OFFSET + ((uint64_t)seg + 1) * DLT_SEG_SIZE >
+		    w->max_size ||
+	    atomic_load(&w->seg_retired[seg]) != 0)
+		return -1;
+	uint64_t cur =
+		atomic_load((_Atomic uint64_t *)(void *)&w->hdr->alloc_cursor);
+	if (DLT_DATA_OFFSET + (uint64_t)seg * DLT_SEG_SIZE + DLT_SEG_SIZE <=
+	    cur)
+		return -1;
+	int err = 0;
+	return dlt_seg_map(w, seg, &err) ? 0 : -1;
 }
 
 /* A thread is done with its chunk (it needs a new one, or it exits).  When
@@ -427,6 +453,10 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 	t->cur = chunk + sizeof(*c);
 	t->end = chunk + DLT_CHUNK_SIZE;
 	t->seg = seg;
+	if (dlt_on_seg_ahead && seg + 2 < DLT_MAX_SEGS &&
+	    atomic_load_explicit(&w->segs[seg + 2], memory_order_relaxed) ==
+		    NULL)
+		dlt_on_seg_ahead(w, seg);
 	rec = t->cur;
 	t->cur += len;
 out:

@@ -18,11 +18,14 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 1u	     /* bump when struct dlt_writer changes */
+#define DLT_WRITER_LAYOUT 2u	     /* bump when struct dlt_writer changes */
 #define DLT_CHUNK_SIZE (64u * 1024u)
 #define DLT_SEG_SIZE (1024u * 1024u)
 #define DLT_MAX_SEGS 8192u /* 8 GiB of trace at most */
 #define DLT_STRTAB_SLOTS 8192u
+#ifndef DLT_PREFETCH_AHEAD
+#define DLT_PREFETCH_AHEAD 2048
+#endif
 #define DLT_MAX_STR 4096u /* longer strings are cut */
 #define DLT_PATH_MAX 4096
 
@@ -47,6 +50,9 @@ struct dlt_writer {
 	struct dlt_file_header *hdr;
 	_Atomic(uint8_t *) segs[DLT_MAX_SEGS];
 	_Atomic uint32_t chunk_seq;
+	/* Segments up to this one are wanted mapped ahead of use (futex word
+	 * of the prefetch thread, shim/prefetch.c). */
+	_Atomic uint32_t prefetch_upto;
 	_Atomic uint16_t
 		seg_retired[DLT_MAX_SEGS]; /* chunks done per segment */
 	uint32_t next_str_id;
@@ -82,6 +88,16 @@ extern int dlt_writer_kind_self;
 /* Called in a thread when it takes its first chunk of a file (the shim
  * registers the thread for dlt_tls_release at its exit). */
 extern void (*dlt_on_new_thread)(void);
+/* Called (when set) after a thread took a chunk in segment seg and the
+ * next segments are not mapped yet: the shim's prefetch thread maps them
+ * ahead, so that the recording thread never waits for the file to grow
+ * and its pages to be made (docs/performance.md). */
+extern void (*dlt_on_seg_ahead)(struct dlt_writer *w, uint32_t seg);
+
+/* Maps segment seg and its pages if it is not yet: for the prefetch
+ * thread.  Never turns tracing off; a failure is left for the recording
+ * thread that will need the segment.  Returns 0 or -1. */
+int dlt_writer_prefetch(struct dlt_writer *w, uint32_t seg);
 
 /* Creates a new trace file under p->dir and starts writing it.  Returns 0 or
  * a negative errno; on failure *w is left disabled. */
@@ -122,6 +138,10 @@ static inline void *dlt_rec_reserve(struct dlt_writer *w, struct dlt_tls *t,
 			    (size_t)(t->end - p) >= len,
 		    1)) {
 		t->cur = p + len;
+		/* Own the cache lines a little ahead: the pages were made
+		 * by another thread (or core), and a store that misses
+		 * costs more than the rest of a record. */
+		__builtin_prefetch(p + DLT_PREFETCH_AHEAD, 1, 3);
 		return p;
 	}
 	return dlt_rec_reserve_slow(w, t, len);

@@ -1,0 +1,130 @@
+/* The prefetch thread: maps trace segments before a recording thread needs
+ * them.
+ *
+ * Why: making a 1 MiB segment (posix_fallocate, mmap, the pages made
+ * writable with MADV_POPULATE_WRITE) takes about a millisecond on the
+ * development VM, 4-7 us per 4 KiB page.  A thread that records 32-byte
+ * records pays that every 32,768 records, 35-55 ns per record, more than
+ * the whole per-call budget of docs/performance.md.  Done here, ahead of
+ * the recording threads, they only store into pages that already exist.
+ *
+ * The thread is started only once a process has filled its first
+ * segment (most processes never do), and only from a wrapper after the
+ * library call returned, never from inside the writer (which may run in
+ * a signal handler).  It blocks every signal, sleeps on a futex, is named
+ * "dltrace-pf", and the watchdog never reports it. */
+#define _GNU_SOURCE
+#include "prefetch.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/* 0: not wanted yet, 1: wanted, 2: running (or could not start) */
+_Atomic int dlt_pf_state;
+static pid_t dlt_pf_pid;
+_Atomic uint32_t dlt_pf_tid;
+
+static void dlt_pf_wake(_Atomic uint32_t *word)
+{
+	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL,
+		0);
+}
+
+/* Runs in the recording thread that took a chunk in segment seg. */
+static void dlt_pf_ahead(struct dlt_writer *w, uint32_t seg)
+{
+	uint32_t want = seg + 2;
+	uint32_t cur = atomic_load(&w->prefetch_upto);
+	while (want > cur &&
+	       !atomic_compare_exchange_weak(&w->prefetch_upto, &cur, want))
+		;
+	int st = atomic_load(&dlt_pf_state);
+	if (st == 0 && seg >= 1) {
+		int zero = 0;
+		atomic_compare_exchange_strong(&dlt_pf_state, &zero, 1);
+	} else if (st == 2 && dlt_pf_pid == getpid()) {
+		dlt_pf_wake(&w->prefetch_upto);
+	}
+}
+
+static void *dlt_pf_main(void *arg)
+{
+	struct dlt_writer *w = arg;
+	prctl(PR_SET_NAME, "dltrace-pf", 0, 0, 0);
+	atomic_store(&dlt_pf_tid, (uint32_t)syscall(SYS_gettid));
+	uint32_t gen = atomic_load(&w->gen), done = 0;
+	for (;;) {
+		uint32_t upto = atomic_load(&w->prefetch_upto);
+		uint32_t g = atomic_load(&w->gen);
+		if (g != gen) {
+			gen = g;
+			done = 0;
+		}
+		if (done < upto) {
+			for (uint32_t s = done; s <= upto; s++)
+				dlt_writer_prefetch(w, s);
+			done = upto;
+			continue;
+		}
+		syscall(SYS_futex, (uint32_t *)&w->prefetch_upto,
+			FUTEX_WAIT_PRIVATE, upto, NULL, NULL, 0);
+	}
+	return NULL;
+}
+
+void dlt_prefetch_start(void)
+{
+	int one = 1;
+	struct dlt_writer *w = dlt_writer_on();
+	if (w == NULL ||
+	    !atomic_compare_exchange_strong(&dlt_pf_state, &one, 2))
+		return;
+	int saved = errno;
+	dlt_pf_pid = getpid();
+	/* Not started: the recording threads map segments themselves, as
+	 * they always could. */
+	(void)dlt_start_thread(dlt_pf_main, w, 64 * 1024);
+	errno = saved;
+}
+
+void dlt_prefetch_init(void)
+{
+	if (getenv("DLTRACE_PREFETCH") &&
+	    strcmp(getenv("DLTRACE_PREFETCH"), "0") == 0)
+		return;
+	dlt_on_seg_ahead = dlt_pf_ahead;
+}
+
+void dlt_prefetch_after_fork(void)
+{
+	atomic_store(&dlt_pf_state, 0);
+	atomic_store(&dlt_pf_tid, 0);
+}
+
+int dlt_start_thread(void *(*fn)(void *), void *arg, size_t stack)
+{
+	/* All signals blocked in dltrace's threads: they stay the
+	 * program's. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, stack);
+	pthread_t th;
+	int r = pthread_create(&th, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
+}

@@ -1,0 +1,33 @@
+/* The prefetch thread (prefetch.c): trace segments mapped ahead of use. */
+#ifndef DLTRACE_PREFETCH_H
+#define DLTRACE_PREFETCH_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* 1 when a recording thread asked for the thread and it is not started. */
+extern _Atomic int dlt_pf_state;
+/* Its thread id once running (the watchdog skips it), else 0. */
+extern _Atomic uint32_t dlt_pf_tid;
+
+/* In the preload copy's constructor: lets the writer ask for segments
+ * ahead (unless DLTRACE_PREFETCH=0). */
+void dlt_prefetch_init(void);
+/* Starts the thread if it was asked for; call only where the program
+ * itself could create a thread (after a wrapped library call). */
+void dlt_prefetch_start(void);
+static inline void dlt_prefetch_poll(void)
+{
+	if (__builtin_expect(atomic_load_explicit(&dlt_pf_state,
+						  memory_order_relaxed) == 1,
+			     0))
+		dlt_prefetch_start();
+}
+/* Starts a detached thread of dltrace's own with every signal blocked.
+ * Returns pthread_create's result. */
+int dlt_start_thread(void *(*fn)(void *), void *arg, size_t stack);
+/* In a forked child: the thread is gone. */
+void dlt_prefetch_after_fork(void);
+
+#endif
