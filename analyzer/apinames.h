@@ -10,6 +10,7 @@ struct dlt_api_desc {
 	uint16_t id;
 	uint8_t family; /* enum dlt_family */
 	uint8_t enter;	/* writes API_ENTER before the call */
+	uint8_t once;	/* ... as one API_CALL closed in place (format 1.2) */
 	const char *name;
 	const char *labels; /* comma-separated names of the values */
 };

@@ -24,11 +24,44 @@ struct dlt_trace {
 	uint32_t nstrs;
 	int strings_loaded;
 	int mapped; /* map is ours to munmap */
+	/* An open API_CALL (format 1.2) shown as the API_ENTER it stands
+	 * for (dlt_open_as_enter). */
+	uint8_t *enter_buf;
+	size_t enter_cap;
 	char *problems[DLT_MAX_PROBLEMS];
 	size_t nproblems;
 	size_t dropped_problems;
 	struct dlt_trace_stats stats;
 };
+
+/* Since format 1.2 a blocking call is one API_CALL written before the call
+ * and closed in place when it returns (format.h).  One still open never
+ * returned: every consumer sees it as the API_ENTER of the older format,
+ * which means exactly that. */
+static const struct dlt_rec_hdr *dlt_open_as_enter(struct dlt_trace *t,
+						   const struct dlt_rec_hdr *r)
+{
+	if (r->type != DLT_REC_API_CALL || t->hdr.version_minor < 2 ||
+	    r->len < sizeof(struct dlt_rec_api_call))
+		return r;
+	const struct dlt_rec_api_call *c = (const void *)r;
+	if (c->dur != DLT_DUR_OPEN)
+		return r;
+	if (t->enter_cap < r->len) {
+		uint8_t *b = realloc(t->enter_buf, r->len);
+		if (b == NULL)
+			return r;
+		t->enter_buf = b;
+		t->enter_cap = r->len;
+	}
+	size_t nv = (r->len - sizeof(*c)) / 8;
+	struct dlt_rec_api_enter *e = (void *)t->enter_buf;
+	e->h = *r;
+	e->h.type = DLT_REC_API_ENTER;
+	e->h.len = (uint32_t)(sizeof(*e) + nv * 8);
+	memcpy(e->v, c->v, nv * 8);
+	return &e->h;
+}
 
 static const struct {
 	uint16_t type;
@@ -226,6 +259,7 @@ void dlt_trace_close(struct dlt_trace *t)
 	for (size_t i = 0; i < t->nproblems; i++)
 		free(t->problems[i]);
 	free(t->strs);
+	free(t->enter_buf);
 	if (t->mapped)
 		munmap((void *)t->map, t->size);
 	free(t->path);
@@ -351,7 +385,7 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 				if (strings_only)
 					dlt_add_string(t, (const void *)r, off);
 			} else if (!strings_only && r->type != DLT_REC_CHUNK) {
-				v.rec = r;
+				v.rec = dlt_open_as_enter(t, r);
 				v.offset = off;
 				int stop = fn(ctx, &v);
 				if (stop)

@@ -130,6 +130,47 @@ static void dlt_rec_enter(struct dlt_writer *w, uint16_t id, const uint64_t *v,
 	dlt_rec_commit(r, DLT_REC_API_ENTER, id, len);
 }
 
+/* The record of a blocking call, written before the call with ret 0 and
+ * dur DLT_DUR_OPEN, and closed in place when it returns: one record per
+ * call instead of API_ENTER + API_CALL (format.h).  tok says which chunk
+ * of this thread it is in. */
+static struct dlt_rec_api_call *dlt_rec_open(struct dlt_writer *w, uint16_t id,
+					     uint64_t t0, const uint64_t *v,
+					     uint32_t n, uint64_t *tok)
+{
+	if (__builtin_expect(!dlt_watchdog_running(), 0))
+		dlt_watchdog_start("a GPU call that can block");
+	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_api_call) + 8 * n);
+	struct dlt_rec_api_call *r = dlt_rec_reserve(w, &dlt_tls, len);
+	if (r == NULL)
+		return NULL;
+	r->h.ts = t0;
+	r->ret = 0;
+	r->dur = DLT_DUR_OPEN;
+	for (uint32_t i = 0; i < n; i++)
+		r->v[i] = v[i];
+	dlt_rec_commit(r, DLT_REC_API_CALL, id, len);
+	*tok = ((uint64_t)dlt_tls.gen << 32) | dlt_tls.nchunk;
+	return r;
+}
+
+/* Closes an open record; 0 when it can no longer be written (its chunk was
+ * left during the call, or the trace was restarted): the caller writes a
+ * complete record instead. */
+static int dlt_rec_close(struct dlt_writer *w, struct dlt_rec_api_call *r,
+			 uint64_t tok, int ret, uint64_t dur)
+{
+	if (r == NULL ||
+	    tok != (((uint64_t)dlt_tls.gen << 32) | dlt_tls.nchunk) ||
+	    dlt_tls.gen != atomic_load_explicit(&w->gen, memory_order_relaxed))
+		return 0;
+	uint64_t word =
+		(uint64_t)(uint32_t)ret | ((uint64_t)dlt_dur(dur) << 32);
+	atomic_store_explicit((_Atomic uint64_t *)(void *)&r->ret, word,
+			      memory_order_release);
+	return 1;
+}
+
 static void dlt_rec_call(struct dlt_writer *w, uint16_t id, int ret,
 			 uint64_t t0, uint64_t t1, const uint64_t *v,
 			 uint32_t n)
@@ -152,6 +193,10 @@ static void dlt_family_note(int idx, void *real);
 /* ---- the wrappers ------------------------------------------------------- */
 
 #define DLT_UNPAREN(...) __VA_ARGS__
+/* The values known before the call are those recorded after it: the call
+ * can be written once, before it starts (dlt_rec_open).  Folded to a
+ * constant by the compiler. */
+#define DLT_SAME(pre, post) (__builtin_strcmp(#pre, #post) == 0)
 
 /* Post hooks exist only for APIs flagged DLT_AF_POST; weak declarations
  * let the generated code name them all. */
@@ -184,16 +229,31 @@ static void dlt_family_note(int idx, void *real);
 			return dlt_r0;                                           \
 		}                                                                \
 		dlt_fam_depth[DLT_FAM_##fam]++;                                  \
-		if ((flags)&DLT_AF_ENTER) {                                      \
+		struct dlt_rec_api_call *dlt_open = NULL;                        \
+		uint64_t dlt_tok = 0;                                            \
+		uint64_t dlt_t0;                                                 \
+		if (((flags)&DLT_AF_ENTER) && DLT_SAME(pre, post) &&             \
+		    !((flags)&DLT_AF_NORECORD)) {                                \
 			uint64_t dlt_pv[] = {DLT_UNPAREN pre};                   \
-			dlt_rec_enter(dlt_wr, apiid, dlt_pv,                     \
-				      sizeof(dlt_pv) / sizeof(uint64_t));        \
+			dlt_t0 = dlt_now_ns();                                   \
+			dlt_open = dlt_rec_open(                                 \
+				dlt_wr, apiid, dlt_t0, dlt_pv,                   \
+				sizeof(dlt_pv) / sizeof(uint64_t), &dlt_tok);    \
+		} else {                                                         \
+			if ((flags)&DLT_AF_ENTER) {                              \
+				uint64_t dlt_pv[] = {DLT_UNPAREN pre};           \
+				dlt_rec_enter(dlt_wr, apiid, dlt_pv,             \
+					      sizeof(dlt_pv) /                   \
+						      sizeof(uint64_t));         \
+			}                                                        \
+			dlt_t0 = dlt_now_ns();                                   \
 		}                                                                \
-		uint64_t dlt_t0 = dlt_now_ns();                                  \
 		int dlt_r = dlt_real args;                                       \
 		uint64_t dlt_t1 = dlt_now_ns();                                  \
 		int dlt_e = errno;                                               \
-		if (!((flags)&DLT_AF_NORECORD)) {                                \
+		if (!((flags)&DLT_AF_NORECORD) &&                                \
+		    !dlt_rec_close(dlt_wr, dlt_open, dlt_tok, dlt_r,             \
+				   dlt_t1 - dlt_t0)) {                           \
 			uint64_t dlt_v[] = {DLT_UNPAREN post};                   \
 			dlt_rec_call(dlt_wr, apiid, dlt_r, dlt_t0, dlt_t1,       \
 				     dlt_v, sizeof(dlt_v) / sizeof(uint64_t));   \

@@ -67,8 +67,8 @@ static inline uint32_t dlt_dur(uint64_t ns)
 	if (ns < DLT_DUR_US_FLAG)
 		return (uint32_t)ns;
 	uint64_t us = ns / 1000;
-	return us < DLT_DUR_US_FLAG ? (uint32_t)us | DLT_DUR_US_FLAG
-				    : 0xffffffffu;
+	return us < DLT_DUR_US_FLAG - 1 ? (uint32_t)us | DLT_DUR_US_FLAG
+					: DLT_DUR_OPEN - 1;
 }
 
 #endif

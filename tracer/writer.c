@@ -375,6 +375,7 @@ static void dlt_chunk_retire(struct dlt_writer *w, struct dlt_tls *t)
 		return;
 	uint32_t seg = t->seg;
 	t->cur = t->end = NULL;
+	t->nchunk++;
 	if (atomic_fetch_add(&w->seg_retired[seg], 1) + 1 ==
 	    DLT_SEG_SIZE / DLT_CHUNK_SIZE) {
 		uint8_t *p = atomic_exchange(&w->segs[seg], NULL);
@@ -453,6 +454,7 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 	t->cur = chunk + sizeof(*c);
 	t->end = chunk + DLT_CHUNK_SIZE;
 	t->seg = seg;
+	t->nchunk++;
 	if (dlt_on_seg_ahead && seg + 2 < DLT_MAX_SEGS &&
 	    atomic_load_explicit(&w->segs[seg + 2], memory_order_relaxed) ==
 		    NULL)

@@ -78,9 +78,11 @@ struct dlt_tls {
 	uint8_t *end;
 	uint32_t gen;
 	uint32_t tid;
-	uint32_t seg; /* segment of the current chunk */
-	int in_slow;  /* inside chunk allocation: a nested record is dropped */
-	int in_str;   /* inside the string table lock */
+	uint32_t seg;	 /* segment of the current chunk */
+	uint32_t nchunk; /* chunks taken so far: a record can be updated in
+			  * place while this has not changed */
+	int in_slow; /* inside chunk allocation: a nested record is dropped */
+	int in_str;  /* inside the string table lock */
 };
 
 /* Which kind of writer this copy of the code is (enum dlt_writer_kind). */

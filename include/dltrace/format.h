@@ -28,7 +28,7 @@
 #define DLT_MAGIC "DLTRACE" /* bytes with the terminating NUL */
 #define DLT_ENDIAN_MARK 0x01020304u
 #define DLT_FORMAT_MAJOR 1
-#define DLT_FORMAT_MINOR 1
+#define DLT_FORMAT_MINOR 2
 #define DLT_DATA_OFFSET 4096u /* first chunk; one page for the header */
 #define DLT_REC_ALIGN 8u
 #define DLT_STR_NONE 0u /* string id meaning "no string" */
@@ -296,12 +296,21 @@ struct dlt_rec_mark {
 /* ---- GPU library calls (API ids: include/dltrace/apis.def) ----------- */
 
 /* Durations are 32 bits: bit 31 clear, nanoseconds (up to 2.1 s); bit 31
- * set, microseconds in the low 31 bits (up to 35 minutes); 0xffffffff
- * longer still. */
+ * set, microseconds in the low 31 bits (up to 35 minutes); 0xfffffffe
+ * longer still (0xffffffff before format 1.2). */
 #define DLT_DUR_US_FLAG 0x80000000u
+/* Format 1.2: API_CALL.dur of a call that has not returned (see below). */
+#define DLT_DUR_OPEN 0xffffffffu
 
 /* A wrapped call returned.  flags = API id; the values are those named by
- * the API's labels in apis.def.  With one value the record is 32 bytes. */
+ * the API's labels in apis.def.  With one value the record is 32 bytes.
+ *
+ * Since format 1.2, a call that can block and whose values are known
+ * before it starts is written once, when it starts, with ret 0 and dur
+ * DLT_DUR_OPEN; ret and dur are stored in place (one 8-byte store) when
+ * it returns.  A call still open in a trace never returned (readers show
+ * it as an API_ENTER).  If the thread's chunk changed during the call, a
+ * complete API_CALL follows instead, and the open one is its API_ENTER. */
 struct dlt_rec_api_call {
 	struct dlt_rec_hdr h;
 	int32_t ret;  /* the library's status */

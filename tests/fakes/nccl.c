@@ -16,6 +16,7 @@
  *   FAKE_NCCL_DIR              where rendezvous directories go (/tmp)
  *   FAKE_NCCL_INIT_TIMEOUT_MS  give up waiting with ncclSystemError
  *                              (default: wait forever)
+ *   FAKE_NCCL_ALLREDUCE_HANG   1: ncclAllReduce waits forever (a futex)
  *   FAKE_NCCL_INIT_ERROR       init returns this code at once (1: what the
  *                              real one returns without a GPU)
  * Limits: ncclCommSplit of a communicator from ncclCommInitAll with more
@@ -599,7 +600,19 @@ FAKE_EXPORT ncclResult_t pncclAllReduce(const void *sendbuff, void *recvbuff,
 					cudaStream_t stream)
 {
 	(void)stream;
-	return coll_check(sendbuff, recvbuff, count, datatype, op, -1, comm);
+	ncclResult_t r =
+		coll_check(sendbuff, recvbuff, count, datatype, op, -1, comm);
+	/* A collective whose peer never comes: real NCCL (2.22+, lazy
+	 * connection set-up) blocks in the first collective of a
+	 * communicator while it connects to its peers. */
+	if (r == ncclSuccess && fake_env_long("FAKE_NCCL_ALLREDUCE_HANG", 0)) {
+		static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+		static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+		pthread_mutex_lock(&m);
+		for (;;)
+			pthread_cond_wait(&never, &m);
+	}
+	return r;
 }
 
 FAKE_EXPORT ncclResult_t pncclBroadcast(const void *sendbuff, void *recvbuff,
