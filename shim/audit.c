@@ -233,19 +233,57 @@ static void dlt_poke_rendezvous(struct link_map *map)
 	rv->magic = DLT_RENDEZVOUS_MAGIC;
 }
 
+/* What la_objopen learnt about a file, kept for the next time the same
+ * file is mapped: a program that dlopens and dlcloses a plugin in a loop
+ * paid an ELF read and a realpath per load (1.29x on 2,000 cycles,
+ * docs/performance.md); now one stat.  Keyed by the name the loader used
+ * and the file's identity, so a replaced file is read again. */
+struct dlt_file_memo {
+	uint64_t dev, ino, size;
+	int64_t mtime_ns;
+	uint32_t gen; /* string ids belong to one trace file */
+	uint32_t s_path, s_real, s_soname, s_runpath, s_rpath;
+	uint8_t build_id[32];
+	uint32_t build_id_len;
+	int has_runpath;
+	char path[256];
+};
+static struct dlt_file_memo dlt_memo[64];
+
+static struct dlt_file_memo *dlt_memo_slot(const char *path)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (const char *c = path; *c; c++)
+		h = (h ^ (uint8_t)*c) * 1099511628211ull;
+	return &dlt_memo[h % (sizeof(dlt_memo) / sizeof(dlt_memo[0]))];
+}
+
+static int64_t dlt_mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+static int dlt_memo_hit(const struct dlt_file_memo *m, const char *path,
+			const struct stat *st, uint32_t gen)
+{
+	return m->gen == gen && m->dev == (uint64_t)st->st_dev &&
+	       m->ino == (uint64_t)st->st_ino &&
+	       m->size == (uint64_t)st->st_size &&
+	       m->mtime_ns == dlt_mtime_ns(st) && strcmp(m->path, path) == 0;
+}
+
 DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 				   uintptr_t *cookie)
 {
 	*cookie = (uintptr_t)map;
 	int saved = errno;
-	if (lmid == LM_ID_BASE && map->l_name && map->l_name[0] &&
-	    dlt_rv_offset != 0) {
-		struct stat sst;
-		if (stat(map->l_name, &sst) == 0 &&
-		    (uint64_t)sst.st_dev == dlt_self_dev &&
-		    (uint64_t)sst.st_ino == dlt_self_ino)
-			dlt_poke_rendezvous(map);
-	}
+	struct stat st;
+	int have_named =
+		map->l_name && map->l_name[0] && stat(map->l_name, &st) == 0;
+	if (lmid == LM_ID_BASE && have_named && dlt_rv_offset != 0 &&
+	    (uint64_t)st.st_dev == dlt_self_dev &&
+	    (uint64_t)st.st_ino == dlt_self_ino)
+		dlt_poke_rendezvous(map);
 	struct dlt_writer *w = dlt_audit_on ? dlt_audit_writer_on() : NULL;
 	if (w == NULL) {
 		errno = saved;
@@ -256,19 +294,25 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 	uint32_t flags = 0;
 	int is_main = (path == NULL || path[0] == '\0') && lmid == LM_ID_BASE &&
 		      dlt_nobjs == 0;
+	int have_file = have_named;
 	if (is_main) {
 		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = '\0';
 		path = exe;
 		flags |= DLT_LIB_MAIN;
+		have_file = path[0] && stat(path, &st) == 0;
 	}
-	struct stat st;
-	int have_file = path && path[0] && stat(path, &st) == 0;
 	if (!have_file)
 		flags |= DLT_LIB_VDSO;
+	uint32_t gen = atomic_load(&w->gen);
+	struct dlt_file_memo *memo =
+		have_file && strlen(path) < sizeof(dlt_memo[0].path)
+			? dlt_memo_slot(path)
+			: NULL;
+	int hit = memo && dlt_memo_hit(memo, path, &st, gen);
 	struct dlt_elf_info ei;
 	memset(&ei, 0, sizeof(ei));
-	if (have_file)
+	if (have_file && !hit)
 		dlt_elf_read(path, &ei);
 
 	uint32_t n_tried = 0;
@@ -280,14 +324,48 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 	}
 	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_lib_load) +
 				  n_tried * sizeof(struct dlt_tried));
-	uint32_t s_path = dlt_str(w, &dlt_tls, path);
-	uint32_t s_real = s_path;
-	if (have_file && realpath(path, real) != NULL && strcmp(real, path))
-		s_real = dlt_str(w, &dlt_tls, real);
-	uint32_t s_soname = ei.soname[0] ? dlt_str(w, &dlt_tls, ei.soname) : 0;
-	uint32_t s_runpath =
-		ei.has_runpath ? dlt_str(w, &dlt_tls, ei.runpath) : 0;
-	uint32_t s_rpath = ei.has_rpath ? dlt_str(w, &dlt_tls, ei.rpath) : 0;
+	uint32_t s_path, s_real, s_soname, s_runpath, s_rpath;
+	if (hit) {
+		s_path = memo->s_path;
+		s_real = memo->s_real;
+		s_soname = memo->s_soname;
+		s_runpath = memo->s_runpath;
+		s_rpath = memo->s_rpath;
+		memcpy(ei.build_id, memo->build_id, sizeof(ei.build_id));
+		ei.build_id_len = memo->build_id_len;
+		ei.has_runpath = memo->has_runpath;
+	} else {
+		s_path = dlt_str(w, &dlt_tls, path);
+		s_real = s_path;
+		if (have_file && realpath(path, real) != NULL &&
+		    strcmp(real, path))
+			s_real = dlt_str(w, &dlt_tls, real);
+		s_soname = ei.soname[0] ? dlt_str(w, &dlt_tls, ei.soname) : 0;
+		s_runpath =
+			ei.has_runpath ? dlt_str(w, &dlt_tls, ei.runpath) : 0;
+		s_rpath = ei.has_rpath ? dlt_str(w, &dlt_tls, ei.rpath) : 0;
+		/* Only a complete answer is kept (a string the table had no
+		 * room for is asked again next time). */
+		if (memo && s_path != DLT_STR_NONE && s_real != DLT_STR_NONE &&
+		    (!ei.soname[0] || s_soname != DLT_STR_NONE)) {
+			memo->dev = (uint64_t)st.st_dev;
+			memo->ino = (uint64_t)st.st_ino;
+			memo->size = (uint64_t)st.st_size;
+			memo->mtime_ns = dlt_mtime_ns(&st);
+			memo->gen = gen;
+			memo->s_path = s_path;
+			memo->s_real = s_real;
+			memo->s_soname = s_soname;
+			memo->s_runpath = s_runpath;
+			memo->s_rpath = s_rpath;
+			memcpy(memo->build_id, ei.build_id,
+			       sizeof(memo->build_id));
+			memo->build_id_len = ei.build_id_len;
+			memo->has_runpath = ei.has_runpath;
+			/* the slot was chosen only for a path that fits */
+			memcpy(memo->path, path, strlen(path) + 1);
+		}
+	}
 
 	uint32_t via = DLT_VIA_UNKNOWN;
 	if (is_main) {
@@ -312,10 +390,7 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 		r->dev = have_file ? (uint64_t)st.st_dev : 0;
 		r->ino = have_file ? (uint64_t)st.st_ino : 0;
 		r->size = have_file ? (uint64_t)st.st_size : 0;
-		r->mtime_ns =
-			have_file ? (int64_t)st.st_mtim.tv_sec * 1000000000 +
-					    st.st_mtim.tv_nsec
-				  : 0;
+		r->mtime_ns = have_file ? dlt_mtime_ns(&st) : 0;
 		r->lmid = (int64_t)lmid;
 		r->requested = from_search ? dlt_cur.requested : s_path;
 		r->requester = from_search ? dlt_cur.requester : 0;
