@@ -451,6 +451,27 @@ static uint64_t dlt_hash(const char *s, size_t n)
 	return h;
 }
 
+/* A copy of s[0..n) that stays readable for the life of the process, or
+ * NULL when the arena is full (the string is then written again each time
+ * it comes, as when the table is full). */
+static const char *dlt_str_keep(struct dlt_writer *w, const char *s, size_t n)
+{
+	if (w->str_arena == NULL) {
+		void *p = mmap(NULL, DLT_STR_ARENA, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+			       0);
+		if (p == MAP_FAILED)
+			return NULL;
+		w->str_arena = p;
+	}
+	if (n > DLT_STR_ARENA - w->str_arena_used)
+		return NULL;
+	char *c = w->str_arena + w->str_arena_used;
+	memcpy(c, s, n);
+	w->str_arena_used += (uint32_t)n;
+	return c;
+}
+
 uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 		  size_t n)
 {
@@ -489,11 +510,15 @@ uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 	memcpy(r->data, s, n);
 	memset(r->data + n, 0, dlt_rec_round(len) - len + 1);
 	dlt_rec_commit(r, DLT_REC_STRING, 0, len);
-	/* Keep the table at most 3/4 full; later strings are written again
-	 * each time rather than deduplicated. */
-	if (free_slot && w->str_count < DLT_STRTAB_SLOTS / 4 * 3) {
+	/* Keep the table at most 3/4 full and its copies within the arena;
+	 * later strings are written again each time rather than
+	 * deduplicated. */
+	const char *kept = free_slot && w->str_count < DLT_STRTAB_SLOTS / 4 * 3
+				   ? dlt_str_keep(w, s, n)
+				   : NULL;
+	if (kept) {
 		free_slot->hash = h;
-		free_slot->data = r->data;
+		free_slot->data = kept;
 		free_slot->len = (uint32_t)n;
 		free_slot->id = id;
 		w->str_count++;

@@ -17,17 +17,18 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 1u	     /* bump when struct dlt_writer changes */
+#define DLT_WRITER_LAYOUT 2u	     /* bump when struct dlt_writer changes */
 #define DLT_CHUNK_SIZE (64u * 1024u)
 #define DLT_SEG_SIZE (1024u * 1024u)
 #define DLT_MAX_SEGS 8192u /* 8 GiB of trace at most */
 #define DLT_STRTAB_SLOTS 8192u
-#define DLT_MAX_STR 4096u /* longer strings are cut */
+#define DLT_MAX_STR 4096u	 /* longer strings are cut */
+#define DLT_STR_ARENA (1u << 20) /* bytes of strings the table keeps */
 #define DLT_PATH_MAX 4096
 
 struct dlt_str_slot {
 	uint64_t hash;
-	const char *data; /* points into the mapped STRING record */
+	const char *data; /* the writer's own copy (str_arena) */
 	uint32_t id;
 	uint32_t len;
 };
@@ -50,8 +51,14 @@ struct dlt_writer {
 		seg_retired[DLT_MAX_SEGS]; /* chunks done per segment */
 	uint32_t next_str_id;
 	uint32_t str_count;
+	uint32_t str_arena_used;
 	struct dlt_str_slot strtab[DLT_STRTAB_SLOTS];
 	char path[DLT_PATH_MAX];
+	/* Copies of the table's strings, in anonymous memory made on first
+	 * use.  Not the STRING records themselves: a segment is unmapped once
+	 * all its chunks are done, and a lookup must never read there.  Kept
+	 * across dlt_writer_create (a forked child starts it over). */
+	char *str_arena;
 };
 
 /* What a new trace file is about. */
