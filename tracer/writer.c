@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +310,11 @@ void dlt_writer_forget(struct dlt_writer *w)
 		if (s)
 			munmap(s, DLT_SEG_SIZE);
 	}
+	for (uint32_t i = 0; i < DLT_DONE_SEGS; i++) {
+		uint8_t *s = atomic_exchange(&w->done_segs[i], NULL);
+		if (s)
+			munmap(s, DLT_SEG_SIZE);
+	}
 	if (w->hdr)
 		munmap(w->hdr, DLT_DATA_OFFSET);
 	w->hdr = NULL;
@@ -346,10 +353,25 @@ static uint8_t *dlt_seg_get(struct dlt_writer *w, uint32_t seg)
 	return sbase;
 }
 
+/* Every chunk of the segment at p is done.  Its pages leave the process at
+ * once, so resident memory stays bounded however long the process records;
+ * its address range goes DLT_DONE_SEGS segments later.  Not at once: a
+ * signal handler that records can retire the chunk its own thread was
+ * writing a record into when the signal came, and that record is finished
+ * after the handler returns.  A page dropped here comes back from the file
+ * if it is written again; an unmapped one would be a SIGSEGV. */
+static void dlt_seg_done(struct dlt_writer *w, uint8_t *p)
+{
+	madvise(p, DLT_SEG_SIZE, MADV_DONTNEED);
+	uint32_t i = atomic_fetch_add(&w->done_next, 1) % DLT_DONE_SEGS;
+	uint8_t *old = atomic_exchange(&w->done_segs[i], p);
+	if (old)
+		munmap(old, DLT_SEG_SIZE);
+}
+
 /* A thread is done with its chunk (it needs a new one, or it exits).  When
- * every chunk of a segment is done, nobody can write there again (chunks
- * are handed out in file order), so the segment is unmapped: memory stays
- * bounded however long the process records. */
+ * every chunk of a segment is done, nobody can reserve there again (chunks
+ * are handed out in file order): the segment is let go (dlt_seg_done). */
 static void dlt_chunk_retire(struct dlt_writer *w, struct dlt_tls *t)
 {
 	if (t->cur == NULL || t->gen != atomic_load(&w->gen))
@@ -360,7 +382,7 @@ static void dlt_chunk_retire(struct dlt_writer *w, struct dlt_tls *t)
 	    DLT_SEG_SIZE / DLT_CHUNK_SIZE) {
 		uint8_t *p = atomic_exchange(&w->segs[seg], NULL);
 		if (p)
-			munmap(p, DLT_SEG_SIZE);
+			dlt_seg_done(w, p);
 	}
 }
 
@@ -381,6 +403,17 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 		return NULL;
 	if (len > DLT_CHUNK_SIZE - sizeof(struct dlt_rec_chunk))
 		return NULL;
+	/* A signal handler that records must not see this thread's chunk
+	 * half handed over, nor lose its record to the in_slow guard:
+	 * asynchronous signals wait until the chunk is in place (two system
+	 * calls per 64 KiB chunk).  Faults are never held back. */
+	sigset_t block, saved_mask;
+	sigfillset(&block);
+	static const int faults[] = {SIGSEGV, SIGBUS,  SIGILL,
+				     SIGFPE,  SIGTRAP, SIGSYS};
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		sigdelset(&block, faults[i]);
+	pthread_sigmask(SIG_BLOCK, &block, &saved_mask);
 	t->in_slow = 1;
 	void *rec = NULL;
 	uint32_t gen = atomic_load(&w->gen);
@@ -421,7 +454,7 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 		    DLT_SEG_SIZE / DLT_CHUNK_SIZE) {
 			uint8_t *p = atomic_exchange(&w->segs[seg], NULL);
 			if (p)
-				munmap(p, DLT_SEG_SIZE);
+				dlt_seg_done(w, p);
 		}
 	}
 	uint8_t *chunk = sbase + (rel % DLT_SEG_SIZE);
@@ -438,6 +471,7 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 	t->cur += len;
 out:
 	t->in_slow = 0;
+	pthread_sigmask(SIG_SETMASK, &saved_mask, NULL);
 	return rec;
 }
 

@@ -21,6 +21,7 @@
 #define DLT_CHUNK_SIZE (64u * 1024u)
 #define DLT_SEG_SIZE (1024u * 1024u)
 #define DLT_MAX_SEGS 8192u /* 8 GiB of trace at most */
+#define DLT_DONE_SEGS 64u  /* finished segments whose mapping is kept */
 #define DLT_STRTAB_SLOTS 8192u
 #define DLT_MAX_STR 4096u	 /* longer strings are cut */
 #define DLT_STR_ARENA (1u << 20) /* bytes of strings the table keeps */
@@ -49,6 +50,11 @@ struct dlt_writer {
 	_Atomic uint32_t chunk_seq;
 	_Atomic uint16_t
 		seg_retired[DLT_MAX_SEGS]; /* chunks done per segment */
+	/* The last DLT_DONE_SEGS segments whose chunks are all done: their
+	 * pages are dropped at once, their mappings unmapped later (see
+	 * dlt_seg_done). */
+	_Atomic(uint8_t *) done_segs[DLT_DONE_SEGS];
+	_Atomic uint32_t done_next;
 	uint32_t next_str_id;
 	uint32_t str_count;
 	uint32_t str_arena_used;
@@ -118,21 +124,45 @@ static inline uint32_t dlt_rec_round(uint32_t len)
 	return (len + DLT_REC_ALIGN - 1) & ~(DLT_REC_ALIGN - 1);
 }
 
+/* Moves *cur from old to new unless it no longer holds old.  A signal
+ * handler of this thread that records runs before or after one instruction,
+ * never inside it, so a record it reserved is never handed out again.  No
+ * lock prefix: no other thread touches a thread's dlt_tls. */
+static inline int dlt_cur_move(uint8_t **cur, uint8_t *old, uint8_t *new_cur)
+{
+#if defined(__x86_64__)
+	uint8_t *prev = old;
+	__asm__ volatile("cmpxchgq %2, %1"
+			 : "+a"(prev), "+m"(*cur)
+			 : "r"(new_cur)
+			 : "cc", "memory");
+	return prev == old;
+#else
+	return __atomic_compare_exchange_n(cur, &old, new_cur, 0,
+					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+}
+
 static inline void *dlt_rec_reserve(struct dlt_writer *w, struct dlt_tls *t,
 				    uint32_t len)
 {
 	len = dlt_rec_round(len);
-	uint8_t *p = t->cur;
-	if (__builtin_expect(
-		    p != NULL &&
-			    t->gen == atomic_load_explicit(
-					      &w->gen, memory_order_relaxed) &&
-			    (size_t)(t->end - p) >= len,
-		    1)) {
-		t->cur = p + len;
-		return p;
+	for (;;) {
+		uint8_t *p = t->cur;
+		/* Signed: while a chunk is being retired end is NULL, and a
+		 * handler must not take that for room. */
+		if (__builtin_expect(
+			    p == NULL ||
+				    t->gen != atomic_load_explicit(
+						      &w->gen,
+						      memory_order_relaxed) ||
+				    (intptr_t)((uintptr_t)t->end -
+					       (uintptr_t)p) < (intptr_t)len,
+			    0))
+			return dlt_rec_reserve_slow(w, t, len);
+		if (__builtin_expect(dlt_cur_move(&t->cur, p, p + len), 1))
+			return p;
 	}
-	return dlt_rec_reserve_slow(w, t, len);
 }
 
 /* Publishes a record: the release store of the first 8 bytes comes last. */
