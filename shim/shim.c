@@ -145,6 +145,9 @@ static void dlt_thread_exit(void *arg)
 {
 	(void)arg;
 	dlt_tls_release(dlt_w, &dlt_tls);
+	/* The audit copy's chunk of this thread, too (writer.h). */
+	if (dlt_have_audit && dlt_w && dlt_w->audit_thread_exit)
+		dlt_w->audit_thread_exit();
 }
 
 static void dlt_thread_first_chunk(void)
@@ -725,6 +728,8 @@ dlt_shim_init(int argc, char **argv, char **envp)
 	    rv->w->magic == DLT_WRITER_MAGIC) {
 		dlt_w = rv->w;
 		dlt_have_audit = 1;
+		if (dlt_thread_key_ok)
+			dlt_w->preload_thread_start = dlt_thread_first_chunk;
 		if (dlt_w->hdr)
 			__atomic_fetch_or(&dlt_w->hdr->features,
 					  DLT_FEAT_PRELOAD, __ATOMIC_RELAXED);

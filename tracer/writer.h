@@ -17,7 +17,7 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 2u	     /* bump when struct dlt_writer changes */
+#define DLT_WRITER_LAYOUT 3u	     /* bump when struct dlt_writer changes */
 #define DLT_CHUNK_SIZE (64u * 1024u)
 #define DLT_SEG_SIZE (1024u * 1024u)
 #define DLT_MAX_SEGS 8192u /* 8 GiB of trace at most */
@@ -65,6 +65,14 @@ struct dlt_writer {
 	 * all its chunks are done, and a lookup must never read there.  Kept
 	 * across dlt_writer_create (a forked child starts it over). */
 	char *str_arena;
+	/* The two copies of the library keep separate thread-local chunks,
+	 * and only the preload copy learns when a thread ends (its pthread
+	 * key).  Each copy sets its own function here once, for the other to
+	 * call: without it, a thread that ever wrote from the audit copy (any
+	 * dlopen) kept its chunk, and its segment mapped, forever. */
+	void (*audit_thread_exit)(void); /* audit copy: give back the chunk */
+	void (*preload_thread_start)(
+		void); /* preload copy: watch for the end */
 };
 
 /* What a new trace file is about. */
