@@ -82,11 +82,9 @@ static uint64_t dlt_random64(void)
 	return v | 1;
 }
 
-/* Makes sure the file holds [off, off+len) on disk and maps it.  The file is
- * opened by path each time: the host may close any descriptor we keep, and
- * a descriptor number it reuses must never be written through. */
-static uint8_t *dlt_map_range(struct dlt_writer *w, uint64_t off, uint64_t len,
-			      int *err)
+/* Makes sure the file open on fd holds [off, off+len) on disk and maps
+ * it. */
+static uint8_t *dlt_map_fd(int fd, uint64_t off, uint64_t len, int *err)
 {
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
@@ -95,32 +93,17 @@ static uint8_t *dlt_map_range(struct dlt_writer *w, uint64_t off, uint64_t len,
 		*err = EFBIG;
 		return NULL;
 	}
-	int fd = open(w->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		*err = errno;
-		return NULL;
-	}
-	struct stat st;
-	if (fstat(fd, &st) != 0 || (uint64_t)st.st_ino != w->ino ||
-	    (uint64_t)st.st_dev != w->dev) {
-		*err = ESTALE;
-		close(fd);
-		return NULL;
-	}
 	/* Real blocks, not a sparse hole: a store into a hole on a full disk
 	 * would kill the host with SIGBUS. */
 	int r = posix_fallocate(fd, (off_t)off, (off_t)len);
 	if (r != 0) {
 		*err = r;
-		close(fd);
 		return NULL;
 	}
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		       (off_t)off);
-	int e = errno;
-	close(fd);
 	if (p == MAP_FAILED) {
-		*err = e;
+		*err = errno;
 		return NULL;
 	}
 #ifndef MADV_POPULATE_WRITE
@@ -131,6 +114,27 @@ static uint8_t *dlt_map_range(struct dlt_writer *w, uint64_t off, uint64_t len,
 	 * machines.  Best effort: older kernels refuse and nothing changes. */
 	if (len > DLT_DATA_OFFSET)
 		madvise(p, len, MADV_POPULATE_WRITE);
+	return p;
+}
+
+/* The same, the file opened by path: the host may close any descriptor we
+ * keep, and a descriptor number it reuses must never be written through. */
+static uint8_t *dlt_map_range(struct dlt_writer *w, uint64_t off, uint64_t len,
+			      int *err)
+{
+	int fd = open(w->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		*err = errno;
+		return NULL;
+	}
+	struct stat st;
+	uint8_t *p = NULL;
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_ino != w->ino ||
+	    (uint64_t)st.st_dev != w->dev)
+		*err = ESTALE;
+	else
+		p = dlt_map_fd(fd, off, len, err);
+	close(fd);
 	return p;
 }
 
@@ -149,6 +153,144 @@ static int dlt_sanitize_host(char *dst, size_t cap, const char *src)
 	}
 	dst[n] = '\0';
 	return (int)n;
+}
+
+/* w->path for one attempt: DIR/HOST.PID.SEQ[.rRANK][-ATTEMPT].dltrace. */
+static int dlt_trace_path(struct dlt_writer *w, const struct dlt_open_params *p,
+			  const char *host, const char *rank, int attempt)
+{
+	char suffix[16] = "";
+	if (attempt > 0)
+		snprintf(suffix, sizeof(suffix), "-%d", attempt);
+	int n = snprintf(w->path, sizeof(w->path), "%s/%s.%d.%u%s%s.dltrace",
+			 p->dir, host, (int)w->pid, p->exec_seq, rank, suffix);
+	return n > 0 && (size_t)n < sizeof(w->path) ? 0 : -1;
+}
+
+static void dlt_fill_header(struct dlt_writer *w, uint8_t *base,
+			    const struct dlt_open_params *p)
+{
+	struct dlt_file_header *h = (struct dlt_file_header *)base;
+	memcpy(h->magic, DLT_MAGIC, 8);
+	h->endian = DLT_ENDIAN_MARK;
+	h->version_major = DLT_FORMAT_MAJOR;
+	h->version_minor = DLT_FORMAT_MINOR;
+	h->header_size = sizeof(*h);
+	h->chunk_size = DLT_CHUNK_SIZE;
+	h->features = p->features;
+	h->data_offset = DLT_DATA_OFFSET;
+	h->trace_id = dlt_random64();
+	h->parent_trace_id = p->parent_trace_id;
+	h->pid = (uint32_t)w->pid;
+	h->ppid = (uint32_t)getppid();
+	h->parent_kind = p->parent_kind;
+	h->exec_seq = p->exec_seq;
+	h->start_realtime_ns = dlt_realtime_ns();
+	h->start_monotonic_ns = dlt_now_ns();
+	atomic_store((_Atomic uint64_t *)&h->alloc_cursor, DLT_DATA_OFFSET);
+}
+
+/* The trace file gets its name only once its header is complete: it is
+ * made unnamed in the directory (O_TMPFILE), then linked.  A process
+ * killed while it starts leaves no file, rather than one of zeros that no
+ * reader could tell from a damaged trace.  Returns the mapped header, or
+ * NULL with *err set, or NULL with *err 0 where this cannot be done (a file
+ * system without O_TMPFILE, no /proc): the caller then names the file
+ * first. */
+static uint8_t *dlt_create_unnamed(struct dlt_writer *w,
+				   const struct dlt_open_params *p,
+				   const char *host, const char *rank, int *err)
+{
+	int fd = open(p->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int e = errno;
+		*err = (e == EOPNOTSUPP || e == EISDIR || e == EINVAL) ? 0 : e;
+		if (*err)
+			dlt_writer_disable(w, "cannot create a trace file in",
+					   p->dir, e);
+		return NULL;
+	}
+	struct stat st;
+	uint8_t *base = NULL;
+	if (fstat(fd, &st) == 0)
+		base = dlt_map_fd(fd, 0, DLT_DATA_OFFSET, err);
+	else
+		*err = errno;
+	if (base == NULL) {
+		close(fd);
+		dlt_writer_disable(w, "cannot write a trace file in", p->dir,
+				   *err);
+		return NULL;
+	}
+	w->dev = (uint64_t)st.st_dev;
+	w->ino = (uint64_t)st.st_ino;
+	dlt_fill_header(w, base, p);
+	char self[64];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	int r = -1;
+	for (int attempt = 0; attempt < 100; attempt++) {
+		if (dlt_trace_path(w, p, host, rank, attempt) != 0)
+			break;
+		/* Never replaces a file: EEXIST tries the next name. */
+		r = linkat(AT_FDCWD, self, AT_FDCWD, w->path,
+			   AT_SYMLINK_FOLLOW);
+		if (r == 0 || errno != EEXIST)
+			break;
+	}
+	close(fd);
+	if (r != 0) {
+		munmap(base, DLT_DATA_OFFSET);
+		*err = 0;
+		return NULL;
+	}
+	return base;
+}
+
+/* The file named first, then filled. */
+static uint8_t *dlt_create_named(struct dlt_writer *w,
+				 const struct dlt_open_params *p,
+				 const char *host, const char *rank, int *err)
+{
+	int fd = -1;
+	for (int attempt = 0; attempt < 100; attempt++) {
+		if (dlt_trace_path(w, p, host, rank, attempt) != 0) {
+			dlt_writer_disable(w, "trace path too long:", p->dir,
+					   0);
+			*err = ENAMETOOLONG;
+			return NULL;
+		}
+		/* O_EXCL|O_NOFOLLOW: never follow a planted symlink, never
+		 * overwrite a trace; 0644 is narrowed by the umask. */
+		fd = open(w->path,
+			  O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			  0644);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		*err = errno;
+		dlt_writer_disable(w, "cannot create a trace file in", p->dir,
+				   *err);
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		*err = errno;
+		close(fd);
+		dlt_writer_disable(w, "cannot stat", w->path, *err);
+		return NULL;
+	}
+	w->dev = (uint64_t)st.st_dev;
+	w->ino = (uint64_t)st.st_ino;
+	close(fd);
+	uint8_t *base = dlt_map_range(w, 0, DLT_DATA_OFFSET, err);
+	if (base == NULL) {
+		unlink(w->path);
+		dlt_writer_disable(w, "cannot write", w->path, *err);
+		return NULL;
+	}
+	dlt_fill_header(w, base, p);
+	return base;
 }
 
 int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p)
@@ -186,69 +328,13 @@ int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p)
 	if (p->rank >= 0)
 		snprintf(rank, sizeof(rank), ".r%d", p->rank);
 
-	int fd = -1;
-	for (int attempt = 0; attempt < 100; attempt++) {
-		char suffix[16] = "";
-		if (attempt > 0)
-			snprintf(suffix, sizeof(suffix), "-%d", attempt);
-		int n = snprintf(w->path, sizeof(w->path),
-				 "%s/%s.%d.%u%s%s.dltrace", p->dir, host,
-				 (int)w->pid, p->exec_seq, rank, suffix);
-		if (n <= 0 || (size_t)n >= sizeof(w->path)) {
-			dlt_writer_disable(w, "trace path too long:", p->dir,
-					   0);
-			return -ENAMETOOLONG;
-		}
-		/* O_EXCL|O_NOFOLLOW: never follow a planted symlink, never
-		 * overwrite a trace; 0644 is narrowed by the umask. */
-		fd = open(w->path,
-			  O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			  0644);
-		if (fd >= 0 || errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		int e = errno;
-		dlt_writer_disable(w, "cannot create a trace file in", p->dir,
-				   e);
-		return -e;
-	}
-	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		int e = errno;
-		close(fd);
-		dlt_writer_disable(w, "cannot stat", w->path, e);
-		return -e;
-	}
-	w->dev = (uint64_t)st.st_dev;
-	w->ino = (uint64_t)st.st_ino;
-	close(fd);
-
 	int err = 0;
-	uint8_t *base = dlt_map_range(w, 0, DLT_DATA_OFFSET, &err);
-	if (base == NULL) {
-		unlink(w->path);
-		dlt_writer_disable(w, "cannot write", w->path, err);
+	uint8_t *base = dlt_create_unnamed(w, p, host, rank, &err);
+	if (base == NULL && err == 0)
+		base = dlt_create_named(w, p, host, rank, &err);
+	if (base == NULL)
 		return -err;
-	}
 	struct dlt_file_header *h = (struct dlt_file_header *)base;
-	memcpy(h->magic, DLT_MAGIC, 8);
-	h->endian = DLT_ENDIAN_MARK;
-	h->version_major = DLT_FORMAT_MAJOR;
-	h->version_minor = DLT_FORMAT_MINOR;
-	h->header_size = sizeof(*h);
-	h->chunk_size = DLT_CHUNK_SIZE;
-	h->features = p->features;
-	h->data_offset = DLT_DATA_OFFSET;
-	h->trace_id = dlt_random64();
-	h->parent_trace_id = p->parent_trace_id;
-	h->pid = (uint32_t)w->pid;
-	h->ppid = (uint32_t)getppid();
-	h->parent_kind = p->parent_kind;
-	h->exec_seq = p->exec_seq;
-	h->start_realtime_ns = dlt_realtime_ns();
-	h->start_monotonic_ns = dlt_now_ns();
-	atomic_store((_Atomic uint64_t *)&h->alloc_cursor, DLT_DATA_OFFSET);
 	w->hdr = h;
 	atomic_store(&w->enabled, 1);
 	atomic_fetch_add(&w->gen, 1);
