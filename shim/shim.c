@@ -353,9 +353,14 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 	}
 	struct dlt_writer *w = dlt_writer_on();
 	if (w && w->hdr) {
+		/* An exec in a vfork child (this process's memory, another
+		 * pid) starts a child process, not this one's next image: it
+		 * is announced as a spawn by the writer's process. */
+		int vforked = w->pid != getpid();
 		int k = snprintf(
 			buf + used, DLT_ENV_BUF - used,
-			"DLTRACE_PARENT=%c:%d:%llx:%u", kind, (int)getpid(),
+			"DLTRACE_PARENT=%c:%d:%llx:%u", vforked ? 's' : kind,
+			vforked ? (int)w->pid : (int)getpid(),
 			(unsigned long long)w->hdr->trace_id, w->hdr->exec_seq);
 		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
 			out[n++] = buf + used;
