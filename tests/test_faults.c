@@ -721,6 +721,10 @@ static void test_python_close_fds(void)
 			 "the child's trace names parent %016llx, which is "
 			 "not one of the %zu traces",
 			 (unsigned long long)tr->hdr.parent_trace_id, p.set.n);
+		/* Python starts it with vfork and exec: a child process. */
+		TU_CHECK(tr->hdr.parent_kind == DLT_PARENT_FORK,
+			 "the child's trace has parent kind %u, expected FORK",
+			 tr->hdr.parent_kind);
 	}
 	expect_sound("python3 subprocess", &t);
 	expect_exact("python3 subprocess", &t, FX_ID_MAIN, 5000);
@@ -816,10 +820,13 @@ static void test_mtfork(void)
 				 "%s: %llu marks, expected the child's one",
 				 c->path, (unsigned long long)ct.total);
 		} else if (ct.s[FX_ID_MAIN].count == 3) {
+			/* A child process, not the parent's next image. */
 			vforked++;
-			TU_CHECK(c->hdr.parent_kind == DLT_PARENT_EXEC,
-				 "vfork+exec child: parent kind %u",
-				 c->hdr.parent_kind);
+			TU_CHECK(
+				c->hdr.parent_kind == DLT_PARENT_FORK &&
+					c->hdr.exec_seq == 0,
+				"vfork+exec child: parent kind %u, exec_seq %u",
+				c->hdr.parent_kind, c->hdr.exec_seq);
 		} else if (ct.s[FX_ID_MAIN].count == 4) {
 			spawned++;
 			TU_CHECK(c->hdr.parent_kind == DLT_PARENT_FORK,
