@@ -483,6 +483,21 @@ static void dlt_audit_find_self(void)
 	dlt_rv_offset = (uintptr_t)&dlt_rendezvous - lm->l_addr;
 }
 
+/* The thread ends (called by the preload copy): our chunk is done. */
+static void dlt_audit_thread_exit(void)
+{
+	dlt_tls_release(dlt_w, &dlt_tls);
+}
+
+/* A thread's first record from this copy: have the preload copy call
+ * dlt_audit_thread_exit when the thread ends. */
+static void dlt_audit_new_thread(void)
+{
+	void (*start)(void) = dlt_audit_writer.preload_thread_start;
+	if (start)
+		start();
+}
+
 DLT_EXPORT unsigned int la_version(unsigned int version)
 {
 	if (version == 0)
@@ -496,6 +511,8 @@ DLT_EXPORT unsigned int la_version(unsigned int version)
 	dlt_start_params(&p, dir, sizeof(dir), host, sizeof(host));
 	p.features = DLT_FEAT_AUDIT;
 	mkdir(dir, 0755); /* LD_PRELOAD use without the launcher */
+	dlt_audit_writer.audit_thread_exit = dlt_audit_thread_exit;
+	dlt_on_new_thread = dlt_audit_new_thread;
 	if (dlt_writer_create(&dlt_audit_writer, &p) == 0) {
 		dlt_w = &dlt_audit_writer;
 		dlt_audit_on = 1;

@@ -1,12 +1,15 @@
-/* The prefetch thread: maps trace segments before a recording thread needs
- * them.
+/* The prefetch thread: makes the pages of trace segments before a recording
+ * thread writes there.
  *
  * Why: making a 1 MiB segment (posix_fallocate, mmap, the pages made
  * writable with MADV_POPULATE_WRITE) takes about a millisecond on the
  * development VM, 4-7 us per 4 KiB page.  A thread that records 32-byte
  * records pays that every 32,768 records, 35-55 ns per record, more than
- * the whole per-call budget of docs/performance.md.  Done here, ahead of
- * the recording threads, they only store into pages that already exist.
+ * the whole per-call budget of docs/performance.md.  The recording thread
+ * maps the next two segments (a few system calls: it must be that thread,
+ * since mapping opens the trace file and a descriptor taken by another
+ * thread could change what the program's own open() returns); this thread
+ * makes their pages, so the recording thread stores into pages that exist.
  *
  * The thread is started only once a process has filled its first
  * segment (most processes never do), and only from a wrapper after the

@@ -147,6 +147,9 @@ static void dlt_thread_exit(void *arg)
 {
 	(void)arg;
 	dlt_tls_release(dlt_w, &dlt_tls);
+	/* The audit copy's chunk of this thread, too (writer.h). */
+	if (dlt_have_audit && dlt_w && dlt_w->audit_thread_exit)
+		dlt_w->audit_thread_exit();
 }
 
 static void dlt_thread_first_chunk(void)
@@ -353,9 +356,14 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 	}
 	struct dlt_writer *w = dlt_writer_on();
 	if (w && w->hdr) {
+		/* An exec in a vfork child (this process's memory, another
+		 * pid) starts a child process, not this one's next image: it
+		 * is announced as a spawn by the writer's process. */
+		int vforked = w->pid != getpid();
 		int k = snprintf(
 			buf + used, DLT_ENV_BUF - used,
-			"DLTRACE_PARENT=%c:%d:%llx:%u", kind, (int)getpid(),
+			"DLTRACE_PARENT=%c:%d:%llx:%u", vforked ? 's' : kind,
+			vforked ? (int)w->pid : (int)getpid(),
 			(unsigned long long)w->hdr->trace_id, w->hdr->exec_seq);
 		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
 			out[n++] = buf + used;
@@ -754,6 +762,8 @@ dlt_shim_init(int argc, char **argv, char **envp)
 	    rv->w->magic == DLT_WRITER_MAGIC) {
 		dlt_w = rv->w;
 		dlt_have_audit = 1;
+		if (dlt_thread_key_ok)
+			dlt_w->preload_thread_start = dlt_thread_first_chunk;
 		if (dlt_w->hdr)
 			__atomic_fetch_or(&dlt_w->hdr->features,
 					  DLT_FEAT_PRELOAD, __ATOMIC_RELAXED);

@@ -23,58 +23,6 @@
 
 #define RUN_TIMEOUT_MS 60000
 
-/* ---- running a command plainly and traced ------------------------------- */
-
-static const char **with_launcher(const char *dir, const char *const cmd[])
-{
-	size_t n = 0;
-	while (cmd[n])
-		n++;
-	const char **argv = calloc(n + 5, sizeof(*argv));
-	size_t k = 0;
-	argv[k++] = DLT_TEST_LAUNCHER;
-	argv[k++] = "-o";
-	argv[k++] = dir;
-	argv[k++] = "--";
-	for (size_t i = 0; i < n; i++)
-		argv[k++] = cmd[i];
-	argv[k] = NULL;
-	return argv;
-}
-
-/* Runs cmd under `dltrace -o dir --`. */
-static int run_traced(struct tu_proc *p, const char *dir,
-		      const char *const cmd[], const char *const env[],
-		      int timeout_ms)
-{
-	const char **argv = with_launcher(dir, cmd);
-	int r = tu_run(p, argv, env, timeout_ms);
-	free(argv);
-	return r;
-}
-
-/* env plus LD_PRELOAD and DLTRACE_DIR (and DLTRACE_AUDIT=0 if no_audit). */
-static const char **preload_env(const char *dir, const char *const env[],
-				int no_audit)
-{
-	size_t n = 0;
-	while (env && env[n])
-		n++;
-	const char **e = calloc(n + 4, sizeof(*e));
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		e[k++] = env[i];
-	static char pre[4200], dd[4200];
-	snprintf(pre, sizeof(pre), "LD_PRELOAD=%s", DLT_TEST_LIB);
-	snprintf(dd, sizeof(dd), "DLTRACE_DIR=%s", dir);
-	e[k++] = pre;
-	e[k++] = dd;
-	if (no_audit)
-		e[k++] = "DLTRACE_AUDIT=0";
-	e[k] = NULL;
-	return e;
-}
-
 /* ---- libs --json helpers --------------------------------------------------
  */
 
@@ -295,10 +243,10 @@ static void check_resolution(const char *what, const char *mode,
 		 plain.err);
 
 	if (how == VIA_LAUNCHER) {
-		run_traced(&traced, dir, cmd, env, RUN_TIMEOUT_MS);
+		tu_run_traced(&traced, dir, cmd, env, RUN_TIMEOUT_MS);
 	} else {
 		const char **penv =
-			preload_env(dir, env, how == VIA_PRELOAD_NO_AUDIT);
+			tu_preload_env(dir, env, how == VIA_PRELOAD_NO_AUDIT);
 		tu_run(&traced, cmd, penv, RUN_TIMEOUT_MS);
 		free(penv);
 	}
@@ -445,9 +393,9 @@ static void test_dlerror(void)
 				"object file"),
 		"fixture broken: %s\n%s", tu_status_str(plain.status),
 		plain.out);
-	run_traced(&traced, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	tu_run_traced(&traced, dir, cmd, NULL, RUN_TIMEOUT_MS);
 	tu_expect_same_run("dlerror under dltrace", &plain, &traced, 1);
-	const char **penv = preload_env(dir2, NULL, 1);
+	const char **penv = tu_preload_env(dir2, NULL, 1);
 	tu_run(&pre, cmd, penv, RUN_TIMEOUT_MS);
 	free(penv);
 	tu_expect_same_run("dlerror under LD_PRELOAD, DLTRACE_AUDIT=0", &plain,
@@ -649,7 +597,7 @@ static void test_sigkill(void)
 	 * (5-60 %) of what the whole run writes, whatever the machine's
 	 * speed; not every thread can have finished by then (checked). */
 	const char *cmd[] = {fx, threads, count, "50", NULL};
-	const char **argv = with_launcher(dir, cmd);
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
 	struct tu_proc p;
 	TU_CHECK_FATAL(tu_proc_start(&p, argv, NULL) == 0, "cannot start");
 	free(argv);
@@ -732,7 +680,7 @@ static void test_marks_complete(void)
 	snprintf(count, sizeof(count), "%u", MARK_COUNT);
 	const char *cmd[] = {fx, threads, count, "0", NULL};
 	struct tu_proc p;
-	run_traced(&p, dir, cmd, NULL, 60000);
+	tu_run_traced(&p, dir, cmd, NULL, 60000);
 	TU_CHECK(tu_exit_code(p.status) == 0 && tu_contains(p.out, "done\n") &&
 			 tu_contains(p.out, "mark=yes"),
 		 "fx_marks under dltrace: %s\n%s%s", tu_status_str(p.status),
@@ -773,7 +721,7 @@ static void test_fork_exec(void)
 		 "fixture broken: plain run %s\n%s", tu_status_str(p.status),
 		 p.out);
 	tu_proc_free(&p);
-	run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	tu_run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
 	int parent = 0, c1 = 0, c2 = 0, c3 = 0;
 	char buf[512];
 	const char *last = tu_line_value(p.out, "parent ", buf, sizeof(buf));
@@ -936,7 +884,8 @@ static void test_unwritable_preload(void)
 		 tu_status_str(plain.status));
 	for (int i = 0; i < 2; i++) {
 		for (int no_audit = 0; no_audit < 2; no_audit++) {
-			const char **env = preload_env(dirs[i], NULL, no_audit);
+			const char **env =
+				tu_preload_env(dirs[i], NULL, no_audit);
 			struct tu_proc traced;
 			tu_run(&traced, cmd, env, RUN_TIMEOUT_MS);
 			char *what = tu_strfmt(
@@ -967,7 +916,7 @@ static void test_unwritable_launcher(void)
 	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
 	for (int i = 0; i < 2; i++) {
 		struct tu_proc traced;
-		run_traced(&traced, dirs[i], cmd, NULL, RUN_TIMEOUT_MS);
+		tu_run_traced(&traced, dirs[i], cmd, NULL, RUN_TIMEOUT_MS);
 		char *what = tu_strfmt("dltrace -o %s", dirs[i]);
 		/* The program runs unchanged; dltrace says once that it does
 		 * not trace, naming the directory. */
@@ -1022,7 +971,7 @@ static void test_exit_code(void)
 	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
 	const char *cmd[] = {"sh", "-c", "exit 7", NULL}; /* found on PATH */
 	struct tu_proc p;
-	run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	tu_run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
 	TU_CHECK(tu_exit_code(p.status) == 7,
 		 "dltrace -- sh -c 'exit 7': %s; stderr:\n%s",
 		 tu_status_str(p.status), p.err);
@@ -1051,7 +1000,7 @@ static void test_exit_signal(void)
 	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
 	TU_CHECK(WIFSIGNALED(plain.status) && WTERMSIG(plain.status) == SIGTERM,
 		 "fixture broken: %s", tu_status_str(plain.status));
-	run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	tu_run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
 	TU_CHECK(tu_exit_code(p.status) == 128 + SIGTERM,
 		 "dltrace -- fx_selfkill: %s, expected exit %d; stderr:\n%s",
 		 tu_status_str(p.status), 128 + SIGTERM, p.err);
@@ -1084,7 +1033,7 @@ static void test_exit_verdict(void)
 	const char *cmd[] = {fx, NULL};
 	struct tu_proc plain, p;
 	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
-	run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	tu_run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
 	tu_expect_same_run("dltrace -- fx_hello", &plain, &p, 1);
 	TU_CHECK(tu_count_lines(p.err, "dltrace: ") >= 1,
 		 "no verdict line on stderr:\n%s", p.err);
@@ -1190,7 +1139,7 @@ static void test_import_torch(void)
 	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
 	const char *cmd[] = {tu_python(), "-c", "import torch", NULL};
 	struct tu_proc p;
-	run_traced(&p, dir, cmd, NULL, 110000);
+	tu_run_traced(&p, dir, cmd, NULL, 110000);
 	TU_CHECK_FATAL(tu_exit_code(p.status) == 0,
 		       "dltrace python3 -c 'import torch': %s; stderr:\n%s",
 		       tu_status_str(p.status), p.err);
@@ -1357,9 +1306,9 @@ static void test_process_name(void)
 	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
 	TU_CHECK(tu_contains(plain.out, "sh\ncat\n"), "plain run printed:\n%s",
 		 plain.out);
-	run_traced(&traced, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	tu_run_traced(&traced, dir, cmd, NULL, RUN_TIMEOUT_MS);
 	tu_expect_same_run("process name under dltrace", &plain, &traced, 1);
-	const char **penv = preload_env(dir, NULL, 0);
+	const char **penv = tu_preload_env(dir, NULL, 0);
 	tu_run(&preload, cmd, penv, RUN_TIMEOUT_MS);
 	free(penv);
 	tu_expect_same_run("process name under LD_PRELOAD", &plain, &preload,

@@ -42,33 +42,10 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* dltrace -o dir [opts...] -- cmd... (NULL-terminated lists). */
-static const char **launcher_argv(const char *dir, const char *const opts[],
-				  const char *const cmd[])
-{
-	size_t n = 0, m = 0;
-	while (cmd[n])
-		n++;
-	while (opts && opts[m])
-		m++;
-	const char **argv = calloc(n + m + 5, sizeof(*argv));
-	size_t k = 0;
-	argv[k++] = DLT_TEST_LAUNCHER;
-	argv[k++] = "-o";
-	argv[k++] = dir;
-	for (size_t i = 0; i < m; i++)
-		argv[k++] = opts[i];
-	argv[k++] = "--";
-	for (size_t i = 0; i < n; i++)
-		argv[k++] = cmd[i];
-	argv[k] = NULL;
-	return argv;
-}
-
 static int run_traced(struct tu_proc *p, const char *dir,
 		      const char *const cmd[], const char *const env[])
 {
-	const char **argv = launcher_argv(dir, NULL, cmd);
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
 	int r = tu_run(p, argv, env, RUN_MS);
 	free(argv);
 	return r;
@@ -1804,7 +1781,8 @@ static void test_nccl_ranks(void)
 				idfile,		  "--split",  NULL};
 			memcpy(cmd[r], c, sizeof(c));
 			const char **argv =
-				pass ? launcher_argv(dir, NULL, cmd[r]) : NULL;
+				pass ? tu_launcher_argv(dir, NULL, cmd[r])
+				     : NULL;
 			struct tu_proc *p = pass ? &traced[r] : &plain[r];
 			TU_CHECK_FATAL(tu_proc_start(p, pass ? argv : cmd[r],
 						     nccl_env(rdv, NULL)) == 0,
@@ -2267,7 +2245,7 @@ static void test_hang_nccl(void)
 		const char *cmd[] = {DLT_FAKE_FX_NCCL, "--nranks", "4",
 				     "--rank",	       rank,	   "--id-file",
 				     idfile,	       NULL};
-		const char **argv = launcher_argv(dir, NULL, cmd);
+		const char **argv = tu_launcher_argv(dir, NULL, cmd);
 		spawn[r] = realtime_ns();
 		TU_CHECK_FATAL(tu_proc_start(&p[r], argv, env2) == 0,
 			       "cannot start rank %d", r);
@@ -2408,7 +2386,7 @@ static void test_hang_first_call(void)
 	const char *const *env = nccl_env(rdv, "DLTRACE_STALL_MS=1000");
 	const char *cmd[] = {DLT_FAKE_FX_NCCL, "--nranks", "2", "--rank", "1",
 			     "--id-file",      idfile,	   NULL};
-	const char **argv = launcher_argv(dir, NULL, cmd);
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
 	struct tu_proc p;
 	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "cannot start");
 	free(argv);
@@ -2459,7 +2437,7 @@ static void test_hang_collective(void)
 	const char *env2[] = {env[0], env[1], env[2], "DLTRACE_STALL_MS=1000",
 			      NULL};
 	const char *cmd[] = {DLT_FAKE_FX_NCCL, NULL};
-	const char **argv = launcher_argv(dir, NULL, cmd);
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
 	struct tu_proc p;
 	TU_CHECK_FATAL(tu_proc_start(&p, argv, env2) == 0, "cannot start");
 	free(argv);
@@ -2534,7 +2512,7 @@ static void test_hang_mismatch(void)
 		const char *cmd[] = {DLT_FAKE_FX_NCCL, "--nranks", sizes[r],
 				     "--rank",	       rank,	   "--id-file",
 				     idfile,	       NULL};
-		const char **argv = launcher_argv(dir, NULL, cmd);
+		const char **argv = tu_launcher_argv(dir, NULL, cmd);
 		TU_CHECK_FATAL(tu_proc_start(&p[r], argv, env) == 0,
 			       "cannot start rank %d", r);
 		free(argv);
@@ -2591,7 +2569,7 @@ static void test_hang_timeout(void)
 			     idfile,
 			     NULL};
 	const char *opts[] = {"--hang-timeout", "3", NULL};
-	const char **argv = launcher_argv(dir, opts, cmd);
+	const char **argv = tu_launcher_argv(dir, opts, cmd);
 	/* The default stall threshold (5 s): the records come from the
 	 * snapshot the timeout asks for. */
 	const char *env[] = {nccl_env(rdv, NULL)[0], NULL};
@@ -2701,7 +2679,7 @@ static void test_hang_torch(void)
 			     "timeout=datetime.timedelta(seconds=300))\n"
 			     "print('joined', flush=True)\n";
 	const char *cmd[] = {tu_python(), "-c", script, NULL};
-	const char **argv = launcher_argv(dir, NULL, cmd);
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
 	struct tu_proc p;
 	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "cannot start");
 	free(argv);

@@ -287,6 +287,66 @@ int tu_run(struct tu_proc *p, const char *const argv[], const char *const env[],
 	return tu_proc_wait(p, timeout_ms);
 }
 
+const char **tu_launcher_argv(const char *dir, const char *const opts[],
+			      const char *const cmd[])
+{
+	size_t n = 0, m = 0;
+	while (cmd[n])
+		n++;
+	while (opts && opts[m])
+		m++;
+	const char **argv = calloc(n + m + 5, sizeof(*argv));
+	if (argv == NULL)
+		abort();
+	size_t k = 0;
+	argv[k++] = DLT_TEST_LAUNCHER;
+	argv[k++] = "-o";
+	argv[k++] = dir;
+	for (size_t i = 0; i < m; i++)
+		argv[k++] = opts[i];
+	argv[k++] = "--";
+	for (size_t i = 0; i < n; i++)
+		argv[k++] = cmd[i];
+	argv[k] = NULL;
+	return argv;
+}
+
+int tu_run_traced(struct tu_proc *p, const char *dir, const char *const cmd[],
+		  const char *const env[], int timeout_ms)
+{
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	int r = tu_run(p, argv, env, timeout_ms);
+	free(argv);
+	return r;
+}
+
+const char **tu_preload_env(const char *dir, const char *const env[],
+			    int no_audit)
+{
+	size_t n = 0;
+	while (env && env[n])
+		n++;
+	size_t lp = strlen("LD_PRELOAD=") + strlen(DLT_TEST_LIB) + 1;
+	size_t ld = strlen("DLTRACE_DIR=") + strlen(dir) + 1;
+	size_t slots = (n + 4) * sizeof(char *);
+	char *block = calloc(1, slots + lp + ld);
+	if (block == NULL)
+		abort();
+	const char **e = (const char **)(void *)block;
+	char *pre = block + slots, *dd = pre + lp;
+	snprintf(pre, lp, "LD_PRELOAD=%s", DLT_TEST_LIB);
+	snprintf(dd, ld, "DLTRACE_DIR=%s", dir);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		e[k++] = env[i];
+	e[k++] = pre;
+	e[k++] = dd;
+	if (no_audit)
+		e[k++] = "DLTRACE_AUDIT=0";
+	e[k] = NULL;
+	return e;
+}
+
 int tu_exit_code(int status)
 {
 	if (status == -1)
@@ -1057,6 +1117,10 @@ const char *tu_python_skip(const char *module)
 
 /* The traced run must look like the plain one: same exit status, same
  * stdout, same stderr once dltrace's own lines are taken out. */
+static void tu_expect_same_output(const char *what, const struct tu_proc *plain,
+				  const struct tu_proc *traced,
+				  int check_stderr);
+
 void tu_expect_same_run(const char *what, const struct tu_proc *plain,
 			const struct tu_proc *traced, int check_stderr)
 {
@@ -1066,6 +1130,28 @@ void tu_expect_same_run(const char *what, const struct tu_proc *plain,
 		 "%s: plain run %s, traced run %s; traced stderr:\n%s", what,
 		 tu_status_str(plain->status), tu_status_str(traced->status),
 		 traced->err);
+	tu_expect_same_output(what, plain, traced, check_stderr);
+}
+
+void tu_expect_same_launched(const char *what, const struct tu_proc *plain,
+			     const struct tu_proc *traced, int check_stderr)
+{
+	TU_CHECK(!traced->timed_out && !plain->timed_out, "%s: timed out",
+		 what);
+	TU_CHECK(plain->status != -1 &&
+			 tu_exit_code(plain->status) ==
+				 tu_exit_code(traced->status) &&
+			 WIFEXITED(traced->status),
+		 "%s: plain run %s, dltrace %s; traced stderr:\n%s", what,
+		 tu_status_str(plain->status), tu_status_str(traced->status),
+		 traced->err);
+	tu_expect_same_output(what, plain, traced, check_stderr);
+}
+
+static void tu_expect_same_output(const char *what, const struct tu_proc *plain,
+				  const struct tu_proc *traced,
+				  int check_stderr)
+{
 	TU_CHECK(strcmp(plain->out, traced->out) == 0,
 		 "%s: stdout differs.\n--- plain:\n%s--- traced:\n%s", what,
 		 plain->out, traced->out);

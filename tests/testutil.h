@@ -58,6 +58,17 @@ void tu_proc_free(struct tu_proc *p);
 /* start + wait. */
 int tu_run(struct tu_proc *p, const char *const argv[], const char *const env[],
 	   int timeout_ms);
+/* argv of `dltrace -o dir [opts...] -- cmd...` (opts may be NULL); the
+ * caller frees the array, not the strings. */
+const char **tu_launcher_argv(const char *dir, const char *const opts[],
+			      const char *const cmd[]);
+/* Runs cmd under `dltrace -o dir --`. */
+int tu_run_traced(struct tu_proc *p, const char *dir, const char *const cmd[],
+		  const char *const env[], int timeout_ms);
+/* env plus LD_PRELOAD=libdltrace.so, DLTRACE_DIR=dir and, with no_audit,
+ * DLTRACE_AUDIT=0: traced without the launcher.  One block: free() it. */
+const char **tu_preload_env(const char *dir, const char *const env[],
+			    int no_audit);
 /* Exit code as a shell reports it: 128+N for a death by signal N. */
 int tu_exit_code(int status);
 /* Describes a run for failure messages ("exit 3", "signal 9", ...). */
@@ -202,6 +213,10 @@ const char *tu_python_skip(const char *module);
  * stdout and, with check_stderr, the same stderr without dltrace's lines. */
 void tu_expect_same_run(const char *what, const struct tu_proc *plain,
 			const struct tu_proc *traced, int check_stderr);
+/* The same for a traced run under the launcher, which exits 128+N where the
+ * plain run died of signal N. */
+void tu_expect_same_launched(const char *what, const struct tu_proc *plain,
+			     const struct tu_proc *traced, int check_stderr);
 /* Value of "PREFIX<value>" on a line of text, copied into buf; NULL if no
  * line starts with prefix. */
 const char *tu_line_value(const char *text, const char *prefix, char *buf,

@@ -170,6 +170,11 @@ static void record_reaped(const char *dir, pid_t pid, int status)
 	static struct dlt_tls t;
 	if (dlt_writer_attach(&w, path) != 0)
 		return;
+	/* No room for the status (the command's RLIMIT_FSIZE, which the
+	 * launcher may share, DLTRACE_MAX_SIZE, a full disk): the record is
+	 * left out without a "tracing turned off" line, which would be about
+	 * a process that has ended, after the one it printed itself. */
+	atomic_store(&w.said, 1);
 	struct dlt_rec_exit *r = dlt_rec_reserve(&w, &t, sizeof(*r));
 	if (r) {
 		r->h.ts = dlt_now_ns();

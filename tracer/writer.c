@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,11 +76,10 @@ static uint64_t dlt_random64(void)
 	return v | 1;
 }
 
-/* Makes sure the file holds [off, off+len) on disk and maps it.  The file is
- * opened by path each time: the host may close any descriptor we keep, and
- * a descriptor number it reuses must never be written through. */
-static uint8_t *dlt_map_range(struct dlt_writer *w, uint64_t off, uint64_t len,
-			      int *err)
+/* Makes sure the file open on fd holds [off, off+len) on disk and maps
+ * it, its pages made writable at once when populate is set. */
+static uint8_t *dlt_map_fd(int fd, uint64_t off, uint64_t len, int *err,
+			   int populate)
 {
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
@@ -87,32 +88,17 @@ static uint8_t *dlt_map_range(struct dlt_writer *w, uint64_t off, uint64_t len,
 		*err = EFBIG;
 		return NULL;
 	}
-	int fd = open(w->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		*err = errno;
-		return NULL;
-	}
-	struct stat st;
-	if (fstat(fd, &st) != 0 || (uint64_t)st.st_ino != w->ino ||
-	    (uint64_t)st.st_dev != w->dev) {
-		*err = ESTALE;
-		close(fd);
-		return NULL;
-	}
 	/* Real blocks, not a sparse hole: a store into a hole on a full disk
 	 * would kill the host with SIGBUS. */
 	int r = posix_fallocate(fd, (off_t)off, (off_t)len);
 	if (r != 0) {
 		*err = r;
-		close(fd);
 		return NULL;
 	}
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		       (off_t)off);
-	int e = errno;
-	close(fd);
 	if (p == MAP_FAILED) {
-		*err = e;
+		*err = errno;
 		return NULL;
 	}
 #ifndef MADV_POPULATE_WRITE
@@ -121,8 +107,29 @@ static uint8_t *dlt_map_range(struct dlt_writer *w, uint64_t off, uint64_t len,
 	/* Fault the whole range in writable with one call: a page fault per
 	 * 4 KiB taken on the hot path costs microseconds on some virtual
 	 * machines.  Best effort: older kernels refuse and nothing changes. */
-	if (len > DLT_DATA_OFFSET)
+	if (populate)
 		madvise(p, len, MADV_POPULATE_WRITE);
+	return p;
+}
+
+/* The same, the file opened by path: the host may close any descriptor we
+ * keep, and a descriptor number it reuses must never be written through. */
+static uint8_t *dlt_map_range(struct dlt_writer *w, uint64_t off, uint64_t len,
+			      int *err, int populate)
+{
+	int fd = open(w->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		*err = errno;
+		return NULL;
+	}
+	struct stat st;
+	uint8_t *p = NULL;
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_ino != w->ino ||
+	    (uint64_t)st.st_dev != w->dev)
+		*err = ESTALE;
+	else
+		p = dlt_map_fd(fd, off, len, err, populate);
+	close(fd);
 	return p;
 }
 
@@ -141,6 +148,144 @@ static int dlt_sanitize_host(char *dst, size_t cap, const char *src)
 	}
 	dst[n] = '\0';
 	return (int)n;
+}
+
+/* w->path for one attempt: DIR/HOST.PID.SEQ[.rRANK][-ATTEMPT].dltrace. */
+static int dlt_trace_path(struct dlt_writer *w, const struct dlt_open_params *p,
+			  const char *host, const char *rank, int attempt)
+{
+	char suffix[16] = "";
+	if (attempt > 0)
+		snprintf(suffix, sizeof(suffix), "-%d", attempt);
+	int n = snprintf(w->path, sizeof(w->path), "%s/%s.%d.%u%s%s.dltrace",
+			 p->dir, host, (int)w->pid, p->exec_seq, rank, suffix);
+	return n > 0 && (size_t)n < sizeof(w->path) ? 0 : -1;
+}
+
+static void dlt_fill_header(struct dlt_writer *w, uint8_t *base,
+			    const struct dlt_open_params *p)
+{
+	struct dlt_file_header *h = (struct dlt_file_header *)base;
+	memcpy(h->magic, DLT_MAGIC, 8);
+	h->endian = DLT_ENDIAN_MARK;
+	h->version_major = DLT_FORMAT_MAJOR;
+	h->version_minor = DLT_FORMAT_MINOR;
+	h->header_size = sizeof(*h);
+	h->chunk_size = DLT_CHUNK_SIZE;
+	h->features = p->features;
+	h->data_offset = DLT_DATA_OFFSET;
+	h->trace_id = dlt_random64();
+	h->parent_trace_id = p->parent_trace_id;
+	h->pid = (uint32_t)w->pid;
+	h->ppid = (uint32_t)getppid();
+	h->parent_kind = p->parent_kind;
+	h->exec_seq = p->exec_seq;
+	h->start_realtime_ns = dlt_realtime_ns();
+	h->start_monotonic_ns = dlt_now_ns();
+	atomic_store((_Atomic uint64_t *)&h->alloc_cursor, DLT_DATA_OFFSET);
+}
+
+/* The trace file gets its name only once its header is complete: it is
+ * made unnamed in the directory (O_TMPFILE), then linked.  A process
+ * killed while it starts leaves no file, rather than one of zeros that no
+ * reader could tell from a damaged trace.  Returns the mapped header, or
+ * NULL with *err set, or NULL with *err 0 where this cannot be done (a file
+ * system without O_TMPFILE, no /proc): the caller then names the file
+ * first. */
+static uint8_t *dlt_create_unnamed(struct dlt_writer *w,
+				   const struct dlt_open_params *p,
+				   const char *host, const char *rank, int *err)
+{
+	int fd = open(p->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int e = errno;
+		*err = (e == EOPNOTSUPP || e == EISDIR || e == EINVAL) ? 0 : e;
+		if (*err)
+			dlt_writer_disable(w, "cannot create a trace file in",
+					   p->dir, e);
+		return NULL;
+	}
+	struct stat st;
+	uint8_t *base = NULL;
+	if (fstat(fd, &st) == 0)
+		base = dlt_map_fd(fd, 0, DLT_DATA_OFFSET, err, 0);
+	else
+		*err = errno;
+	if (base == NULL) {
+		close(fd);
+		dlt_writer_disable(w, "cannot write a trace file in", p->dir,
+				   *err);
+		return NULL;
+	}
+	w->dev = (uint64_t)st.st_dev;
+	w->ino = (uint64_t)st.st_ino;
+	dlt_fill_header(w, base, p);
+	char self[64];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	int r = -1;
+	for (int attempt = 0; attempt < 100; attempt++) {
+		if (dlt_trace_path(w, p, host, rank, attempt) != 0)
+			break;
+		/* Never replaces a file: EEXIST tries the next name. */
+		r = linkat(AT_FDCWD, self, AT_FDCWD, w->path,
+			   AT_SYMLINK_FOLLOW);
+		if (r == 0 || errno != EEXIST)
+			break;
+	}
+	close(fd);
+	if (r != 0) {
+		munmap(base, DLT_DATA_OFFSET);
+		*err = 0;
+		return NULL;
+	}
+	return base;
+}
+
+/* The file named first, then filled. */
+static uint8_t *dlt_create_named(struct dlt_writer *w,
+				 const struct dlt_open_params *p,
+				 const char *host, const char *rank, int *err)
+{
+	int fd = -1;
+	for (int attempt = 0; attempt < 100; attempt++) {
+		if (dlt_trace_path(w, p, host, rank, attempt) != 0) {
+			dlt_writer_disable(w, "trace path too long:", p->dir,
+					   0);
+			*err = ENAMETOOLONG;
+			return NULL;
+		}
+		/* O_EXCL|O_NOFOLLOW: never follow a planted symlink, never
+		 * overwrite a trace; 0644 is narrowed by the umask. */
+		fd = open(w->path,
+			  O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			  0644);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		*err = errno;
+		dlt_writer_disable(w, "cannot create a trace file in", p->dir,
+				   *err);
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		*err = errno;
+		close(fd);
+		dlt_writer_disable(w, "cannot stat", w->path, *err);
+		return NULL;
+	}
+	w->dev = (uint64_t)st.st_dev;
+	w->ino = (uint64_t)st.st_ino;
+	close(fd);
+	uint8_t *base = dlt_map_range(w, 0, DLT_DATA_OFFSET, err, 0);
+	if (base == NULL) {
+		unlink(w->path);
+		dlt_writer_disable(w, "cannot write", w->path, *err);
+		return NULL;
+	}
+	dlt_fill_header(w, base, p);
+	return base;
 }
 
 int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p)
@@ -178,69 +323,13 @@ int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p)
 	if (p->rank >= 0)
 		snprintf(rank, sizeof(rank), ".r%d", p->rank);
 
-	int fd = -1;
-	for (int attempt = 0; attempt < 100; attempt++) {
-		char suffix[16] = "";
-		if (attempt > 0)
-			snprintf(suffix, sizeof(suffix), "-%d", attempt);
-		int n = snprintf(w->path, sizeof(w->path),
-				 "%s/%s.%d.%u%s%s.dltrace", p->dir, host,
-				 (int)w->pid, p->exec_seq, rank, suffix);
-		if (n <= 0 || (size_t)n >= sizeof(w->path)) {
-			dlt_writer_disable(w, "trace path too long:", p->dir,
-					   0);
-			return -ENAMETOOLONG;
-		}
-		/* O_EXCL|O_NOFOLLOW: never follow a planted symlink, never
-		 * overwrite a trace; 0644 is narrowed by the umask. */
-		fd = open(w->path,
-			  O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			  0644);
-		if (fd >= 0 || errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		int e = errno;
-		dlt_writer_disable(w, "cannot create a trace file in", p->dir,
-				   e);
-		return -e;
-	}
-	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		int e = errno;
-		close(fd);
-		dlt_writer_disable(w, "cannot stat", w->path, e);
-		return -e;
-	}
-	w->dev = (uint64_t)st.st_dev;
-	w->ino = (uint64_t)st.st_ino;
-	close(fd);
-
 	int err = 0;
-	uint8_t *base = dlt_map_range(w, 0, DLT_DATA_OFFSET, &err);
-	if (base == NULL) {
-		unlink(w->path);
-		dlt_writer_disable(w, "cannot write", w->path, err);
+	uint8_t *base = dlt_create_unnamed(w, p, host, rank, &err);
+	if (base == NULL && err == 0)
+		base = dlt_create_named(w, p, host, rank, &err);
+	if (base == NULL)
 		return -err;
-	}
 	struct dlt_file_header *h = (struct dlt_file_header *)base;
-	memcpy(h->magic, DLT_MAGIC, 8);
-	h->endian = DLT_ENDIAN_MARK;
-	h->version_major = DLT_FORMAT_MAJOR;
-	h->version_minor = DLT_FORMAT_MINOR;
-	h->header_size = sizeof(*h);
-	h->chunk_size = DLT_CHUNK_SIZE;
-	h->features = p->features;
-	h->data_offset = DLT_DATA_OFFSET;
-	h->trace_id = dlt_random64();
-	h->parent_trace_id = p->parent_trace_id;
-	h->pid = (uint32_t)w->pid;
-	h->ppid = (uint32_t)getppid();
-	h->parent_kind = p->parent_kind;
-	h->exec_seq = p->exec_seq;
-	h->start_realtime_ns = dlt_realtime_ns();
-	h->start_monotonic_ns = dlt_now_ns();
-	atomic_store((_Atomic uint64_t *)&h->alloc_cursor, DLT_DATA_OFFSET);
 	w->hdr = h;
 	atomic_store(&w->enabled, 1);
 	atomic_fetch_add(&w->gen, 1);
@@ -276,7 +365,7 @@ int dlt_writer_attach(struct dlt_writer *w, const char *path)
 	w->dev = (uint64_t)st.st_dev;
 	w->ino = (uint64_t)st.st_ino;
 	int err = 0;
-	uint8_t *base = dlt_map_range(w, 0, DLT_DATA_OFFSET, &err);
+	uint8_t *base = dlt_map_range(w, 0, DLT_DATA_OFFSET, &err, 0);
 	if (base == NULL)
 		return -err;
 	struct dlt_file_header *h = (struct dlt_file_header *)base;
@@ -302,6 +391,11 @@ void dlt_writer_forget(struct dlt_writer *w)
 		if (s)
 			munmap(s, DLT_SEG_SIZE);
 	}
+	for (uint32_t i = 0; i < DLT_DONE_SEGS; i++) {
+		uint8_t *s = atomic_exchange(&w->done_segs[i], NULL);
+		if (s)
+			munmap(s, DLT_SEG_SIZE);
+	}
 	if (w->hdr)
 		munmap(w->hdr, DLT_DATA_OFFSET);
 	w->hdr = NULL;
@@ -315,7 +409,8 @@ static uint32_t dlt_gettid(void)
 
 /* The mapping of segment seg, growing the file first if needed.  NULL
  * with *err set when it cannot be made. */
-static uint8_t *dlt_seg_map(struct dlt_writer *w, uint32_t seg, int *err)
+static uint8_t *dlt_seg_map(struct dlt_writer *w, uint32_t seg, int *err,
+			    int populate)
 {
 	uint8_t *sbase =
 		atomic_load_explicit(&w->segs[seg], memory_order_acquire);
@@ -326,7 +421,7 @@ static uint8_t *dlt_seg_map(struct dlt_writer *w, uint32_t seg, int *err)
 	if (sbase == NULL) {
 		sbase = dlt_map_range(
 			w, DLT_DATA_OFFSET + (uint64_t)seg * DLT_SEG_SIZE,
-			DLT_SEG_SIZE, err);
+			DLT_SEG_SIZE, err, populate);
 		if (sbase != NULL)
 			atomic_store_explicit(&w->segs[seg], sbase,
 					      memory_order_release);
@@ -339,36 +434,65 @@ static uint8_t *dlt_seg_map(struct dlt_writer *w, uint32_t seg, int *err)
 static uint8_t *dlt_seg_get(struct dlt_writer *w, uint32_t seg)
 {
 	int err = 0;
-	uint8_t *sbase = dlt_seg_map(w, seg, &err);
+	uint8_t *sbase = dlt_seg_map(w, seg, &err, 1);
 	if (sbase == NULL)
 		dlt_writer_disable(w, "cannot grow", w->path, err);
 	return sbase;
+}
+
+/* Maps the two segments after seg, without their pages, for the prefetch
+ * thread to fill.  Here, in the recording thread, because mapping opens
+ * the trace file: a descriptor taken by another thread, even for a moment,
+ * could change the number the program's own next open() returns. */
+static void dlt_seg_ahead(struct dlt_writer *w, uint32_t seg)
+{
+	for (uint32_t a = seg + 1; a <= seg + 2 && a < DLT_MAX_SEGS; a++) {
+		if (atomic_load_explicit(&w->segs[a], memory_order_relaxed) ||
+		    DLT_DATA_OFFSET + ((uint64_t)a + 1) * DLT_SEG_SIZE >
+			    w->max_size)
+			continue;
+		int err = 0;
+		/* A failure is left for the thread that will need it. */
+		if (dlt_seg_map(w, a, &err, 0) == NULL)
+			break;
+	}
+	dlt_on_seg_ahead(w, seg);
 }
 
 int dlt_writer_prefetch(struct dlt_writer *w, uint32_t seg)
 {
 	if (seg >= DLT_MAX_SEGS ||
 	    !atomic_load_explicit(&w->enabled, memory_order_acquire) ||
-	    w->pid != getpid())
+	    w->pid != getpid() || atomic_load(&w->seg_retired[seg]) != 0)
 		return -1;
-	/* Not past DLTRACE_MAX_SIZE, and not a segment already retired. */
-	if (DLT_DATA_OFFSET + ((uint64_t)seg + 1) * DLT_SEG_SIZE >
-		    w->max_size ||
-	    atomic_load(&w->seg_retired[seg]) != 0)
+	uint8_t *p = atomic_load_explicit(&w->segs[seg], memory_order_acquire);
+	if (p == NULL)
 		return -1;
-	uint64_t cur =
-		atomic_load((_Atomic uint64_t *)(void *)&w->hdr->alloc_cursor);
-	if (DLT_DATA_OFFSET + (uint64_t)seg * DLT_SEG_SIZE + DLT_SEG_SIZE <=
-	    cur)
-		return -1;
-	int err = 0;
-	return dlt_seg_map(w, seg, &err) ? 0 : -1;
+	/* A segment let go meanwhile keeps its address range for
+	 * DLT_DONE_SEGS more segments (dlt_seg_done): this cannot touch
+	 * memory that is not the trace's. */
+	return madvise(p, DLT_SEG_SIZE, MADV_POPULATE_WRITE) == 0 ? 0 : -1;
+}
+
+/* Every chunk of the segment at p is done.  Its pages leave the process at
+ * once, so resident memory stays bounded however long the process records;
+ * its address range goes DLT_DONE_SEGS segments later.  Not at once: a
+ * signal handler that records can retire the chunk its own thread was
+ * writing a record into when the signal came, and that record is finished
+ * after the handler returns.  A page dropped here comes back from the file
+ * if it is written again; an unmapped one would be a SIGSEGV. */
+static void dlt_seg_done(struct dlt_writer *w, uint8_t *p)
+{
+	madvise(p, DLT_SEG_SIZE, MADV_DONTNEED);
+	uint32_t i = atomic_fetch_add(&w->done_next, 1) % DLT_DONE_SEGS;
+	uint8_t *old = atomic_exchange(&w->done_segs[i], p);
+	if (old)
+		munmap(old, DLT_SEG_SIZE);
 }
 
 /* A thread is done with its chunk (it needs a new one, or it exits).  When
- * every chunk of a segment is done, nobody can write there again (chunks
- * are handed out in file order), so the segment is unmapped: memory stays
- * bounded however long the process records. */
+ * every chunk of a segment is done, nobody can reserve there again (chunks
+ * are handed out in file order): the segment is let go (dlt_seg_done). */
 static void dlt_chunk_retire(struct dlt_writer *w, struct dlt_tls *t)
 {
 	if (t->cur == NULL || t->gen != atomic_load(&w->gen))
@@ -380,7 +504,7 @@ static void dlt_chunk_retire(struct dlt_writer *w, struct dlt_tls *t)
 	    DLT_SEG_SIZE / DLT_CHUNK_SIZE) {
 		uint8_t *p = atomic_exchange(&w->segs[seg], NULL);
 		if (p)
-			munmap(p, DLT_SEG_SIZE);
+			dlt_seg_done(w, p);
 	}
 }
 
@@ -401,6 +525,17 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 		return NULL;
 	if (len > DLT_CHUNK_SIZE - sizeof(struct dlt_rec_chunk))
 		return NULL;
+	/* A signal handler that records must not see this thread's chunk
+	 * half handed over, nor lose its record to the in_slow guard:
+	 * asynchronous signals wait until the chunk is in place (two system
+	 * calls per 64 KiB chunk).  Faults are never held back. */
+	sigset_t block, saved_mask;
+	sigfillset(&block);
+	static const int faults[] = {SIGSEGV, SIGBUS,  SIGILL,
+				     SIGFPE,  SIGTRAP, SIGSYS};
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		sigdelset(&block, faults[i]);
+	pthread_sigmask(SIG_BLOCK, &block, &saved_mask);
 	t->in_slow = 1;
 	void *rec = NULL;
 	uint32_t gen = atomic_load(&w->gen);
@@ -441,7 +576,7 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 		    DLT_SEG_SIZE / DLT_CHUNK_SIZE) {
 			uint8_t *p = atomic_exchange(&w->segs[seg], NULL);
 			if (p)
-				munmap(p, DLT_SEG_SIZE);
+				dlt_seg_done(w, p);
 		}
 	}
 	uint8_t *chunk = sbase + (rel % DLT_SEG_SIZE);
@@ -458,11 +593,12 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 	if (dlt_on_seg_ahead && seg + 2 < DLT_MAX_SEGS &&
 	    atomic_load_explicit(&w->segs[seg + 2], memory_order_relaxed) ==
 		    NULL)
-		dlt_on_seg_ahead(w, seg);
+		dlt_seg_ahead(w, seg);
 	rec = t->cur;
 	t->cur += len;
 out:
 	t->in_slow = 0;
+	pthread_sigmask(SIG_SETMASK, &saved_mask, NULL);
 	return rec;
 }
 
@@ -474,6 +610,27 @@ static uint64_t dlt_hash(const char *s, size_t n)
 		h *= 1099511628211ull;
 	}
 	return h;
+}
+
+/* A copy of s[0..n) that stays readable for the life of the process, or
+ * NULL when the arena is full (the string is then written again each time
+ * it comes, as when the table is full). */
+static const char *dlt_str_keep(struct dlt_writer *w, const char *s, size_t n)
+{
+	if (w->str_arena == NULL) {
+		void *p = mmap(NULL, DLT_STR_ARENA, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+			       0);
+		if (p == MAP_FAILED)
+			return NULL;
+		w->str_arena = p;
+	}
+	if (n > DLT_STR_ARENA - w->str_arena_used)
+		return NULL;
+	char *c = w->str_arena + w->str_arena_used;
+	memcpy(c, s, n);
+	w->str_arena_used += (uint32_t)n;
+	return c;
 }
 
 uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
@@ -514,11 +671,15 @@ uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 	memcpy(r->data, s, n);
 	memset(r->data + n, 0, dlt_rec_round(len) - len + 1);
 	dlt_rec_commit(r, DLT_REC_STRING, 0, len);
-	/* Keep the table at most 3/4 full; later strings are written again
-	 * each time rather than deduplicated. */
-	if (free_slot && w->str_count < DLT_STRTAB_SLOTS / 4 * 3) {
+	/* Keep the table at most 3/4 full and its copies within the arena;
+	 * later strings are written again each time rather than
+	 * deduplicated. */
+	const char *kept = free_slot && w->str_count < DLT_STRTAB_SLOTS / 4 * 3
+				   ? dlt_str_keep(w, s, n)
+				   : NULL;
+	if (kept) {
 		free_slot->hash = h;
-		free_slot->data = r->data;
+		free_slot->data = kept;
 		free_slot->len = (uint32_t)n;
 		free_slot->id = id;
 		w->str_count++;

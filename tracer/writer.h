@@ -18,20 +18,22 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 2u	     /* bump when struct dlt_writer changes */
+#define DLT_WRITER_LAYOUT 4u	     /* bump when struct dlt_writer changes */
 #define DLT_CHUNK_SIZE (64u * 1024u)
 #define DLT_SEG_SIZE (1024u * 1024u)
 #define DLT_MAX_SEGS 8192u /* 8 GiB of trace at most */
+#define DLT_DONE_SEGS 64u  /* finished segments whose mapping is kept */
 #define DLT_STRTAB_SLOTS 8192u
 #ifndef DLT_PREFETCH_AHEAD
 #define DLT_PREFETCH_AHEAD 2048
 #endif
-#define DLT_MAX_STR 4096u /* longer strings are cut */
+#define DLT_MAX_STR 4096u	 /* longer strings are cut */
+#define DLT_STR_ARENA (1u << 20) /* bytes of strings the table keeps */
 #define DLT_PATH_MAX 4096
 
 struct dlt_str_slot {
 	uint64_t hash;
-	const char *data; /* points into the mapped STRING record */
+	const char *data; /* the writer's own copy (str_arena) */
 	uint32_t id;
 	uint32_t len;
 };
@@ -55,10 +57,29 @@ struct dlt_writer {
 	_Atomic uint32_t prefetch_upto;
 	_Atomic uint16_t
 		seg_retired[DLT_MAX_SEGS]; /* chunks done per segment */
+	/* The last DLT_DONE_SEGS segments whose chunks are all done: their
+	 * pages are dropped at once, their mappings unmapped later (see
+	 * dlt_seg_done). */
+	_Atomic(uint8_t *) done_segs[DLT_DONE_SEGS];
+	_Atomic uint32_t done_next;
 	uint32_t next_str_id;
 	uint32_t str_count;
+	uint32_t str_arena_used;
 	struct dlt_str_slot strtab[DLT_STRTAB_SLOTS];
 	char path[DLT_PATH_MAX];
+	/* Copies of the table's strings, in anonymous memory made on first
+	 * use.  Not the STRING records themselves: a segment is unmapped once
+	 * all its chunks are done, and a lookup must never read there.  Kept
+	 * across dlt_writer_create (a forked child starts it over). */
+	char *str_arena;
+	/* The two copies of the library keep separate thread-local chunks,
+	 * and only the preload copy learns when a thread ends (its pthread
+	 * key).  Each copy sets its own function here once, for the other to
+	 * call: without it, a thread that ever wrote from the audit copy (any
+	 * dlopen) kept its chunk, and its segment mapped, forever. */
+	void (*audit_thread_exit)(void); /* audit copy: give back the chunk */
+	void (*preload_thread_start)(
+		void); /* preload copy: watch for the end */
 };
 
 /* What a new trace file is about. */
@@ -90,15 +111,14 @@ extern int dlt_writer_kind_self;
 /* Called in a thread when it takes its first chunk of a file (the shim
  * registers the thread for dlt_tls_release at its exit). */
 extern void (*dlt_on_new_thread)(void);
-/* Called (when set) after a thread took a chunk in segment seg and the
- * next segments are not mapped yet: the shim's prefetch thread maps them
- * ahead, so that the recording thread never waits for the file to grow
- * and its pages to be made (docs/performance.md). */
+/* Called (when set) after a thread took a chunk in segment seg and mapped
+ * the next two segments without their pages: the shim's prefetch thread
+ * makes those pages, so that the recording thread never waits for them
+ * (docs/performance.md). */
 extern void (*dlt_on_seg_ahead)(struct dlt_writer *w, uint32_t seg);
 
-/* Maps segment seg and its pages if it is not yet: for the prefetch
- * thread.  Never turns tracing off; a failure is left for the recording
- * thread that will need the segment.  Returns 0 or -1. */
+/* Makes the pages of segment seg, if it is mapped and still in use: for
+ * the prefetch thread, which opens no file.  Returns 0 or -1. */
 int dlt_writer_prefetch(struct dlt_writer *w, uint32_t seg);
 
 /* Creates a new trace file under p->dir and starts writing it.  Returns 0 or
@@ -128,25 +148,50 @@ static inline uint32_t dlt_rec_round(uint32_t len)
 	return (len + DLT_REC_ALIGN - 1) & ~(DLT_REC_ALIGN - 1);
 }
 
+/* Moves *cur from old to new unless it no longer holds old.  A signal
+ * handler of this thread that records runs before or after one instruction,
+ * never inside it, so a record it reserved is never handed out again.  No
+ * lock prefix: no other thread touches a thread's dlt_tls. */
+static inline int dlt_cur_move(uint8_t **cur, uint8_t *old, uint8_t *new_cur)
+{
+#if defined(__x86_64__)
+	uint8_t *prev = old;
+	__asm__ volatile("cmpxchgq %2, %1"
+			 : "+a"(prev), "+m"(*cur)
+			 : "r"(new_cur)
+			 : "cc", "memory");
+	return prev == old;
+#else
+	return __atomic_compare_exchange_n(cur, &old, new_cur, 0,
+					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+}
+
 static inline void *dlt_rec_reserve(struct dlt_writer *w, struct dlt_tls *t,
 				    uint32_t len)
 {
 	len = dlt_rec_round(len);
-	uint8_t *p = t->cur;
-	if (__builtin_expect(
-		    p != NULL &&
-			    t->gen == atomic_load_explicit(
-					      &w->gen, memory_order_relaxed) &&
-			    (size_t)(t->end - p) >= len,
-		    1)) {
-		t->cur = p + len;
-		/* Own the cache lines a little ahead: the pages were made
-		 * by another thread (or core), and a store that misses
-		 * costs more than the rest of a record. */
-		__builtin_prefetch(p + DLT_PREFETCH_AHEAD, 1, 3);
-		return p;
+	for (;;) {
+		uint8_t *p = t->cur;
+		/* Signed: while a chunk is being retired end is NULL, and a
+		 * handler must not take that for room. */
+		if (__builtin_expect(
+			    p == NULL ||
+				    t->gen != atomic_load_explicit(
+						      &w->gen,
+						      memory_order_relaxed) ||
+				    (intptr_t)((uintptr_t)t->end -
+					       (uintptr_t)p) < (intptr_t)len,
+			    0))
+			return dlt_rec_reserve_slow(w, t, len);
+		if (__builtin_expect(dlt_cur_move(&t->cur, p, p + len), 1)) {
+			/* Own the cache lines a little ahead: the pages were
+			 * made by another thread (or core), and a store that
+			 * misses costs more than the rest of a record. */
+			__builtin_prefetch(p + DLT_PREFETCH_AHEAD, 1, 3);
+			return p;
+		}
 	}
-	return dlt_rec_reserve_slow(w, t, len);
 }
 
 /* Publishes a record: the release store of the first 8 bytes comes last. */
