@@ -5,11 +5,14 @@
 #   scripts/install-deps.sh            build + test dependencies
 #   DLTRACE_NO_TORCH=1 scripts/...     skip Debian's python3-torch (large;
 #                                      the tests that use it then skip)
+#   DLTRACE_BENCH=1 scripts/...        also what scripts/bench.sh compares
+#                                      with (ltrace)
 set -euo pipefail
 
 pkgs=(cmake make gcc libc6-dev libcunit1-dev libunwind-dev clang-format
       python3 binutils clang libclang-rt-14-dev)
 [ "${DLTRACE_NO_TORCH:-0}" = 1 ] || pkgs+=(python3-torch)
+[ "${DLTRACE_BENCH:-0}" = 1 ] && pkgs+=(ltrace)
 
 missing=()
 for p in "${pkgs[@]}"; do
