@@ -22,16 +22,38 @@ APIS = os.path.join(ROOT, "include", "dltrace", "apis.def")
 APIDOC = os.path.join(ROOT, "docs", "apis.md")
 
 
+def paren_groups(text):
+    """The top-level parenthesised groups of text, without spaces."""
+    groups, depth, cur = [], 0, ""
+    for c in text:
+        if c == "(":
+            depth += 1
+        if depth > 0:
+            cur += c
+        if c == ")":
+            depth -= 1
+            if depth == 0:
+                groups.append(re.sub(r"\s+", "", cur))
+                cur = ""
+    return groups
+
+
 def api_table():
     """The table of interposed functions, from apis.def."""
     text = open(APIS).read()
-    rows = ["| id | family | function | API_ENTER | values recorded |",
+    rows = ["| id | family | function | before the call | values recorded |",
             "|---:|---|---|---|---|"]
     for m in re.finditer(r"^DLT_API\((\d+), (\w+), (\w+),(.*?)\n(?=DLT_API|/\*|$)",
                          text, re.S | re.M):
         body = m.group(4)
         labels = re.search(r'"([^"]*)"', body)
-        enter = "yes" if "DLT_AF_ENTER" in body else ""
+        enter = ""
+        if "DLT_AF_ENTER" in body:
+            # the pre and post value lists follow the labels
+            groups = paren_groups(body[labels.end():]) if labels else []
+            same = (len(groups) >= 2 and groups[-2] == groups[-1] and
+                    "DLT_AF_NORECORD" not in body)
+            enter = "open API_CALL" if same else "API_ENTER"
         rows.append("| %s | %s | `%s` | %s | %s |" % (
             m.group(1), m.group(2), m.group(3), enter,
             labels.group(1).replace(",", ", ") if labels else ""))
