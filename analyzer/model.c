@@ -498,7 +498,8 @@ const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len)
 
 /* A record kept for the second pass, which needs timestamp order. */
 struct dlt_ev {
-	const struct dlt_rec_hdr *rec; /* points into the open trace */
+	const struct dlt_rec_hdr *rec; /* a copy in dlt_load.recs */
+	size_t at;		       /* where, until the copies stop moving */
 	uint64_t offset;
 	uint32_t tid;
 	uint32_t seq; /* file order, to keep the sort stable */
@@ -519,6 +520,10 @@ struct dlt_load {
 	struct dlt_process *p;
 	struct dlt_ev *ev;
 	size_t nev, evcap;
+	/* The reader hands out records only for the time of a callback; the
+	 * few kept for the second pass are copied here, back to back. */
+	uint64_t *recs;
+	size_t recs_len, recs_cap; /* in uint64_t: records are 8-aligned */
 	/* Records per type: the types this analyzer knows by index, any
 	 * others (newer writers, damage) in a short list. */
 	uint64_t counts[DLT_COUNTED_TYPES];
@@ -639,9 +644,19 @@ static int dlt_collect(void *ctx, const struct dlt_rec_view *v)
 	default:
 		return 0;
 	}
+	size_t words = v->rec->len / 8; /* the reader checked len % 8 */
+	if (l->recs_cap - l->recs_len < words) {
+		size_t cap = l->recs_cap ? l->recs_cap : 512;
+		while (cap - l->recs_len < words)
+			cap *= 2;
+		l->recs = dlt_xrealloc(l->recs, cap, sizeof(*l->recs));
+		l->recs_cap = cap;
+	}
+	memcpy(l->recs + l->recs_len, v->rec, v->rec->len);
 	l->ev = dlt_grow(l->ev, &l->evcap, l->nev, sizeof(*l->ev));
-	l->ev[l->nev] =
-		(struct dlt_ev){v->rec, v->offset, v->tid, (uint32_t)l->nev};
+	l->ev[l->nev] = (struct dlt_ev){NULL, l->recs_len, v->offset, v->tid,
+					(uint32_t)l->nev};
+	l->recs_len += words;
 	l->nev++;
 	return 0;
 }
@@ -1056,6 +1071,8 @@ struct dlt_process *dlt_process_load_hooked(const char *path,
 
 	dlt_trace_foreach(t, dlt_collect, &l);
 	dlt_trace_stats(t, &p->stats);
+	for (size_t i = 0; i < l.nev; i++)
+		l.ev[i].rec = (const void *)(l.recs + l.ev[i].at);
 	/* Threads write into their own chunks, and the two library copies
 	 * into separate chunks of the same thread: only timestamps (all
 	 * CLOCK_MONOTONIC) put a DLOPEN before the loads it caused. */
@@ -1116,6 +1133,7 @@ struct dlt_process *dlt_process_load_hooked(const char *path,
 	dlt_build_types(&l);
 
 	free(l.ev);
+	free(l.recs);
 	free(l.other_types);
 	free(l.skeys);
 	free(l.svals);
