@@ -9,8 +9,8 @@
 
 #include "rules/rules.h"
 
-struct dlt_inputs;
-static void dlt_check_hangs(struct dlt_check *c, const struct dlt_inputs *in);
+static void dlt_check_hangs(struct dlt_check *c, struct dlt_hang_proc *procs,
+			    size_t n);
 #include "status.h"
 
 /* The rules, in the order they run.  Rules that explain failed calls come
@@ -269,6 +269,20 @@ static size_t dlt_rule_index(const char *code)
 	return 0;
 }
 
+/* What one pass over a trace feeds besides the model. */
+struct dlt_check_load {
+	struct dlt_gpu *gpu;
+	struct dlt_hang_proc *hang;
+};
+
+static void dlt_check_rec(void *ctx, struct dlt_trace *t,
+			  const struct dlt_rec_view *v)
+{
+	struct dlt_check_load *cl = ctx;
+	dlt_gpu_rec(cl->gpu, t, v);
+	dlt_hang_hook_rec(cl->hang, t, v);
+}
+
 size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 		       FILE *diag)
 {
@@ -287,11 +301,20 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 		dlt_obj_str(f->evidence, "reason", in.errors[i].message);
 		c->unusable++;
 	}
+	/* The hang analysis spans processes: what it needs of each trace is
+	 * gathered in the same pass as the rest, and judged at the end. */
+	struct dlt_hang_proc *hangs = dlt_xcalloc(in.npaths, sizeof(*hangs));
+	size_t nhangs = 0;
 	for (size_t i = 0; i < in.npaths; i++) {
 		char err[1024] = "";
 		struct dlt_gpu g;
-		struct dlt_process *p =
-			dlt_process_load_gpu(in.paths[i], &g, err, sizeof(err));
+		struct dlt_check_load cl = {&g, &hangs[nhangs]};
+		struct dlt_load_hook hook = {dlt_check_rec, &cl};
+		dlt_gpu_init(&g);
+		dlt_hang_begin(cl.hang, in.paths[i]);
+		struct dlt_process *p = dlt_process_load_hooked(
+			in.paths[i], &hook, err, sizeof(err));
+		dlt_gpu_finish(&g);
 		if (p == NULL) {
 			if (diag)
 				fprintf(diag, "dltrace-analyze: %s\n", err);
@@ -308,12 +331,15 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 			for (size_t k = 0; k < p->nproblems; k++)
 				fprintf(diag, "dltrace-analyze: %s: %s\n",
 					p->trace, p->problems[k]);
+		dlt_hang_end(cl.hang, &p->hdr);
+		nhangs++;
 		dlt_check_process(c, p, &g);
 		checked++;
 		dlt_process_free(p);
 		dlt_gpu_free(&g);
 	}
-	dlt_check_hangs(c, &in);
+	dlt_check_hangs(c, hangs, nhangs);
+	free(hangs);
 	dlt_inputs_free(&in);
 	dlt_check_sort(c);
 	return checked;
@@ -372,23 +398,15 @@ static void dlt_check_hang_finding(void *ctx, const struct dlt_hang_finding *hf)
 	}
 }
 
-/* The hang analysis (analyzer/cmd_hangs.c) over the same inputs: its
+/* The hang analysis (analyzer/cmd_hangs.c) over the processes read: its
  * findings span processes, so they come after every trace was read. */
-static void dlt_check_hangs(struct dlt_check *c, const struct dlt_inputs *in)
+static void dlt_check_hangs(struct dlt_check *c, struct dlt_hang_proc *procs,
+			    size_t n)
 {
-	if (in->npaths == 0)
+	if (n == 0)
 		return;
-	struct dlt_hang_proc *procs = dlt_xcalloc(in->npaths, sizeof(*procs));
-	size_t n = 0;
-	for (size_t i = 0; i < in->npaths; i++) {
-		char err[256];
-		if (dlt_hang_load_one(in->paths[i], &procs[n], err,
-				      sizeof(err)) == 0)
-			n++;
-	}
 	struct dlt_check_hang_ctx ctx = {c};
 	dlt_hang_analyze(procs, n, dlt_check_hang_finding, &ctx);
-	free(procs);
 }
 
 /* ---- ordering ------------------------------------------------------------ */

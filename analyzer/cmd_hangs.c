@@ -285,24 +285,42 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 	return 0;
 }
 
-int dlt_hang_load_one(const char *path, struct dlt_hang_proc *hp, char *err,
-		      size_t errlen)
+void dlt_hang_begin(struct dlt_hang_proc *hp, const char *path)
 {
 	memset(hp, 0, sizeof(*hp));
 	hp->rank = -1;
 	hp->world_size = -1;
 	hp->comm_rank = -1;
 	hp->comm_nranks = -1;
+	snprintf(hp->trace, sizeof(hp->trace), "%s", path);
+}
+
+void dlt_hang_hook_rec(void *hp, struct dlt_trace *t,
+		       const struct dlt_rec_view *v)
+{
+	struct dlt_hang_load l = {hp, t};
+	dlt_hang_rec(&l, v);
+}
+
+int dlt_hang_load_one(const char *path, struct dlt_hang_proc *hp, char *err,
+		      size_t errlen)
+{
+	dlt_hang_begin(hp, path);
 	struct dlt_trace *t = dlt_trace_open(path, err, errlen);
 	if (t == NULL)
 		return -1;
-	const struct dlt_file_header *h = dlt_trace_header(t);
+	struct dlt_hang_load l = {hp, t};
+	dlt_trace_foreach(t, dlt_hang_rec, &l);
+	dlt_hang_end(hp, dlt_trace_header(t));
+	dlt_trace_close(t);
+	return 0;
+}
+
+void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h)
+{
 	hp->pid = h->pid;
 	hp->start_real = h->start_realtime_ns;
 	hp->start_mono = h->start_monotonic_ns;
-	snprintf(hp->trace, sizeof(hp->trace), "%s", path);
-	struct dlt_hang_load l = {hp, t};
-	dlt_trace_foreach(t, dlt_hang_rec, &l);
 	if (hp->rank < 0 && hp->comm_rank >= 0)
 		hp->rank = hp->comm_rank;
 	/* A killed process left no end record, and its stall records carry
@@ -313,8 +331,6 @@ int dlt_hang_load_one(const char *path, struct dlt_hang_proc *hp, char *err,
 		if (end > hp->last_ts)
 			hp->last_ts = end;
 	}
-	dlt_trace_close(t);
-	return 0;
 }
 
 /* The first frame of a " < "-separated stack outside the C library: where

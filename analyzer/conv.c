@@ -15,7 +15,7 @@ static const struct {
 	enum dlt_conv_kind kind;
 	int dir;
 } dlt_conv_apis[] = {
-	/* ids from include/dltrace/apis.def */
+	/* ids from include/dltrace/apis.def, in ascending order */
 	{82, DLT_CONV_PREF, DLT_CONV_FWD},
 	{83, DLT_CONV_PREF, DLT_CONV_BWD_DATA},
 	{84, DLT_CONV_PREF, DLT_CONV_BWD_FILTER},
@@ -35,8 +35,13 @@ static const struct {
 
 enum dlt_conv_kind dlt_conv_api(uint16_t api, int *dir)
 {
-	for (size_t i = 0; i < sizeof(dlt_conv_apis) / sizeof(dlt_conv_apis[0]);
-	     i++) {
+	const size_t n = sizeof(dlt_conv_apis) / sizeof(dlt_conv_apis[0]);
+	/* Every API_CALL of a trace is asked about, and nearly all are not
+	 * convolutions: the table is in id order, so those outside its range
+	 * are answered without a search. */
+	if (api < dlt_conv_apis[0].api || api > dlt_conv_apis[n - 1].api)
+		return DLT_CONV_NONE;
+	for (size_t i = 0; i < n; i++) {
 		if (dlt_conv_apis[i].api == api) {
 			if (dir)
 				*dir = dlt_conv_apis[i].dir;

@@ -56,11 +56,15 @@ static const char *dlt_gpu_str(struct dlt_gpu *g, struct dlt_trace *t,
 
 static struct dlt_gpu_tid *dlt_gpu_thread(struct dlt_gpu *g, uint32_t tid)
 {
+	/* Records come a chunk, that is a thread, at a time. */
+	if (g->last_tid < g->ntids && g->tids[g->last_tid].tid == tid)
+		return &g->tids[g->last_tid];
 	for (size_t i = 0; i < g->ntids; i++)
 		if (g->tids[i].tid == tid)
-			return &g->tids[i];
+			return &g->tids[g->last_tid = i];
 	g->tids =
 		dlt_gpu_grow(g->tids, &g->captids, g->ntids, sizeof(*g->tids));
+	g->last_tid = g->ntids;
 	struct dlt_gpu_tid *th = &g->tids[g->ntids++];
 	memset(th, 0, sizeof(*th));
 	th->tid = tid;

@@ -93,6 +93,7 @@ struct dlt_gpu {
 	/* Private: per-thread pairing state while the trace is read. */
 	struct dlt_gpu_tid *tids;
 	size_t ntids, captids;
+	size_t last_tid; /* index of the thread of the previous record */
 };
 
 void dlt_gpu_init(struct dlt_gpu *g);

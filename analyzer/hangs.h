@@ -74,6 +74,17 @@ typedef void (*dlt_hang_finding_fn)(void *ctx,
 /* Reads one trace into *hp; -1 with a message in err if it cannot. */
 int dlt_hang_load_one(const char *path, struct dlt_hang_proc *hp, char *err,
 		      size_t errlen);
+/* The same in steps, for a caller that reads the trace itself so that one
+ * pass serves several analyses (check): begin, then dlt_hang_hook_rec for
+ * every record dlt_trace_foreach visits (a dlt_load_hook callback, ctx is
+ * hp), then end with the trace's header. */
+struct dlt_trace;
+struct dlt_rec_view;
+struct dlt_file_header;
+void dlt_hang_begin(struct dlt_hang_proc *hp, const char *path);
+void dlt_hang_hook_rec(void *hp, struct dlt_trace *t,
+		       const struct dlt_rec_view *v);
+void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h);
 /* Every hang finding over the n processes. */
 void dlt_hang_analyze(struct dlt_hang_proc *procs, size_t n,
 		      dlt_hang_finding_fn emit, void *ctx);

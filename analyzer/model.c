@@ -494,9 +494,12 @@ const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len)
 
 /* ---- loading -------------------------------------------------------- */
 
+#define DLT_COUNTED_TYPES 64 /* every type format.h defines is below */
+
 /* A record kept for the second pass, which needs timestamp order. */
 struct dlt_ev {
-	const struct dlt_rec_hdr *rec; /* points into the open trace */
+	const struct dlt_rec_hdr *rec; /* a copy in dlt_load.recs */
+	size_t at;		       /* where, until the copies stop moving */
 	uint64_t offset;
 	uint32_t tid;
 	uint32_t seq; /* file order, to keep the sort stable */
@@ -517,7 +520,15 @@ struct dlt_load {
 	struct dlt_process *p;
 	struct dlt_ev *ev;
 	size_t nev, evcap;
-	uint64_t *counts; /* per record type, 65536 entries */
+	/* The reader hands out records only for the time of a callback; the
+	 * few kept for the second pass are copied here, back to back. */
+	uint64_t *recs;
+	size_t recs_len, recs_cap; /* in uint64_t: records are 8-aligned */
+	/* Records per type: the types this analyzer knows by index, any
+	 * others (newer writers, damage) in a short list. */
+	uint64_t counts[DLT_COUNTED_TYPES];
+	struct dlt_type_count *other_types;
+	size_t nother, othercap;
 	/* Trace string pointer to arena copy, open addressing. */
 	const char **skeys;
 	const char **svals;
@@ -594,11 +605,26 @@ static const char *dlt_load_str(struct dlt_load *l, uint32_t id)
 	return l->svals[j];
 }
 
+static void dlt_count_other(struct dlt_load *l, uint16_t type)
+{
+	for (size_t i = 0; i < l->nother; i++)
+		if (l->other_types[i].type == type) {
+			l->other_types[i].count++;
+			return;
+		}
+	l->other_types = dlt_grow(l->other_types, &l->othercap, l->nother,
+				  sizeof(*l->other_types));
+	l->other_types[l->nother++] = (struct dlt_type_count){type, 1};
+}
+
 static int dlt_collect(void *ctx, const struct dlt_rec_view *v)
 {
 	struct dlt_load *l = ctx;
 	l->p->records++;
-	l->counts[v->rec->type]++;
+	if (v->rec->type < DLT_COUNTED_TYPES)
+		l->counts[v->rec->type]++;
+	else
+		dlt_count_other(l, v->rec->type);
 	if (l->hook && l->hook->rec)
 		l->hook->rec(l->hook->ctx, l->t, v);
 	switch (v->rec->type) {
@@ -618,9 +644,19 @@ static int dlt_collect(void *ctx, const struct dlt_rec_view *v)
 	default:
 		return 0;
 	}
+	size_t words = v->rec->len / 8; /* the reader checked len % 8 */
+	if (l->recs_cap - l->recs_len < words) {
+		size_t cap = l->recs_cap ? l->recs_cap : 512;
+		while (cap - l->recs_len < words)
+			cap *= 2;
+		l->recs = dlt_xrealloc(l->recs, cap, sizeof(*l->recs));
+		l->recs_cap = cap;
+	}
+	memcpy(l->recs + l->recs_len, v->rec, v->rec->len);
 	l->ev = dlt_grow(l->ev, &l->evcap, l->nev, sizeof(*l->ev));
-	l->ev[l->nev] =
-		(struct dlt_ev){v->rec, v->offset, v->tid, (uint32_t)l->nev};
+	l->ev[l->nev] = (struct dlt_ev){NULL, l->recs_len, v->offset, v->tid,
+					(uint32_t)l->nev};
+	l->recs_len += words;
 	l->nev++;
 	return 0;
 }
@@ -989,17 +1025,29 @@ static void dlt_finish_libs(struct dlt_load *l)
 	}
 }
 
+static int dlt_type_count_cmp(const void *a, const void *b)
+{
+	const struct dlt_type_count *x = a, *y = b;
+	return (x->type > y->type) - (x->type < y->type);
+}
+
 static void dlt_build_types(struct dlt_load *l)
 {
 	struct dlt_process *p = l->p;
-	size_t n = 0;
-	for (size_t t = 0; t < 65536; t++)
+	size_t n = l->nother;
+	for (size_t t = 0; t < DLT_COUNTED_TYPES; t++)
 		n += l->counts[t] != 0;
 	p->types = dlt_xcalloc(n, sizeof(*p->types));
-	for (size_t t = 0; t < 65536; t++)
+	for (size_t t = 0; t < DLT_COUNTED_TYPES; t++)
 		if (l->counts[t])
 			p->types[p->ntypes++] = (struct dlt_type_count){
 				(uint16_t)t, l->counts[t]};
+	/* All above the indexed ones, so ascending order is kept. */
+	if (l->nother > 1)
+		qsort(l->other_types, l->nother, sizeof(*l->other_types),
+		      dlt_type_count_cmp);
+	for (size_t i = 0; i < l->nother; i++)
+		p->types[p->ntypes++] = l->other_types[i];
 }
 
 struct dlt_process *dlt_process_load(const char *path, char *err, size_t errlen)
@@ -1016,7 +1064,6 @@ struct dlt_process *dlt_process_load_hooked(const char *path,
 		return NULL;
 	struct dlt_process *p = dlt_xcalloc(1, sizeof(*p));
 	struct dlt_load l = {.t = t, .p = p, .hook = hook};
-	l.counts = dlt_xcalloc(65536, sizeof(*l.counts));
 	p->trace = dlt_arena_strdup(&p->arena, path);
 	p->hdr = *dlt_trace_header(t);
 	p->rank = -1;
@@ -1024,6 +1071,8 @@ struct dlt_process *dlt_process_load_hooked(const char *path,
 
 	dlt_trace_foreach(t, dlt_collect, &l);
 	dlt_trace_stats(t, &p->stats);
+	for (size_t i = 0; i < l.nev; i++)
+		l.ev[i].rec = (const void *)(l.recs + l.ev[i].at);
 	/* Threads write into their own chunks, and the two library copies
 	 * into separate chunks of the same thread: only timestamps (all
 	 * CLOCK_MONOTONIC) put a DLOPEN before the loads it caused. */
@@ -1084,7 +1133,8 @@ struct dlt_process *dlt_process_load_hooked(const char *path,
 	dlt_build_types(&l);
 
 	free(l.ev);
-	free(l.counts);
+	free(l.recs);
+	free(l.other_types);
 	free(l.skeys);
 	free(l.svals);
 	free(l.threads);

@@ -4,26 +4,48 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define DLT_MAX_PROBLEMS 64
+/* Bytes read at once.  The file is read through this window rather than
+ * mapped whole: a mapping's pages stay resident once touched, so memory
+ * would grow with the trace, and a file cut short by another process would
+ * raise SIGBUS instead of reading as damage.  Big enough that a read costs
+ * little next to walking what it brought, small enough to stay in cache. */
+#define DLT_WINDOW (512u * 1024u)
+
+/* A window of the default size, kept from a closed trace for the next one:
+ * commands read hundreds of traces one after another, and a fresh window
+ * each time would cost page faults and, freed between what the analysis
+ * keeps of each trace, scatter the heap. */
+static _Atomic(uint8_t *) dlt_spare_win;
 
 struct dlt_trace {
 	char *path;
-	const uint8_t *map;
+	int fd;		    /* -1: the bytes are in memory (mem) */
+	const uint8_t *mem; /* dlt_trace_open_mem's bytes */
 	size_t size;
 	struct dlt_file_header hdr; /* copy; zero-extended if shorter */
 	uint64_t end;		    /* last byte of chunk data to look at */
 	uint32_t chunk_size;
-	const char **strs; /* index = string id */
+	/* The window: bytes [woff, woff + wlen) of the file in win. */
+	uint8_t *win;
+	size_t walloc; /* bytes allocated at win */
+	size_t wcap, wlen;
+	uint64_t woff;
+	size_t want_wcap; /* dlt_trace_set_window, 0 for the default */
+	/* Strings are copied out of the window: the offset of each one in
+	 * sdata plus one, 0 where an id has no string. */
+	uint64_t *soff; /* index = string id */
 	uint32_t nstrs;
+	char *sdata;
+	size_t slen, scap;
 	int strings_loaded;
-	int mapped; /* map is ours to munmap */
 	/* An open API_CALL (format 1.2) shown as the API_ENTER it stands
 	 * for (dlt_open_as_enter). */
 	uint8_t *enter_buf;
@@ -33,6 +55,35 @@ struct dlt_trace {
 	size_t dropped_problems;
 	struct dlt_trace_stats stats;
 };
+
+/* Indexed by type: the walk looks up every record's type, so a search
+ * through a list would cost more than the rest of the walk. */
+#define DLT_NTYPES 64
+#define DLT_X(id, nm, st) _Static_assert(id < DLT_NTYPES, "type id " #id);
+DLT_RECORD_TYPES(DLT_X)
+#undef DLT_X
+
+static const uint32_t dlt_type_size[DLT_NTYPES] = {
+#define DLT_X(id, nm, st) [id] = sizeof(struct st),
+	DLT_RECORD_TYPES(DLT_X)
+#undef DLT_X
+};
+
+static const char *const dlt_type_name[DLT_NTYPES] = {
+#define DLT_X(id, nm, st) [id] = #nm,
+	DLT_RECORD_TYPES(DLT_X)
+#undef DLT_X
+};
+
+uint32_t dlt_rec_min_size(uint16_t type)
+{
+	return type < DLT_NTYPES ? dlt_type_size[type] : 0;
+}
+
+const char *dlt_rec_type_name(uint16_t type)
+{
+	return type < DLT_NTYPES ? dlt_type_name[type] : NULL;
+}
 
 /* Since format 1.2 a blocking call is one API_CALL written before the call
  * and closed in place when it returns (format.h).  One still open never
@@ -61,32 +112,6 @@ static const struct dlt_rec_hdr *dlt_open_as_enter(struct dlt_trace *t,
 	e->h.len = (uint32_t)(sizeof(*e) + nv * 8);
 	memcpy(e->v, c->v, nv * 8);
 	return &e->h;
-}
-
-static const struct {
-	uint16_t type;
-	uint32_t size;
-	const char *name;
-} dlt_types[] = {
-#define DLT_X(id, nm, st) {id, sizeof(struct st), #nm},
-	DLT_RECORD_TYPES(DLT_X)
-#undef DLT_X
-};
-
-uint32_t dlt_rec_min_size(uint16_t type)
-{
-	for (size_t i = 0; i < sizeof(dlt_types) / sizeof(dlt_types[0]); i++)
-		if (dlt_types[i].type == type)
-			return dlt_types[i].size;
-	return 0;
-}
-
-const char *dlt_rec_type_name(uint16_t type)
-{
-	for (size_t i = 0; i < sizeof(dlt_types) / sizeof(dlt_types[0]); i++)
-		if (dlt_types[i].type == type)
-			return dlt_types[i].name;
-	return NULL;
 }
 
 static void dlt_problem(struct dlt_trace *t, const char *fmt, ...)
@@ -128,9 +153,29 @@ static void dlt_err(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-static struct dlt_trace *dlt_trace_init(const uint8_t *map, size_t size,
+static struct dlt_trace *dlt_trace_init(const uint8_t *head, size_t size,
 					const char *path, char *err,
 					size_t errlen);
+
+/* Reads all of [off, off + len) unless the file ends first or fails;
+ * returns the bytes read. */
+static size_t dlt_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off,
+			     int *err)
+{
+	size_t got = 0;
+	*err = 0;
+	while (got < len) {
+		ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			*err = errno;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return got;
+}
 
 struct dlt_trace *dlt_trace_open(const char *path, char *err, size_t errlen)
 {
@@ -154,18 +199,28 @@ struct dlt_trace *dlt_trace_open(const char *path, char *err, size_t errlen)
 		close(fd);
 		return NULL;
 	}
-	const uint8_t *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		dlt_err(err, errlen, "%s: cannot map: %s", path,
-			strerror(errno));
+	struct dlt_file_header h;
+	memset(&h, 0, sizeof(h));
+	int rerr;
+	size_t want = size < sizeof(h) ? size : sizeof(h);
+	size_t got = dlt_pread_full(fd, (uint8_t *)&h, want, 0, &rerr);
+	if (got < 16) {
+		dlt_err(err, errlen, "%s: cannot read: %s", path,
+			rerr ? strerror(rerr) : "file shrank");
+		close(fd);
 		return NULL;
 	}
-	struct dlt_trace *t = dlt_trace_init(map, size, path, err, errlen);
-	if (t == NULL)
-		munmap((void *)map, size);
-	else
-		t->mapped = 1;
+	if (got < want)
+		size = got; /* it shrank since fstat: judge what is left */
+	struct dlt_trace *t =
+		dlt_trace_init((const uint8_t *)&h, size, path, err, errlen);
+	if (t == NULL) {
+		close(fd);
+		return NULL;
+	}
+	t->fd = fd;
+	/* Each trace is read front to back, twice at most. */
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	return t;
 }
 
@@ -178,17 +233,20 @@ struct dlt_trace *dlt_trace_open_mem(const void *buf, size_t size,
 			size);
 		return NULL;
 	}
-	return dlt_trace_init(buf, size, name, err, errlen);
+	struct dlt_trace *t = dlt_trace_init(buf, size, name, err, errlen);
+	if (t)
+		t->mem = buf;
+	return t;
 }
 
-static struct dlt_trace *dlt_trace_init(const uint8_t *map, size_t size,
+static struct dlt_trace *dlt_trace_init(const uint8_t *head, size_t size,
 					const char *path, char *err,
 					size_t errlen)
 {
 	const char *why = NULL;
 	struct dlt_file_header h;
 	memset(&h, 0, sizeof(h));
-	memcpy(&h, map, size < sizeof(h) ? size : sizeof(h));
+	memcpy(&h, head, size < sizeof(h) ? size : sizeof(h));
 	if (memcmp(h.magic, DLT_MAGIC, 8) != 0)
 		why = "not a dltrace trace (bad magic)";
 	else if (h.endian == __builtin_bswap32(DLT_ENDIAN_MARK))
@@ -223,7 +281,7 @@ static struct dlt_trace *dlt_trace_init(const uint8_t *map, size_t size,
 		dlt_err(err, errlen, "%s: out of memory", path);
 		return NULL;
 	}
-	t->map = map;
+	t->fd = -1;
 	t->size = size;
 	t->hdr = h;
 	t->chunk_size = h.chunk_size;
@@ -252,16 +310,28 @@ static struct dlt_trace *dlt_trace_init(const uint8_t *map, size_t size,
 	return t;
 }
 
+static void dlt_drop_window(struct dlt_trace *t)
+{
+	if (t->win && t->walloc == DLT_WINDOW)
+		free(atomic_exchange(&dlt_spare_win, t->win));
+	else
+		free(t->win);
+	t->win = NULL;
+	t->walloc = t->wcap = t->wlen = 0;
+}
+
 void dlt_trace_close(struct dlt_trace *t)
 {
 	if (t == NULL)
 		return;
 	for (size_t i = 0; i < t->nproblems; i++)
 		free(t->problems[i]);
-	free(t->strs);
+	free(t->soff);
+	free(t->sdata);
 	free(t->enter_buf);
-	if (t->mapped)
-		munmap((void *)t->map, t->size);
+	dlt_drop_window(t);
+	if (t->fd >= 0)
+		close(t->fd);
 	free(t->path);
 	free(t);
 }
@@ -281,9 +351,10 @@ void dlt_trace_stats(const struct dlt_trace *t, struct dlt_trace_stats *out)
 	*out = t->stats;
 }
 
-/* Files the string with its id.  Ids are dense from 1, so the table never
- * needs more slots than the file has room for STRING records (32 bytes at
- * least each): a forged huge id cannot make us allocate more than that. */
+/* Files a copy of the string with its id.  Ids are dense from 1, so the
+ * table never needs more slots than the file has room for STRING records
+ * (32 bytes at least each), and the copies never take more than the file:
+ * a forged huge id or length cannot make us allocate more than that. */
 static void dlt_add_string(struct dlt_trace *t, const struct dlt_rec_string *s,
 			   uint64_t off)
 {
@@ -309,14 +380,87 @@ static void dlt_add_string(struct dlt_trace *t, const struct dlt_rec_string *s,
 			n *= 2;
 		if (n > limit)
 			n = limit;
-		const char **ns = realloc(t->strs, n * sizeof(*ns));
+		uint64_t *ns = realloc(t->soff, n * sizeof(*ns));
 		if (ns == NULL)
 			return;
 		memset(ns + t->nstrs, 0, (n - t->nstrs) * sizeof(*ns));
-		t->strs = ns;
+		t->soff = ns;
 		t->nstrs = (uint32_t)n;
 	}
-	t->strs[s->id] = s->data;
+	size_t need = (size_t)s->len + 1;
+	if (t->scap - t->slen < need) {
+		size_t cap = t->scap ? t->scap : 4096;
+		while (cap - t->slen < need)
+			cap *= 2;
+		char *nd = realloc(t->sdata, cap);
+		if (nd == NULL)
+			return;
+		t->sdata = nd;
+		t->scap = cap;
+	}
+	memcpy(t->sdata + t->slen, s->data, need);
+	t->soff[s->id] = t->slen + 1;
+	t->slen += need;
+}
+
+void dlt_trace_set_window(struct dlt_trace *t, size_t bytes)
+{
+	dlt_drop_window(t);
+	t->woff = 0;
+	t->want_wcap = bytes;
+}
+
+/* The bytes [off, off + len) of the file, len at most one chunk, off at a
+ * chunk boundary; NULL when there is no memory for the window.  When the
+ * file has fewer bytes than it had at open (another process truncated it,
+ * or a read failed), the trace ends where they end, as if it had been cut
+ * there from the start: t->end and t->size come down, so callers recheck. */
+static const uint8_t *dlt_bytes(struct dlt_trace *t, uint64_t off, size_t len)
+{
+	if (t->mem)
+		return t->mem + off;
+	if (off >= t->woff && off + len <= t->woff + t->wlen)
+		return t->win + (off - t->woff);
+	if (t->win == NULL) {
+		size_t cap = t->want_wcap ? t->want_wcap : DLT_WINDOW;
+		if (cap < t->chunk_size)
+			cap = t->chunk_size;
+		t->walloc = cap;
+		if (cap == DLT_WINDOW)
+			t->win = atomic_exchange(&dlt_spare_win, NULL);
+		if (t->win == NULL)
+			t->win = malloc(cap);
+		cap -= cap % t->chunk_size;
+		if (t->win == NULL) {
+			dlt_problem(t,
+				    "out of memory: reading stops at offset "
+				    "%llu",
+				    (unsigned long long)off);
+			return NULL;
+		}
+		t->wcap = cap;
+	}
+	/* Whole chunks from off, so that every chunk lies in one window. */
+	size_t n = t->end - off < t->wcap ? (size_t)(t->end - off) : t->wcap;
+	int rerr;
+	size_t got = dlt_pread_full(t->fd, t->win, n, off, &rerr);
+	t->woff = off;
+	t->wlen = got;
+	if (got < n) {
+		t->end = t->size = off + got;
+		if (rerr)
+			dlt_problem(t,
+				    "cannot read at offset %llu: %s; reading "
+				    "stops there",
+				    (unsigned long long)(off + got),
+				    strerror(rerr));
+		else
+			dlt_problem(t,
+				    "file shrank to %llu bytes while being "
+				    "read; reading stops there",
+				    (unsigned long long)(off + got));
+	}
+	return t->win;
 }
 
 /* Walks every chunk and hands each committed record to fn.  With strings_only
@@ -328,11 +472,15 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 	struct dlt_trace_stats st = {0, 0, t->size, 0};
 	for (uint64_t c = t->hdr.data_offset; c + 32 <= t->end;
 	     c += t->chunk_size) {
-		const struct dlt_rec_chunk *ch =
-			(const struct dlt_rec_chunk *)(t->map + c);
 		uint64_t cend = c + t->chunk_size;
 		if (cend > t->end)
 			cend = t->end;
+		const uint8_t *base = dlt_bytes(t, c, (size_t)(cend - c));
+		if (base == NULL || c + 32 > t->end)
+			break;
+		if (cend > t->end)
+			cend = t->end;
+		const struct dlt_rec_chunk *ch = (const void *)base;
 		if (ch->h.len == 0 && ch->h.type == 0)
 			continue; /* handed out, never written: writer killed */
 		if (ch->h.type != DLT_REC_CHUNK || ch->h.len != t->chunk_size) {
@@ -348,7 +496,7 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 		uint64_t off = c + sizeof(*ch);
 		while (off + sizeof(struct dlt_rec_hdr) <= cend) {
 			const struct dlt_rec_hdr *r =
-				(const struct dlt_rec_hdr *)(t->map + off);
+				(const void *)(base + (off - c));
 			if (r->len == 0)
 				break; /* end of what was committed */
 			if (r->len < sizeof(*r) || r->len % 8 != 0 ||
@@ -409,9 +557,9 @@ static void dlt_load_strings(struct dlt_trace *t)
 const char *dlt_trace_str(const struct dlt_trace *t, uint32_t id)
 {
 	dlt_load_strings((struct dlt_trace *)t);
-	if (id == DLT_STR_NONE || id >= t->nstrs)
+	if (id == DLT_STR_NONE || id >= t->nstrs || t->soff[id] == 0)
 		return NULL;
-	return t->strs[id];
+	return t->sdata + t->soff[id] - 1;
 }
 
 const char *dlt_trace_strz(const struct dlt_trace *t, uint32_t id)

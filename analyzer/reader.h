@@ -2,7 +2,9 @@
  *
  * Never trusts the file: every length and offset is checked against the
  * bytes actually present, damage is reported with its offset, and everything
- * valid before (and, for other chunks, after) the damage is still read. */
+ * valid before (and, for other chunks, after) the damage is still read.
+ * A file is read, not mapped, a window of whole chunks at a time: memory
+ * stays the same however long the trace. */
 #ifndef DLTRACE_READER_H
 #define DLTRACE_READER_H
 
@@ -13,7 +15,9 @@
 
 struct dlt_trace;
 
-/* A record handed to a callback, with the context of its chunk. */
+/* A record handed to a callback, with the context of its chunk.  The file
+ * is read through a window of bounded size, so rec is only valid during the
+ * callback: copy what is kept. */
 struct dlt_rec_view {
 	const struct dlt_rec_hdr *rec; /* rec->len bytes are readable */
 	uint64_t offset;	       /* of the record in the file */
@@ -33,12 +37,17 @@ struct dlt_trace *dlt_trace_open_mem(const void *buf, size_t size,
 				     const char *name, char *err,
 				     size_t errlen);
 void dlt_trace_close(struct dlt_trace *t);
+/* Reads a file in windows of about this many bytes (whole chunks, at least
+ * one) from now on, instead of the default.  Tests use a small window to put
+ * window boundaries inside small traces. */
+void dlt_trace_set_window(struct dlt_trace *t, size_t bytes);
 
 const char *dlt_trace_path(const struct dlt_trace *t);
 const struct dlt_file_header *dlt_trace_header(const struct dlt_trace *t);
 
 /* The string with this id, or NULL if the trace has none (an id written by
- * a record whose STRING record was lost, or DLT_STR_NONE). */
+ * a record whose STRING record was lost, or DLT_STR_NONE).  Strings are
+ * copies owned by the trace, valid until it is closed. */
 const char *dlt_trace_str(const struct dlt_trace *t, uint32_t id);
 /* Same, but "" instead of NULL. */
 const char *dlt_trace_strz(const struct dlt_trace *t, uint32_t id);

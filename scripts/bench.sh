@@ -16,7 +16,7 @@ LTRACE_N=${LTRACE_N:-20000}	# ltrace stops at every call: ~0.2 ms each
 PLT_N=${PLT_N:-100000000}
 DLOPEN_N=${DLOPEN_N:-2000}
 RANKS=${RANKS:-1024}
-ANA_MB=${ANA_MB:-256}	# analyzer input, MB (the issue asks for 1 GiB)
+ANA_MB=${ANA_MB:-1024}	# analyzer input, MB (the issue asks for 1 GiB)
 BD=${BENCH_BUILD_DIR:-build-bench}
 START=$(date +%s)
 
@@ -315,23 +315,32 @@ else
 fi
 
 # ---- 8. analyzer -------------------------------------------------------------
+# The traces are written to $W: room for 1.25 times ANA_MB is needed.
+free_mb=$(df -Pm "$W" | awk 'NR == 2 {print $4}')
+if [ "$free_mb" -lt $((ANA_MB * 3 / 2)) ]; then
+	log "only $free_mb MB free in $W: analyzer input cut to 256 MB"
+	ANA_MB=256
+fi
 ana_n=$((ANA_MB * 1000000 / 32))
 log "== analyzer: check over ~$ANA_MB MB ($ana_n launches) and ~$((ANA_MB / 4)) MB"
 mkdir -p "$W/big" "$W/small"
 DLTRACE_DIR="$W/big" LD_PRELOAD="$LIBDLT" "$W/bench_hot" launch "$ana_n" >/dev/null
 DLTRACE_DIR="$W/small" LD_PRELOAD="$LIBDLT" "$W/bench_hot" launch "$((ana_n / 4))" >/dev/null
-anarun() {	# anarun DIR -> "seconds maxrss_kb records bytes"
-	local o s r recs bytes
-	recs=$("$ANALYZE" summary "$1" | awk '/^  records/ {s += $2} END {print s}')
-	bytes=$(cat "$1"/*.dltrace | wc -c)
+# records (from summary) and bytes of the traces of a directory
+anasize() {
+	echo "$("$ANALYZE" summary "$1" | awk '/^  records/ {s += $2} END {print s}') $(cat "$1"/*.dltrace | wc -c)"
+}
+anarun() {	# anarun DIR -> "seconds maxrss_kb"
 	/usr/bin/time -o "$W/time.out" -f '%e %M' taskset -c 0 "$ANALYZE" \
 		check "$1" >/dev/null 2>&1 || true
-	echo "$(tail -1 "$W/time.out") $recs $bytes"
+	tail -1 "$W/time.out"
 }
+read -r s_r s_b < <(anasize "$W/small")
+read -r b_r b_b < <(anasize "$W/big")
 rs=() rb=() rr=()
 for ((i = 0; i < 3; i++)); do
-	read -r s_s s_m s_r s_b < <(anarun "$W/small")
-	read -r b_s b_m b_r b_b < <(anarun "$W/big")
+	read -r s_s s_m < <(anarun "$W/small")
+	read -r b_s b_m < <(anarun "$W/big")
 	rs+=("$s_m")
 	rb+=("$b_m")
 	rr+=("$(calc "$b_r / ($b_s > 0 ? $b_s : 0.001) / 1e6")")

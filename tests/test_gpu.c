@@ -111,7 +111,7 @@ static void sleep_ms(long ms)
 /* ---- traces: every record, in file order ------------------------------- */
 
 struct grec {
-	const struct dlt_rec_hdr *h; /* inside the reader's mapping */
+	const struct dlt_rec_hdr *h; /* a copy: the reader's is transient */
 	uint32_t tid;
 	uint32_t writer;
 };
@@ -134,7 +134,11 @@ static int gt_add(void *ctx, const struct dlt_rec_view *v)
 		if (g->r == NULL)
 			abort();
 	}
-	g->r[g->n++] = (struct grec){v->rec, v->tid, v->writer};
+	struct dlt_rec_hdr *h = malloc(v->rec->len);
+	if (h == NULL)
+		abort();
+	memcpy(h, v->rec, v->rec->len);
+	g->r[g->n++] = (struct grec){h, v->tid, v->writer};
 	if (v->rec->type == DLT_REC_PROC) {
 		const struct dlt_rec_proc *p = (const void *)v->rec;
 		snprintf(g->exe, sizeof(g->exe), "%s",
@@ -164,6 +168,8 @@ static void gt_close(struct gtrace *g)
 {
 	if (g->t)
 		dlt_trace_close(g->t);
+	for (size_t i = 0; i < g->n; i++)
+		free((void *)g->r[i].h);
 	free(g->r);
 	free(g->path);
 	memset(g, 0, sizeof(*g));

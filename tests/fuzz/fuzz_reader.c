@@ -13,7 +13,7 @@ static int dlt_fuzz_visit(void *ctx, const struct dlt_rec_view *v)
 	struct dlt_trace *t = ctx;
 	const struct dlt_rec_hdr *r = v->rec;
 	/* Resolve every 32-bit field as if it were a string id: the reader
-	 * must answer NULL or a NUL-terminated string inside the input. */
+	 * must answer NULL or a NUL-terminated string of its own. */
 	const uint32_t *w = (const uint32_t *)(const void *)r;
 	size_t n = r->len / 4;
 	size_t sum = 0;
