@@ -2,9 +2,10 @@
  * launcher, or LD_PRELOAD of libdltrace.so), then their traces are read with
  * analyzer/reader.h and `dltrace-analyze libs --json`.
  *
- *   test_e2e [SUITE...]   resolution dlerror sigkill fork unwritable
- *                         exit_status torch */
+ *   test_e2e [SUITE...]   resolution privacy dlerror sigkill fork
+ *                         unwritable exit_status torch */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
@@ -1344,6 +1345,150 @@ static void test_privacy(void)
 	free(fx);
 }
 
+/* The host part of a trace name as tracer/writer.c writes it: the name the
+ * test predicts must be the one the writer would have used, or the planted
+ * files prove nothing (checked below: the trace lands after all of them). */
+static void trace_host(char *buf, size_t cap)
+{
+	char h[128] = "";
+	if (gethostname(h, sizeof(h) - 1) != 0)
+		h[0] = '\0';
+	size_t n = 0;
+	for (const char *c = h; *c && n + 1 < cap; c++)
+		buf[n++] =
+			(isalnum((unsigned char)*c) || *c == '-' || *c == '_')
+				? *c
+				: '_';
+	buf[n] = '\0';
+	if (n == 0)
+		snprintf(buf, cap, "host");
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return NULL;
+	char *buf = calloc(1, 4096);
+	if (buf)
+		buf[fread(buf, 1, 4095, f)] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Someone who can write to the trace directory plants, at the names the
+ * next trace will get, a symlink to a file of the user's, a dangling
+ * symlink and a file of their own.  The writer must follow neither link,
+ * truncate nothing, create nothing through a link, and still trace the
+ * program under a name of its own, with the permissions the umask (077
+ * here) allows; and the program must run exactly as it does plainly. */
+static void test_privacy_create(void)
+{
+	char *dir = tu_tmpdir("create");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	char *fx = tu_fx("fx_hello");
+	char *victim = tu_strfmt("%s/victim.txt", dir);
+	char *absent = tu_strfmt("%s/absent.txt", dir);
+	const char *secret = "the user's own file\n";
+	const char *other = "someone else's trace\n";
+	FILE *f = fopen(victim, "w");
+	TU_CHECK_FATAL(f && fputs(secret, f) >= 0 && fclose(f) == 0,
+		       "cannot write %s", victim);
+	struct stat vst0;
+	TU_CHECK_FATAL(stat(victim, &vst0) == 0, "cannot stat %s", victim);
+
+	const char *cmd[] = {fx, NULL};
+	struct tu_proc plain, traced;
+	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
+
+	const char **env = preload_env(dir, NULL, 0);
+	mode_t um = umask(077);
+	int started = tu_proc_start_held(&traced, cmd, env);
+	umask(um);
+	free(env);
+	TU_CHECK_FATAL(started == 0, "cannot start %s", fx);
+
+	char host[128];
+	trace_host(host, sizeof(host));
+	char *link0 = tu_strfmt("%s/%s.%d.0.dltrace", dir, host, traced.pid);
+	char *link1 = tu_strfmt("%s/%s.%d.0-1.dltrace", dir, host, traced.pid);
+	char *theirs = tu_strfmt("%s/%s.%d.0-2.dltrace", dir, host, traced.pid);
+	char *expect = tu_strfmt("%s/%s.%d.0-3.dltrace", dir, host, traced.pid);
+	int planted =
+		symlink(victim, link0) == 0 && symlink(absent, link1) == 0;
+	f = fopen(theirs, "w");
+	planted = planted && f && fputs(other, f) >= 0;
+	if (f)
+		planted = fclose(f) == 0 && planted;
+	tu_proc_go(&traced);
+	tu_proc_wait(&traced, RUN_TIMEOUT_MS);
+	TU_CHECK_FATAL(planted, "cannot plant the files in %s", dir);
+
+	tu_expect_same_run("fx_hello with planted trace names", &plain, &traced,
+			   1);
+	char *now = read_text(victim);
+	struct stat vst, lst;
+	TU_CHECK(now && strcmp(now, secret) == 0 && stat(victim, &vst) == 0 &&
+			 vst.st_ino == vst0.st_ino &&
+			 vst.st_size == vst0.st_size &&
+			 vst.st_mode == vst0.st_mode,
+		 "the file behind the planted symlink changed: \"%s\"",
+		 now ? now : "(unreadable)");
+	free(now);
+	char target[4096];
+	ssize_t tl = readlink(link0, target, sizeof(target) - 1);
+	TU_CHECK(tl == (ssize_t)strlen(victim) &&
+			 strncmp(target, victim, (size_t)tl) == 0,
+		 "the planted symlink %s was replaced", link0);
+	TU_CHECK(lstat(link1, &lst) == 0 && S_ISLNK(lst.st_mode) &&
+			 access(absent, F_OK) != 0,
+		 "the dangling symlink %s was followed: %s exists", link1,
+		 absent);
+	now = read_text(theirs);
+	TU_CHECK(now && strcmp(now, other) == 0,
+		 "the existing file %s was overwritten: \"%s\"", theirs,
+		 now ? now : "(unreadable)");
+	free(now);
+
+	/* The trace went to the first name nobody had taken. */
+	struct stat tst;
+	TU_CHECK(lstat(expect, &tst) == 0 && S_ISREG(tst.st_mode),
+		 "no trace at %s (was the name predicted right?)", expect);
+	TU_CHECK((tst.st_mode & 077) == 0, "%s: mode %o under umask 077",
+		 expect, (unsigned)(tst.st_mode & 0777));
+	struct tu_trace tr;
+	char err[512];
+	if (tu_trace_load(expect, &tr, err, sizeof(err)) == 0) {
+		TU_CHECK(tr.hdr.pid == (uint32_t)traced.pid &&
+				 tr.nproblems == 0 && tr.nexits == 1 &&
+				 tr.exits[0].how == DLT_EXIT_NORMAL,
+			 "%s: pid %u, %zu problems, %zu exit records", expect,
+			 tr.hdr.pid, tr.nproblems, tr.nexits);
+		tu_trace_free(&tr);
+	} else {
+		TU_CHECK(0, "%s does not read: %s", expect, err);
+	}
+	char **paths;
+	size_t n = tu_list_traces(dir, &paths);
+	TU_CHECK(n == 4,
+		 "%zu *.dltrace names in %s, expected the 3 planted "
+		 "and 1 trace",
+		 n, dir);
+	tu_free_list(paths);
+
+	tu_proc_free(&plain);
+	tu_proc_free(&traced);
+	free(link0);
+	free(link1);
+	free(theirs);
+	free(expect);
+	free(victim);
+	free(absent);
+	tu_rmtree(dir);
+	free(dir);
+	free(fx);
+}
+
 static const struct tu_test resolution_tests[] = {
 	{"RUNPATH $ORIGIN of the dlopen caller", test_runpath},
 	{"RUNPATH under LD_PRELOAD, with and without audit",
@@ -1382,7 +1527,10 @@ static const struct tu_test torch_tests[] = {
 	{"dltrace python3 -c 'import torch'", test_import_torch}, {NULL, NULL}};
 
 static const struct tu_test privacy_tests[] = {
-	{"no secret in the trace bytes", test_privacy}, {NULL, NULL}};
+	{"no secret in the trace bytes", test_privacy},
+	{"trace creation follows no symlink, overwrites nothing",
+	 test_privacy_create},
+	{NULL, NULL}};
 
 static const struct tu_suite suites[] = {{"resolution", resolution_tests, NULL},
 					 {"privacy", privacy_tests, NULL},
