@@ -645,6 +645,15 @@ static struct dlt_thread_state *dlt_thread(struct dlt_load *l, uint32_t tid)
 	return th;
 }
 
+/* Every argument has an ARG record of its own, so a trace cannot describe
+ * more arguments than it has room for such records: a forged count or index
+ * must not make the argv table larger than the file (found by fuzzing). */
+static uint32_t dlt_argc_limit(const struct dlt_process *p)
+{
+	uint64_t room = p->stats.bytes / sizeof(struct dlt_rec_arg);
+	return room < DLT_MAX_ARGC ? (uint32_t)room : DLT_MAX_ARGC;
+}
+
 static void dlt_on_proc(struct dlt_load *l, const struct dlt_ev *e)
 {
 	const struct dlt_rec_proc *r = (const void *)e->rec;
@@ -657,7 +666,7 @@ static void dlt_on_proc(struct dlt_load *l, const struct dlt_ev *e)
 	p->cwd = dlt_load_str(l, r->cwd);
 	p->rank = r->rank;
 	p->world_size = r->world_size;
-	if (r->argc > DLT_MAX_ARGC) {
+	if (r->argc > dlt_argc_limit(p)) {
 		dlt_model_problem(l,
 				  "PROC record at offset %" PRIu64
 				  " claims %" PRIu32 " arguments; ignored",
@@ -674,7 +683,7 @@ static void dlt_on_arg(struct dlt_load *l, const struct dlt_ev *e)
 {
 	const struct dlt_rec_arg *r = (const void *)e->rec;
 	struct dlt_process *p = l->p;
-	if (r->index >= DLT_MAX_ARGC) {
+	if (r->index >= dlt_argc_limit(p)) {
 		dlt_model_problem(l,
 				  "ARG record at offset %" PRIu64
 				  " has index %" PRIu32 "; ignored",
