@@ -9,8 +9,7 @@
  * handed /proc/self/fd/N, exactly as they are run on files.
  *
  * Whatever the input: no crash, no hang, no read outside the input, and no
- * more memory held at once than the input justifies (FZ_BUDGET, checked
- * where the allocator can be watched: under AddressSanitizer).  The same
+ * more memory held at once than the input justifies (budget.h).  The same
  * function replays the corpus in the test suite (replay.c). */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -22,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "commands.h"
 #include "hangs.h"
 
@@ -29,64 +29,6 @@
 /* Fixed descriptor numbers: the links in the verdicts' directories point
  * at them once and for all. */
 #define FZ_FD_BASE 900
-
-/* The memory one run of all commands may hold at once: a fixed part for
- * the tables every load has whatever the input (per-type counters, hang
- * state, arenas, stdio), per trace, and a multiple of the input for what
- * grows with the records.  A length or count field that makes the analyzer
- * allocate beyond this is a finding. */
-#define FZ_BUDGET_PER_TRACE (2u << 20)
-#define FZ_BUDGET_PER_BYTE 64u
-
-#if defined(__SANITIZE_ADDRESS__)
-#define FZ_WATCH_MALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FZ_WATCH_MALLOC 1
-#endif
-#endif
-
-static FILE *fz_err; /* the real stderr while a command runs */
-
-#ifdef FZ_WATCH_MALLOC
-/* The sanitizers' allocator interface; GCC does not ship its header. */
-int __sanitizer_install_malloc_and_free_hooks(
-	void (*malloc_hook)(const volatile void *, size_t),
-	void (*free_hook)(const volatile void *));
-size_t __sanitizer_get_allocated_size(const volatile void *p);
-
-void __sanitizer_print_stack_trace(void);
-
-static int fz_watching;
-static size_t fz_live, fz_peak;
-static size_t fz_show_big; /* FZ_SHOW_BIG=N: where blocks of N bytes come */
-
-static void fz_on_malloc(const volatile void *p, size_t n)
-{
-	(void)p;
-	if (!fz_watching)
-		return;
-	fz_live += n;
-	if (fz_live > fz_peak)
-		fz_peak = fz_live;
-	if (fz_show_big && n >= fz_show_big) {
-		fz_watching = 0;
-		fprintf(fz_err, "fuzz_analyze: %zu bytes allocated, %zu held\n",
-			n, fz_live);
-		__sanitizer_print_stack_trace();
-		fz_watching = 1;
-	}
-}
-
-static void fz_on_free(const volatile void *p)
-{
-	if (!fz_watching || p == NULL)
-		return;
-	size_t n = __sanitizer_get_allocated_size(p);
-	/* A block from before the watch started counts as nothing. */
-	fz_live = n < fz_live ? fz_live - n : 0;
-}
-#endif
 
 static char fz_path[FZ_MAX_TRACES][32];
 static char fz_dirs[FZ_MAX_TRACES][80]; /* dirs[k]: links to k+1 traces */
@@ -140,11 +82,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		}
 	}
 	atexit(fz_cleanup);
-#ifdef FZ_WATCH_MALLOC
-	const char *big = getenv("FZ_SHOW_BIG");
-	fz_show_big = big ? strtoul(big, NULL, 10) : 0;
-	__sanitizer_install_malloc_and_free_hooks(fz_on_malloc, fz_on_free);
-#endif
+	fz_budget_init();
 	return 0;
 }
 
@@ -218,10 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_err = stderr;
 	stdout = fz_null;
 	stderr = fz_null;
-#ifdef FZ_WATCH_MALLOC
-	fz_live = fz_peak = 0;
-	fz_watching = 1;
-#endif
+	fz_budget_begin();
 	static const char *const none[] = {NULL};
 	static const char *const json[] = {"--json", NULL};
 	static const char *const check_json[] = {"--json", "--fail-on",
@@ -246,23 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_cmd(dlt_cmd_hangs, "hangs --json", json, all, n);
 	dlt_verdict_print(fz_null, fz_dirs[n - 1]);
 	dlt_hang_verdict(fz_null, fz_dirs[n - 1]);
-#ifdef FZ_WATCH_MALLOC
-	fz_watching = 0;
-	size_t budget =
-		(size_t)n * FZ_BUDGET_PER_TRACE + FZ_BUDGET_PER_BYTE * size;
-	if (getenv("FZ_SHOW_PEAK"))
-		fprintf(fz_err,
-			"fuzz_analyze: %zu bytes in %d trace(s): peak %zu "
-			"bytes held, budget %zu\n",
-			size, n, fz_peak, budget);
-	if (fz_peak > budget) {
-		fprintf(fz_err,
-			"fuzz_analyze: %zu bytes held at once for an input of "
-			"%zu bytes in %d trace(s); the budget is %zu\n",
-			fz_peak, size, n, budget);
-		abort();
-	}
-#endif
+	fz_budget_end(size, n);
 	stdout = out;
 	stderr = fz_err;
 	for (int i = 0; i < n; i++)
