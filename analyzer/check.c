@@ -606,26 +606,69 @@ static void dlt_lower(const char *s, char *buf, size_t cap)
 	buf[i] = '\0';
 }
 
+/* Findings in groups of the same thing said, each group's members in
+ * finding order: sorted once, since comparing every pair took F^2 string
+ * comparisons (minutes for a hostile trace of many failed loads). */
+static int dlt_group_cmp(const void *a, const void *b)
+{
+	const struct dlt_finding *x = *(const struct dlt_finding *const *)a;
+	const struct dlt_finding *y = *(const struct dlt_finding *const *)b;
+	if (x->rule != y->rule)
+		return x->rule < y->rule ? -1 : 1;
+	if (x->severity != y->severity)
+		return x->severity < y->severity ? -1 : 1;
+	int d = strcmp(x->code, y->code);
+	if (d == 0)
+		d = strcmp(x->message, y->message);
+	if (d)
+		return d;
+	return x < y ? -1 : x > y; /* one array: finding order */
+}
+
+/* next[i]: the next finding of i's group, or nf; returns whether i comes
+ * first in its group. */
+static bool *dlt_group(const struct dlt_check *c, size_t *next)
+{
+	size_t n = c->nf;
+	const struct dlt_finding **order =
+		dlt_xcalloc(n ? n : 1, sizeof(*order));
+	bool *first = dlt_xcalloc(n ? n : 1, sizeof(*first));
+	for (size_t i = 0; i < n; i++)
+		order[i] = &c->f[i];
+	if (n > 1)
+		qsort(order, n, sizeof(*order), dlt_group_cmp);
+	for (size_t j = 0; j < n; j++) {
+		size_t i = (size_t)(order[j] - c->f);
+		next[i] = j + 1 < n && dlt_same_finding(order[j], order[j + 1])
+				  ? (size_t)(order[j + 1] - c->f)
+				  : n;
+		first[i] = j == 0 || !dlt_same_finding(order[j - 1], order[j]);
+	}
+	free(order);
+	return first;
+}
+
 void dlt_check_text(FILE *out, const struct dlt_check *c)
 {
-	bool *shown = dlt_xcalloc(c->nf ? c->nf : 1, sizeof(*shown));
+	size_t *next = dlt_xcalloc(c->nf ? c->nf : 1, sizeof(*next));
+	bool *first = dlt_group(c, next);
+	/* Per process (the last slot for no process): the group that last
+	 * listed it, so that each process counts once per group. */
+	size_t *seen = dlt_xcalloc(c->nprocs + 1, sizeof(*seen));
 	size_t groups = 0;
 	for (int s = DLT_SEV_ERROR; s >= DLT_SEV_INFO; s--) {
 		for (size_t i = 0; i < c->nf; i++) {
 			const struct dlt_finding *f = &c->f[i];
-			if ((int)f->severity != s || shown[i])
+			if ((int)f->severity != s || !first[i])
 				continue;
 			/* Processes saying the same thing (ranks). */
 			size_t same = 0;
-			for (size_t k = i; k < c->nf; k++) {
-				if (shown[k] || !dlt_same_finding(f, &c->f[k]))
-					continue;
-				bool dup = false;
-				for (size_t m = i; m < k && !dup; m++)
-					dup = !shown[m] &&
-					      dlt_same_finding(f, &c->f[m]) &&
-					      c->f[m].proc == c->f[k].proc;
-				same += !dup;
+			for (size_t k = i; k < c->nf; k = next[k]) {
+				size_t slot = c->f[k].proc == DLT_NO_PROC
+						      ? c->nprocs
+						      : c->f[k].proc;
+				same += seen[slot] != i + 1;
+				seen[slot] = i + 1;
 			}
 			if (groups++)
 				fputc('\n', out);
@@ -638,20 +681,13 @@ void dlt_check_text(FILE *out, const struct dlt_check *c)
 			} else {
 				fprintf(out, "%zu processes: ", same);
 				size_t listed = 0;
-				for (size_t k = i; k < c->nf; k++) {
-					if (shown[k] ||
-					    !dlt_same_finding(f, &c->f[k]) ||
-					    c->f[k].proc == DLT_NO_PROC)
+				/* Marks of this group's second pass. */
+				size_t mark = c->nf + i + 1;
+				for (size_t k = i; k < c->nf; k = next[k]) {
+					if (c->f[k].proc == DLT_NO_PROC ||
+					    seen[c->f[k].proc] == mark)
 						continue;
-					bool dup = false;
-					for (size_t m = i; m < k && !dup; m++)
-						dup = !shown[m] &&
-						      dlt_same_finding(
-							      f, &c->f[m]) &&
-						      c->f[m].proc ==
-							      c->f[k].proc;
-					if (dup)
-						continue;
+					seen[c->f[k].proc] = mark;
 					if (listed < 8)
 						fprintf(out, "%s%" PRIu32,
 							listed ? ", " : "pid ",
@@ -663,9 +699,6 @@ void dlt_check_text(FILE *out, const struct dlt_check *c)
 					fprintf(out, ", … (%zu more)",
 						listed - 8);
 			}
-			for (size_t k = i; k < c->nf; k++)
-				if (dlt_same_finding(f, &c->f[k]))
-					shown[k] = true;
 			fputs("\n  ", out);
 			dlt_fput_text(out, f->message, "");
 			fputc('\n', out);
@@ -683,7 +716,9 @@ void dlt_check_text(FILE *out, const struct dlt_check *c)
 			fprintf(out, "  see: docs/findings.md#%s\n", lower);
 		}
 	}
-	free(shown);
+	free(next);
+	free(first);
+	free(seen);
 	if (groups)
 		fputc('\n', out);
 	fprintf(out,

@@ -681,6 +681,15 @@ static struct dlt_thread_state *dlt_thread(struct dlt_load *l, uint32_t tid)
 	return th;
 }
 
+/* Every argument has an ARG record of its own, so a trace cannot describe
+ * more arguments than it has room for such records: a forged count or index
+ * must not make the argv table larger than the file (found by fuzzing). */
+static uint32_t dlt_argc_limit(const struct dlt_process *p)
+{
+	uint64_t room = p->stats.bytes / sizeof(struct dlt_rec_arg);
+	return room < DLT_MAX_ARGC ? (uint32_t)room : DLT_MAX_ARGC;
+}
+
 static void dlt_on_proc(struct dlt_load *l, const struct dlt_ev *e)
 {
 	const struct dlt_rec_proc *r = (const void *)e->rec;
@@ -693,7 +702,7 @@ static void dlt_on_proc(struct dlt_load *l, const struct dlt_ev *e)
 	p->cwd = dlt_load_str(l, r->cwd);
 	p->rank = r->rank;
 	p->world_size = r->world_size;
-	if (r->argc > DLT_MAX_ARGC) {
+	if (r->argc > dlt_argc_limit(p)) {
 		dlt_model_problem(l,
 				  "PROC record at offset %" PRIu64
 				  " claims %" PRIu32 " arguments; ignored",
@@ -710,7 +719,7 @@ static void dlt_on_arg(struct dlt_load *l, const struct dlt_ev *e)
 {
 	const struct dlt_rec_arg *r = (const void *)e->rec;
 	struct dlt_process *p = l->p;
-	if (r->index >= DLT_MAX_ARGC) {
+	if (r->index >= dlt_argc_limit(p)) {
 		dlt_model_problem(l,
 				  "ARG record at offset %" PRIu64
 				  " has index %" PRIu32 "; ignored",
@@ -917,6 +926,11 @@ static void dlt_on_dlerror(struct dlt_load *l, const struct dlt_ev *e)
 			text = dlt_load_str(l, r->text);
 		lib->error = text;
 	}
+	/* dlerror() clears the thread's error: a later message explains only
+	 * later failures.  Without this, a trace of many failed loads and
+	 * many dlerror records and no dlopen made the load quadratic (a
+	 * hostile 2 MiB trace took seconds, 10 MiB minutes). */
+	th->first_row = p->nlibs;
 }
 
 static void dlt_on_exit(struct dlt_load *l, const struct dlt_ev *e)
@@ -1158,6 +1172,20 @@ void dlt_process_free(struct dlt_process *p)
 	free(p);
 }
 
+size_t dlt_lower_bound(const void *base, size_t n, size_t size, const void *key,
+		       int (*cmp)(const void *, const void *))
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp((const char *)base + mid * size, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 uint64_t dlt_process_count(const struct dlt_process *p, uint16_t type)
 {
 	for (size_t i = 0; i < p->ntypes; i++)
@@ -1182,28 +1210,72 @@ void dlt_lib_key(const char *name, char *buf, size_t cap)
 /* cuDNN and others probe several versioned names before the one that
  * exists; only the library's key (name up to ".so") tells that the probes
  * and the load are one library. */
-bool dlt_lib_failure_matters(const struct dlt_process *p, size_t k)
+struct dlt_name_ref {
+	const char *name;
+	size_t row;
+};
+
+static int dlt_name_ref_cmp(const void *a, const void *b)
 {
-	const struct dlt_lib *lib = &p->libs[k];
-	const char *name = lib->requested ? lib->requested : lib->path;
-	char key[256], other[256];
-	dlt_lib_key(name, key, sizeof(key));
-	for (size_t i = 0; i < p->nlibs; i++) {
+	const struct dlt_name_ref *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static const char *dlt_row_name(const struct dlt_lib *lib)
+{
+	return lib->requested ? lib->requested : lib->path;
+}
+
+bool *dlt_lib_failures_matter(const struct dlt_process *p)
+{
+	size_t n = p->nlibs;
+	bool *matters = dlt_xcalloc(n ? n : 1, sizeof(*matters));
+	/* Keys of the loaded rows (two each: by real path and by name), and
+	 * the names of the failed rows with their row numbers, sorted. */
+	struct dlt_name_ref *keys = dlt_xcalloc(2 * n + 1, sizeof(*keys));
+	struct dlt_name_ref *fails = dlt_xcalloc(n + 1, sizeof(*fails));
+	size_t nkeys = 0, nfails = 0;
+	char key[256];
+	for (size_t i = 0; i < n; i++) {
 		const struct dlt_lib *o = &p->libs[i];
-		const char *on = o->requested ? o->requested : o->path;
-		if (i == k || on == NULL)
+		const char *on = dlt_row_name(o);
+		if (on == NULL)
 			continue;
-		dlt_lib_key(o->realpath ? o->realpath : on, other,
-			    sizeof(other));
-		if (!o->failed && strcmp(key, other) == 0)
-			return false;
-		dlt_lib_key(on, other, sizeof(other));
-		if (!o->failed && strcmp(key, other) == 0)
-			return false;
-		if (o->failed && i < k && name && strcmp(on, name) == 0)
-			return false;
+		if (o->failed) {
+			fails[nfails++] = (struct dlt_name_ref){on, i};
+			continue;
+		}
+		dlt_lib_key(o->realpath ? o->realpath : on, key, sizeof(key));
+		keys[nkeys++] = (struct dlt_name_ref){dlt_xstrdup(key), i};
+		dlt_lib_key(on, key, sizeof(key));
+		keys[nkeys++] = (struct dlt_name_ref){dlt_xstrdup(key), i};
 	}
-	return true;
+	qsort(keys, nkeys, sizeof(*keys), dlt_name_ref_cmp);
+	qsort(fails, nfails, sizeof(*fails), dlt_name_ref_cmp);
+	for (size_t i = 0; i < n; i++) {
+		const struct dlt_lib *lib = &p->libs[i];
+		if (!lib->failed)
+			continue;
+		const char *name = dlt_row_name(lib);
+		dlt_lib_key(name ? name : "", key, sizeof(key));
+		/* Row 0 sorts before every row of the same name. */
+		struct dlt_name_ref probe = {key, 0};
+		size_t lo = dlt_lower_bound(keys, nkeys, sizeof(*keys), &probe,
+					    dlt_name_ref_cmp);
+		matters[i] = !(lo < nkeys && strcmp(keys[lo].name, key) == 0);
+	}
+	/* Of the failed rows with one name, only the first matters. */
+	for (size_t i = 1; i < nfails; i++)
+		if (strcmp(fails[i].name, fails[i - 1].name) == 0)
+			matters[fails[i].row] = false;
+	for (size_t i = 0; i < nkeys; i++)
+		free((char *)keys[i].name);
+	free(keys);
+	free(fails);
+	return matters;
 }
 
 /* ---- inputs --------------------------------------------------------- */

@@ -179,11 +179,13 @@ struct dlt_process *dlt_process_load_hooked(const char *path,
 					    const struct dlt_load_hook *hook,
 					    char *err, size_t errlen);
 
-/* A failed load that matters: not a probe of a library that was loaded in
+/* Which failed loads matter: not a probe of a library that was loaded in
  * the end (cuDNN asks for libcudnn_graph.so.9.19.0, then .9.19, then .9),
  * and not a repeat of a name that already failed earlier in the process.
- * k indexes p->libs and must be a failed row. */
-bool dlt_lib_failure_matters(const struct dlt_process *p, size_t k);
+ * Returns p->nlibs flags, indexed like p->libs, meaningful for failed rows;
+ * the caller frees them.  All rows at once: one row at a time cost a pass
+ * over every row each, which a trace of many failed loads made quadratic. */
+bool *dlt_lib_failures_matter(const struct dlt_process *p);
 /* "libcudnn_graph.so" for ".../libcudnn_graph.so.9.19.0": the name a
  * library goes by whatever version suffix was asked for. */
 void dlt_lib_key(const char *name, char *buf, size_t cap);
@@ -192,6 +194,11 @@ void dlt_lib_key(const char *name, char *buf, size_t cap);
 void *dlt_arena_alloc(struct dlt_arena_blk **head, size_t n);
 const char *dlt_arena_strdup(struct dlt_arena_blk **head, const char *s);
 void dlt_arena_free(struct dlt_arena_blk *head);
+
+/* The first of n sorted elements (qsort order under cmp) that does not
+ * sort before key: where key is, or would be inserted. */
+size_t dlt_lower_bound(const void *base, size_t n, size_t size, const void *key,
+		       int (*cmp)(const void *, const void *));
 
 /* Number of records of one type. */
 uint64_t dlt_process_count(const struct dlt_process *p, uint16_t type);

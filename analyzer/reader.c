@@ -425,12 +425,17 @@ static const uint8_t *dlt_bytes(struct dlt_trace *t, uint64_t off, size_t len)
 		size_t cap = t->want_wcap ? t->want_wcap : DLT_WINDOW;
 		if (cap < t->chunk_size)
 			cap = t->chunk_size;
+		cap -= cap % t->chunk_size;
+		/* Never more than the file holds from here: a header can
+		 * claim any chunk size (fuzz: 675 bytes claiming 16 MiB
+		 * chunks made a 16 MiB window). */
+		if (t->end > off && cap > t->end - off)
+			cap = (size_t)(t->end - off);
 		t->walloc = cap;
 		if (cap == DLT_WINDOW)
 			t->win = atomic_exchange(&dlt_spare_win, NULL);
 		if (t->win == NULL)
-			t->win = malloc(cap);
-		cap -= cap % t->chunk_size;
+			t->win = malloc(cap ? cap : 1);
 		if (t->win == NULL) {
 			dlt_problem(t,
 				    "out of memory: reading stops at offset "

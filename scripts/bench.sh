@@ -104,10 +104,16 @@ hot() {	# hot NAME FUNC N [LABEL ENV...]: traced runs get ENV
 	[ $# -gt 0 ] && shift
 	log "== hot calls: $fn x $n, $ROUNDS rounds $label"
 	for ((i = 0; i < ROUNDS; i++)); do
-		read -r a _ ac < <("$W/bench_hot" "$fn" "$n")
-		read -r b _ bc < <(env "$@" "$DLTRACE" -q -o "$W/t" -- \
-			"$W/bench_hot" "$fn" "$n"; rm -rf "$W/t.keep"; \
-			mv "$W/t" "$W/t.keep"; mkdir -p "$W/t")
+		# through files: a process substitution is not waited for,
+		# and the next run must not start before this one is over
+		"$W/bench_hot" "$fn" "$n" >"$W/hot.out"
+		read -r a _ ac <"$W/hot.out"
+		rm -rf "$W/t.keep" "$W/t"
+		mkdir -p "$W/t"
+		env "$@" "$DLTRACE" -q -o "$W/t" -- "$W/bench_hot" "$fn" "$n" \
+			>"$W/hot.out"
+		read -r b _ bc <"$W/hot.out"
+		mv "$W/t" "$W/t.keep"
 		p+=("$a")
 		t+=("$b")
 		d+=("$(calc "$b - $a")")

@@ -1449,8 +1449,10 @@ static int gen_scale(const char *dir, unsigned records)
 	return 0;
 }
 
-/* Runs check on dir; returns seconds and the peak RSS in KiB. */
-static int timed_check(const char *dir, double *secs, long *maxrss, char **out)
+/* Runs check on dir; returns seconds (wall clock, and CPU in *cpu if cpu
+ * is not NULL) and the peak RSS in KiB. */
+static int timed_check(const char *dir, double *secs, double *cpu, long *maxrss,
+		       char **out)
 {
 	char *outfile = tu_strfmt("%s.out", dir);
 	struct timespec t0, t1;
@@ -1470,6 +1472,10 @@ static int timed_check(const char *dir, double *secs, long *maxrss, char **out)
 	*secs = (double)(t1.tv_sec - t0.tv_sec) +
 		(double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	*maxrss = ru.ru_maxrss;
+	if (cpu)
+		*cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) /
+			       1e6;
 	FILE *f = fopen(outfile, "r");
 	size_t cap = 1 << 20, n = 0;
 	*out = malloc(cap);
@@ -1496,7 +1502,7 @@ static void test_scale(void)
 			       "cannot write the traces");
 		double secs;
 		char *out;
-		int rc = timed_check(dir, &secs, &rss[k], &out);
+		int rc = timed_check(dir, &secs, NULL, &rss[k], &out);
 		TU_CHECK(rc == 0, "check on %d traces: exit %d", SCALE_TRACES,
 			 rc);
 		char err[256];
@@ -1525,6 +1531,124 @@ static void test_scale(void)
 		free(out);
 		tu_rmtree(dir);
 		free(dir);
+	}
+	printf("\n");
+}
+
+/* Hostile shapes: a trace of many failed loads.  The rules compared every
+ * failed row with every other (and dlerror records with every row), so a
+ * few MiB of forged records kept check busy for minutes.  Four times the
+ * records must cost about four times the CPU, not sixteen, and every row
+ * must still get its finding. */
+static void gen_lib_fail(const char *name)
+{
+	uint32_t s = dlt_str(&gw, &gtls, name);
+	struct dlt_rec_lib_fail *r = dlt_rec_reserve(&gw, &gtls, sizeof(*r));
+	memset((char *)r + 8, 0, sizeof(*r) - 8);
+	r->h.ts = dlt_now_ns();
+	r->requested = s;
+	dlt_rec_commit(r, DLT_REC_LIB_FAIL, 0, sizeof(*r));
+}
+
+static void gen_lib_broken(uint64_t obj, const char *path)
+{
+	uint32_t s = dlt_str(&gw, &gtls, path);
+	struct dlt_rec_lib_load *r = dlt_rec_reserve(&gw, &gtls, sizeof(*r));
+	memset((char *)r + 8, 0, sizeof(*r) - 8);
+	r->h.ts = dlt_now_ns();
+	r->obj = obj;
+	r->requested = r->path = r->realpath = s;
+	r->found_via = DLT_VIA_ABSOLUTE;
+	dlt_rec_commit(r, DLT_REC_LIB_LOAD, DLT_LIB_DLOPEN, sizeof(*r));
+	/* Unmapped by the load that mapped it: the load failed. */
+	struct dlt_rec_lib_unload *u = dlt_rec_reserve(&gw, &gtls, sizeof(*u));
+	u->h.ts = dlt_now_ns();
+	u->obj = obj;
+	dlt_rec_commit(u, DLT_REC_LIB_UNLOAD, 1, sizeof(*u));
+}
+
+static void gen_dlerror(const char *text)
+{
+	uint32_t s = dlt_str(&gw, &gtls, text);
+	struct dlt_rec_dlerror *r = dlt_rec_reserve(&gw, &gtls, sizeof(*r));
+	r->h.ts = dlt_now_ns();
+	r->text = s;
+	r->pad = 0;
+	dlt_rec_commit(r, DLT_REC_DLERROR, 0, sizeof(*r));
+}
+
+/* shape 0: n names not found, then n dlerror messages; shape 1: n files
+ * that mapped and failed, each with a message naming another object. */
+static int gen_hostile(const char *dir, unsigned n, int shape)
+{
+	if (gen_open(dir, -1) != 0)
+		return -1;
+	char buf[128];
+	for (unsigned i = 0; i < n; i++) {
+		if (shape == 0) {
+			snprintf(buf, sizeof(buf), "libabsent%u.so", i);
+			gen_lib_fail(buf);
+		} else {
+			snprintf(buf, sizeof(buf), "/opt/x/libbroken%u.so", i);
+			gen_lib_broken(i + 1, buf);
+			snprintf(buf, sizeof(buf),
+				 "/opt/x/libdep%u.so: undefined symbol: f%u", i,
+				 i);
+			gen_dlerror(buf);
+		}
+	}
+	for (unsigned i = 0; shape == 0 && i < n; i++) {
+		snprintf(buf, sizeof(buf),
+			 "libabsent%u.so: cannot open shared object file: No "
+			 "such file or directory",
+			 i);
+		gen_dlerror(buf);
+	}
+	gen_exit(0);
+	gen_close();
+	return 0;
+}
+
+static void test_hostile_failed_loads(void)
+{
+	static const char *const shape_name[] = {"not found", "load failed"};
+	static const char *const code[] = {"LIB_NOT_FOUND", "LIB_LOAD_FAILED"};
+	static const unsigned sizes[] = {3000, 12000};
+	for (int shape = 0; shape < 2; shape++) {
+		double cpu[2] = {0, 0};
+		for (int k = 0; k < 2; k++) {
+			char *dir = tu_tmpdir("hostile");
+			TU_CHECK_FATAL(gen_hostile(dir, sizes[k], shape) == 0,
+				       "cannot write the trace");
+			double secs;
+			long rss;
+			char *out;
+			int rc = timed_check(dir, &secs, &cpu[k], &rss, &out);
+			char err[256];
+			struct tu_json *j =
+				tu_json_parse(out, err, sizeof(err));
+			size_t nf = 0;
+			const struct tu_json *fs = tu_jget(j, "findings");
+			for (size_t i = 0; i < tu_jlen(fs); i++)
+				nf += strcmp(tu_jstr(tu_jat(fs, i), "code"),
+					     code[shape]) == 0;
+			TU_CHECK(rc == 0 && j && nf == sizes[k],
+				 "%s x %u: exit %d, %zu %s findings (%s)",
+				 shape_name[shape], sizes[k], rc, nf,
+				 code[shape], j ? "" : err);
+			printf("\n    check, %u failed loads (%s): %.2f s CPU, "
+			       "peak RSS %ld KiB",
+			       sizes[k], shape_name[shape], cpu[k], rss);
+			tu_json_free(j);
+			free(out);
+			tu_rmtree(dir);
+			free(dir);
+		}
+		/* Linear: 4x; quadratic: 16x.  The slack covers start-up. */
+		TU_CHECK(cpu[1] < 8 * cpu[0] + 0.5,
+			 "%s: %.2f s CPU for %u rows, %.2f s for %u: more than "
+			 "linear",
+			 shape_name[shape], cpu[0], sizes[0], cpu[1], sizes[1]);
 	}
 	printf("\n");
 }
@@ -1580,7 +1704,10 @@ static const struct tu_test torch_tests[] = {
 	{NULL, NULL}};
 
 static const struct tu_test scale_tests[] = {
-	{"256 traces, streaming", test_scale}, {NULL, NULL}};
+	{"256 traces, streaming", test_scale},
+	{"many failed loads: linear, every one reported",
+	 test_hostile_failed_loads},
+	{NULL, NULL}};
 
 static const struct tu_suite suites[] = {
 	{"check_unit", unit_tests, NULL},

@@ -2,9 +2,10 @@
  * launcher, or LD_PRELOAD of libdltrace.so), then their traces are read with
  * analyzer/reader.h and `dltrace-analyze libs --json`.
  *
- *   test_e2e [SUITE...]   resolution dlerror sigkill fork unwritable
- *                         exit_status torch */
+ *   test_e2e [SUITE...]   resolution privacy dlerror sigkill load fork
+ *                         unwritable exit_status torch */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
@@ -467,6 +468,19 @@ struct mark_tally {
 	uint64_t total, bad_sum, bad_id, dup;
 };
 
+/* A mark as fx_marks writes it: 0 with its sequence number in *seq, -1
+ * for a thread id or sequence number out of range, -2 for a bad checksum. */
+static int mark_decode(const struct dlt_rec_mark *m, uint32_t threads,
+		       uint64_t count, uint64_t *seq)
+{
+	*seq = m->value & 0xffffffffu;
+	if (m->id >= threads || (m->value >> 32) != m->id || *seq >= count)
+		return -1;
+	if (m->aux != ((uint32_t)(m->value * 2654435761u) ^ m->id))
+		return -2;
+	return 0;
+}
+
 static int tally_mark(void *ctx, const struct dlt_rec_view *v)
 {
 	struct mark_tally *t = ctx;
@@ -474,14 +488,11 @@ static int tally_mark(void *ctx, const struct dlt_rec_view *v)
 		return 0;
 	const struct dlt_rec_mark *m = (const void *)v->rec;
 	t->total++;
-	uint64_t seq = m->value & 0xffffffffu;
-	if (m->id >= MARK_THREADS || (m->value >> 32) != m->id ||
-	    seq >= MARK_COUNT) {
-		t->bad_id++;
-		return 0;
-	}
-	if (m->aux != ((uint32_t)(m->value * 2654435761u) ^ m->id)) {
-		t->bad_sum++;
+	uint64_t seq;
+	int bad = mark_decode(m, MARK_THREADS, MARK_COUNT, &seq);
+	if (bad) {
+		t->bad_id += bad == -1;
+		t->bad_sum += bad == -2;
 		return 0;
 	}
 	uint8_t *s = &t->seen[(size_t)m->id * MARK_COUNT + seq];
@@ -691,6 +702,180 @@ static void test_marks_complete(void)
 	check_tally(t, 1);
 	free(t->seen);
 	free(t);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+	free(fx);
+}
+
+/* ---- suite: load ---------------------------------------------------------
+ *
+ * LOAD_THREADS threads record marks as fast as they can for
+ * DLT_LOAD_SECONDS (default 3; scripts/load.sh runs 60) and the program is
+ * then killed.  The trace must read to its end without a single problem,
+ * every thread's marks must come in order with consecutive sequence
+ * numbers from 0, all in chunks of one thread id, and the launcher must
+ * have added the SIGKILL.  DLT_LOAD_MAX_SIZE, if set, is passed on as
+ * DLTRACE_MAX_SIZE. */
+
+#define LOAD_THREADS 64u
+
+struct load_tally {
+	uint64_t next[LOAD_THREADS]; /* seq expected next */
+	uint32_t tid[LOAD_THREADS];
+	uint64_t marks, bad, out_of_order, wrong_tid, reaped_kill;
+	uint64_t first_bad_off;
+	uint64_t first_ts, last_ts; /* of the marks */
+};
+
+static int load_rec(void *ctx, const struct dlt_rec_view *v)
+{
+	struct load_tally *t = ctx;
+	if (v->rec->type == DLT_REC_EXIT) {
+		const struct dlt_rec_exit *e = (const void *)v->rec;
+		t->reaped_kill += e->h.flags == DLT_EXIT_REAPED &&
+				  WIFSIGNALED(e->status) &&
+				  WTERMSIG(e->status) == SIGKILL;
+		return 0;
+	}
+	if (v->rec->type != DLT_REC_MARK)
+		return 0;
+	const struct dlt_rec_mark *m = (const void *)v->rec;
+	t->marks++;
+	if (t->first_ts == 0 || m->h.ts < t->first_ts)
+		t->first_ts = m->h.ts;
+	if (m->h.ts > t->last_ts)
+		t->last_ts = m->h.ts;
+	uint64_t seq;
+	if (mark_decode(m, LOAD_THREADS, UINT64_MAX, &seq) != 0) {
+		if (t->bad++ == 0)
+			t->first_bad_off = v->offset;
+		return 0;
+	}
+	if (t->next[m->id] == 0 && seq == 0)
+		t->tid[m->id] = v->tid;
+	else if (v->tid != t->tid[m->id])
+		t->wrong_tid++;
+	if (seq != t->next[m->id]) {
+		if (t->out_of_order++ == 0)
+			t->first_bad_off = v->offset;
+		fprintf(stderr,
+			"    thread %u: seq %llu at offset %llu, expected "
+			"%llu\n",
+			m->id, (unsigned long long)seq,
+			(unsigned long long)v->offset,
+			(unsigned long long)t->next[m->id]);
+	}
+	t->next[m->id] = seq + 1;
+	return 0;
+}
+
+static double secs_since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void test_load(void)
+{
+	const char *s = getenv("DLT_LOAD_SECONDS");
+	double secs = s && *s ? atof(s) : 3.0;
+	const char *ms = getenv("DLT_LOAD_MAX_SIZE");
+	char *fx = tu_fx("fx_marks");
+	char *dir = tu_tmpdir("load");
+	TU_CHECK_FATAL(dir != NULL && secs > 0, "no scratch directory");
+	char threads[16];
+	snprintf(threads, sizeof(threads), "%u", LOAD_THREADS);
+	/* Sequence numbers have 32 bits: more marks than any run writes. */
+	const char *cmd[] = {fx, threads, "4294967295", "0", NULL};
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	char *max_env = ms ? tu_strfmt("DLTRACE_MAX_SIZE=%s", ms) : NULL;
+	const char *env[] = {max_env, NULL};
+	struct tu_proc p;
+	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "cannot start");
+	free(argv);
+	free(max_env);
+	char line[256] = "";
+	int pid = 0;
+	char mark[8] = "";
+	if (tu_proc_readline(&p, line, sizeof(line), 30000) == 1)
+		sscanf(line, "ready %d mark=%7s", &pid, mark);
+	if (pid <= 0 || strcmp(mark, "yes") != 0) {
+		if (pid > 0)
+			kill(pid, SIGKILL);
+		tu_proc_wait(&p, 10000);
+		TU_CHECK_FATAL(0,
+			       "fx_marks did not get ready with marks (%s): "
+			       "%s\n%s",
+			       tu_status_str(p.status), line, p.err);
+	}
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct timespec nap = {(time_t)secs,
+			       (long)((secs - (double)(time_t)secs) * 1e9)};
+	while (nanosleep(&nap, &nap) != 0)
+		;
+	TU_CHECK_FATAL(kill(pid, SIGKILL) == 0,
+		       "fx_marks (pid %d) is gone "
+		       "before the kill",
+		       pid);
+	double ran = secs_since(&t0);
+	tu_proc_wait(&p, 600000);
+	TU_CHECK(tu_exit_code(p.status) == 128 + SIGKILL,
+		 "dltrace exit status %s after its child was killed; "
+		 "stderr:\n%s",
+		 tu_status_str(p.status), p.err);
+
+	char **paths;
+	size_t n = tu_list_traces(dir, &paths);
+	TU_CHECK_FATAL(n == 1, "%zu traces in %s, expected 1", n, dir);
+	struct timespec v0;
+	clock_gettime(CLOCK_MONOTONIC, &v0);
+	char err[512];
+	struct dlt_trace *tr = dlt_trace_open(paths[0], err, sizeof(err));
+	TU_CHECK_FATAL(tr != NULL, "%s does not open: %s", paths[0], err);
+	struct load_tally *t = calloc(1, sizeof(*t));
+	dlt_trace_foreach(tr, load_rec, t);
+	double vsecs = secs_since(&v0);
+	struct dlt_trace_stats st;
+	dlt_trace_stats(tr, &st);
+	uint64_t cursor = dlt_trace_header(tr)->alloc_cursor;
+	for (size_t k = 0; k < dlt_trace_problem_count(tr); k++)
+		TU_CHECK(0, "%s: reader problem: %s", paths[0],
+			 dlt_trace_problem(tr, k));
+	dlt_trace_close(tr);
+
+	unsigned silent = 0;
+	for (unsigned i = 0; i < LOAD_THREADS; i++)
+		silent += t->next[i] == 0;
+	TU_CHECK(t->bad == 0 && t->out_of_order == 0 && t->wrong_tid == 0,
+		 "%llu corrupt marks, %llu out of order, %llu in another "
+		 "thread's chunk (first at offset %llu)",
+		 (unsigned long long)t->bad,
+		 (unsigned long long)t->out_of_order,
+		 (unsigned long long)t->wrong_tid,
+		 (unsigned long long)t->first_bad_off);
+	TU_CHECK(silent == 0, "%u of %u threads left no mark", silent,
+		 LOAD_THREADS);
+	TU_CHECK(t->reaped_kill == 1,
+		 "%llu launcher records of the SIGKILL, expected 1",
+		 (unsigned long long)t->reaped_kill);
+	/* Recording stops early when the trace reaches its size limit. */
+	int limit = tu_contains(p.err, "trace size limit reached");
+	double span = (double)(t->last_ts - t->first_ts) / 1e9;
+	printf("\n    %u threads for %.1f s, then SIGKILL: %llu marks over "
+	       "%.1f s (%.1f M/s), %llu records, %llu chunks, trace %.1f MiB "
+	       "(alloc_cursor %llu)%s; validated in %.2f s (%.0f MiB/s)\n",
+	       LOAD_THREADS, ran, (unsigned long long)t->marks, span,
+	       span > 0 ? (double)t->marks / span / 1e6 : 0.0,
+	       (unsigned long long)st.records, (unsigned long long)st.chunks,
+	       (double)st.bytes / 1048576.0, (unsigned long long)cursor,
+	       limit ? ", size limit reached" : "", vsecs,
+	       (double)st.bytes / 1048576.0 / vsecs);
+	free(t);
+	tu_free_list(paths);
 	tu_proc_free(&p);
 	tu_rmtree(dir);
 	free(dir);
@@ -1320,6 +1505,150 @@ static void test_process_name(void)
 	free(dir);
 }
 
+/* The host part of a trace name as tracer/writer.c writes it: the name the
+ * test predicts must be the one the writer would have used, or the planted
+ * files prove nothing (checked below: the trace lands after all of them). */
+static void trace_host(char *buf, size_t cap)
+{
+	char h[128] = "";
+	if (gethostname(h, sizeof(h) - 1) != 0)
+		h[0] = '\0';
+	size_t n = 0;
+	for (const char *c = h; *c && n + 1 < cap; c++)
+		buf[n++] =
+			(isalnum((unsigned char)*c) || *c == '-' || *c == '_')
+				? *c
+				: '_';
+	buf[n] = '\0';
+	if (n == 0)
+		snprintf(buf, cap, "host");
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return NULL;
+	char *buf = calloc(1, 4096);
+	if (buf)
+		buf[fread(buf, 1, 4095, f)] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Someone who can write to the trace directory plants, at the names the
+ * next trace will get, a symlink to a file of the user's, a dangling
+ * symlink and a file of their own.  The writer must follow neither link,
+ * truncate nothing, create nothing through a link, and still trace the
+ * program under a name of its own, with the permissions the umask (077
+ * here) allows; and the program must run exactly as it does plainly. */
+static void test_privacy_create(void)
+{
+	char *dir = tu_tmpdir("create");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	char *fx = tu_fx("fx_hello");
+	char *victim = tu_strfmt("%s/victim.txt", dir);
+	char *absent = tu_strfmt("%s/absent.txt", dir);
+	const char *secret = "the user's own file\n";
+	const char *other = "someone else's trace\n";
+	FILE *f = fopen(victim, "w");
+	TU_CHECK_FATAL(f && fputs(secret, f) >= 0 && fclose(f) == 0,
+		       "cannot write %s", victim);
+	struct stat vst0;
+	TU_CHECK_FATAL(stat(victim, &vst0) == 0, "cannot stat %s", victim);
+
+	const char *cmd[] = {fx, NULL};
+	struct tu_proc plain, traced;
+	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
+
+	const char **env = tu_preload_env(dir, NULL, 0);
+	mode_t um = umask(077);
+	int started = tu_proc_start_held(&traced, cmd, env);
+	umask(um);
+	free(env);
+	TU_CHECK_FATAL(started == 0, "cannot start %s", fx);
+
+	char host[128];
+	trace_host(host, sizeof(host));
+	char *link0 = tu_strfmt("%s/%s.%d.0.dltrace", dir, host, traced.pid);
+	char *link1 = tu_strfmt("%s/%s.%d.0-1.dltrace", dir, host, traced.pid);
+	char *theirs = tu_strfmt("%s/%s.%d.0-2.dltrace", dir, host, traced.pid);
+	char *expect = tu_strfmt("%s/%s.%d.0-3.dltrace", dir, host, traced.pid);
+	int planted =
+		symlink(victim, link0) == 0 && symlink(absent, link1) == 0;
+	f = fopen(theirs, "w");
+	planted = planted && f && fputs(other, f) >= 0;
+	if (f)
+		planted = fclose(f) == 0 && planted;
+	tu_proc_go(&traced);
+	tu_proc_wait(&traced, RUN_TIMEOUT_MS);
+	TU_CHECK_FATAL(planted, "cannot plant the files in %s", dir);
+
+	tu_expect_same_run("fx_hello with planted trace names", &plain, &traced,
+			   1);
+	char *now = read_text(victim);
+	struct stat vst, lst;
+	TU_CHECK(now && strcmp(now, secret) == 0 && stat(victim, &vst) == 0 &&
+			 vst.st_ino == vst0.st_ino &&
+			 vst.st_size == vst0.st_size &&
+			 vst.st_mode == vst0.st_mode,
+		 "the file behind the planted symlink changed: \"%s\"",
+		 now ? now : "(unreadable)");
+	free(now);
+	char target[4096];
+	ssize_t tl = readlink(link0, target, sizeof(target) - 1);
+	TU_CHECK(tl == (ssize_t)strlen(victim) &&
+			 strncmp(target, victim, (size_t)tl) == 0,
+		 "the planted symlink %s was replaced", link0);
+	TU_CHECK(lstat(link1, &lst) == 0 && S_ISLNK(lst.st_mode) &&
+			 access(absent, F_OK) != 0,
+		 "the dangling symlink %s was followed: %s exists", link1,
+		 absent);
+	now = read_text(theirs);
+	TU_CHECK(now && strcmp(now, other) == 0,
+		 "the existing file %s was overwritten: \"%s\"", theirs,
+		 now ? now : "(unreadable)");
+	free(now);
+
+	/* The trace went to the first name nobody had taken. */
+	struct stat tst;
+	TU_CHECK(lstat(expect, &tst) == 0 && S_ISREG(tst.st_mode),
+		 "no trace at %s (was the name predicted right?)", expect);
+	TU_CHECK((tst.st_mode & 077) == 0, "%s: mode %o under umask 077",
+		 expect, (unsigned)(tst.st_mode & 0777));
+	struct tu_trace tr;
+	char err[512];
+	if (tu_trace_load(expect, &tr, err, sizeof(err)) == 0) {
+		TU_CHECK(tr.hdr.pid == (uint32_t)traced.pid &&
+				 tr.nproblems == 0 && tr.nexits == 1 &&
+				 tr.exits[0].how == DLT_EXIT_NORMAL,
+			 "%s: pid %u, %zu problems, %zu exit records", expect,
+			 tr.hdr.pid, tr.nproblems, tr.nexits);
+		tu_trace_free(&tr);
+	} else {
+		TU_CHECK(0, "%s does not read: %s", expect, err);
+	}
+	char **paths;
+	size_t n = tu_list_traces(dir, &paths);
+	TU_CHECK(n == 4,
+		 "%zu *.dltrace names in %s, expected the 3 planted "
+		 "and 1 trace",
+		 n, dir);
+	tu_free_list(paths);
+
+	tu_proc_free(&plain);
+	tu_proc_free(&traced);
+	free(link0);
+	free(link1);
+	free(theirs);
+	free(expect);
+	free(victim);
+	free(absent);
+	tu_rmtree(dir);
+	free(dir);
+	free(fx);
+}
+
 static const struct tu_test resolution_tests[] = {
 	{"RUNPATH $ORIGIN of the dlopen caller", test_runpath},
 	{"RUNPATH under LD_PRELOAD, with and without audit",
@@ -1337,6 +1666,10 @@ static const struct tu_test dlerror_tests[] = {
 static const struct tu_test sigkill_tests[] = {
 	{"32 threads recording, SIGKILL mid-way", test_sigkill},
 	{"32 threads x 100000 marks, all recorded", test_marks_complete},
+	{NULL, NULL}};
+
+static const struct tu_test load_tests[] = {
+	{"64 threads recording flat out, then SIGKILL", test_load},
 	{NULL, NULL}};
 
 static const struct tu_test fork_tests[] = {
@@ -1359,12 +1692,16 @@ static const struct tu_test torch_tests[] = {
 	{"dltrace python3 -c 'import torch'", test_import_torch}, {NULL, NULL}};
 
 static const struct tu_test privacy_tests[] = {
-	{"no secret in the trace bytes", test_privacy}, {NULL, NULL}};
+	{"no secret in the trace bytes", test_privacy},
+	{"trace creation follows no symlink, overwrites nothing",
+	 test_privacy_create},
+	{NULL, NULL}};
 
 static const struct tu_suite suites[] = {{"resolution", resolution_tests, NULL},
 					 {"privacy", privacy_tests, NULL},
 					 {"dlerror", dlerror_tests, NULL},
 					 {"sigkill", sigkill_tests, NULL},
+					 {"load", load_tests, NULL},
 					 {"fork", fork_tests, NULL},
 					 {"unwritable", unwritable_tests, NULL},
 					 {"exit_status", exit_tests, NULL},

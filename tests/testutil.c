@@ -95,11 +95,11 @@ static char **tu_build_env(const char *const extra[])
 	return env;
 }
 
-int tu_proc_start(struct tu_proc *p, const char *const argv[],
-		  const char *const env[])
+static int tu_proc_spawn(struct tu_proc *p, const char *const argv[],
+			 const char *const env[], int held)
 {
 	memset(p, 0, sizeof(*p));
-	p->out_fd = p->err_fd = -1;
+	p->out_fd = p->err_fd = p->go_fd = -1;
 	p->pid = -1;
 	p->status = -1; /* until reaped: "not reaped" */
 	/* Output buffers exist even if the start fails, so callers can
@@ -108,12 +108,19 @@ int tu_proc_start(struct tu_proc *p, const char *const argv[],
 	p->err = calloc(1, 1);
 	if (p->out == NULL || p->err == NULL)
 		abort();
-	int po[2], pe[2];
+	int po[2], pe[2], pg[2] = {-1, -1};
 	if (pipe2(po, O_CLOEXEC) != 0)
 		return -1;
 	if (pipe2(pe, O_CLOEXEC) != 0) {
 		close(po[0]);
 		close(po[1]);
+		return -1;
+	}
+	if (held && pipe2(pg, O_CLOEXEC) != 0) {
+		close(po[0]);
+		close(po[1]);
+		close(pe[0]);
+		close(pe[1]);
 		return -1;
 	}
 	char **envp = tu_build_env(env);
@@ -130,6 +137,12 @@ int tu_proc_start(struct tu_proc *p, const char *const argv[],
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
 		signal(SIGPIPE, SIG_DFL);
+		if (held) {
+			char go;
+			close(pg[1]);
+			while (read(pg[0], &go, 1) < 0 && errno == EINTR)
+				;
+		}
 		execve(argv[0], (char *const *)argv, envp);
 		dprintf(2, "tu_proc_start: cannot exec %s: %s\n", argv[0],
 			strerror(errno));
@@ -138,15 +151,42 @@ int tu_proc_start(struct tu_proc *p, const char *const argv[],
 	free(envp);
 	close(po[1]);
 	close(pe[1]);
+	if (held)
+		close(pg[0]);
 	if (pid < 0) {
 		close(po[0]);
 		close(pe[0]);
+		if (held)
+			close(pg[1]);
 		return -1;
 	}
 	p->pid = pid;
 	p->out_fd = po[0];
 	p->err_fd = pe[0];
+	p->go_fd = held ? pg[1] : -1;
 	return 0;
+}
+
+int tu_proc_start(struct tu_proc *p, const char *const argv[],
+		  const char *const env[])
+{
+	return tu_proc_spawn(p, argv, env, 0);
+}
+
+int tu_proc_start_held(struct tu_proc *p, const char *const argv[],
+		       const char *const env[])
+{
+	return tu_proc_spawn(p, argv, env, 1);
+}
+
+void tu_proc_go(struct tu_proc *p)
+{
+	if (p->go_fd < 0)
+		return;
+	if (write(p->go_fd, "g", 1) != 1)
+		perror("tu_proc_go");
+	close(p->go_fd);
+	p->go_fd = -1;
 }
 
 static void tu_append(char **buf, size_t *len, size_t *cap, const char *d,
@@ -233,6 +273,7 @@ int tu_proc_wait(struct tu_proc *p, int timeout_ms)
 {
 	if (p->pid <= 0)
 		return -1; /* never started: nothing to wait for or kill */
+	tu_proc_go(p);
 	uint64_t deadline = tu_now_ms() + (uint64_t)timeout_ms;
 	while (!p->reaped) {
 		uint64_t now = tu_now_ms();
@@ -267,6 +308,8 @@ int tu_proc_wait(struct tu_proc *p, int timeout_ms)
 
 void tu_proc_free(struct tu_proc *p)
 {
+	if (p->go_fd >= 0)
+		close(p->go_fd);
 	if (p->out_fd >= 0)
 		close(p->out_fd);
 	if (p->err_fd >= 0)
@@ -274,7 +317,7 @@ void tu_proc_free(struct tu_proc *p)
 	free(p->out);
 	free(p->err);
 	memset(p, 0, sizeof(*p));
-	p->out_fd = p->err_fd = -1;
+	p->out_fd = p->err_fd = p->go_fd = -1;
 }
 
 int tu_run(struct tu_proc *p, const char *const argv[], const char *const env[],

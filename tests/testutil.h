@@ -39,6 +39,7 @@ struct tu_proc {
 	int status;	/* raw wait status once reaped */
 	int reaped;
 	int timed_out;
+	int go_fd; /* tu_proc_start_held: releases the child; else -1 */
 };
 
 /* Starts argv[0] (a path) with stdout and stderr captured and stdin from
@@ -48,6 +49,12 @@ struct tu_proc {
  * new process group.  Returns 0 or -1. */
 int tu_proc_start(struct tu_proc *p, const char *const argv[],
 		  const char *const env[]);
+/* The same, but the child stops just before its execve until tu_proc_go:
+ * a test then knows the pid the program will run as, and so the names of
+ * the files it will create, before the program runs. */
+int tu_proc_start_held(struct tu_proc *p, const char *const argv[],
+		       const char *const env[]);
+void tu_proc_go(struct tu_proc *p);
 /* Reads one line of stdout (without the newline) into buf.  Returns 1, 0 at
  * end of output, -1 on timeout. */
 int tu_proc_readline(struct tu_proc *p, char *buf, size_t cap, int timeout_ms);

@@ -3,6 +3,7 @@
  * wrong ELF class, static TLS exhausted.  The loader's message names the
  * culprit; the other objects unloaded with it are collateral, and a load
  * that failed because a dependency was missing is LIB_NOT_FOUND's. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,18 +173,55 @@ static size_t dlt_ev_providers(struct dlt_rule_ctx *c, struct dlt_val *ev,
 	return n;
 }
 
+/* Mapped rows by the object whose load asked for them, then row: a failed
+ * object's dependencies are one search away instead of a pass over every
+ * row per finding, which a trace of many failed loads made quadratic. */
+struct dlt_dep_ref {
+	uint64_t requester_obj;
+	size_t row;
+};
+
+static int dlt_dep_ref_cmp(const void *a, const void *b)
+{
+	const struct dlt_dep_ref *x = a, *y = b;
+	if (x->requester_obj != y->requester_obj)
+		return x->requester_obj < y->requester_obj ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+struct dlt_deps {
+	struct dlt_dep_ref *v;
+	size_t n;
+};
+
+static void dlt_deps_index(struct dlt_deps *d, const struct dlt_process *p)
+{
+	d->v = dlt_xcalloc(p->nlibs + 1, sizeof(*d->v));
+	d->n = 0;
+	for (size_t i = 0; i < p->nlibs; i++)
+		if (!p->libs[i].from_fail_record && p->libs[i].requester_obj)
+			d->v[d->n++] = (struct dlt_dep_ref){
+				p->libs[i].requester_obj, i};
+	qsort(d->v, d->n, sizeof(*d->v), dlt_dep_ref_cmp);
+}
+
 /* The dependencies the loader mapped for the failed object: where a symbol
  * it needs should have come from, whatever the library is called. */
 static size_t dlt_ev_dependencies(struct dlt_rule_ctx *c, struct dlt_val *ev,
+				  const struct dlt_deps *deps,
 				  const struct dlt_lib *lib,
 				  const char **first_path)
 {
 	size_t n = 0;
 	struct dlt_val *arr = NULL;
-	for (size_t i = 0; i < c->p->nlibs && lib->obj; i++) {
-		const struct dlt_lib *l = &c->p->libs[i];
-		if (l->from_fail_record || l->requester_obj != lib->obj ||
-		    l == lib)
+	struct dlt_dep_ref key = {lib->obj, 0};
+	size_t lo = dlt_lower_bound(deps->v, deps->n, sizeof(*deps->v), &key,
+				    dlt_dep_ref_cmp);
+	for (size_t k = lo;
+	     lib->obj && k < deps->n && deps->v[k].requester_obj == lib->obj;
+	     k++) {
+		const struct dlt_lib *l = &c->p->libs[deps->v[k].row];
+		if (l == lib)
 			continue;
 		if (arr == NULL)
 			arr = dlt_obj_array(ev, "dependencies");
@@ -196,7 +234,8 @@ static size_t dlt_ev_dependencies(struct dlt_rule_ctx *c, struct dlt_val *ev,
 	return n;
 }
 
-static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_lib *lib)
+static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_deps *deps,
+		    const struct dlt_lib *lib)
 {
 	const char *file = lib->realpath ? lib->realpath : lib->path;
 	if (file == NULL)
@@ -234,7 +273,7 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_lib *lib)
 		nprov = dlt_ev_providers(c, ev, cause.family, &prov);
 	}
 	const char *dep = NULL;
-	size_t ndeps = dlt_ev_dependencies(c, ev, lib, &dep);
+	size_t ndeps = dlt_ev_dependencies(c, ev, deps, lib, &dep);
 
 	if (strcmp(cause.kind, "static_tls") == 0) {
 		dlt_finding_fix(c, f,
@@ -283,13 +322,53 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_lib *lib)
 	}
 }
 
+/* Names (base names) of the failed rows, sorted: whether the loader's
+ * message names another failed object is one search, not a pass over every
+ * row, which a trace of many failed loads made quadratic. */
+static int dlt_str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Failed rows by message, then row: the first row of each message. */
+struct dlt_err_row {
+	const char *error;
+	size_t row;
+};
+
+static int dlt_err_row_cmp(const void *a, const void *b)
+{
+	const struct dlt_err_row *x = a, *y = b;
+	if (x->error != y->error)
+		return (uintptr_t)x->error < (uintptr_t)y->error ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
 void dlt_rule_lib_load_failed(struct dlt_rule_ctx *c)
 {
 	const struct dlt_process *p = c->p;
+	bool *matters = dlt_lib_failures_matter(p);
+	const char **names = dlt_xcalloc(3 * p->nlibs + 1, sizeof(*names));
+	struct dlt_err_row *errs = dlt_xcalloc(p->nlibs + 1, sizeof(*errs));
+	size_t nnames = 0, nerrs = 0;
+	for (size_t i = 0; i < p->nlibs; i++) {
+		const struct dlt_lib *l = &p->libs[i];
+		if (!l->failed)
+			continue;
+		const char *cand[] = {l->path, l->realpath, l->requested};
+		for (int k = 0; k < 3; k++)
+			if (cand[k])
+				names[nnames++] = dlt_basename(cand[k]);
+		if (l->error && !dlt_lib_not_found(l))
+			errs[nerrs++] = (struct dlt_err_row){l->error, i};
+	}
+	qsort(names, nnames, sizeof(*names), dlt_str_cmp);
+	qsort(errs, nerrs, sizeof(*errs), dlt_err_row_cmp);
+	struct dlt_deps deps;
+	dlt_deps_index(&deps, p);
 	for (size_t k = 0; k < p->nlibs; k++) {
 		const struct dlt_lib *lib = &p->libs[k];
-		if (!lib->failed || dlt_lib_not_found(lib) ||
-		    !dlt_lib_failure_matters(p, k))
+		if (!lib->failed || dlt_lib_not_found(lib) || !matters[k])
 			continue;
 		char culprit[1024];
 		dlt_message_object(lib->error, culprit, sizeof(culprit));
@@ -297,25 +376,25 @@ void dlt_rule_lib_load_failed(struct dlt_rule_ctx *c)
 			/* Another object is named: this one was unloaded
 			 * with it (or for want of it) and is reported
 			 * there; with no name, the object the dlopen asked
-			 * for stands for the failure. */
-			bool named_other = false;
-			for (size_t i = 0; i < p->nlibs && !named_other; i++)
-				named_other =
-					i != k && p->libs[i].failed &&
-					dlt_row_named(&p->libs[i], culprit);
-			if (named_other)
+			 * for stands for the failure.  (This row is not
+			 * named, so a failed row that is must be another.) */
+			const char *base = dlt_basename(culprit);
+			if (culprit[0] && bsearch(&base, names, nnames,
+						  sizeof(*names), dlt_str_cmp))
 				continue;
 			/* Rows of one failed dlopen share the message: the
 			 * first of them stands for all. */
-			bool earlier = false;
-			for (size_t i = 0; i < k && !earlier; i++)
-				earlier = p->libs[i].failed &&
-					  p->libs[i].error == lib->error &&
-					  lib->error != NULL &&
-					  !dlt_lib_not_found(&p->libs[i]);
-			if (earlier)
+			struct dlt_err_row key = {lib->error, 0};
+			size_t lo = dlt_lower_bound(errs, nerrs, sizeof(*errs),
+						    &key, dlt_err_row_cmp);
+			if (lib->error && lo < nerrs &&
+			    errs[lo].error == lib->error && errs[lo].row < k)
 				continue;
 		}
-		dlt_one(c, lib);
+		dlt_one(c, &deps, lib);
 	}
+	free(deps.v);
+	free(names);
+	free(errs);
+	free(matters);
 }

@@ -206,15 +206,16 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_lib *lib)
 void dlt_rule_lib_not_found(struct dlt_rule_ctx *c)
 {
 	const struct dlt_process *p = c->p;
+	bool *matters = dlt_lib_failures_matter(p);
 	for (size_t k = 0; k < p->nlibs; k++) {
 		const struct dlt_lib *lib = &p->libs[k];
 		if (!dlt_lib_not_found(lib))
 			continue;
 		const char *name =
 			lib->requested ? lib->requested : lib->dlopen_name;
-		if (name == NULL || dlt_is_driver_lib(name) ||
-		    !dlt_lib_failure_matters(p, k))
+		if (name == NULL || dlt_is_driver_lib(name) || !matters[k])
 			continue;
 		dlt_one(c, lib);
 	}
+	free(matters);
 }
