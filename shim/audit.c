@@ -66,18 +66,25 @@ static struct dlt_obj *dlt_obj_find(uint64_t obj)
 }
 
 /* After a fork the audit copy, which got no atfork call of its own, finds
- * a new file through the shared writer; its search state is stale. */
+ * a new file through the shared writer; its search state is stale.  The
+ * file's generation tells when to ask whose process this is: a getpid per
+ * callback was a tenth of what dltrace added to a dlopen/dlclose pair. */
+static uint32_t dlt_audit_gen;
 static struct dlt_writer *dlt_audit_writer_on(void)
 {
 	struct dlt_writer *w = dlt_writer_on();
 	if (w == NULL)
 		return NULL;
-	pid_t pid = getpid();
-	if (pid != dlt_audit_pid) {
-		dlt_audit_pid = pid;
-		dlt_cur.active = 0;
+	uint32_t gen = atomic_load_explicit(&w->gen, memory_order_relaxed);
+	if (gen != dlt_audit_gen) {
+		dlt_audit_gen = gen;
+		pid_t pid = getpid();
+		if (pid != dlt_audit_pid) {
+			dlt_audit_pid = pid;
+			dlt_cur.active = 0;
+		}
 	}
-	return w->pid == pid ? w : NULL;
+	return w->pid == dlt_audit_pid ? w : NULL;
 }
 
 static const char *dlt_requester_path(uint64_t obj, char *buf, size_t cap)
@@ -87,11 +94,16 @@ static const char *dlt_requester_path(uint64_t obj, char *buf, size_t cap)
 		return NULL;
 	if (lm->l_name && lm->l_name[0])
 		return lm->l_name;
-	/* The main program's l_name is empty. */
-	ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
+	/* The main program's l_name is empty.  Read once per process image:
+	 * a program that dlopens in a loop asked the kernel every time. */
+	static char exe[DLT_PATH_MAX];
+	if (exe[0] == '\0') {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n <= 0)
+			return NULL;
+		exe[n] = '\0';
+	}
+	snprintf(buf, cap, "%s", exe);
 	return buf;
 }
 
