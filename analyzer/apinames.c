@@ -2,23 +2,18 @@
 
 #include <string.h>
 
+#include "dltrace/apiflags.h"
 #include "dltrace/format.h"
 
 /* Only the names and labels are used here; the parameter lists are not
  * expanded. */
 static const struct dlt_api_desc dlt_api_table[] = {
-#define DLT_AF_ENTER 0x1u
-#define DLT_AF_POST 0x2u
-#define DLT_AF_NORECORD 0x4u
-/* Same values before and after the call (as shim/api.c decides). */
-#define DLT_SAME_TEXT(a, b) (__builtin_strcmp(a, b) == 0)
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post)        \
-	{id,                                                                  \
-	 DLT_FAM_##fam,                                                       \
-	 ((flags)&DLT_AF_ENTER) != 0,                                         \
-	 ((flags)&DLT_AF_ENTER) && !((flags)&DLT_AF_NORECORD) &&              \
-		 sizeof(#pre) == sizeof(#post) && DLT_SAME_TEXT(#pre, #post), \
-	 #name,                                                               \
+#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
+	{id,                                                           \
+	 DLT_FAM_##fam,                                                \
+	 ((flags)&DLT_AF_ENTER) != 0,                                  \
+	 DLT_API_ONCE(flags, pre, post),                               \
+	 #name,                                                        \
 	 labels},
 #include "dltrace/apis.def"
 #undef DLT_API

@@ -193,10 +193,6 @@ static void dlt_family_note(int idx, void *real);
 /* ---- the wrappers ------------------------------------------------------- */
 
 #define DLT_UNPAREN(...) __VA_ARGS__
-/* The values known before the call are those recorded after it: the call
- * can be written once, before it starts (dlt_rec_open).  Folded to a
- * constant by the compiler. */
-#define DLT_SAME(pre, post) (__builtin_strcmp(#pre, #post) == 0)
 
 /* Post hooks exist only for APIs flagged DLT_AF_POST; weak declarations
  * let the generated code name them all. */
@@ -232,8 +228,7 @@ static void dlt_family_note(int idx, void *real);
 		struct dlt_rec_api_call *dlt_open = NULL;                        \
 		uint64_t dlt_tok = 0;                                            \
 		uint64_t dlt_t0;                                                 \
-		if (((flags)&DLT_AF_ENTER) && DLT_SAME(pre, post) &&             \
-		    !((flags)&DLT_AF_NORECORD)) {                                \
+		if (DLT_API_ONCE(flags, pre, post)) {                            \
 			uint64_t dlt_pv[] = {DLT_UNPAREN pre};                   \
 			dlt_t0 = dlt_now_ns();                                   \
 			dlt_open = dlt_rec_open(                                 \

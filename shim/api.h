@@ -5,13 +5,11 @@
 
 #include <stdint.h>
 
+#include "dltrace/apiflags.h"
 #include "dltrace/gpu_abi.h"
 #include "shim.h"
 
 #define DLT_API_MAX_VALS 8
-#define DLT_AF_ENTER 0x1u    /* API_ENTER before the call */
-#define DLT_AF_POST 0x2u     /* dlt_post_<name>() after the call */
-#define DLT_AF_NORECORD 0x4u /* no API_CALL record (the hook writes) */
 
 #define DLT_P(x) ((uint64_t)(uintptr_t)(x))
 /* cudaMemcpyAsync: bytes in the low 56 bits, the copy kind above. */

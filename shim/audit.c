@@ -66,25 +66,18 @@ static struct dlt_obj *dlt_obj_find(uint64_t obj)
 }
 
 /* After a fork the audit copy, which got no atfork call of its own, finds
- * a new file through the shared writer; its search state is stale.  The
- * file's generation tells when to ask whose process this is: a getpid per
- * callback was a tenth of what dltrace added to a dlopen/dlclose pair. */
-static uint32_t dlt_audit_gen;
+ * a new file through the shared writer; its search state is stale. */
 static struct dlt_writer *dlt_audit_writer_on(void)
 {
 	struct dlt_writer *w = dlt_writer_on();
 	if (w == NULL)
 		return NULL;
-	uint32_t gen = atomic_load_explicit(&w->gen, memory_order_relaxed);
-	if (gen != dlt_audit_gen) {
-		dlt_audit_gen = gen;
-		pid_t pid = getpid();
-		if (pid != dlt_audit_pid) {
-			dlt_audit_pid = pid;
-			dlt_cur.active = 0;
-		}
+	pid_t pid = dlt_self_pid(w);
+	if (pid != dlt_audit_pid) {
+		dlt_audit_pid = pid;
+		dlt_cur.active = 0;
 	}
-	return w->pid == dlt_audit_pid ? w : NULL;
+	return w->pid == pid ? w : NULL;
 }
 
 static const char *dlt_requester_path(uint64_t obj, char *buf, size_t cap)
@@ -250,11 +243,16 @@ static void dlt_poke_rendezvous(struct link_map *map)
  * paid an ELF read and a realpath per load (1.29x on 2,000 cycles,
  * docs/performance.md); now one stat.  Keyed by the name the loader used
  * and the file's identity, so a replaced file is read again. */
+/* The string ids of a LIB_LOAD's file. */
+struct dlt_file_strs {
+	uint32_t path, real, soname, runpath, rpath;
+};
+
 struct dlt_file_memo {
 	uint64_t dev, ino, size;
 	int64_t mtime_ns;
 	uint32_t gen; /* string ids belong to one trace file */
-	uint32_t s_path, s_real, s_soname, s_runpath, s_rpath;
+	struct dlt_file_strs s;
 	uint8_t build_id[32];
 	uint32_t build_id_len;
 	int has_runpath;
@@ -336,40 +334,33 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 	}
 	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_lib_load) +
 				  n_tried * sizeof(struct dlt_tried));
-	uint32_t s_path, s_real, s_soname, s_runpath, s_rpath;
+	struct dlt_file_strs fs;
 	if (hit) {
-		s_path = memo->s_path;
-		s_real = memo->s_real;
-		s_soname = memo->s_soname;
-		s_runpath = memo->s_runpath;
-		s_rpath = memo->s_rpath;
+		fs = memo->s;
 		memcpy(ei.build_id, memo->build_id, sizeof(ei.build_id));
 		ei.build_id_len = memo->build_id_len;
 		ei.has_runpath = memo->has_runpath;
 	} else {
-		s_path = dlt_str(w, &dlt_tls, path);
-		s_real = s_path;
+		fs.path = dlt_str(w, &dlt_tls, path);
+		fs.real = fs.path;
 		if (have_file && realpath(path, real) != NULL &&
 		    strcmp(real, path))
-			s_real = dlt_str(w, &dlt_tls, real);
-		s_soname = ei.soname[0] ? dlt_str(w, &dlt_tls, ei.soname) : 0;
-		s_runpath =
+			fs.real = dlt_str(w, &dlt_tls, real);
+		fs.soname = ei.soname[0] ? dlt_str(w, &dlt_tls, ei.soname) : 0;
+		fs.runpath =
 			ei.has_runpath ? dlt_str(w, &dlt_tls, ei.runpath) : 0;
-		s_rpath = ei.has_rpath ? dlt_str(w, &dlt_tls, ei.rpath) : 0;
+		fs.rpath = ei.has_rpath ? dlt_str(w, &dlt_tls, ei.rpath) : 0;
 		/* Only a complete answer is kept (a string the table had no
 		 * room for is asked again next time). */
-		if (memo && s_path != DLT_STR_NONE && s_real != DLT_STR_NONE &&
-		    (!ei.soname[0] || s_soname != DLT_STR_NONE)) {
+		if (memo && fs.path != DLT_STR_NONE &&
+		    fs.real != DLT_STR_NONE &&
+		    (!ei.soname[0] || fs.soname != DLT_STR_NONE)) {
 			memo->dev = (uint64_t)st.st_dev;
 			memo->ino = (uint64_t)st.st_ino;
 			memo->size = (uint64_t)st.st_size;
 			memo->mtime_ns = dlt_mtime_ns(&st);
 			memo->gen = gen;
-			memo->s_path = s_path;
-			memo->s_real = s_real;
-			memo->s_soname = s_soname;
-			memo->s_runpath = s_runpath;
-			memo->s_rpath = s_rpath;
+			memo->s = fs;
 			memcpy(memo->build_id, ei.build_id,
 			       sizeof(memo->build_id));
 			memo->build_id_len = ei.build_id_len;
@@ -404,13 +395,13 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 		r->size = have_file ? (uint64_t)st.st_size : 0;
 		r->mtime_ns = have_file ? dlt_mtime_ns(&st) : 0;
 		r->lmid = (int64_t)lmid;
-		r->requested = from_search ? dlt_cur.requested : s_path;
+		r->requested = from_search ? dlt_cur.requested : fs.path;
 		r->requester = from_search ? dlt_cur.requester : 0;
-		r->path = s_path;
-		r->realpath = s_real;
-		r->soname = s_soname;
-		r->runpath = s_runpath;
-		r->rpath = s_rpath;
+		r->path = fs.path;
+		r->realpath = fs.real;
+		r->soname = fs.soname;
+		r->runpath = fs.runpath;
+		r->rpath = fs.rpath;
 		r->found_via = via;
 		r->build_id_len = ei.build_id_len;
 		memcpy(r->build_id, ei.build_id, sizeof(r->build_id));

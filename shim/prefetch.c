@@ -55,7 +55,7 @@ static void dlt_pf_ahead(struct dlt_writer *w, uint32_t seg)
 	if (st == 0 && seg >= 1) {
 		int zero = 0;
 		atomic_compare_exchange_strong(&dlt_pf_state, &zero, 1);
-	} else if (st == 2 && dlt_pf_pid == getpid()) {
+	} else if (st == 2 && dlt_pf_pid == dlt_self_pid(w)) {
 		dlt_pf_wake(&w->prefetch_upto);
 	}
 }

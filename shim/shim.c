@@ -177,23 +177,6 @@ DLT_EXPORT void dltrace_mark(uint32_t id, uint32_t aux, uint64_t value)
 	dlt_prefetch_poll();
 }
 
-/* w is this process's file.  The pid is asked again only when the file
- * changes (a fork makes a new one): a getpid per dlopen was a measurable
- * part of what dltrace adds to a dlopen/dlclose loop.  A vfork child
- * shares this memory and looks like its parent here; it may only exec or
- * _exit, and dlt_record_exit asks the kernel itself. */
-static int dlt_writer_mine(struct dlt_writer *w)
-{
-	static uint32_t gen;
-	static pid_t pid;
-	uint32_t g = atomic_load_explicit(&w->gen, memory_order_relaxed);
-	if (g != gen || pid == 0) {
-		pid = getpid();
-		gen = g;
-	}
-	return w->pid == pid;
-}
-
 static void dlt_record_exit(int how, int status)
 {
 	struct dlt_writer *w = dlt_writer_on();
@@ -232,7 +215,7 @@ __attribute__((used)) void *dlt_dlopen_enter(const char *name, int mode,
 	if (DLT_UNLIKELY(real_dlopen == NULL))
 		dlt_resolve_all();
 	struct dlt_writer *w = dlt_writer_on();
-	if (w && dlt_writer_mine(w)) {
+	if (w && w->pid == dlt_self_pid(w)) {
 		Dl_info info;
 		const char *cobj = NULL;
 		if (dladdr(caller, &info) && info.dli_fname)
@@ -272,7 +255,7 @@ DLT_EXPORT char *dlerror(void)
 		return NULL;
 	char *r = real_dlerror();
 	struct dlt_writer *w = dlt_writer_on();
-	if (r && w && dlt_writer_mine(w)) {
+	if (r && w && w->pid == dlt_self_pid(w)) {
 		int saved = errno;
 		uint32_t s = dlt_str(w, &dlt_tls, r);
 		struct dlt_rec_dlerror *e =

@@ -82,6 +82,15 @@ static size_t dlt_read_small(const char *path, char *buf, size_t cap)
 	return (size_t)n;
 }
 
+/* A CPU clock's reading in ns, or UINT64_MAX (a thread that is gone). */
+static uint64_t dlt_cpu_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	if (clock_gettime(id, &ts) != 0)
+		return UINT64_MAX;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* CPU time of thread tid of this process, or UINT64_MAX.  One system
  * call and no file: reading /proc/self/task/TID/{stat,syscall} for every
  * idle thread at every tick cost 1.5 ms of CPU per second with 64 threads
@@ -91,11 +100,7 @@ static uint64_t dlt_thread_cpu_ns(uint32_t tid)
 	/* The kernel's encoding of a per-thread CPU clock (what
 	 * pthread_getcpuclockid builds): ~tid << 3 | CPUCLOCK_PERTHREAD |
 	 * CPUCLOCK_SCHED. */
-	clockid_t id = (clockid_t)((~(unsigned)tid << 3) | 6u);
-	struct timespec ts;
-	if (clock_gettime(id, &ts) != 0)
-		return UINT64_MAX;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return dlt_cpu_clock_ns((clockid_t)((~(unsigned)tid << 3) | 6u));
 }
 
 static struct dlt_wd_thread *dlt_wd_slot(uint32_t tid)
@@ -503,14 +508,6 @@ static int dlt_wd_nthreads(void)
 
 static int dlt_wd_last_n; /* threads the last directory read found */
 
-static uint64_t dlt_cpu_clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	if (clock_gettime(id, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* CPU time of every other thread of the process, as an interval: the
  * watchdog runs between the reads of the process clock and its own. */
 struct dlt_cpu_span {
@@ -531,7 +528,8 @@ static int dlt_wd_nothing_ran(uint32_t tick)
 	struct dlt_cpu_span now = {p - s2, p - s1};
 	struct dlt_cpu_span last = dlt_wd_others;
 	dlt_wd_others = now;
-	if (p == 0 || tick - dlt_wd_full_tick >= 10)
+	if (p == UINT64_MAX || s1 == UINT64_MAX || s2 == UINT64_MAX ||
+	    tick - dlt_wd_full_tick >= 10)
 		return 0;
 	return now.lo <= last.hi && last.lo <= now.hi;
 }

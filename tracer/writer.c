@@ -41,6 +41,22 @@ static void dlt_spin_unlock(_Atomic int *l)
 	atomic_store_explicit(l, 0, memory_order_release);
 }
 
+pid_t dlt_self_pid(struct dlt_writer *w)
+{
+	/* Per copy of the library and per process image, like the writer's
+	 * users; a race between threads stores the same values. */
+	static _Atomic uint32_t gen;
+	static _Atomic pid_t pid;
+	uint32_t g = atomic_load_explicit(&w->gen, memory_order_relaxed);
+	pid_t p = atomic_load_explicit(&pid, memory_order_relaxed);
+	if (p == 0 || g != atomic_load_explicit(&gen, memory_order_relaxed)) {
+		p = getpid();
+		atomic_store_explicit(&pid, p, memory_order_relaxed);
+		atomic_store_explicit(&gen, g, memory_order_relaxed);
+	}
+	return p;
+}
+
 void dlt_writer_disable(struct dlt_writer *w, const char *why, const char *what,
 			int err)
 {
@@ -463,7 +479,7 @@ int dlt_writer_prefetch(struct dlt_writer *w, uint32_t seg)
 {
 	if (seg >= DLT_MAX_SEGS ||
 	    !atomic_load_explicit(&w->enabled, memory_order_acquire) ||
-	    w->pid != getpid() || atomic_load(&w->seg_retired[seg]) != 0)
+	    w->pid != dlt_self_pid(w) || atomic_load(&w->seg_retired[seg]) != 0)
 		return -1;
 	uint8_t *p = atomic_load_explicit(&w->segs[seg], memory_order_acquire);
 	if (p == NULL)

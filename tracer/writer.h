@@ -133,6 +133,13 @@ int dlt_writer_attach(struct dlt_writer *w, const char *path);
  * file, or the end of an attach). */
 void dlt_writer_forget(struct dlt_writer *w);
 
+/* This process's id, asked of the kernel only when w's file changed since
+ * the last call (a fork makes a new one): a getpid per dlopen or per audit
+ * callback was a measurable part of what dltrace added to a dlopen loop.
+ * A vfork child shares the caller's memory and gets its parent's id here;
+ * code that a vfork child may run (exit) asks getpid itself. */
+pid_t dlt_self_pid(struct dlt_writer *w);
+
 /* Turns tracing off for good and says why, once, on stderr. */
 void dlt_writer_disable(struct dlt_writer *w, const char *why, const char *what,
 			int err);
