@@ -23,6 +23,7 @@
 #define DLT_SEG_SIZE (1024u * 1024u)
 #define DLT_MAX_SEGS 8192u /* 8 GiB of trace at most */
 #define DLT_DONE_SEGS 64u  /* finished segments whose mapping is kept */
+#define DLT_SEGS_AHEAD 2u  /* segments mapped ahead of the one in use */
 #define DLT_STRTAB_SLOTS 8192u
 #ifndef DLT_PREFETCH_AHEAD
 #define DLT_PREFETCH_AHEAD 2048
