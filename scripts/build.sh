@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Configures and builds dltrace into build/ (or $BUILD_DIR).
+# Configures and builds dltrace into build/ (or $BUILD_DIR), for developers
+# and CI: warnings are errors unless DLTRACE_WERROR=OFF.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo} \
-	"$@" >/dev/null
+	-DDLTRACE_WERROR=${DLTRACE_WERROR:-ON} "$@" >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)"
