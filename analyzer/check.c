@@ -398,7 +398,7 @@ static void dlt_check_hang_finding(void *ctx, const struct dlt_hang_finding *hf)
 	}
 }
 
-/* The hang analysis (analyzer/cmd_hangs.c) over the processes read: its
+/* The hang analysis (analyzer/hangs.c) over the processes read: its
  * findings span processes, so they come after every trace was read. */
 static void dlt_check_hangs(struct dlt_check *c, struct dlt_hang_proc *procs,
 			    size_t n)

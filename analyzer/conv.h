@@ -205,13 +205,6 @@ const char *dlt_conv_choice_str(const struct dlt_conv_entry *e,
 bool dlt_conv_choice_same(const struct dlt_conv_choice *a,
 			  const struct dlt_conv_choice *b);
 
-/* JSON members of a problem (problem, direction, shape), and a choice as
- * an object; shared by algos and diff. */
-struct dlt_json;
-void dlt_json_conv_problem(struct dlt_json *j, const struct dlt_conv_entry *e);
-void dlt_json_conv_choice(struct dlt_json *j, const struct dlt_conv_entry *e,
-			  const struct dlt_conv_choice *c);
-
 /* The selection with this seq if it is still kept, else NULL. */
 const struct dlt_conv_sel *dlt_conv_sel_by_seq(const struct dlt_conv_entry *e,
 					       uint64_t seq);

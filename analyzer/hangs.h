@@ -1,5 +1,5 @@
-/* Hang analysis over the traces of all ranks of a job (cmd_hangs.c); also
- * used by `check` and the launcher's verdict. */
+/* Hang analysis over the traces of all ranks of a job (hangs.c): used by
+ * `hangs`, `check` and the launcher's verdict. */
 #ifndef DLTRACE_HANGS_H
 #define DLTRACE_HANGS_H
 
@@ -89,10 +89,23 @@ void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h);
 void dlt_hang_analyze(struct dlt_hang_proc *procs, size_t n,
 		      dlt_hang_finding_fn emit, void *ctx);
 
-int dlt_cmd_hangs(int argc, char **argv);
-/* The hang findings (not the individual stalls) as "dltrace: " lines, for
- * the launcher after --hang-timeout.  Returns how many were printed. */
-int dlt_hang_verdict(FILE *out, const char *dir);
-extern const char dlt_hangs_usage[];
+/* Loads every trace of in into a new array *out (free it); a trace that
+ * cannot be read is said on errs when errs is not NULL.  Returns how many
+ * loaded. */
+struct dlt_inputs;
+size_t dlt_hang_load_inputs(const struct dlt_inputs *in,
+			    struct dlt_hang_proc **out, FILE *errs);
+
+/* Ended on its own (exit, _exit, exec) rather than killed or cut off. */
+bool dlt_hang_exited(const struct dlt_hang_proc *hp);
+/* Wall-clock ns of one of the process's monotonic timestamps. */
+uint64_t dlt_hang_wall(const struct dlt_hang_proc *hp, uint64_t ts);
+/* The latest stall of thread tid, or NULL. */
+const struct dlt_hang_stall *dlt_hang_stall_of(const struct dlt_hang_proc *hp,
+					       uint32_t tid);
+/* "blocked in futex for 3.2 s (...)". */
+void dlt_hang_wait_text(const struct dlt_hang_stall *s, char *buf, size_t cap);
+/* The name of an x86-64 system call a thread can wait in, or NULL. */
+const char *dlt_syscall_name(int nr);
 
 #endif

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "commands.h"
-#include "hangs.h"
 
 #define DLT_VERSION "0.1.0"
 

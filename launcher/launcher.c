@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "hangs.h"
 #include "dltrace/format.h"
 #include "writer.h"
 

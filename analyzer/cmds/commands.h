@@ -23,6 +23,7 @@ int dlt_cmd_check(int argc, char **argv);
 int dlt_cmd_algos(int argc, char **argv);
 int dlt_cmd_diff(int argc, char **argv);
 int dlt_cmd_export(int argc, char **argv);
+int dlt_cmd_hangs(int argc, char **argv);
 
 /* The short verdict the launcher prints when the traced program is done:
  * the number of traces in dir, then one line per process that did not exit
@@ -31,6 +32,18 @@ int dlt_cmd_export(int argc, char **argv);
  * to look next.  Returns the number of problems found, or -1 when dir holds
  * no trace. */
 int dlt_verdict_print(FILE *out, const char *dir);
+/* The hang findings (not the individual stalls) as "dltrace: " lines, for
+ * the launcher after --hang-timeout.  Returns how many were printed. */
+int dlt_hang_verdict(FILE *out, const char *dir);
+
+/* JSON members of a convolution problem (problem, direction, shape), and a
+ * choice as an object; shared by algos and diff. */
+struct dlt_json;
+struct dlt_conv_entry;
+struct dlt_conv_choice;
+void dlt_json_conv_problem(struct dlt_json *j, const struct dlt_conv_entry *e);
+void dlt_json_conv_choice(struct dlt_json *j, const struct dlt_conv_entry *e,
+			  const struct dlt_conv_choice *c);
 
 /* Usage texts, printed by "dltrace-analyze COMMAND --help" and by the
  * general help. */
@@ -41,5 +54,6 @@ extern const char dlt_check_usage[];
 extern const char dlt_algos_usage[];
 extern const char dlt_diff_usage[];
 extern const char dlt_export_usage[];
+extern const char dlt_hangs_usage[];
 
 #endif

@@ -1,6 +1,6 @@
-/* "hangs": the post-mortem of a job that froze.  Reads the traces of every
- * rank (usually left by processes killed with SIGKILL) and says which rank
- * never arrived, which call each rank was stuck in, in which wait, since
+/* The hang analysis: the post-mortem of a job that froze.  Reads the traces of
+ * every rank (usually left by processes killed with SIGKILL) and says which
+ * rank never arrived, which call each rank was stuck in, in which wait, since
  * when and for how long, and who was waiting for whom.
  *
  * Streaming: each trace is read once into a small per-process summary
@@ -16,26 +16,12 @@
 #include <sys/wait.h>
 
 #include "apinames.h"
-#include "commands.h"
 #include "hangs.h"
 #include "json.h"
 #include "model.h"
 #include "reader.h"
 
-const char dlt_hangs_usage[] =
-	"usage: dltrace-analyze hangs [--json] PATH...\n"
-	"\n"
-	"For a job that hung (typically killed): per rank, the traced call\n"
-	"that never returned, the wait each thread was in and for how long,\n"
-	"and the ranks of each communicator or rendezvous that never arrived.\n"
-	"Findings: INIT_HANG, MISSING_RANK, RANK_MISMATCH, STALL.\n"
-	"\n"
-	"  --json   one JSON object: {\"ranks\":[...],\"findings\":[...]}\n"
-	"\n"
-	"Exit status: 0 when no hang finding, 1 when there is one, 2 when no\n"
-	"input could be read.\n";
-
-static const char *dlt_syscall_name(int nr)
+const char *dlt_syscall_name(int nr)
 {
 	switch (nr) {
 	case 0:
@@ -352,7 +338,7 @@ static void dlt_first_own_frame(const char *stack, char *out, size_t cap)
 }
 
 /* Ended on its own (exit, _exit, exec) rather than killed or cut off. */
-static bool dlt_hang_exited(const struct dlt_hang_proc *hp)
+bool dlt_hang_exited(const struct dlt_hang_proc *hp)
 {
 	if (!hp->ended)
 		return false;
@@ -363,7 +349,7 @@ static bool dlt_hang_exited(const struct dlt_hang_proc *hp)
 
 /* Wall-clock ns of a process's monotonic timestamp: traces of several hosts
  * line up through the two clocks read together at each trace's start. */
-static uint64_t dlt_wall(const struct dlt_hang_proc *hp, uint64_t ts)
+uint64_t dlt_hang_wall(const struct dlt_hang_proc *hp, uint64_t ts)
 {
 	return hp->start_real + (ts - hp->start_mono);
 }
@@ -378,7 +364,7 @@ static void dlt_fmt_dur(uint64_t ns, char *buf, size_t cap)
 		snprintf(buf, cap, "%.1f ms", (double)ns / 1e6);
 }
 
-static void dlt_wait_text(const struct dlt_hang_stall *s, char *buf, size_t cap)
+void dlt_hang_wait_text(const struct dlt_hang_stall *s, char *buf, size_t cap)
 {
 	const char *sc = dlt_syscall_name(s->syscall);
 	char d[32];
@@ -393,8 +379,8 @@ static void dlt_wait_text(const struct dlt_hang_stall *s, char *buf, size_t cap)
 }
 
 /* The stall of thread tid that covers time ts, if any. */
-static const struct dlt_hang_stall *dlt_stall_of(const struct dlt_hang_proc *hp,
-						 uint32_t tid)
+const struct dlt_hang_stall *dlt_hang_stall_of(const struct dlt_hang_proc *hp,
+					       uint32_t tid)
 {
 	const struct dlt_hang_stall *best = NULL;
 	for (size_t i = 0; i < hp->nstalls; i++)
@@ -419,13 +405,13 @@ void dlt_hang_analyze(struct dlt_hang_proc *procs, size_t n,
 				continue;
 			const struct dlt_api_desc *a = dlt_api_by_id(c->api);
 			const struct dlt_hang_stall *s =
-				dlt_stall_of(hp, c->tid);
+				dlt_hang_stall_of(hp, c->tid);
 			uint64_t since = c->ts;
 			char d[32];
 			dlt_fmt_dur(hp->last_ts - since, d, sizeof(d));
 			wait[0] = '\0';
 			if (s)
-				dlt_wait_text(s, wait, sizeof(wait));
+				dlt_hang_wait_text(s, wait, sizeof(wait));
 			snprintf(msg, sizeof(msg),
 				 "rank %d (pid %u): %s never returned; inside "
 				 "it for %s%s%s",
@@ -449,7 +435,7 @@ void dlt_hang_analyze(struct dlt_hang_proc *procs, size_t n,
 				     strstr(s->stack, "waitForWorkers");
 			if (!store && hp->connect_fail == 0)
 				continue;
-			dlt_wait_text(s, wait, sizeof(wait));
+			dlt_hang_wait_text(s, wait, sizeof(wait));
 			char where[256];
 			dlt_first_own_frame(s->stack, where, sizeof(where));
 			snprintf(msg, sizeof(msg),
@@ -620,7 +606,7 @@ void dlt_hang_analyze(struct dlt_hang_proc *procs, size_t n,
 					c = &hp->inflight[q];
 			const struct dlt_api_desc *a =
 				c ? dlt_api_by_id(c->api) : NULL;
-			dlt_wait_text(s, wait, sizeof(wait));
+			dlt_hang_wait_text(s, wait, sizeof(wait));
 			snprintf(msg, sizeof(msg),
 				 "rank %d (pid %u) thread %u %s%s%s%s",
 				 hp->rank, hp->pid, s->tid, wait,
@@ -633,244 +619,20 @@ void dlt_hang_analyze(struct dlt_hang_proc *procs, size_t n,
 	}
 }
 
-/* ---- the launcher's verdict after --hang-timeout ------------------------- */
-
-struct dlt_hang_verdict {
-	FILE *out;
-	int lines;
-};
-
-static void dlt_hang_verdict_line(void *ctx, const struct dlt_hang_finding *f)
+size_t dlt_hang_load_inputs(const struct dlt_inputs *in,
+			    struct dlt_hang_proc **out, FILE *errs)
 {
-	struct dlt_hang_verdict *v = ctx;
-	if (strcmp(f->code, "STALL") == 0 || v->lines >= 12)
-		return;
-	v->lines++;
-	fprintf(v->out, "dltrace: %s: %s\n", f->code, f->msg);
-}
-
-int dlt_hang_verdict(FILE *out, const char *dir)
-{
-	char *args[] = {(char *)dir};
-	struct dlt_inputs in;
-	if (dlt_inputs_collect(&in, 1, args) != 0)
-		return -1;
 	struct dlt_hang_proc *procs =
-		dlt_xcalloc(in.npaths ? in.npaths : 1, sizeof(*procs));
+		dlt_xcalloc(in->npaths ? in->npaths : 1, sizeof(*procs));
 	size_t n = 0;
-	for (size_t i = 0; i < in.npaths; i++) {
+	for (size_t i = 0; i < in->npaths; i++) {
 		char err[512];
-		if (dlt_hang_load_one(in.paths[i], &procs[n], err,
+		if (dlt_hang_load_one(in->paths[i], &procs[n], err,
 				      sizeof(err)) == 0)
 			n++;
+		else if (errs)
+			fprintf(errs, "dltrace-analyze: %s\n", err);
 	}
-	dlt_inputs_free(&in);
-	struct dlt_hang_verdict v = {out, 0};
-	dlt_hang_analyze(procs, n, dlt_hang_verdict_line, &v);
-	free(procs);
-	if (v.lines)
-		fprintf(out, "dltrace: details: dltrace-analyze hangs %s\n",
-			dir);
-	return v.lines;
-}
-
-/* ---- the command -------------------------------------------------------- */
-
-struct dlt_hang_out {
-	bool json;
-	struct dlt_json *j;
-	struct dlt_json jbuf;
-	FILE *out;
-	int nfind;
-};
-
-static void dlt_hang_print(void *ctx, const struct dlt_hang_finding *f)
-{
-	struct dlt_hang_out *o = ctx;
-	o->nfind++;
-	if (!o->json) {
-		fprintf(o->out, "%-13s %-7s %s\n", f->code, f->severity,
-			f->msg);
-		if (f->stall && f->stall->stack[0] &&
-		    strcmp(f->code, "STALL") == 0)
-			fprintf(o->out, "              stack: %s\n",
-				f->stall->stack);
-		return;
-	}
-	struct dlt_json *j = o->j;
-	dlt_json_object_begin(j);
-	dlt_json_kv_string(j, "code", f->code);
-	dlt_json_kv_string(j, "severity", f->severity);
-	dlt_json_kv_uint(j, "pid", f->proc->pid);
-	if (f->proc->rank >= 0)
-		dlt_json_kv_int(j, "rank", f->proc->rank);
-	else
-		dlt_json_kv_null(j, "rank");
-	dlt_json_kv_string(j, "message", f->msg);
-	dlt_json_key(j, "evidence");
-	dlt_json_object_begin(j);
-	dlt_json_kv_string(j, "trace", f->proc->trace);
-	if (f->call) {
-		const struct dlt_api_desc *a = dlt_api_by_id(f->call->api);
-		dlt_json_kv_string(j, "call", a ? a->name : "?");
-		dlt_json_kv_uint(j, "call_tid", f->call->tid);
-		dlt_json_kv_uint(j, "call_since_unix_ns",
-				 dlt_wall(f->proc, f->call->ts));
-		dlt_json_kv_uint(j, "in_call_ns",
-				 f->proc->last_ts - f->call->ts);
-	}
-	if (f->stall) {
-		const char *sc = dlt_syscall_name(f->stall->syscall);
-		dlt_json_kv_uint(j, "tid", f->stall->tid);
-		if (sc)
-			dlt_json_kv_string(j, "syscall", sc);
-		else
-			dlt_json_kv_int(j, "syscall", f->stall->syscall);
-		dlt_json_kv_uint(j, "blocked_ns", f->stall->dur_ns);
-		dlt_json_kv_uint(j, "blocked_since_unix_ns",
-				 dlt_wall(f->proc, f->stall->since));
-		dlt_json_kv_string(j, "wchan", f->stall->wchan);
-		dlt_json_kv_string(j, "wait", f->stall->detail);
-		dlt_json_kv_string(j, "stack", f->stall->stack);
-		dlt_json_kv_bool(j, "ended", f->stall->ended);
-	}
-	if (f->proc->comm_id) {
-		char hex[24];
-		snprintf(hex, sizeof(hex), "%016" PRIx64, f->proc->comm_id);
-		dlt_json_kv_string(j, "comm_id_hash", hex);
-		dlt_json_kv_int(j, "nranks", f->proc->comm_nranks);
-	}
-	if (f->missing) {
-		dlt_json_key(j, "missing_ranks");
-		dlt_json_array_begin(j);
-		for (const char *p = f->missing; *p;) {
-			char *end;
-			long r = strtol(p, &end, 10);
-			if (end == p)
-				break;
-			dlt_json_int(j, r);
-			p = end;
-		}
-		dlt_json_array_end(j);
-	}
-	dlt_json_object_end(j);
-	dlt_json_object_end(j);
-}
-
-static int dlt_cmp_rank(const void *a, const void *b)
-{
-	const struct dlt_hang_proc *x = a, *y = b;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
-int dlt_cmd_hangs(int argc, char **argv)
-{
-	bool json = false;
-	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL}};
-	int npaths;
-	int rc = dlt_cmd_args("hangs", dlt_hangs_usage, argc, argv, opts, 1,
-			      &npaths);
-	if (rc >= 0)
-		return rc;
-	struct dlt_inputs in;
-	if (dlt_inputs_collect(&in, npaths, argv) != 0)
-		return DLT_EXIT_USAGE;
-	for (size_t i = 0; i < in.nerrors; i++)
-		fprintf(stderr, "dltrace-analyze: %s: %s\n", in.errors[i].path,
-			in.errors[i].message);
-	struct dlt_hang_proc *procs =
-		dlt_xcalloc(in.npaths ? in.npaths : 1, sizeof(*procs));
-	size_t n = 0;
-	for (size_t i = 0; i < in.npaths; i++) {
-		char err[512];
-		if (dlt_hang_load_one(in.paths[i], &procs[n], err,
-				      sizeof(err)) == 0)
-			n++;
-		else
-			fprintf(stderr, "dltrace-analyze: %s\n", err);
-	}
-	dlt_inputs_free(&in);
-	if (n == 0) {
-		free(procs);
-		return DLT_EXIT_USAGE;
-	}
-	qsort(procs, n, sizeof(*procs), dlt_cmp_rank);
-	struct dlt_hang_out o;
-	memset(&o, 0, sizeof(o));
-	o.json = json;
-	o.out = stdout;
-	if (json) {
-		o.j = &o.jbuf;
-		dlt_json_init(o.j, stdout, true);
-		dlt_json_object_begin(o.j);
-		dlt_json_key(o.j, "ranks");
-		dlt_json_array_begin(o.j);
-	} else {
-		printf("%-6s %-8s %-10s %-28s %s\n", "rank", "pid", "state",
-		       "last traced call", "waiting in");
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct dlt_hang_proc *hp = &procs[i];
-		const struct dlt_hang_call *c =
-			hp->ninflight ? &hp->inflight[hp->ninflight - 1] : NULL;
-		const struct dlt_api_desc *a =
-			dlt_api_by_id(c ? c->api : hp->last_api);
-		const struct dlt_hang_stall *s =
-			c ? dlt_stall_of(hp, c->tid)
-			  : (hp->nstalls ? &hp->stalls[0] : NULL);
-		char wait[512] = "";
-		if (s)
-			dlt_wait_text(s, wait, sizeof(wait));
-		const char *state = "no end";
-		if (c)
-			state = "IN CALL";
-		else if (dlt_hang_exited(hp))
-			state = "exited";
-		else if (hp->ended)
-			state = "killed";
-		if (json) {
-			dlt_json_object_begin(o.j);
-			dlt_json_kv_int(o.j, "rank", hp->rank);
-			dlt_json_kv_uint(o.j, "pid", hp->pid);
-			dlt_json_kv_string(o.j, "host", hp->host);
-			dlt_json_kv_string(o.j, "state", state);
-			if (a)
-				dlt_json_kv_string(o.j, "last_call", a->name);
-			else
-				dlt_json_kv_null(o.j, "last_call");
-			dlt_json_kv_bool(o.j, "in_flight", c != NULL);
-			dlt_json_kv_uint(o.j, "last_seen_unix_ns",
-					 dlt_wall(hp, hp->last_ts));
-			dlt_json_kv_string(o.j, "waiting_in", wait);
-			dlt_json_kv_string(o.j, "trace", hp->trace);
-			dlt_json_object_end(o.j);
-		} else {
-			char who[16];
-			snprintf(who, sizeof(who), "%d", hp->rank);
-			printf("%-6s %-8u %-10s %-28s %s\n",
-			       hp->rank >= 0 ? who : "?", hp->pid, state,
-			       a ? a->name : "-", wait[0] ? wait : "-");
-		}
-	}
-	if (json) {
-		dlt_json_array_end(o.j);
-		dlt_json_key(o.j, "findings");
-		dlt_json_array_begin(o.j);
-	} else {
-		putchar('\n');
-	}
-	dlt_hang_analyze(procs, n, dlt_hang_print, &o);
-	if (json) {
-		dlt_json_array_end(o.j);
-		dlt_json_object_end(o.j);
-	} else if (o.nfind == 0) {
-		puts("no hang found: every traced call returned and no thread "
-		     "waited past the stall threshold");
-	}
-	free(procs);
-	if (json && dlt_json_finish(o.j) != 0)
-		return DLT_EXIT_USAGE;
-	return o.nfind ? 1 : 0;
+	*out = procs;
+	return n;
 }

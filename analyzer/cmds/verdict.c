@@ -1,0 +1,169 @@
+/* The verdicts the launcher prints when its command is done
+ * (dlt_verdict_print) or when --hang-timeout ended it (dlt_hang_verdict):
+ * short views of `check` and `hangs`. */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "commands.h"
+#include "hangs.h"
+#include "model.h"
+
+#define DLT_VERDICT_LINES 10
+
+/* Lines are kept so that the count of the ones left out can be said. */
+struct dlt_verdict {
+	FILE *out;
+	size_t shown;
+	size_t more;
+};
+
+static FILE *dlt_verdict_line(struct dlt_verdict *v)
+{
+	if (v->shown >= DLT_VERDICT_LINES) {
+		v->more++;
+		return NULL;
+	}
+	v->shown++;
+	fputs("dltrace: ", v->out);
+	return v->out;
+}
+
+static const char *dlt_ev_string(const struct dlt_val *ev, const char *key)
+{
+	const struct dlt_val *v = dlt_val_get(ev, key);
+	return v && v->type == DLT_V_STR ? v->as.s : NULL;
+}
+
+/* The verdict is the check's findings of severity warning and error, one
+ * line each, next to how each process ended and what could not be read:
+ * what a person running `dltrace python train.py` needs to see first. */
+int dlt_verdict_print(FILE *out, const char *dir)
+{
+	struct dlt_check c;
+	char *args[] = {(char *)dir};
+	int problems = 0;
+	dlt_check_init(&c);
+	dlt_check_paths(&c, 1, args, NULL);
+	if (c.nprocs == 0 && c.nf == 1 && c.f[0].proc == DLT_NO_PROC) {
+		const char *input = dlt_ev_string(c.f[0].evidence, "input");
+		if (input && strcmp(input, dir) == 0) {
+			fputs("dltrace: no trace in ", out);
+			dlt_fput_text(out, dir, "");
+			fputs(": ", out);
+			dlt_fput_text(out,
+				      dlt_ev_string(c.f[0].evidence, "reason"),
+				      "");
+			fputc('\n', out);
+			dlt_check_free(&c);
+			return -1;
+		}
+	}
+	fprintf(out, "dltrace: %zu process%s traced in ", c.nprocs,
+		c.nprocs == 1 ? "" : "es");
+	dlt_fput_text(out, dir, "");
+	fputc('\n', out);
+
+	struct dlt_verdict v = {out, 0, 0};
+	FILE *o;
+	for (size_t i = 0; i < c.nf; i++) {
+		const struct dlt_finding *f = &c.f[i];
+		if (f->proc != DLT_NO_PROC)
+			continue;
+		problems++;
+		if ((o = dlt_verdict_line(&v)) == NULL)
+			continue;
+		dlt_fput_text(o, dlt_ev_string(f->evidence, "input"), "?");
+		fputs(": unreadable: ", o);
+		dlt_fput_text(o, dlt_ev_string(f->evidence, "reason"), "");
+		fputc('\n', o);
+	}
+	for (size_t i = 0; i < c.nprocs; i++) {
+		const struct dlt_check_proc *p = &c.procs[i];
+		if (!p->end_failure)
+			continue;
+		problems++;
+		if ((o = dlt_verdict_line(&v)) == NULL)
+			continue;
+		fprintf(o, "pid %" PRIu32 " (", p->pid);
+		dlt_fput_text(o, p->exe ? dlt_basename(p->exe) : NULL, "?");
+		if (p->rank >= 0)
+			fprintf(o, ", rank %" PRId32, p->rank);
+		fputs("): ", o);
+		dlt_fput_text(o, p->ended, "");
+		fputc('\n', o);
+	}
+	for (int sev = DLT_SEV_ERROR; sev >= DLT_SEV_WARNING; sev--) {
+		for (size_t i = 0; i < c.nf; i++) {
+			const struct dlt_finding *f = &c.f[i];
+			if ((int)f->severity != sev || f->proc == DLT_NO_PROC)
+				continue;
+			problems++;
+			if ((o = dlt_verdict_line(&v)) == NULL)
+				continue;
+			dlt_finding_line(o, &c, f);
+		}
+	}
+	/* Damage in a trace: what is missing from it cannot be judged. */
+	for (size_t i = 0; i < c.nf; i++) {
+		const struct dlt_finding *f = &c.f[i];
+		const struct dlt_val *pr = dlt_val_get(f->evidence, "problems");
+		if (f->proc == DLT_NO_PROC || pr == NULL ||
+		    strcmp(f->code, "TRACE_INCOMPLETE") != 0)
+			continue;
+		for (const struct dlt_val *e = pr->first; e; e = e->next) {
+			problems++;
+			if ((o = dlt_verdict_line(&v)) == NULL)
+				continue;
+			dlt_fput_text(o, c.procs[f->proc].trace, "?");
+			fputs(": ", o);
+			dlt_fput_text(o, e->type == DLT_V_STR ? e->as.s : NULL,
+				      "");
+			fputc('\n', o);
+		}
+	}
+	if (v.more)
+		fprintf(out, "dltrace: … and %zu more\n", v.more);
+	fputs("dltrace: details: dltrace-analyze check ", out);
+	dlt_fput_shell_word(out, dir);
+	fputc('\n', out);
+	fflush(out);
+	dlt_check_free(&c);
+	return problems;
+}
+
+/* ---- after --hang-timeout ------------------------------------------------ */
+
+struct dlt_hang_verdict {
+	FILE *out;
+	int lines;
+};
+
+static void dlt_hang_verdict_line(void *ctx, const struct dlt_hang_finding *f)
+{
+	struct dlt_hang_verdict *v = ctx;
+	if (strcmp(f->code, "STALL") == 0 || v->lines >= 12)
+		return;
+	v->lines++;
+	fprintf(v->out, "dltrace: %s: %s\n", f->code, f->msg);
+}
+
+int dlt_hang_verdict(FILE *out, const char *dir)
+{
+	char *args[] = {(char *)dir};
+	struct dlt_inputs in;
+	if (dlt_inputs_collect(&in, 1, args) != 0)
+		return -1;
+	struct dlt_hang_proc *procs;
+	size_t n = dlt_hang_load_inputs(&in, &procs, NULL);
+	dlt_inputs_free(&in);
+	struct dlt_hang_verdict v = {out, 0};
+	dlt_hang_analyze(procs, n, dlt_hang_verdict_line, &v);
+	free(procs);
+	if (v.lines)
+		fprintf(out, "dltrace: details: dltrace-analyze hangs %s\n",
+			dir);
+	return v.lines;
+}
