@@ -1,5 +1,6 @@
 #include "check.h"
 #include "hangs.h"
+#include "inputs.h"
 #include "apinames.h"
 
 #include <inttypes.h>

@@ -18,6 +18,7 @@
 #include "apinames.h"
 #include "hangs.h"
 #include "json.h"
+#include "inputs.h"
 #include "model.h"
 #include "reader.h"
 

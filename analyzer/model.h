@@ -15,7 +15,10 @@
 #include <stdio.h>
 
 #include "dltrace/format.h"
+#include "mem.h"
+#include "names.h"
 #include "reader.h"
+#include "text.h"
 
 /* How a process image ended; the values match enum dlt_exit_how. */
 enum dlt_end_how {
@@ -112,8 +115,6 @@ struct dlt_type_count {
 	uint64_t count;
 };
 
-struct dlt_arena_blk;
-
 struct dlt_process {
 	const char *trace; /* file path as given */
 	struct dlt_file_header hdr;
@@ -190,114 +191,7 @@ bool *dlt_lib_failures_matter(const struct dlt_process *p);
  * library goes by whatever version suffix was asked for. */
 void dlt_lib_key(const char *name, char *buf, size_t cap);
 
-/* Blocks of memory freed all at once (the model's strings; findings). */
-void *dlt_arena_alloc(struct dlt_arena_blk **head, size_t n);
-const char *dlt_arena_strdup(struct dlt_arena_blk **head, const char *s);
-void dlt_arena_free(struct dlt_arena_blk *head);
-
-/* The first of n sorted elements (qsort order under cmp) that does not
- * sort before key: where key is, or would be inserted. */
-size_t dlt_lower_bound(const void *base, size_t n, size_t size, const void *key,
-		       int (*cmp)(const void *, const void *));
-
 /* Number of records of one type. */
 uint64_t dlt_process_count(const struct dlt_process *p, uint16_t type);
-
-/* An argument of the command line that named nothing readable. */
-struct dlt_input_error {
-	char *path;
-	char *message; /* without the path */
-};
-
-/* Trace files named by command-line arguments.  A file argument is taken
- * as is (whether it opens is found out later); a directory stands for every
- * regular file in it whose name ends in ".dltrace", sorted by name, not
- * recursing. */
-struct dlt_inputs {
-	char **paths;
-	size_t npaths;
-	struct dlt_input_error *errors;
-	size_t nerrors;
-};
-
-/* Returns 0 when at least one path was found, -1 when none was. */
-int dlt_inputs_collect(struct dlt_inputs *in, int argc, char *const argv[]);
-void dlt_inputs_free(struct dlt_inputs *in);
-
-struct dlt_set_ref;
-
-/* All traces named on a command line. */
-struct dlt_set {
-	struct dlt_process **procs; /* by start time (realtime) */
-	size_t nprocs;
-	struct dlt_input_error *unusable; /* inputs that gave no process */
-	size_t nunusable;
-	struct dlt_set_ref *by_id; /* private: procs sorted by trace id */
-};
-
-/* Collects and loads.  With diag, prints each unusable input and each
- * problem of a loaded trace as "dltrace-analyze: FILE: message".  Returns 0
- * when at least one trace loaded, -1 when none did (then also says so on
- * diag).  The set must be freed either way. */
-int dlt_set_load(struct dlt_set *s, int argc, char *const argv[], FILE *diag);
-void dlt_set_free(struct dlt_set *s);
-/* The process whose trace has this id, NULL if none (or id 0).  Copies of
- * one trace share its id: the one that sorts first by start wins. */
-const struct dlt_process *dlt_set_find(const struct dlt_set *s,
-				       uint64_t trace_id);
-/* Index in s->procs of the trace p came from (fork parent or pre-exec
- * image), or -1 when that trace is not in the set. */
-long dlt_set_parent(const struct dlt_set *s, const struct dlt_process *p);
-
-/* Options of a command.  Options may come before, between or after the
- * paths, up to a "--".  Returns -1 when the command should go on, with the
- * paths moved to the front of argv and counted in *npaths; otherwise the
- * exit status to return at once (usage printed for --help, or a message and
- * the usage for a bad option or no path at all). */
-struct dlt_flag_opt {
-	const char *name; /* "--json" */
-	bool *set;
-	/* Non-NULL: the option takes a value ("--fail-on error" or
-	 * "--fail-on=error"), stored here; set is then optional. */
-	const char **value;
-};
-int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
-		 const struct dlt_flag_opt *opts, size_t nopts, int *npaths);
-
-/* Names, for output. */
-const char *dlt_found_via_name(uint32_t via);	 /* "RPATH" ... "UNKNOWN" */
-const char *dlt_writer_name(uint32_t writer);	 /* "shim" ..., NULL unknown */
-const char *dlt_parent_kind_name(uint32_t kind); /* "none"/"fork"/"exec" */
-const char *dlt_note_level_name(uint32_t level); /* "info"/"warn"/"error" */
-const char *dlt_signal_name(int sig);		 /* "SIGKILL", or NULL */
-
-#define DLT_NAME_LEN 24
-/* RTLD_* names of a dlopen mode ("RTLD_NOW", "RTLD_LOCAL", ...; unknown
- * bits as "0x..."), and DLT_LIB_* names ("main", "preload", ...).  Fill at
- * most max names and return how many were filled. */
-size_t dlt_rtld_mode_names(int32_t mode, char names[][DLT_NAME_LEN],
-			   size_t max);
-size_t dlt_lib_flag_names(uint32_t flags, char names[][DLT_NAME_LEN],
-			  size_t max);
-
-/* "2024-05-01T12:00:00.123456Z". */
-void dlt_format_utc(uint64_t realtime_ns, char *buf, size_t len);
-/* Part after the last '/'; NULL gives NULL. */
-const char *dlt_basename(const char *path);
-
-/* Text output of untrusted strings.  dlt_fput_text writes s with control
- * characters as \xHH (dflt when s is NULL); dlt_fput_quoted writes a C-style
- * double-quoted string; dlt_fput_shell_word writes s so that a POSIX shell
- * would read it back as one word. */
-void dlt_fput_text(FILE *out, const char *s, const char *dflt);
-void dlt_fput_quoted(FILE *out, const char *s);
-void dlt_fput_shell_word(FILE *out, const char *s);
-
-/* Memory that cannot be had ends the program: the analyzer has nothing
- * useful to do without it. */
-void *dlt_xmalloc(size_t n);
-void *dlt_xcalloc(size_t n, size_t size);
-void *dlt_xrealloc(void *p, size_t n, size_t size);
-char *dlt_xstrdup(const char *s);
 
 #endif

@@ -8,6 +8,7 @@
 #include "apinames.h"
 #include "commands.h"
 #include "conv.h"
+#include "inputs.h"
 #include "gpu.h"
 #include "json.h"
 #include "status.h"

@@ -10,11 +10,28 @@
 #ifndef DLTRACE_COMMANDS_H
 #define DLTRACE_COMMANDS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #define DLT_EXIT_OK 0
 #define DLT_EXIT_FINDINGS 1 /* check: something at or above --fail-on */
 #define DLT_EXIT_USAGE 2
+
+/* Options of a command.  Options may come before, between or after the
+ * paths, up to a "--".  Returns -1 when the command should go on, with the
+ * paths moved to the front of argv and counted in *npaths; otherwise the
+ * exit status to return at once (usage printed for --help, or a message and
+ * the usage for a bad option or no path at all). */
+struct dlt_flag_opt {
+	const char *name; /* "--json" */
+	bool *set;
+	/* Non-NULL: the option takes a value ("--fail-on error" or
+	 * "--fail-on=error"), stored here; set is then optional. */
+	const char **value;
+};
+int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
+		 const struct dlt_flag_opt *opts, size_t nopts, int *npaths);
 
 int dlt_cmd_summary(int argc, char **argv);
 int dlt_cmd_libs(int argc, char **argv);

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "conv.h"
+#include "inputs.h"
 #include "gpu.h"
 #include "json.h"
 #include "status.h"

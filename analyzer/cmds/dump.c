@@ -7,6 +7,7 @@
 
 #include "apinames.h"
 #include "commands.h"
+#include "inputs.h"
 #include "model.h"
 
 const char dlt_dump_usage[] =

@@ -18,6 +18,7 @@
 #include "check.h"
 #include "commands.h"
 #include "conv.h"
+#include "inputs.h"
 #include "gpu.h"
 #include "json.h"
 #include "status.h"

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "hangs.h"
 #include "json.h"
+#include "inputs.h"
 #include "model.h"
 
 const char dlt_hangs_usage[] =

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "json.h"
 #include "model.h"
+#include "traceset.h"
 
 const char dlt_libs_usage[] =
 	"usage: dltrace-analyze libs [--json] PATH...\n"

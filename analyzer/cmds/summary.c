@@ -7,6 +7,7 @@
 #include "check.h"
 #include "commands.h"
 #include "model.h"
+#include "traceset.h"
 
 const char dlt_summary_usage[] =
 	"usage: dltrace-analyze summary PATH...\n"

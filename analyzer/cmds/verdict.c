@@ -9,6 +9,7 @@
 #include "check.h"
 #include "commands.h"
 #include "hangs.h"
+#include "inputs.h"
 #include "model.h"
 
 #define DLT_VERDICT_LINES 10

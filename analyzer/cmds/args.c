@@ -1,0 +1,69 @@
+/* The options and paths of a command's command line. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
+		 const struct dlt_flag_opt *opts, size_t nopts, int *npaths)
+{
+	int n = 0;
+	bool only_paths = false;
+	for (int i = 0; i < argc; i++) {
+		char *a = argv[i];
+		if (only_paths || a[0] != '-' || a[1] == '\0') {
+			argv[n++] = a;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			only_paths = true;
+			continue;
+		}
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		size_t k = 0, nl = 0;
+		for (; k < nopts; k++) {
+			nl = strlen(opts[k].name);
+			if (strcmp(a, opts[k].name) == 0 ||
+			    (opts[k].value &&
+			     strncmp(a, opts[k].name, nl) == 0 && a[nl] == '='))
+				break;
+		}
+		if (k == nopts) {
+			fprintf(stderr,
+				"dltrace-analyze %s: unknown option '%s'\n",
+				cmd, a);
+			fputs(usage, stderr);
+			return 2;
+		}
+		if (opts[k].value) {
+			if (a[nl] == '=') {
+				*opts[k].value = a + nl + 1;
+			} else if (i + 1 < argc) {
+				*opts[k].value = argv[++i];
+			} else {
+				fprintf(stderr,
+					"dltrace-analyze %s: option '%s' needs "
+					"a value\n",
+					cmd, a);
+				fputs(usage, stderr);
+				return 2;
+			}
+		}
+		if (opts[k].set)
+			*opts[k].set = true;
+	}
+	if (n == 0) {
+		fprintf(stderr,
+			"dltrace-analyze %s: no trace file or directory "
+			"given\n",
+			cmd);
+		fputs(usage, stderr);
+		return 2;
+	}
+	*npaths = n;
+	return -1;
+}

@@ -1,0 +1,103 @@
+/* How a process image ended, as the model read it from its records. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "model.h"
+
+int dlt_end_exit_code(const struct dlt_end *e)
+{
+	switch (e->how) {
+	case DLT_END_NORMAL:
+	case DLT_END_UNDERSCORE:
+		/* The parent sees the low byte of what exit() was given. */
+		return e->status == -1 ? -1 : e->status & 0xff;
+	case DLT_END_REAPED:
+		return WIFEXITED(e->status) ? WEXITSTATUS(e->status) : -1;
+	default:
+		return -1;
+	}
+}
+
+int dlt_end_signal(const struct dlt_end *e)
+{
+	if (e->how == DLT_END_REAPED && WIFSIGNALED(e->status))
+		return WTERMSIG(e->status);
+	return 0;
+}
+
+bool dlt_end_is_failure(const struct dlt_end *e)
+{
+	switch (e->how) {
+	case DLT_END_NONE:
+		return true;
+	case DLT_END_EXEC:
+		return false;
+	case DLT_END_NORMAL:
+	case DLT_END_UNDERSCORE:
+		return e->status != -1 && (e->status & 0xff) != 0;
+	case DLT_END_REAPED:
+		return dlt_end_exit_code(e) != 0;
+	}
+	return true;
+}
+
+const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len)
+{
+	int32_t st = e->status;
+	switch (e->how) {
+	case DLT_END_NONE:
+		snprintf(buf, len,
+			 "no end recorded: killed (e.g. SIGKILL), crashed, or "
+			 "still running");
+		break;
+	case DLT_END_NORMAL:
+	case DLT_END_UNDERSCORE: {
+		const char *via =
+			e->how == DLT_END_UNDERSCORE ? " (_exit)" : "";
+		if (e->how == DLT_END_NORMAL && st == -1)
+			snprintf(buf, len, "exited (status not seen)");
+		else if (st < 0 || st > 255)
+			snprintf(buf, len,
+				 "exited with status %" PRId32
+				 "%s (the parent sees %d)",
+				 st, via, st & 0xff);
+		else
+			snprintf(buf, len, "exited with status %" PRId32 "%s",
+				 st, via);
+		break;
+	}
+	case DLT_END_EXEC:
+		if (e->exec_path) {
+			/* Room for the path is bounded by buf; a cut path is
+			 * still recognisable. */
+			snprintf(buf, len, "image replaced by exec of %s",
+				 e->exec_path);
+		} else {
+			snprintf(buf, len,
+				 "image replaced by exec (program not "
+				 "recorded)");
+		}
+		break;
+	case DLT_END_REAPED:
+		if (WIFEXITED(st)) {
+			snprintf(buf, len, "exited with status %d",
+				 WEXITSTATUS(st));
+		} else if (WIFSIGNALED(st)) {
+			int sig = WTERMSIG(st);
+			const char *name = dlt_signal_name(sig);
+			snprintf(buf, len, "killed by signal %d%s%s%s%s", sig,
+				 name ? " (" : "", name ? name : "",
+				 name ? ")" : "",
+				 WCOREDUMP(st) ? ", core dumped" : "");
+		} else {
+			snprintf(buf, len, "ended with wait status 0x%" PRIx32,
+				 (uint32_t)st);
+		}
+		break;
+	default:
+		snprintf(buf, len, "ended in an unknown way (%d)", (int)e->how);
+	}
+	return buf;
+}

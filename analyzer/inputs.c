@@ -1,0 +1,118 @@
+/* Trace files named by command-line arguments. */
+#include "inputs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mem.h"
+
+static void dlt_input_error(struct dlt_inputs *in, size_t *cap,
+			    const char *path, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	in->errors =
+		dlt_grow(in->errors, cap, in->nerrors, sizeof(*in->errors));
+	in->errors[in->nerrors++] =
+		(struct dlt_input_error){dlt_xstrdup(path), dlt_xstrdup(buf)};
+}
+
+static int dlt_strptr_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool dlt_is_trace_name(const char *name)
+{
+	static const char suffix[] = ".dltrace";
+	size_t n = strlen(name), s = sizeof(suffix) - 1;
+	return n > s && strcmp(name + n - s, suffix) == 0;
+}
+
+static void dlt_collect_dir(struct dlt_inputs *in, size_t *pathcap,
+			    size_t *errcap, const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d == NULL) {
+		dlt_input_error(in, errcap, dir, "cannot read directory: %s",
+				strerror(errno));
+		return;
+	}
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	size_t dl = strlen(dir);
+	bool slash = dl > 0 && dir[dl - 1] == '/';
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (!dlt_is_trace_name(de->d_name))
+			continue;
+		size_t len = dl + 1 + strlen(de->d_name) + 1;
+		char *full = dlt_xmalloc(len);
+		snprintf(full, len, "%s%s%s", dir, slash ? "" : "/",
+			 de->d_name);
+		struct stat st;
+		if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
+			free(full);
+			continue;
+		}
+		names = dlt_grow(names, &cap, n, sizeof(*names));
+		names[n++] = full;
+	}
+	closedir(d);
+	if (n == 0) {
+		dlt_input_error(in, errcap, dir,
+				"no trace files (*.dltrace) in this directory");
+		free(names);
+		return;
+	}
+	/* The directory's full paths share a prefix, so sorting them sorts
+	 * the names. */
+	qsort(names, n, sizeof(*names), dlt_strptr_cmp);
+	for (size_t i = 0; i < n; i++) {
+		in->paths = dlt_grow(in->paths, pathcap, in->npaths,
+				     sizeof(*in->paths));
+		in->paths[in->npaths++] = names[i];
+	}
+	free(names);
+}
+
+int dlt_inputs_collect(struct dlt_inputs *in, int argc, char *const argv[])
+{
+	memset(in, 0, sizeof(*in));
+	size_t pathcap = 0, errcap = 0;
+	for (int i = 0; i < argc; i++) {
+		struct stat st;
+		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			dlt_collect_dir(in, &pathcap, &errcap, argv[i]);
+			continue;
+		}
+		/* Anything else is tried as a trace: opening it gives the
+		 * most precise message when it is not one. */
+		in->paths = dlt_grow(in->paths, &pathcap, in->npaths,
+				     sizeof(*in->paths));
+		in->paths[in->npaths++] = dlt_xstrdup(argv[i]);
+	}
+	return in->npaths > 0 ? 0 : -1;
+}
+
+void dlt_inputs_free(struct dlt_inputs *in)
+{
+	for (size_t i = 0; i < in->npaths; i++)
+		free(in->paths[i]);
+	free(in->paths);
+	for (size_t i = 0; i < in->nerrors; i++) {
+		free(in->errors[i].path);
+		free(in->errors[i].message);
+	}
+	free(in->errors);
+	memset(in, 0, sizeof(*in));
+}

@@ -1,0 +1,701 @@
+/* Loading one trace into a struct dlt_process, in one pass over its
+ * records (strings are read in a first pass by the reader). */
+#define _GNU_SOURCE
+#include "model.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Sanity bounds against corrupt records: a real command line has far fewer
+ * arguments than this (/proc/self/cmdline is read into 64 KiB). */
+#define DLT_MAX_ARGC (1u << 20)
+
+#define DLT_COUNTED_TYPES 64 /* every type format.h defines is below */
+
+/* A record kept for the second pass, which needs timestamp order. */
+struct dlt_ev {
+	const struct dlt_rec_hdr *rec; /* a copy in dlt_load.recs */
+	size_t at;		       /* where, until the copies stop moving */
+	uint64_t offset;
+	uint32_t tid;
+	uint32_t seq; /* file order, to keep the sort stable */
+};
+
+/* What one thread is doing, for the dlopen correlation. */
+struct dlt_thread_state {
+	uint32_t tid;
+	bool in_dlopen;
+	int32_t mode;
+	const char *name;
+	size_t first_row; /* first library row since its last DLOPEN */
+};
+
+struct dlt_load {
+	struct dlt_trace *t;
+	const struct dlt_load_hook *hook;
+	struct dlt_process *p;
+	struct dlt_ev *ev;
+	size_t nev, evcap;
+	/* The reader hands out records only for the time of a callback; the
+	 * few kept for the second pass are copied here, back to back. */
+	uint64_t *recs;
+	size_t recs_len, recs_cap; /* in uint64_t: records are 8-aligned */
+	/* Records per type: the types this analyzer knows by index, any
+	 * others (newer writers, damage) in a short list. */
+	uint64_t counts[DLT_COUNTED_TYPES];
+	struct dlt_type_count *other_types;
+	size_t nother, othercap;
+	/* Trace string pointer to arena copy, open addressing. */
+	const char **skeys;
+	const char **svals;
+	size_t scap, sn;
+	struct dlt_thread_state *threads;
+	size_t nthreads, threadcap;
+	size_t libcap, envcap, notecap, execcap, forkcap, probcap, argvcap;
+	/* How the image ended so far, in timestamp order. */
+	const struct dlt_rec_exit *reaped;
+	bool exec_pending;
+	const char *exec_path;
+	uint64_t exec_ts;
+	const struct dlt_rec_exit *exit_rec;
+	uint64_t exit_ts;
+};
+
+static void dlt_model_problem(struct dlt_load *l, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	struct dlt_process *p = l->p;
+	for (size_t i = 0; i < p->nproblems; i++)
+		if (strcmp(p->problems[i], buf) == 0)
+			return;
+	p->problems = dlt_grow(p->problems, &l->probcap, p->nproblems,
+			       sizeof(*p->problems));
+	p->problems[p->nproblems++] = dlt_arena_strdup(&p->arena, buf);
+}
+
+static size_t dlt_ptr_hash(const char *s, size_t mask)
+{
+	uint64_t h = (uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 32) & mask;
+}
+
+/* A string of the trace, copied once into the process's arena however many
+ * records refer to it. */
+static const char *dlt_load_str(struct dlt_load *l, uint32_t id)
+{
+	const char *s = dlt_trace_str(l->t, id);
+	if (s == NULL)
+		return NULL;
+	if (l->sn * 2 >= l->scap) {
+		size_t ncap = l->scap ? l->scap * 2 : 1024;
+		const char **nk = dlt_xcalloc(ncap, sizeof(*nk));
+		const char **nv = dlt_xcalloc(ncap, sizeof(*nv));
+		for (size_t i = 0; i < l->scap; i++) {
+			if (l->skeys[i] == NULL)
+				continue;
+			size_t j = dlt_ptr_hash(l->skeys[i], ncap - 1);
+			while (nk[j])
+				j = (j + 1) & (ncap - 1);
+			nk[j] = l->skeys[i];
+			nv[j] = l->svals[i];
+		}
+		free(l->skeys);
+		free(l->svals);
+		l->skeys = nk;
+		l->svals = nv;
+		l->scap = ncap;
+	}
+	size_t j = dlt_ptr_hash(s, l->scap - 1);
+	while (l->skeys[j]) {
+		if (l->skeys[j] == s)
+			return l->svals[j];
+		j = (j + 1) & (l->scap - 1);
+	}
+	l->skeys[j] = s;
+	l->svals[j] = dlt_arena_strdup(&l->p->arena, s);
+	l->sn++;
+	return l->svals[j];
+}
+
+static void dlt_count_other(struct dlt_load *l, uint16_t type)
+{
+	for (size_t i = 0; i < l->nother; i++)
+		if (l->other_types[i].type == type) {
+			l->other_types[i].count++;
+			return;
+		}
+	l->other_types = dlt_grow(l->other_types, &l->othercap, l->nother,
+				  sizeof(*l->other_types));
+	l->other_types[l->nother++] = (struct dlt_type_count){type, 1};
+}
+
+static int dlt_collect(void *ctx, const struct dlt_rec_view *v)
+{
+	struct dlt_load *l = ctx;
+	l->p->records++;
+	if (v->rec->type < DLT_COUNTED_TYPES)
+		l->counts[v->rec->type]++;
+	else
+		dlt_count_other(l, v->rec->type);
+	if (l->hook && l->hook->rec)
+		l->hook->rec(l->hook->ctx, l->t, v);
+	switch (v->rec->type) {
+	case DLT_REC_PROC:
+	case DLT_REC_ARG:
+	case DLT_REC_ENV:
+	case DLT_REC_NOTE:
+	case DLT_REC_LIB_LOAD:
+	case DLT_REC_LIB_FAIL:
+	case DLT_REC_LIB_UNLOAD:
+	case DLT_REC_DLOPEN:
+	case DLT_REC_DLERROR:
+	case DLT_REC_EXIT:
+	case DLT_REC_FORK:
+	case DLT_REC_EXEC:
+		break;
+	default:
+		return 0;
+	}
+	size_t words = v->rec->len / 8; /* the reader checked len % 8 */
+	if (l->recs_cap - l->recs_len < words) {
+		size_t cap = l->recs_cap ? l->recs_cap : 512;
+		while (cap - l->recs_len < words)
+			cap *= 2;
+		l->recs = dlt_xrealloc(l->recs, cap, sizeof(*l->recs));
+		l->recs_cap = cap;
+	}
+	memcpy(l->recs + l->recs_len, v->rec, v->rec->len);
+	l->ev = dlt_grow(l->ev, &l->evcap, l->nev, sizeof(*l->ev));
+	l->ev[l->nev] = (struct dlt_ev){NULL, l->recs_len, v->offset, v->tid,
+					(uint32_t)l->nev};
+	l->recs_len += words;
+	l->nev++;
+	return 0;
+}
+
+static int dlt_ev_cmp(const void *a, const void *b)
+{
+	const struct dlt_ev *x = a, *y = b;
+	if (x->rec->ts != y->rec->ts)
+		return x->rec->ts < y->rec->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static struct dlt_thread_state *dlt_thread(struct dlt_load *l, uint32_t tid)
+{
+	for (size_t i = 0; i < l->nthreads; i++)
+		if (l->threads[i].tid == tid)
+			return &l->threads[i];
+	l->threads = dlt_grow(l->threads, &l->threadcap, l->nthreads,
+			      sizeof(*l->threads));
+	struct dlt_thread_state *th = &l->threads[l->nthreads++];
+	*th = (struct dlt_thread_state){.tid = tid};
+	return th;
+}
+
+/* Every argument has an ARG record of its own, so a trace cannot describe
+ * more arguments than it has room for such records: a forged count or index
+ * must not make the argv table larger than the file (found by fuzzing). */
+static uint32_t dlt_argc_limit(const struct dlt_process *p)
+{
+	uint64_t room = p->stats.bytes / sizeof(struct dlt_rec_arg);
+	return room < DLT_MAX_ARGC ? (uint32_t)room : DLT_MAX_ARGC;
+}
+
+static void dlt_on_proc(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_proc *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	if (p->has_proc)
+		return; /* the first one describes the image */
+	p->has_proc = true;
+	p->host = dlt_load_str(l, r->host);
+	p->exe = dlt_load_str(l, r->exe);
+	p->cwd = dlt_load_str(l, r->cwd);
+	p->rank = r->rank;
+	p->world_size = r->world_size;
+	if (r->argc > dlt_argc_limit(p)) {
+		dlt_model_problem(l,
+				  "PROC record at offset %" PRIu64
+				  " claims %" PRIu32 " arguments; ignored",
+				  e->offset, r->argc);
+	} else if (r->argc > p->argc) {
+		p->argv = dlt_xrealloc(p->argv, r->argc, sizeof(*p->argv));
+		memset(p->argv + p->argc, 0,
+		       (r->argc - p->argc) * sizeof(*p->argv));
+		p->argc = r->argc;
+	}
+}
+
+static void dlt_on_arg(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_arg *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	if (r->index >= dlt_argc_limit(p)) {
+		dlt_model_problem(l,
+				  "ARG record at offset %" PRIu64
+				  " has index %" PRIu32 "; ignored",
+				  e->offset, r->index);
+		return;
+	}
+	if (r->index >= p->argc) {
+		p->argv = dlt_xrealloc(p->argv, r->index + 1, sizeof(*p->argv));
+		memset(p->argv + p->argc, 0,
+		       (r->index + 1 - p->argc) * sizeof(*p->argv));
+		p->argc = r->index + 1;
+	}
+	if (p->argv[r->index] == NULL)
+		p->argv[r->index] = dlt_load_str(l, r->str);
+	if (r->h.flags & 1)
+		p->argv_cut = true;
+}
+
+static void dlt_on_env(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_env *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	const char *name = dlt_load_str(l, r->name);
+	if (name == NULL)
+		return;
+	/* Both library instances may record the environment. */
+	for (size_t i = 0; i < p->nenv; i++)
+		if (p->env[i].name == name)
+			return;
+	p->env = dlt_grow(p->env, &l->envcap, p->nenv, sizeof(*p->env));
+	p->env[p->nenv++] = (struct dlt_env_var){
+		name, dlt_load_str(l, r->value), (r->h.flags & 1) != 0};
+}
+
+static void dlt_on_note(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_note *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	p->notes =
+		dlt_grow(p->notes, &l->notecap, p->nnotes, sizeof(*p->notes));
+	p->notes[p->nnotes++] = (struct dlt_note_entry){
+		r->h.ts, r->h.flags, dlt_load_str(l, r->text)};
+}
+
+/* Copies a tried list, cut to what the record really holds. */
+static void dlt_copy_tried(struct dlt_load *l, const struct dlt_ev *e,
+			   struct dlt_lib *lib, size_t fixed,
+			   const struct dlt_tried *tried, uint32_t n)
+{
+	uint32_t room = (uint32_t)((e->rec->len - fixed) / sizeof(*tried));
+	if (n > room) {
+		dlt_model_problem(
+			l,
+			"%s record at offset %" PRIu64 " lists %" PRIu32
+			" tried paths but holds %" PRIu32 "; the list is cut",
+			dlt_rec_type_name(e->rec->type), e->offset, n, room);
+		n = room;
+	}
+	lib->n_tried = n;
+	if (n == 0)
+		return;
+	lib->tried = dlt_arena_alloc(&l->p->arena, n * sizeof(*lib->tried));
+	for (uint32_t i = 0; i < n; i++) {
+		lib->tried[i].path = dlt_load_str(l, tried[i].path);
+		lib->tried[i].via = tried[i].via;
+	}
+}
+
+static struct dlt_lib *dlt_new_row(struct dlt_load *l, const struct dlt_ev *e)
+{
+	struct dlt_process *p = l->p;
+	p->libs = dlt_grow(p->libs, &l->libcap, p->nlibs, sizeof(*p->libs));
+	struct dlt_lib *lib = &p->libs[p->nlibs++];
+	memset(lib, 0, sizeof(*lib));
+	lib->ts = e->rec->ts;
+	lib->offset = e->offset;
+	lib->tid = e->tid;
+	lib->dlopen_mode = -1;
+	struct dlt_thread_state *th = dlt_thread(l, e->tid);
+	if (th->in_dlopen) {
+		lib->dlopen_mode = th->mode;
+		lib->dlopen_name = th->name;
+	}
+	return lib;
+}
+
+static void dlt_on_lib_load(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_lib_load *r = (const void *)e->rec;
+	struct dlt_lib *lib = dlt_new_row(l, e);
+	lib->requested = dlt_load_str(l, r->requested);
+	lib->requester = dlt_load_str(l, r->requester);
+	lib->path = dlt_load_str(l, r->path);
+	lib->realpath = dlt_load_str(l, r->realpath);
+	lib->soname = dlt_load_str(l, r->soname);
+	lib->runpath = dlt_load_str(l, r->runpath);
+	lib->rpath = dlt_load_str(l, r->rpath);
+	lib->found_via = r->found_via;
+	lib->flags = r->h.flags;
+	lib->obj = r->obj;
+	lib->requester_obj = r->requester_obj;
+	lib->base = r->base;
+	lib->dev = r->dev;
+	lib->ino = r->ino;
+	lib->size = r->size;
+	lib->mtime_ns = r->mtime_ns;
+	lib->lmid = r->lmid;
+	lib->build_id_len = r->build_id_len;
+	if (lib->build_id_len > sizeof(lib->build_id)) {
+		dlt_model_problem(l,
+				  "LIB_LOAD record at offset %" PRIu64
+				  " has a build id of %" PRIu32
+				  " bytes; it is cut to 32",
+				  e->offset, r->build_id_len);
+		lib->build_id_len = sizeof(lib->build_id);
+	}
+	memcpy(lib->build_id, r->build_id, lib->build_id_len);
+	dlt_copy_tried(l, e, lib, sizeof(*r), r->tried, r->n_tried);
+}
+
+static void dlt_on_lib_fail(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_lib_fail *r = (const void *)e->rec;
+	struct dlt_lib *lib = dlt_new_row(l, e);
+	lib->from_fail_record = true;
+	lib->failed = true;
+	lib->requested = dlt_load_str(l, r->requested);
+	lib->requester = dlt_load_str(l, r->requester);
+	lib->requester_obj = r->requester_obj;
+	lib->flags = r->h.flags;
+	dlt_copy_tried(l, e, lib, sizeof(*r), r->tried, r->n_tried);
+}
+
+static void dlt_on_lib_unload(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_lib_unload *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	/* The latest mapping with that id: a link_map address can be reused
+	 * after an earlier object was closed. */
+	for (size_t i = p->nlibs; i-- > 0;) {
+		struct dlt_lib *lib = &p->libs[i];
+		if (!lib->from_fail_record && lib->obj == r->obj) {
+			lib->unloaded = true;
+			if (r->h.flags & 1)
+				lib->failed = true;
+			return;
+		}
+	}
+	if ((r->h.flags & 1) == 0)
+		return; /* a dlclose, or the exit, of something older */
+	dlt_model_problem(l,
+			  "LIB_UNLOAD record at offset %" PRIu64
+			  " names object 0x%" PRIx64 ", which no LIB_LOAD "
+			  "record loaded",
+			  e->offset, r->obj);
+}
+
+static void dlt_on_dlopen(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_dlopen *r = (const void *)e->rec;
+	struct dlt_thread_state *th = dlt_thread(l, e->tid);
+	th->in_dlopen = true;
+	th->mode = r->mode;
+	th->name = dlt_load_str(l, r->name);
+	th->first_row = l->p->nlibs;
+}
+
+/* The text a program got from dlerror() explains every failure of its
+ * thread since that thread's last dlopen: a dlopen fails as a whole, and a
+ * missing dependency also unloads what had been mapped for it. */
+static void dlt_on_dlerror(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_dlerror *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	struct dlt_thread_state *th = dlt_thread(l, e->tid);
+	const char *text = NULL;
+	/* The loader reports a relocation failure (undefined symbol) after
+	 * the new objects were announced as consistent, so their unmapping
+	 * looks like a dlclose.  A message that names one of the objects
+	 * unmapped since this thread's last dlopen says they all went with
+	 * the failed load. */
+	const char *msg = dlt_trace_str(l->t, r->text);
+	bool named = false;
+	for (size_t i = th->first_row; msg && i < p->nlibs && !named; i++) {
+		const struct dlt_lib *lib = &p->libs[i];
+		const char *n[2] = {lib->path, lib->requested};
+		for (int k = 0; k < 2 && !named; k++) {
+			size_t len = n[k] ? strlen(n[k]) : 0;
+			named = lib->tid == e->tid && lib->unloaded && len &&
+				strncmp(msg, n[k], len) == 0 && msg[len] == ':';
+		}
+	}
+	for (size_t i = th->first_row; named && i < p->nlibs; i++) {
+		struct dlt_lib *lib = &p->libs[i];
+		if (lib->tid == e->tid && lib->unloaded &&
+		    !lib->from_fail_record)
+			lib->failed = true;
+	}
+	for (size_t i = th->first_row; i < p->nlibs; i++) {
+		struct dlt_lib *lib = &p->libs[i];
+		if (lib->tid != e->tid || !lib->failed || lib->error)
+			continue;
+		if (text == NULL)
+			text = dlt_load_str(l, r->text);
+		lib->error = text;
+	}
+	/* dlerror() clears the thread's error: a later message explains only
+	 * later failures.  Without this, a trace of many failed loads and
+	 * many dlerror records and no dlopen made the load quadratic (a
+	 * hostile 2 MiB trace took seconds, 10 MiB minutes). */
+	th->first_row = p->nlibs;
+}
+
+static void dlt_on_exit(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_exit *r = (const void *)e->rec;
+	switch (r->h.flags) {
+	case DLT_EXIT_REAPED:
+		l->reaped = r;
+		break;
+	case DLT_EXIT_EXEC:
+		l->exec_pending = true;
+		l->exec_ts = r->h.ts;
+		break;
+	case DLT_EXIT_NORMAL:
+	case DLT_EXIT_UNDERSCORE:
+		/* "Status not seen" adds nothing to a status already seen. */
+		if (l->exit_rec && r->h.flags == DLT_EXIT_NORMAL &&
+		    r->status == -1)
+			break;
+		l->exit_rec = r;
+		l->exit_ts = r->h.ts;
+		break;
+	default:
+		dlt_model_problem(l,
+				  "EXIT record at offset %" PRIu64
+				  " has unknown kind %u; ignored",
+				  e->offset, (unsigned)r->h.flags);
+	}
+}
+
+static void dlt_on_exec(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_exec *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	const char *path = dlt_load_str(l, r->path);
+	if (r->h.flags & 1) {
+		l->exec_pending = false;
+		p->exec_fails =
+			dlt_grow(p->exec_fails, &l->execcap, p->nexec_fails,
+				 sizeof(*p->exec_fails));
+		p->exec_fails[p->nexec_fails++] =
+			(struct dlt_exec_fail){r->h.ts, path, r->err};
+		return;
+	}
+	l->exec_pending = true;
+	l->exec_path = path;
+	l->exec_ts = r->h.ts;
+}
+
+static void dlt_on_fork(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_fork *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	p->forks =
+		dlt_grow(p->forks, &l->forkcap, p->nforks, sizeof(*p->forks));
+	p->forks[p->nforks++] = r->child_pid;
+}
+
+/* The launcher's wait status is the ground truth; otherwise whichever of an
+ * exec and an exit came last, since an exec that returned means the process
+ * carried on (and its failure record may be missing). */
+static void dlt_decide_end(struct dlt_load *l)
+{
+	struct dlt_end *end = &l->p->end;
+	memset(end, 0, sizeof(*end));
+	if (l->reaped) {
+		end->how = DLT_END_REAPED;
+		end->status = l->reaped->status;
+		end->ts = l->reaped->h.ts;
+	} else if (l->exec_pending &&
+		   (l->exit_rec == NULL || l->exec_ts >= l->exit_ts)) {
+		end->how = DLT_END_EXEC;
+		end->ts = l->exec_ts;
+		end->exec_path = l->exec_path;
+	} else if (l->exit_rec) {
+		end->how = (enum dlt_end_how)l->exit_rec->h.flags;
+		end->status = l->exit_rec->status;
+		end->ts = l->exit_ts;
+	}
+}
+
+static void dlt_finish_libs(struct dlt_load *l)
+{
+	struct dlt_process *p = l->p;
+	for (size_t i = 0; i < p->nlibs; i++) {
+		struct dlt_lib *lib = &p->libs[i];
+		if (!lib->failed) {
+			p->nlibs_loaded++;
+			continue;
+		}
+		p->nlibs_failed++;
+		if (lib->error)
+			continue;
+		char buf[128];
+		if (lib->from_fail_record)
+			snprintf(buf, sizeof(buf),
+				 "not found; tried %" PRIu32 " path%s%s",
+				 lib->n_tried, lib->n_tried == 1 ? "" : "s",
+				 lib->flags & DLT_LIB_TRIED_CUT
+					 ? " (more were not recorded)"
+					 : "");
+		else
+			snprintf(buf, sizeof(buf),
+				 "mapped, then unloaded by a failed load");
+		lib->error = dlt_arena_strdup(&p->arena, buf);
+	}
+}
+
+static int dlt_type_count_cmp(const void *a, const void *b)
+{
+	const struct dlt_type_count *x = a, *y = b;
+	return (x->type > y->type) - (x->type < y->type);
+}
+
+static void dlt_build_types(struct dlt_load *l)
+{
+	struct dlt_process *p = l->p;
+	size_t n = l->nother;
+	for (size_t t = 0; t < DLT_COUNTED_TYPES; t++)
+		n += l->counts[t] != 0;
+	p->types = dlt_xcalloc(n, sizeof(*p->types));
+	for (size_t t = 0; t < DLT_COUNTED_TYPES; t++)
+		if (l->counts[t])
+			p->types[p->ntypes++] = (struct dlt_type_count){
+				(uint16_t)t, l->counts[t]};
+	/* All above the indexed ones, so ascending order is kept. */
+	if (l->nother > 1)
+		qsort(l->other_types, l->nother, sizeof(*l->other_types),
+		      dlt_type_count_cmp);
+	for (size_t i = 0; i < l->nother; i++)
+		p->types[p->ntypes++] = l->other_types[i];
+}
+
+struct dlt_process *dlt_process_load(const char *path, char *err, size_t errlen)
+{
+	return dlt_process_load_hooked(path, NULL, err, errlen);
+}
+
+struct dlt_process *dlt_process_load_hooked(const char *path,
+					    const struct dlt_load_hook *hook,
+					    char *err, size_t errlen)
+{
+	struct dlt_trace *t = dlt_trace_open(path, err, errlen);
+	if (t == NULL)
+		return NULL;
+	struct dlt_process *p = dlt_xcalloc(1, sizeof(*p));
+	struct dlt_load l = {.t = t, .p = p, .hook = hook};
+	p->trace = dlt_arena_strdup(&p->arena, path);
+	p->hdr = *dlt_trace_header(t);
+	p->rank = -1;
+	p->world_size = -1;
+
+	dlt_trace_foreach(t, dlt_collect, &l);
+	dlt_trace_stats(t, &p->stats);
+	for (size_t i = 0; i < l.nev; i++)
+		l.ev[i].rec = (const void *)(l.recs + l.ev[i].at);
+	/* Threads write into their own chunks, and the two library copies
+	 * into separate chunks of the same thread: only timestamps (all
+	 * CLOCK_MONOTONIC) put a DLOPEN before the loads it caused. */
+	if (l.nev > 1)
+		qsort(l.ev, l.nev, sizeof(*l.ev), dlt_ev_cmp);
+
+	/* Reader problems first: they explain the model's. */
+	for (size_t i = 0; i < dlt_trace_problem_count(t); i++) {
+		p->problems = dlt_grow(p->problems, &l.probcap, p->nproblems,
+				       sizeof(*p->problems));
+		p->problems[p->nproblems++] =
+			dlt_arena_strdup(&p->arena, dlt_trace_problem(t, i));
+	}
+
+	for (size_t i = 0; i < l.nev; i++) {
+		const struct dlt_ev *e = &l.ev[i];
+		switch (e->rec->type) {
+		case DLT_REC_PROC:
+			dlt_on_proc(&l, e);
+			break;
+		case DLT_REC_ARG:
+			dlt_on_arg(&l, e);
+			break;
+		case DLT_REC_ENV:
+			dlt_on_env(&l, e);
+			break;
+		case DLT_REC_NOTE:
+			dlt_on_note(&l, e);
+			break;
+		case DLT_REC_LIB_LOAD:
+			dlt_on_lib_load(&l, e);
+			break;
+		case DLT_REC_LIB_FAIL:
+			dlt_on_lib_fail(&l, e);
+			break;
+		case DLT_REC_LIB_UNLOAD:
+			dlt_on_lib_unload(&l, e);
+			break;
+		case DLT_REC_DLOPEN:
+			dlt_on_dlopen(&l, e);
+			break;
+		case DLT_REC_DLERROR:
+			dlt_on_dlerror(&l, e);
+			break;
+		case DLT_REC_EXIT:
+			dlt_on_exit(&l, e);
+			break;
+		case DLT_REC_EXEC:
+			dlt_on_exec(&l, e);
+			break;
+		case DLT_REC_FORK:
+			dlt_on_fork(&l, e);
+			break;
+		}
+	}
+	dlt_decide_end(&l);
+	dlt_finish_libs(&l);
+	dlt_build_types(&l);
+
+	free(l.ev);
+	free(l.recs);
+	free(l.other_types);
+	free(l.skeys);
+	free(l.svals);
+	free(l.threads);
+	dlt_trace_close(t);
+	return p;
+}
+
+void dlt_process_free(struct dlt_process *p)
+{
+	if (p == NULL)
+		return;
+	free(p->argv);
+	free(p->env);
+	free(p->exec_fails);
+	free(p->forks);
+	free(p->libs);
+	free(p->notes);
+	free(p->types);
+	free(p->problems);
+	dlt_arena_free(p->arena);
+	free(p);
+}
+
+uint64_t dlt_process_count(const struct dlt_process *p, uint16_t type)
+{
+	for (size_t i = 0; i < p->ntypes; i++)
+		if (p->types[i].type == type)
+			return p->types[i].count;
+	return 0;
+}

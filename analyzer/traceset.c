@@ -1,0 +1,142 @@
+/* All traces named on a command line, loaded and ordered. */
+#include "traceset.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int dlt_proc_start_cmp(const void *a, const void *b)
+{
+	const struct dlt_process *x = *(const struct dlt_process *const *)a;
+	const struct dlt_process *y = *(const struct dlt_process *const *)b;
+	if (x->hdr.start_realtime_ns != y->hdr.start_realtime_ns)
+		return x->hdr.start_realtime_ns < y->hdr.start_realtime_ns ? -1
+									   : 1;
+	if (x->hdr.pid != y->hdr.pid)
+		return x->hdr.pid < y->hdr.pid ? -1 : 1;
+	if (x->hdr.exec_seq != y->hdr.exec_seq)
+		return x->hdr.exec_seq < y->hdr.exec_seq ? -1 : 1;
+	return strcmp(x->trace, y->trace);
+}
+
+struct dlt_set_ref {
+	uint64_t trace_id;
+	size_t index;
+};
+
+static int dlt_ref_cmp(const void *a, const void *b)
+{
+	const struct dlt_set_ref *x = a, *y = b;
+	if (x->trace_id != y->trace_id)
+		return x->trace_id < y->trace_id ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int dlt_set_load(struct dlt_set *s, int argc, char *const argv[], FILE *diag)
+{
+	memset(s, 0, sizeof(*s));
+	struct dlt_inputs in;
+	dlt_inputs_collect(&in, argc, argv);
+	size_t badcap = in.nerrors;
+	s->unusable = in.errors;
+	s->nunusable = in.nerrors;
+	in.errors = NULL;
+	in.nerrors = 0;
+	if (diag)
+		for (size_t i = 0; i < s->nunusable; i++)
+			fprintf(diag, "dltrace-analyze: %s: %s\n",
+				s->unusable[i].path, s->unusable[i].message);
+
+	s->procs = dlt_xcalloc(in.npaths, sizeof(*s->procs));
+	for (size_t i = 0; i < in.npaths; i++) {
+		const char *path = in.paths[i];
+		char err[1024] = "";
+		struct dlt_process *p =
+			dlt_process_load(path, err, sizeof(err));
+		if (p == NULL) {
+			/* The reader's message starts with the path. */
+			const char *why = err;
+			size_t pl = strlen(path);
+			if (strncmp(err, path, pl) == 0 && err[pl] == ':' &&
+			    err[pl + 1] == ' ')
+				why = err + pl + 2;
+			if (*why == '\0')
+				why = "cannot be read";
+			if (diag)
+				fprintf(diag, "dltrace-analyze: %s: %s\n", path,
+					why);
+			s->unusable =
+				dlt_grow(s->unusable, &badcap, s->nunusable,
+					 sizeof(*s->unusable));
+			s->unusable[s->nunusable++] = (struct dlt_input_error){
+				dlt_xstrdup(path), dlt_xstrdup(why)};
+			continue;
+		}
+		if (diag)
+			for (size_t k = 0; k < p->nproblems; k++)
+				fprintf(diag, "dltrace-analyze: %s: %s\n",
+					p->trace, p->problems[k]);
+		s->procs[s->nprocs++] = p;
+	}
+	dlt_inputs_free(&in);
+	if (s->nprocs > 1)
+		qsort(s->procs, s->nprocs, sizeof(*s->procs),
+		      dlt_proc_start_cmp);
+	s->by_id = dlt_xcalloc(s->nprocs, sizeof(*s->by_id));
+	for (size_t i = 0; i < s->nprocs; i++)
+		s->by_id[i] =
+			(struct dlt_set_ref){s->procs[i]->hdr.trace_id, i};
+	if (s->nprocs > 1)
+		qsort(s->by_id, s->nprocs, sizeof(*s->by_id), dlt_ref_cmp);
+	if (s->nprocs == 0) {
+		if (diag)
+			fprintf(diag, "dltrace-analyze: no usable trace among "
+				      "the inputs\n");
+		return -1;
+	}
+	return 0;
+}
+
+void dlt_set_free(struct dlt_set *s)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		dlt_process_free(s->procs[i]);
+	free(s->procs);
+	for (size_t i = 0; i < s->nunusable; i++) {
+		free(s->unusable[i].path);
+		free(s->unusable[i].message);
+	}
+	free(s->unusable);
+	free(s->by_id);
+	memset(s, 0, sizeof(*s));
+}
+
+static long dlt_set_lookup(const struct dlt_set *s, uint64_t trace_id)
+{
+	if (trace_id == 0 || s->by_id == NULL)
+		return -1;
+	size_t lo = 0, hi = s->nprocs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->by_id[mid].trace_id < trace_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < s->nprocs && s->by_id[lo].trace_id == trace_id)
+		return (long)s->by_id[lo].index;
+	return -1;
+}
+
+const struct dlt_process *dlt_set_find(const struct dlt_set *s,
+				       uint64_t trace_id)
+{
+	long i = dlt_set_lookup(s, trace_id);
+	return i < 0 ? NULL : s->procs[i];
+}
+
+long dlt_set_parent(const struct dlt_set *s, const struct dlt_process *p)
+{
+	long i = dlt_set_lookup(s, p->hdr.parent_trace_id);
+	/* A trace naming itself (damage) has no parent in the set. */
+	return i >= 0 && s->procs[i] == p ? -1 : i;
+}

@@ -1,0 +1,36 @@
+/* All traces named on a command line (traceset.c). */
+#ifndef DLTRACE_TRACESET_H
+#define DLTRACE_TRACESET_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "inputs.h"
+#include "model.h"
+
+struct dlt_set_ref;
+
+/* All traces named on a command line. */
+struct dlt_set {
+	struct dlt_process **procs; /* by start time (realtime) */
+	size_t nprocs;
+	struct dlt_input_error *unusable; /* inputs that gave no process */
+	size_t nunusable;
+	struct dlt_set_ref *by_id; /* private: procs sorted by trace id */
+};
+
+/* Collects and loads.  With diag, prints each unusable input and each
+ * problem of a loaded trace as "dltrace-analyze: FILE: message".  Returns 0
+ * when at least one trace loaded, -1 when none did (then also says so on
+ * diag).  The set must be freed either way. */
+int dlt_set_load(struct dlt_set *s, int argc, char *const argv[], FILE *diag);
+void dlt_set_free(struct dlt_set *s);
+/* The process whose trace has this id, NULL if none (or id 0).  Copies of
+ * one trace share its id: the one that sorts first by start wins. */
+const struct dlt_process *dlt_set_find(const struct dlt_set *s,
+				       uint64_t trace_id);
+/* Index in s->procs of the trace p came from (fork parent or pre-exec
+ * image), or -1 when that trace is not in the set. */
+long dlt_set_parent(const struct dlt_set *s, const struct dlt_process *p);
+
+#endif
