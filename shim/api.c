@@ -16,6 +16,7 @@
  * straight through: each program-level call is recorded once. */
 #define _GNU_SOURCE
 #include "api.h"
+#include "hash.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -499,12 +500,8 @@ uint64_t dlt_nccl_id_hash(const dlt_ncclUniqueId *id)
 {
 	/* The id carries the root's address and a secret: never record it,
 	 * only a hash that ties the ranks of one communicator together. */
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; id && i < sizeof(id->internal); i++) {
-		h ^= (uint8_t)id->internal[i];
-		h *= 1099511628211ull;
-	}
-	return h;
+	return id ? dlt_fnv1a(id->internal, sizeof(id->internal))
+		  : DLT_FNV_OFFSET;
 }
 
 /* The NVIDIA kernel module version, from the files the driver provides. */

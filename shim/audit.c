@@ -11,6 +11,7 @@
  * loads, so the search state below needs no lock of its own. */
 #define _GNU_SOURCE
 #include "shim.h"
+#include "hash.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -21,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfinfo.h"
+#include "elfread.h"
 
 #define DLT_AUDIT_MAX_TRIED 256
 #define DLT_AUDIT_MAX_OBJS 4096
@@ -262,9 +263,7 @@ static struct dlt_file_memo dlt_memo[64];
 
 static struct dlt_file_memo *dlt_memo_slot(const char *path)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (const char *c = path; *c; c++)
-		h = (h ^ (uint8_t)*c) * 1099511628211ull;
+	uint64_t h = dlt_fnv1a_str(path);
 	return &dlt_memo[h % (sizeof(dlt_memo) / sizeof(dlt_memo[0]))];
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "hash.h"
 #include "symlookup.h"
 
 #define DLT_PROBLEMS_SEEN 4096
@@ -54,14 +55,10 @@ static void dlt_resolve_getters(void)
 	atomic_store(&dlt_getters.resolved, 1);
 }
 
+/* 0 means "no problem" in the records. */
 static uint64_t dlt_hash_bytes(const void *p, size_t n)
 {
-	const uint8_t *b = p;
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 1099511628211ull;
-	}
+	uint64_t h = dlt_fnv1a(p, n);
 	return h ? h : 1;
 }
 

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "writer.h"
+#include "hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -485,14 +486,14 @@ static void dlt_seg_let_go_if_done(struct dlt_writer *w, uint32_t seg)
 		dlt_seg_done(w, p);
 }
 
-/* Maps the DLT_SEGS_AHEAD segments after seg, without their pages, for the prefetch
- * thread to fill.  Here, in the recording thread, because mapping opens
- * the trace file: a descriptor taken by another thread, even for a moment,
- * could change the number the program's own next open() returns. */
+/* Maps the DLT_SEGS_AHEAD segments after seg, without their pages, for the
+ * prefetch thread to fill.  Here, in the recording thread, because mapping
+ * opens the trace file: a descriptor taken by another thread, even for a
+ * moment, could change the number the program's own next open() returns. */
 static void dlt_seg_ahead(struct dlt_writer *w, uint32_t seg)
 {
-	for (uint32_t a = seg + 1; a <= seg + DLT_SEGS_AHEAD && a < DLT_MAX_SEGS;
-	     a++) {
+	for (uint32_t a = seg + 1;
+	     a <= seg + DLT_SEGS_AHEAD && a < DLT_MAX_SEGS; a++) {
 		if (atomic_load_explicit(&w->segs[a], memory_order_relaxed) ||
 		    DLT_DATA_OFFSET + ((uint64_t)a + 1) * DLT_SEG_SIZE >
 			    w->max_size)
@@ -631,8 +632,7 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 	t->nchunk++;
 	if (dlt_on_seg_ahead && seg + DLT_SEGS_AHEAD < DLT_MAX_SEGS &&
 	    atomic_load_explicit(&w->segs[seg + DLT_SEGS_AHEAD],
-				 memory_order_relaxed) ==
-		    NULL)
+				 memory_order_relaxed) == NULL)
 		dlt_seg_ahead(w, seg);
 	rec = t->cur;
 	t->cur += len;
@@ -640,16 +640,6 @@ out:
 	t->in_slow = 0;
 	pthread_sigmask(SIG_SETMASK, &saved_mask, NULL);
 	return rec;
-}
-
-static uint64_t dlt_hash(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (uint8_t)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
 }
 
 /* A copy of s[0..n) that stays readable for the life of the process, or
@@ -681,7 +671,7 @@ uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 		return DLT_STR_NONE;
 	if (n > DLT_MAX_STR)
 		n = DLT_MAX_STR;
-	uint64_t h = dlt_hash(s, n);
+	uint64_t h = dlt_fnv1a(s, n);
 	t->in_str = 1;
 	dlt_spin_lock(&w->str_lock);
 	uint32_t id = DLT_STR_NONE;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../apinames.h"
+#include "elfread.h"
 
 double dlt_rel_s(const struct dlt_process *p, uint64_t ts)
 {
@@ -181,97 +182,37 @@ bool dlt_differs_from_row(const struct dlt_lib *row, const char *path,
 
 /* ---- ELF ------------------------------------------------------------- */
 
-static bool dlt_pread_all(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t r = pread(fd, (char *)buf + got, n - got,
-				  (off_t)(off + got));
-		if (r <= 0)
-			return false;
-		got += (size_t)r;
-	}
-	return true;
-}
+struct dlt_needed {
+	struct dlt_elf *e;
+	char **v;
+	size_t n, cap;
+};
 
-/* The file offset of a virtual address, through the PT_LOAD segments. */
-static bool dlt_vaddr_off(const Elf64_Phdr *ph, size_t n, uint64_t va,
-			  uint64_t *off)
+static int dlt_take_needed(void *ctx, int64_t tag, uint64_t val)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (ph[i].p_type != PT_LOAD)
-			continue;
-		if (va >= ph[i].p_vaddr &&
-		    va - ph[i].p_vaddr < ph[i].p_filesz) {
-			*off = ph[i].p_offset + (va - ph[i].p_vaddr);
-			return true;
-		}
-	}
-	return false;
+	struct dlt_needed *nd = ctx;
+	char name[1024];
+	if (tag != DT_NEEDED ||
+	    dlt_elf_dynstr(nd->e, val, name, sizeof(name)) != 0)
+		return 0;
+	nd->v = dlt_grow(nd->v, &nd->cap, nd->n + 1, sizeof(*nd->v));
+	nd->v[nd->n++] = dlt_xstrdup(name);
+	nd->v[nd->n] = NULL;
+	return 0;
 }
 
 char **dlt_elf_needed(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	struct dlt_elf e;
+	if (dlt_elf_open(&e, path) != 0)
 		return NULL;
-	char **out = NULL;
-	Elf64_Phdr *ph = NULL;
-	Elf64_Dyn *dyn = NULL;
-	char *strs = NULL;
-	struct stat st;
-	Elf64_Ehdr eh;
-	if (fstat(fd, &st) != 0 || !dlt_pread_all(fd, &eh, sizeof(eh), 0) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 ||
-	    eh.e_phnum > 256)
-		goto done;
-	ph = dlt_xcalloc(eh.e_phnum, sizeof(*ph));
-	if (!dlt_pread_all(fd, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff))
-		goto done;
-	const Elf64_Phdr *dp = NULL;
-	for (size_t i = 0; i < eh.e_phnum; i++)
-		if (ph[i].p_type == PT_DYNAMIC)
-			dp = &ph[i];
-	if (dp == NULL || dp->p_filesz > (1u << 20) ||
-	    dp->p_offset + dp->p_filesz > (uint64_t)st.st_size)
-		goto done;
-	size_t ndyn = dp->p_filesz / sizeof(Elf64_Dyn);
-	dyn = dlt_xcalloc(ndyn, sizeof(*dyn));
-	if (!dlt_pread_all(fd, dyn, ndyn * sizeof(*dyn), dp->p_offset))
-		goto done;
-	uint64_t strtab = 0, strsz = 0;
-	size_t nneeded = 0;
-	for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
-		if (dyn[i].d_tag == DT_STRTAB)
-			strtab = dyn[i].d_un.d_ptr;
-		else if (dyn[i].d_tag == DT_STRSZ)
-			strsz = dyn[i].d_un.d_val;
-		else if (dyn[i].d_tag == DT_NEEDED)
-			nneeded++;
-	}
-	uint64_t stroff;
-	if (strsz == 0 || strsz > (16u << 20) ||
-	    !dlt_vaddr_off(ph, eh.e_phnum, strtab, &stroff) ||
-	    stroff + strsz > (uint64_t)st.st_size)
-		goto done;
-	strs = dlt_xmalloc(strsz + 1);
-	if (!dlt_pread_all(fd, strs, strsz, stroff))
-		goto done;
-	strs[strsz] = '\0';
-	out = dlt_xcalloc(nneeded + 1, sizeof(*out));
-	size_t k = 0;
-	for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++)
-		if (dyn[i].d_tag == DT_NEEDED && dyn[i].d_un.d_val < strsz)
-			out[k++] = dlt_xstrdup(strs + dyn[i].d_un.d_val);
-done:
-	free(ph);
-	free(dyn);
-	free(strs);
-	close(fd);
-	return out;
+	struct dlt_needed nd = {&e, NULL, 0, 0};
+	if (e.dyn_n && e.str_sz)
+		dlt_elf_each_dyn(&e, dlt_take_needed, &nd);
+	dlt_elf_close(&e);
+	if (nd.v == NULL)
+		nd.v = dlt_xcalloc(1, sizeof(*nd.v));
+	return nd.v;
 }
 
 void dlt_free_strv(char **v)

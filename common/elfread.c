@@ -1,0 +1,210 @@
+#define _GNU_SOURCE
+#include "elfread.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DLT_ELF_MAX_DYN 4096 /* entries read; real objects have < 100 */
+
+static int dlt_pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = pread(fd, (char *)buf + got, n - got,
+				  (off_t)(off + got));
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/* File offset of a virtual address, through the PT_LOAD that holds it. */
+static int dlt_vaddr_to_off(const struct dlt_elf *e, uint64_t va, uint64_t *off)
+{
+	for (int i = 0; i < e->nph; i++) {
+		const ElfW(Phdr) *p = &e->ph[i];
+		if (p->p_type == PT_LOAD && va >= p->p_vaddr &&
+		    va - p->p_vaddr < p->p_filesz) {
+			*off = p->p_offset + (va - p->p_vaddr);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The dynamic string table's place, from DT_STRTAB and DT_STRSZ. */
+static int dlt_elf_find_strtab(void *ctx, int64_t tag, uint64_t val)
+{
+	uint64_t *v = ctx;
+	if (tag == DT_STRTAB)
+		v[0] = val, v[2] = 1;
+	else if (tag == DT_STRSZ)
+		v[1] = val;
+	return 0;
+}
+
+int dlt_elf_open(struct dlt_elf *e, const char *path)
+{
+	memset(e, 0, sizeof(*e));
+	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (e->fd < 0)
+		return -errno;
+	struct stat st;
+	ElfW(Ehdr) eh;
+	if (fstat(e->fd, &st) != 0 ||
+	    dlt_pread_all(e->fd, &eh, sizeof(eh), 0) != 0 ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] !=
+		    (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+	    eh.e_phentsize != sizeof(ElfW(Phdr)) || eh.e_phnum == 0)
+		goto bad;
+	e->size = (uint64_t)st.st_size;
+	e->nph =
+		eh.e_phnum < DLT_ELF_MAX_PHDRS ? eh.e_phnum : DLT_ELF_MAX_PHDRS;
+	if (dlt_pread_all(e->fd, e->ph, (size_t)e->nph * sizeof(e->ph[0]),
+			  eh.e_phoff) != 0)
+		goto bad;
+	for (int i = 0; i < e->nph; i++)
+		if (e->ph[i].p_type == PT_DYNAMIC &&
+		    e->ph[i].p_offset + e->ph[i].p_filesz <= e->size) {
+			e->dyn_off = e->ph[i].p_offset;
+			e->dyn_n = e->ph[i].p_filesz / sizeof(ElfW(Dyn));
+			break;
+		}
+	uint64_t st_v[3] = {0, 0, 0}; /* DT_STRTAB, DT_STRSZ, seen */
+	if (e->dyn_n && dlt_elf_each_dyn(e, dlt_elf_find_strtab, st_v) == 0 &&
+	    st_v[2] && dlt_vaddr_to_off(e, st_v[0], &e->str_off) == 0) {
+		e->str_sz = st_v[1];
+		if (e->str_off > e->size)
+			e->str_sz = 0;
+		else if (e->str_sz == 0 || e->str_sz > e->size - e->str_off)
+			e->str_sz = e->size - e->str_off;
+	}
+	return 0;
+bad:
+	close(e->fd);
+	e->fd = -1;
+	return -ENOEXEC;
+}
+
+void dlt_elf_close(struct dlt_elf *e)
+{
+	if (e->fd >= 0)
+		close(e->fd);
+	e->fd = -1;
+}
+
+int dlt_elf_each_dyn(struct dlt_elf *e,
+		     int (*fn)(void *ctx, int64_t tag, uint64_t val), void *ctx)
+{
+	ElfW(Dyn) dyn[64];
+	uint64_t n = e->dyn_n < DLT_ELF_MAX_DYN ? e->dyn_n : DLT_ELF_MAX_DYN;
+	for (uint64_t k = 0; k < n;) {
+		uint64_t batch = n - k < 64 ? n - k : 64;
+		if (dlt_pread_all(e->fd, dyn, batch * sizeof(dyn[0]),
+				  e->dyn_off + k * sizeof(dyn[0])) != 0)
+			return -1;
+		for (uint64_t i = 0; i < batch; i++, k++) {
+			if (dyn[i].d_tag == DT_NULL)
+				return 0;
+			if (fn(ctx, (int64_t)dyn[i].d_tag, dyn[i].d_un.d_val))
+				return 0;
+		}
+	}
+	return 0;
+}
+
+int dlt_elf_dynstr(const struct dlt_elf *e, uint64_t off, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	if (cap == 0 || off >= e->str_sz)
+		return -1;
+	size_t want = cap - 1;
+	if (want > e->str_sz - off)
+		want = (size_t)(e->str_sz - off);
+	ssize_t r = pread(e->fd, buf, want, (off_t)(e->str_off + off));
+	if (r < 0)
+		r = 0;
+	buf[r] = '\0';
+	return 0;
+}
+
+uint32_t dlt_elf_build_id(const struct dlt_elf *e, uint8_t *out, uint32_t cap)
+{
+	for (int i = 0; i < e->nph; i++) {
+		if (e->ph[i].p_type != PT_NOTE)
+			continue;
+		uint8_t buf[1024];
+		size_t n = e->ph[i].p_filesz < sizeof(buf) ? e->ph[i].p_filesz
+							   : sizeof(buf);
+		if (dlt_pread_all(e->fd, buf, n, e->ph[i].p_offset))
+			continue;
+		size_t p = 0;
+		while (p + sizeof(ElfW(Nhdr)) <= n) {
+			ElfW(Nhdr) nh;
+			memcpy(&nh, buf + p, sizeof(nh));
+			size_t name_off = p + sizeof(nh);
+			size_t desc_off = name_off + ((nh.n_namesz + 3u) & ~3u);
+			size_t next = desc_off + ((nh.n_descsz + 3u) & ~3u);
+			if (next > n || next <= p)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp(buf + name_off, "GNU", 4) == 0) {
+				uint32_t l =
+					nh.n_descsz < cap ? nh.n_descsz : cap;
+				memcpy(out, buf + desc_off, l);
+				return l;
+			}
+			p = next;
+		}
+	}
+	return 0;
+}
+
+/* DT_SONAME, DT_RUNPATH, DT_RPATH: string offsets + 1 (0: absent). */
+struct dlt_elf_names {
+	uint64_t soname, runpath, rpath;
+};
+
+static int dlt_elf_take_names(void *ctx, int64_t tag, uint64_t val)
+{
+	struct dlt_elf_names *n = ctx;
+	if (tag == DT_SONAME)
+		n->soname = val + 1;
+	else if (tag == DT_RUNPATH)
+		n->runpath = val + 1;
+	else if (tag == DT_RPATH)
+		n->rpath = val + 1;
+	return 0;
+}
+
+int dlt_elf_read(const char *path, struct dlt_elf_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct dlt_elf e;
+	int r = dlt_elf_open(&e, path);
+	if (r != 0)
+		return r;
+	out->build_id_len =
+		dlt_elf_build_id(&e, out->build_id, sizeof(out->build_id));
+	struct dlt_elf_names n = {0, 0, 0};
+	if (e.dyn_n && dlt_elf_each_dyn(&e, dlt_elf_take_names, &n) == 0) {
+		out->has_runpath = n.runpath != 0;
+		out->has_rpath = n.rpath != 0;
+		if (n.soname)
+			dlt_elf_dynstr(&e, n.soname - 1, out->soname,
+				       sizeof(out->soname));
+		if (n.runpath)
+			dlt_elf_dynstr(&e, n.runpath - 1, out->runpath,
+				       sizeof(out->runpath));
+		if (n.rpath)
+			dlt_elf_dynstr(&e, n.rpath - 1, out->rpath,
+				       sizeof(out->rpath));
+	}
+	dlt_elf_close(&e);
+	return 0;
+}

@@ -1,0 +1,61 @@
+/* Reading ELF files from disk (not from the loader's in-memory copy, whose
+ * layout differs between glibc ports), for the audit module (SONAME,
+ * RUNPATH, RPATH, build-id of each object mapped) and the analyzer
+ * (DT_NEEDED of files on the analysing machine).  Nothing is allocated:
+ * the audit module calls this with the loader's lock held. */
+#ifndef DLTRACE_ELFREAD_H
+#define DLTRACE_ELFREAD_H
+
+#include <elf.h>
+#include <link.h>
+#include <stdint.h>
+
+#define DLT_ELF_MAX_PHDRS 64
+
+/* An ELF object of this machine's class, opened: its program headers and
+ * where its dynamic section and dynamic string table are in the file. */
+struct dlt_elf {
+	int fd;
+	uint64_t size; /* of the file */
+	ElfW(Phdr) ph[DLT_ELF_MAX_PHDRS];
+	int nph;
+	uint64_t dyn_off, dyn_n;  /* PT_DYNAMIC: file offset, entries */
+	uint64_t str_off, str_sz; /* DT_STRTAB in the file, DT_STRSZ */
+};
+
+/* Opens path and reads its headers.  Returns 0, or a negative errno (the
+ * file cannot be read, or is not an ELF object of this machine's class). */
+int dlt_elf_open(struct dlt_elf *e, const char *path);
+void dlt_elf_close(struct dlt_elf *e);
+
+/* Calls fn for each entry of the dynamic section, in order, until fn
+ * returns non-zero or DT_NULL is reached.  Returns 0, or -1 when the
+ * section cannot be read. */
+int dlt_elf_each_dyn(struct dlt_elf *e,
+		     int (*fn)(void *ctx, int64_t tag, uint64_t val),
+		     void *ctx);
+
+/* The string at offset off of the dynamic string table, cut to cap - 1
+ * bytes.  Returns 0, or -1 when off is outside the table. */
+int dlt_elf_dynstr(const struct dlt_elf *e, uint64_t off, char *buf,
+		   size_t cap);
+
+/* The GNU build-id (at most cap bytes of it); returns its length, 0 when
+ * there is none. */
+uint32_t dlt_elf_build_id(const struct dlt_elf *e, uint8_t *out, uint32_t cap);
+
+/* What the audit module records of an object. */
+struct dlt_elf_info {
+	char soname[256];
+	char runpath[1024];
+	char rpath[1024];
+	uint8_t build_id[32];
+	uint32_t build_id_len;
+	int has_runpath;
+	int has_rpath;
+};
+
+/* Fills *out from the file at path.  Returns 0 or a negative errno. */
+int dlt_elf_read(const char *path, struct dlt_elf_info *out);
+
+#endif
