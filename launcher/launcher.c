@@ -20,7 +20,7 @@
 
 #include "commands.h"
 #include "dltrace/format.h"
-#include "writer.h"
+#include "record.h"
 
 #define DLT_VERSION "0.1.0"
 

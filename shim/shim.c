@@ -122,6 +122,19 @@ void dlt_start_params(struct dlt_open_params *p, char *dirbuf, size_t cap,
 	dlt_read_host(hostbuf, hcap);
 	p->host = hostbuf;
 	p->rank = dlt_env_rank();
+	const char *ms = getenv("DLTRACE_MAX_SIZE");
+	if (ms && *ms) {
+		char *end;
+		unsigned long long v = strtoull(ms, &end, 10);
+		if (*end == 'M' || *end == 'm')
+			v <<= 20;
+		else if (*end == 'G' || *end == 'g')
+			v <<= 30;
+		p->max_size = v;
+	}
+	const char *clk = getenv("DLTRACE_CLOCK");
+	if (clk && strcmp(clk, "monotonic") == 0)
+		dlt_clock_force_monotonic();
 	const char *par = getenv("DLTRACE_PARENT");
 	if (par) {
 		char kind = 0;

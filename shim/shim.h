@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "writer.h"
+#include "record.h"
 
 #define DLT_EXPORT __attribute__((visibility("default")))
 #define DLT_LIKELY(x) __builtin_expect(!!(x), 1)

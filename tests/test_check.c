@@ -26,7 +26,7 @@
 
 #include "fake_paths.h"
 #include "testutil.h"
-#include "writer.h"
+#include "record.h"
 
 #define RUN_MS 60000
 
@@ -229,8 +229,11 @@ static struct dlt_tls gtls;
 
 static int gen_open(const char *dir, int rank)
 {
-	struct dlt_open_params p = {
-		dir, "gen-host", rank, 0, DLT_PARENT_NONE, 0, DLT_FEAT_PRELOAD};
+	struct dlt_open_params p = {.dir = dir,
+				    .host = "gen-host",
+				    .rank = rank,
+				    .parent_kind = DLT_PARENT_NONE,
+				    .features = DLT_FEAT_PRELOAD};
 	memset(&gtls, 0, sizeof(gtls));
 	if (dlt_writer_create(&gw, &p) != 0)
 		return -1;

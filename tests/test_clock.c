@@ -106,8 +106,7 @@ static void test_forced_monotonic(void)
 	self[n] = '\0';
 	struct tu_proc p;
 	const char *const argv[] = {self, "clock_child", NULL};
-	const char *const env[] = {"DLTRACE_CLOCK=monotonic", NULL};
-	CU_ASSERT_FATAL(tu_run(&p, argv, env, 30000) == 0);
+	CU_ASSERT_FATAL(tu_run(&p, argv, NULL, 30000) == 0);
 	printf("\n  child: %s", p.out);
 	CU_ASSERT_EQUAL(tu_exit_code(p.status), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "counter not used"));
@@ -117,7 +116,8 @@ static void test_forced_monotonic(void)
 static const struct tu_test clock_tests[] = {
 	{"dlt_now_ns follows CLOCK_MONOTONIC, never backwards",
 	 test_tracks_monotonic},
-	{"DLTRACE_CLOCK=monotonic: the vDSO clock only", test_forced_monotonic},
+	{"forced monotonic (DLTRACE_CLOCK=monotonic): the vDSO clock only",
+	 test_forced_monotonic},
 	{NULL, NULL}};
 
 static const struct tu_suite suites[] = {{"clock", clock_tests, NULL},
@@ -126,6 +126,7 @@ static const struct tu_suite suites[] = {{"clock", clock_tests, NULL},
 int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "clock_child") == 0) {
+		dlt_clock_force_monotonic();
 		struct run r = {0, 0, 0, 0};
 		sample(&r);
 		printf("%llu readings, %llu outside, %llu backwards, counter "

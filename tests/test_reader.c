@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "writer.h"
+#include "record.h"
 
 #define MAIN_MARKS 5000u /* id 1, about 2.5 chunks */
 #define SIDE_MARKS 3000u /* id 2, written by a second thread */
@@ -66,8 +66,10 @@ static int make_base_trace(void)
 	base_dir = tu_tmpdir("reader");
 	if (base_dir == NULL)
 		return -1;
-	struct dlt_open_params p = {base_dir,	     "unit-host", -1, 0,
-				    DLT_PARENT_NONE, 0,		  0};
+	struct dlt_open_params p = {.dir = base_dir,
+				    .host = "unit-host",
+				    .rank = -1,
+				    .parent_kind = DLT_PARENT_NONE};
 	if (dlt_writer_create(&writer, &p) != 0)
 		return -1;
 	struct dlt_tls tls;

@@ -20,7 +20,8 @@
  * The counter is used only when the CPU says it is invariant (CPUID
  * 0x80000007 EDX bit 8: constant rate, runs in every idle state; hypervisors
  * clear the bit when they cannot guarantee it), when reading it is cheap
- * (not trapped by a hypervisor), and unless DLTRACE_CLOCK=monotonic.
+ * (not trapped by a hypervisor), and unless dlt_clock_force_monotonic()
+ * said not to (DLTRACE_CLOCK=monotonic).
  * Otherwise every timestamp is a clock_gettime. */
 #define _GNU_SOURCE
 #include "clock.h"
@@ -63,9 +64,6 @@ static uint64_t dlt_mono_ns(void)
 #if DLT_HAVE_TSC
 static int dlt_tsc_probe(void)
 {
-	const char *e = getenv("DLTRACE_CLOCK");
-	if (e != NULL && strcmp(e, "monotonic") == 0)
-		return -1;
 	unsigned a, b, c, d;
 	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
 		return -1;
@@ -162,6 +160,11 @@ uint64_t dlt_now_slow(void)
 		return dlt_reanchor();
 #endif
 	return dlt_mono_ns();
+}
+
+void dlt_clock_force_monotonic(void)
+{
+	atomic_store(&dlt_tsc_state, -1);
 }
 
 int dlt_clock_uses_tsc(void)

@@ -36,6 +36,9 @@ static inline uint64_t dlt_now_ns(void)
 	return dlt_now_slow();
 }
 
+/* Every timestamp from now on a clock_gettime (DLTRACE_CLOCK=monotonic):
+ * called before the first timestamp. */
+void dlt_clock_force_monotonic(void);
 /* 1 when timestamps come from the time-stamp counter. */
 int dlt_clock_uses_tsc(void);
 

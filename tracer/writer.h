@@ -4,8 +4,14 @@
  * One struct dlt_writer exists per process.  The LD_AUDIT and the LD_PRELOAD
  * instances of libdltrace.so are two copies of this code in two link-map
  * namespaces; the audit copy creates the writer and hands its address to the
- * preload copy (shim/rendezvous), so both write into the same file through
- * the same state.  Each copy keeps its own thread-local chunk. */
+ * preload copy (struct dlt_rendezvous, shim/state.h), so both write into the
+ * same file through the same state.  Each copy keeps its own thread-local
+ * chunk.
+ *
+ * The writer's files: file.c (creating, naming, mapping the file), chunks.c
+ * (handing out chunks, the slow path), strings.c (the string table),
+ * procinfo.c (who the process is), environ.c (which variables may be
+ * shown); record.h is the fast path every record takes. */
 #ifndef DLTRACE_WRITER_H
 #define DLTRACE_WRITER_H
 
@@ -22,8 +28,9 @@
 #define DLT_CHUNK_SIZE (64u * 1024u)
 #define DLT_SEG_SIZE (1024u * 1024u)
 #define DLT_MAX_SEGS 8192u /* 8 GiB of trace at most */
-#define DLT_DONE_SEGS 64u  /* finished segments whose mapping is kept */
-#define DLT_SEGS_AHEAD 2u  /* segments mapped ahead of the one in use */
+#define DLT_DEFAULT_MAX_SIZE (2ull << 30)
+#define DLT_DONE_SEGS 64u /* finished segments whose mapping is kept */
+#define DLT_SEGS_AHEAD 2u /* segments mapped ahead of the one in use */
 #define DLT_STRTAB_SLOTS 8192u
 #ifndef DLT_PREFETCH_AHEAD
 #define DLT_PREFETCH_AHEAD 2048
@@ -49,7 +56,7 @@ struct dlt_writer {
 	_Atomic int said;     /* the one stderr message was printed */
 	pid_t pid;	      /* process that owns the current file */
 	uint64_t dev, ino;
-	uint64_t max_size; /* bytes; DLTRACE_MAX_SIZE */
+	uint64_t max_size; /* bytes (dlt_open_params) */
 	struct dlt_file_header *hdr;
 	_Atomic(uint8_t *) segs[DLT_MAX_SEGS];
 	_Atomic uint32_t chunk_seq;
@@ -92,6 +99,7 @@ struct dlt_open_params {
 	uint32_t parent_kind;
 	uint32_t exec_seq;
 	uint64_t features;
+	uint64_t max_size; /* bytes the file may reach; 0: the default */
 };
 
 /* Per thread, per copy of the library. */
@@ -144,74 +152,6 @@ pid_t dlt_self_pid(struct dlt_writer *w);
 /* Turns tracing off for good and says why, once, on stderr. */
 void dlt_writer_disable(struct dlt_writer *w, const char *why, const char *what,
 			int err);
-
-/* Reserves len bytes (rounded up to 8) for one record in the calling
- * thread's chunk.  Returns NULL when tracing is off or the record cannot be
- * placed; the caller then records nothing. */
-void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
-			   uint32_t len);
-
-static inline uint32_t dlt_rec_round(uint32_t len)
-{
-	return (len + DLT_REC_ALIGN - 1) & ~(DLT_REC_ALIGN - 1);
-}
-
-/* Moves *cur from old to new unless it no longer holds old.  A signal
- * handler of this thread that records runs before or after one instruction,
- * never inside it, so a record it reserved is never handed out again.  No
- * lock prefix: no other thread touches a thread's dlt_tls. */
-static inline int dlt_cur_move(uint8_t **cur, uint8_t *old, uint8_t *new_cur)
-{
-#if defined(__x86_64__)
-	uint8_t *prev = old;
-	__asm__ volatile("cmpxchgq %2, %1"
-			 : "+a"(prev), "+m"(*cur)
-			 : "r"(new_cur)
-			 : "cc", "memory");
-	return prev == old;
-#else
-	return __atomic_compare_exchange_n(cur, &old, new_cur, 0,
-					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-}
-
-static inline void *dlt_rec_reserve(struct dlt_writer *w, struct dlt_tls *t,
-				    uint32_t len)
-{
-	len = dlt_rec_round(len);
-	for (;;) {
-		uint8_t *p = t->cur;
-		/* Signed: while a chunk is being retired end is NULL, and a
-		 * handler must not take that for room. */
-		if (__builtin_expect(
-			    p == NULL ||
-				    t->gen != atomic_load_explicit(
-						      &w->gen,
-						      memory_order_relaxed) ||
-				    (intptr_t)((uintptr_t)t->end -
-					       (uintptr_t)p) < (intptr_t)len,
-			    0))
-			return dlt_rec_reserve_slow(w, t, len);
-		if (__builtin_expect(dlt_cur_move(&t->cur, p, p + len), 1)) {
-			/* Own the cache lines a little ahead: the pages were
-			 * made by another thread (or core), and a store that
-			 * misses costs more than the rest of a record. */
-			__builtin_prefetch(p + DLT_PREFETCH_AHEAD, 1, 3);
-			return p;
-		}
-	}
-}
-
-/* Publishes a record: the release store of the first 8 bytes comes last. */
-static inline void dlt_rec_commit(void *rec, uint16_t type, uint16_t flags,
-				  uint32_t len)
-{
-	struct dlt_rec_hdr *h = rec;
-	uint64_t word = (uint64_t)dlt_rec_round(len) | ((uint64_t)type << 32) |
-			((uint64_t)flags << 48);
-	atomic_store_explicit((_Atomic uint64_t *)(void *)h, word,
-			      memory_order_release);
-}
 
 /* The calling thread is exiting: its chunk is done. */
 void dlt_tls_release(struct dlt_writer *w, struct dlt_tls *t);

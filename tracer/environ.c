@@ -1,0 +1,111 @@
+/* Which environment variables a trace may show (docs/privacy.md), and the
+ * rank and world size the launchers' variables give. */
+#include "writer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Variables a bug report may show: the loader's, the GPU stack's and the
+ * launchers'.  Exact names end without '*'; prefixes end with '*'. */
+static const char *const dlt_env_allow[] = {"LD_LIBRARY_PATH",
+					    "LD_PRELOAD",
+					    "LD_AUDIT",
+					    "LD_BIND_NOW",
+					    "LD_BIND_NOT",
+					    "CUDA_*",
+					    "NVIDIA_*",
+					    "CUDNN_*",
+					    "NCCL_*",
+					    "TORCH_*",
+					    "PYTORCH_*",
+					    "RANK",
+					    "LOCAL_RANK",
+					    "WORLD_SIZE",
+					    "LOCAL_WORLD_SIZE",
+					    "GROUP_RANK",
+					    "ROLE_RANK",
+					    "MASTER_ADDR",
+					    "MASTER_PORT",
+					    "OMP_NUM_THREADS",
+					    "PYTHONPATH",
+					    "PYTHONHOME",
+					    "VIRTUAL_ENV",
+					    "CONDA_PREFIX",
+					    "CONDA_DEFAULT_ENV",
+					    "XLA_FLAGS",
+					    "TF_CPP_MIN_LOG_LEVEL",
+					    "XLA_PYTHON_CLIENT_PREALLOCATE",
+					    "JAX_PLATFORMS",
+					    "SLURM_PROCID",
+					    "SLURM_NTASKS",
+					    "SLURM_LOCALID",
+					    "SLURM_JOB_ID",
+					    "SLURM_NODEID",
+					    "OMPI_COMM_WORLD_RANK",
+					    "OMPI_COMM_WORLD_SIZE",
+					    "OMPI_COMM_WORLD_LOCAL_RANK",
+					    "PMI_RANK",
+					    "PMI_SIZE",
+					    "DLTRACE_*",
+					    "UCX_NET_DEVICES",
+					    "FI_PROVIDER",
+					    "PATH",
+					    NULL};
+
+/* Substrings that mark a value as secret even under an allowed prefix. */
+static const char *const dlt_env_secret_words[] = {
+	"TOKEN",      "SECRET", "PASSW",  "KEY",
+	"CREDENTIAL", "AUTH",	"COOKIE", NULL};
+
+int dlt_env_allowed(const char *name, size_t len)
+{
+	for (const char *const *a = dlt_env_allow; *a; a++) {
+		size_t al = strlen(*a);
+		if ((*a)[al - 1] == '*') {
+			if (len >= al - 1 && memcmp(name, *a, al - 1) == 0)
+				return 1;
+		} else if (len == al && memcmp(name, *a, al) == 0) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int dlt_env_secret(const char *name, size_t len)
+{
+	for (const char *const *s = dlt_env_secret_words; *s; s++) {
+		size_t sl = strlen(*s);
+		for (size_t i = 0; i + sl <= len; i++)
+			if (memcmp(name + i, *s, sl) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+static int dlt_env_int(const char *const *names)
+{
+	for (; *names; names++) {
+		const char *v = getenv(*names);
+		if (v && *v) {
+			char *end;
+			long r = strtol(v, &end, 10);
+			if (*end == '\0' && r >= 0 && r < (1L << 30))
+				return (int)r;
+		}
+	}
+	return -1;
+}
+
+int dlt_env_rank(void)
+{
+	static const char *const n[] = {"RANK", "OMPI_COMM_WORLD_RANK",
+					"PMI_RANK", "SLURM_PROCID", NULL};
+	return dlt_env_int(n);
+}
+
+int dlt_env_world_size(void)
+{
+	static const char *const n[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE",
+					"PMI_SIZE", "SLURM_NTASKS", NULL};
+	return dlt_env_int(n);
+}

@@ -1,0 +1,103 @@
+/* The PROC, ARG and ENV records: who this process is. */
+#include "writer_int.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Reads a small /proc file into buf; returns bytes read. */
+static size_t dlt_read_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t n = 0;
+	while (n < cap) {
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	return n;
+}
+
+void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
+			    int redact_argv)
+{
+	static char buf[65536];
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	char exe[DLT_PATH_MAX];
+	ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[el > 0 ? el : 0] = '\0';
+	char cwd[DLT_PATH_MAX];
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		cwd[0] = '\0';
+
+	/* argv from /proc: the same in both library copies and unaffected by
+	 * what the program has done to its own argv array so far. */
+	size_t n = dlt_read_file("/proc/self/cmdline", buf, sizeof(buf) - 1);
+	buf[n] = '\0';
+	uint32_t argc = 0;
+	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+		argc++;
+
+	struct dlt_rec_proc *p = dlt_rec_reserve(w, t, sizeof(*p));
+	uint32_t hs = dlt_str(w, t, host), es = dlt_str(w, t, exe),
+		 cs = dlt_str(w, t, cwd);
+	if (p) {
+		p->h.ts = dlt_now_ns();
+		p->host = hs;
+		p->exe = es;
+		p->cwd = cs;
+		p->rank = dlt_env_rank();
+		p->world_size = dlt_env_world_size();
+		p->argc = argc;
+		dlt_rec_commit(p, DLT_REC_PROC, 0, sizeof(*p));
+	}
+	uint32_t idx = 0;
+	for (size_t i = 0; i < n; idx++) {
+		size_t l = strlen(buf + i);
+		int cut = l > DLT_MAX_STR;
+		/* Redaction keeps argv[0], so the program is still named. */
+		uint32_t s = (redact_argv && idx > 0)
+				     ? dlt_str(w, t, "<redacted>")
+				     : dlt_strn(w, t, buf + i, l);
+		struct dlt_rec_arg *a = dlt_rec_reserve(w, t, sizeof(*a));
+		if (a) {
+			a->h.ts = 0;
+			a->index = idx;
+			a->str = s;
+			dlt_rec_commit(a, DLT_REC_ARG, (uint16_t)cut,
+				       sizeof(*a));
+		}
+		i += l + 1;
+	}
+
+	n = dlt_read_file("/proc/self/environ", buf, sizeof(buf) - 1);
+	buf[n] = '\0';
+	for (size_t i = 0; i < n;) {
+		const char *e = buf + i;
+		size_t l = strlen(e);
+		i += l + 1;
+		const char *eq = memchr(e, '=', l);
+		if (eq == NULL)
+			continue;
+		size_t nl = (size_t)(eq - e);
+		if (!dlt_env_allowed(e, nl))
+			continue;
+		int secret = dlt_env_secret(e, nl);
+		uint32_t ns = dlt_strn(w, t, e, nl);
+		uint32_t vs = secret ? dlt_str(w, t, "<redacted>")
+				     : dlt_strn(w, t, eq + 1, l - nl - 1);
+		struct dlt_rec_env *r = dlt_rec_reserve(w, t, sizeof(*r));
+		if (r) {
+			r->h.ts = 0;
+			r->name = ns;
+			r->value = vs;
+			dlt_rec_commit(r, DLT_REC_ENV, (uint16_t)secret,
+				       sizeof(*r));
+		}
+	}
+}

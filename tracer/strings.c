@@ -1,0 +1,104 @@
+/* The string table: each distinct string is written once per trace and
+ * referred to by id; and NOTE records. */
+#include "writer_int.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+#include "hash.h"
+
+/* A copy of s[0..n) that stays readable for the life of the process, or
+ * NULL when the arena is full (the string is then written again each time
+ * it comes, as when the table is full). */
+static const char *dlt_str_keep(struct dlt_writer *w, const char *s, size_t n)
+{
+	if (w->str_arena == NULL) {
+		void *p = mmap(NULL, DLT_STR_ARENA, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+			       0);
+		if (p == MAP_FAILED)
+			return NULL;
+		w->str_arena = p;
+	}
+	if (n > DLT_STR_ARENA - w->str_arena_used)
+		return NULL;
+	char *c = w->str_arena + w->str_arena_used;
+	memcpy(c, s, n);
+	w->str_arena_used += (uint32_t)n;
+	return c;
+}
+
+uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
+		  size_t n)
+{
+	if (s == NULL || t->in_str || w->next_str_id == 0 ||
+	    !atomic_load_explicit(&w->enabled, memory_order_relaxed))
+		return DLT_STR_NONE;
+	if (n > DLT_MAX_STR)
+		n = DLT_MAX_STR;
+	uint64_t h = dlt_fnv1a(s, n);
+	t->in_str = 1;
+	dlt_spin_lock(&w->str_lock);
+	uint32_t id = DLT_STR_NONE;
+	uint32_t mask = DLT_STRTAB_SLOTS - 1;
+	uint32_t i = (uint32_t)h & mask;
+	struct dlt_str_slot *free_slot = NULL;
+	for (uint32_t probe = 0; probe < DLT_STRTAB_SLOTS; probe++) {
+		struct dlt_str_slot *sl = &w->strtab[(i + probe) & mask];
+		if (sl->id == 0) {
+			free_slot = sl;
+			break;
+		}
+		if (sl->hash == h && sl->len == n &&
+		    memcmp(sl->data, s, n) == 0) {
+			id = sl->id;
+			goto done;
+		}
+	}
+	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_string) + n + 1);
+	struct dlt_rec_string *r = dlt_rec_reserve(w, t, len);
+	if (r == NULL)
+		goto done;
+	id = w->next_str_id++;
+	r->h.ts = 0;
+	r->id = id;
+	r->len = (uint32_t)n;
+	memcpy(r->data, s, n);
+	memset(r->data + n, 0, dlt_rec_round(len) - len + 1);
+	dlt_rec_commit(r, DLT_REC_STRING, 0, len);
+	/* Keep the table at most 3/4 full and its copies within the arena;
+	 * later strings are written again each time rather than
+	 * deduplicated. */
+	const char *kept = free_slot && w->str_count < DLT_STRTAB_SLOTS / 4 * 3
+				   ? dlt_str_keep(w, s, n)
+				   : NULL;
+	if (kept) {
+		free_slot->hash = h;
+		free_slot->data = kept;
+		free_slot->len = (uint32_t)n;
+		free_slot->id = id;
+		w->str_count++;
+	}
+done:
+	dlt_spin_unlock(&w->str_lock);
+	t->in_str = 0;
+	return id;
+}
+
+uint32_t dlt_str(struct dlt_writer *w, struct dlt_tls *t, const char *s)
+{
+	return s ? dlt_strn(w, t, s, strlen(s)) : DLT_STR_NONE;
+}
+
+void dlt_note(struct dlt_writer *w, struct dlt_tls *t, int level,
+	      const char *text)
+{
+	uint32_t id = dlt_str(w, t, text);
+	struct dlt_rec_note *r = dlt_rec_reserve(w, t, sizeof(*r));
+	if (r == NULL)
+		return;
+	r->h.ts = dlt_now_ns();
+	r->text = id;
+	r->pad = 0;
+	dlt_rec_commit(r, DLT_REC_NOTE, (uint16_t)level, sizeof(*r));
+}
