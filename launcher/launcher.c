@@ -19,10 +19,9 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "dltrace/version.h"
 #include "dltrace/format.h"
 #include "record.h"
-
-#define DLT_VERSION "0.1.0"
 
 static void usage(FILE *f)
 {
@@ -88,10 +87,9 @@ static int find_library(char *out)
 		return -1;
 	}
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
+	snprintf(exe, sizeof(exe), "%s", dlt_exe_path());
+	if (exe[0] == '\0')
 		return -1;
-	exe[n] = '\0';
 	char *slash = strrchr(exe, '/');
 	if (slash)
 		*slash = '\0';

@@ -10,7 +10,7 @@
  * The loader calls these functions with its lock held, from the thread that
  * loads, so the search state below needs no lock of its own. */
 #define _GNU_SOURCE
-#include "shim.h"
+#include "state.h"
 #include "hash.h"
 
 #include <dlfcn.h>
@@ -88,31 +88,12 @@ static const char *dlt_requester_path(uint64_t obj, char *buf, size_t cap)
 		return NULL;
 	if (lm->l_name && lm->l_name[0])
 		return lm->l_name;
-	/* The main program's l_name is empty.  Read once per process image:
-	 * a program that dlopens in a loop asked the kernel every time. */
-	static char exe[DLT_PATH_MAX];
-	if (exe[0] == '\0') {
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (n <= 0)
-			return NULL;
-		exe[n] = '\0';
-	}
+	/* The main program's l_name is empty. */
+	const char *exe = dlt_exe_path();
+	if (exe[0] == '\0')
+		return NULL;
 	snprintf(buf, cap, "%s", exe);
 	return buf;
-}
-
-static int dlt_in_preload_list(const char *name)
-{
-	const char *v = getenv("LD_PRELOAD");
-	size_t nl = strlen(name);
-	while (v && *v) {
-		size_t l = strcspn(v, ": ");
-		if (l == nl && strncmp(v, name, l) == 0)
-			return 1;
-		v += l;
-		v += strspn(v, ": ");
-	}
-	return 0;
 }
 
 static void dlt_flush_failed_search(void)
@@ -298,16 +279,14 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 		errno = saved;
 		return 0;
 	}
-	char exe[DLT_PATH_MAX], real[DLT_PATH_MAX];
+	char real[DLT_PATH_MAX];
 	const char *path = map->l_name;
 	uint32_t flags = 0;
 	int is_main = (path == NULL || path[0] == '\0') && lmid == LM_ID_BASE &&
 		      dlt_nobjs == 0;
 	int have_file = have_named;
 	if (is_main) {
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = '\0';
-		path = exe;
+		path = dlt_exe_path();
 		flags |= DLT_LIB_MAIN;
 		have_file = path[0] && stat(path, &st) == 0;
 	}
@@ -378,7 +357,7 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 		via = DLT_VIA_ABSOLUTE; /* the program interpreter */
 	}
 	if (from_search && !dlt_started &&
-	    dlt_in_preload_list(dlt_cur.requested_name)) {
+	    dlt_list_has(getenv("LD_PRELOAD"), dlt_cur.requested_name)) {
 		/* Loaded at start-up because LD_PRELOAD named it. */
 		via = DLT_VIA_PRELOAD;
 		flags |= DLT_LIB_PRELOAD;
@@ -506,20 +485,20 @@ DLT_EXPORT unsigned int la_version(unsigned int version)
 		return 0;
 	dlt_writer_kind_self = DLT_WRITER_AUDIT;
 	dlt_audit_pid = getpid();
+	dlt_config_read(true);
 	dlt_audit_find_self();
 
 	struct dlt_open_params p;
-	char dir[DLT_PATH_MAX], host[256];
-	dlt_start_params(&p, dir, sizeof(dir), host, sizeof(host));
+	char host[256];
+	dlt_start_params(&p, host, sizeof(host));
 	p.features = DLT_FEAT_AUDIT;
-	mkdir(dir, 0755); /* LD_PRELOAD use without the launcher */
+	mkdir(p.dir, 0755); /* LD_PRELOAD use without the launcher */
 	dlt_audit_writer.audit_thread_exit = dlt_audit_thread_exit;
 	dlt_on_new_thread = dlt_audit_new_thread;
 	if (dlt_writer_create(&dlt_audit_writer, &p) == 0) {
 		dlt_w = &dlt_audit_writer;
 		dlt_audit_on = 1;
-		dlt_write_process_info(dlt_w, &dlt_tls,
-				       getenv("DLTRACE_REDACT_ARGV") != NULL);
+		dlt_write_process_info(dlt_w, &dlt_tls, dlt_cfg.redact_argv);
 	} else {
 		/* Disabled; the preload copy gets the disabled writer too so
 		 * that it does not try again and print a second message. */

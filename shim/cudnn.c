@@ -6,11 +6,11 @@
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "api.h"
-#include "hash.h"
-#include "symlookup.h"
-
-#define DLT_PROBLEMS_SEEN 4096
+#include "apitable.h"
+#include "convprob.h"
+#include "hooks.h"
+#include "real.h"
+#include "state.h"
 
 typedef int (*dlt_get_tensor_fn)(dlt_cudnnTensorDescriptor_t, int, int *, int *,
 				 int *, int *);
@@ -29,91 +29,27 @@ static struct {
 	dlt_get_int_fn math;
 } dlt_getters;
 
-static _Atomic uint64_t dlt_seen[DLT_PROBLEMS_SEEN];
-
-static const char *dlt_self_file(void)
-{
-	const char *b = strrchr(dlt_self_path, '/');
-	return b ? b + 1 : "libdltrace.so";
-}
-
 static void dlt_resolve_getters(void)
 {
 	if (atomic_load(&dlt_getters.resolved))
 		return;
-	const char *self = dlt_self_file();
-	dlt_getters.tensor = (dlt_get_tensor_fn)dlt_sym_find(
-		"cudnnGetTensorNdDescriptor", 0, self, NULL);
-	dlt_getters.filter = (dlt_get_filter_fn)dlt_sym_find(
-		"cudnnGetFilterNdDescriptor", 0, self, NULL);
-	dlt_getters.conv = (dlt_get_conv_fn)dlt_sym_find(
-		"cudnnGetConvolutionNdDescriptor", 0, self, NULL);
-	dlt_getters.groups = (dlt_get_int_fn)dlt_sym_find(
-		"cudnnGetConvolutionGroupCount", 0, self, NULL);
-	dlt_getters.math = (dlt_get_int_fn)dlt_sym_find(
-		"cudnnGetConvolutionMathType", 0, self, NULL);
+	dlt_getters.tensor = (dlt_get_tensor_fn)dlt_real_lookup(
+		"cudnnGetTensorNdDescriptor");
+	dlt_getters.filter = (dlt_get_filter_fn)dlt_real_lookup(
+		"cudnnGetFilterNdDescriptor");
+	dlt_getters.conv = (dlt_get_conv_fn)dlt_real_lookup(
+		"cudnnGetConvolutionNdDescriptor");
+	dlt_getters.groups = (dlt_get_int_fn)dlt_real_lookup(
+		"cudnnGetConvolutionGroupCount");
+	dlt_getters.math =
+		(dlt_get_int_fn)dlt_real_lookup("cudnnGetConvolutionMathType");
 	atomic_store(&dlt_getters.resolved, 1);
 }
 
-/* 0 means "no problem" in the records. */
-static uint64_t dlt_hash_bytes(const void *p, size_t n)
-{
-	uint64_t h = dlt_fnv1a(p, n);
-	return h ? h : 1;
-}
-
-uint64_t dlt_conv_problem_emit(struct dlt_rec_conv_problem *p)
-{
-	/* The id leaves out the filter format and the math type, which the
-	 * backend API does not describe the way the legacy one does: the same
-	 * convolution gets the same id through either API, in any run. */
-	struct dlt_rec_conv_problem k = *p;
-	k.format = 0;
-	k.math_type = 0;
-	const size_t skip = offsetof(struct dlt_rec_conv_problem, data_type);
-	uint64_t id = dlt_hash_bytes((const char *)&k + skip, sizeof(k) - skip);
-	p->id = id;
-	/* Once per process: a lock-free set of the ids written so far. */
-	for (uint32_t i = 0; i < DLT_PROBLEMS_SEEN; i++) {
-		_Atomic uint64_t *slot =
-			&dlt_seen[(id + i) & (DLT_PROBLEMS_SEEN - 1)];
-		uint64_t cur = atomic_load(slot);
-		if (cur == id)
-			return id;
-		if (cur == 0) {
-			uint64_t zero = 0;
-			if (atomic_compare_exchange_strong(slot, &zero, id))
-				break;
-			if (zero == id)
-				return id;
-		}
-	}
-	struct dlt_writer *w = dlt_writer_on();
-	if (w == NULL)
-		return id;
-	struct dlt_rec_conv_problem *r =
-		dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
-	if (r == NULL)
-		return id;
-	memcpy((char *)r + sizeof(r->h), (const char *)p + sizeof(p->h),
-	       sizeof(*r) - sizeof(r->h));
-	r->h.ts = dlt_now_ns();
-	dlt_rec_commit(r, DLT_REC_CONV_PROBLEM, 0, sizeof(*r));
-	return id;
-}
-
-void dlt_cudnn_after_fork(void)
-{
-	/* The child writes a trace of its own: it must write its problems
-	 * there again. */
-	for (uint32_t i = 0; i < DLT_PROBLEMS_SEEN; i++)
-		atomic_store_explicit(&dlt_seen[i], 0, memory_order_relaxed);
-}
-
-uint64_t dlt_cudnn_problem(int dir, dlt_cudnnTensorDescriptor_t x,
-			   dlt_cudnnFilterDescriptor_t w,
-			   dlt_cudnnConvolutionDescriptor_t c,
-			   dlt_cudnnTensorDescriptor_t y)
+static uint64_t dlt_cudnn_problem(int dir, dlt_cudnnTensorDescriptor_t x,
+				  dlt_cudnnFilterDescriptor_t w,
+				  dlt_cudnnConvolutionDescriptor_t c,
+				  dlt_cudnnTensorDescriptor_t y)
 {
 	dlt_resolve_getters();
 	if (!dlt_getters.tensor || !dlt_getters.filter || !dlt_getters.conv)
@@ -182,25 +118,14 @@ static void dlt_algo_result(uint16_t api, uint64_t problem, int status,
 	dlt_rec_commit(r, DLT_REC_ALGO_RESULT, api, len);
 }
 
-static uint16_t dlt_api_id(int idx)
-{
-	static const uint16_t ids[DLT_API_N] = {
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
-	[DLT_IDX_##name] = id,
-#include "dltrace/apis.def"
-#undef DLT_API
-	};
-	return ids[idx];
-}
-
 #define DLT_SEL(name, idx, dir, xa, wa, ya)                                   \
 	void dlt_post_##name(dlt_cudnnHandle_t h, xa, wa,                     \
 			     dlt_cudnnConvolutionDescriptor_t c, ya, int req, \
 			     int *n, dlt_cudnnAlgoPerf_t *perf)               \
 	{                                                                     \
 		(void)h, (void)req;                                           \
-		dlt_algo_result(dlt_api_id(idx), DLT_SEL_PROBLEM(dir),        \
-				dlt_post_ret, perf, n ? *n : 0, -1);          \
+		dlt_algo_result(dlt_apis[idx].id, DLT_SEL_PROBLEM(dir),       \
+				dlt_hook_ret, perf, n ? *n : 0, -1);          \
 	}
 
 #define DLT_SEL_PROBLEM(dir) \
@@ -251,8 +176,8 @@ void dlt_post_cudnnFindConvolutionForwardAlgorithmEx(
 {
 	(void)h, (void)xp, (void)wp, (void)yp, (void)req, (void)ws, (void)wsz;
 	dlt_algo_result(
-		dlt_api_id(DLT_IDX_cudnnFindConvolutionForwardAlgorithmEx),
-		dlt_cudnn_problem(0, x, w, c, y), dlt_post_ret, perf,
+		dlt_apis[DLT_IDX_cudnnFindConvolutionForwardAlgorithmEx].id,
+		dlt_cudnn_problem(0, x, w, c, y), dlt_hook_ret, perf,
 		n ? *n : 0, -1);
 }
 
@@ -265,8 +190,9 @@ void dlt_post_cudnnFindConvolutionBackwardDataAlgorithmEx(
 {
 	(void)h, (void)wp, (void)dyp, (void)dxp, (void)req, (void)ws, (void)wsz;
 	dlt_algo_result(
-		dlt_api_id(DLT_IDX_cudnnFindConvolutionBackwardDataAlgorithmEx),
-		dlt_cudnn_problem(1, dx, w, c, dy), dlt_post_ret, perf,
+		dlt_apis[DLT_IDX_cudnnFindConvolutionBackwardDataAlgorithmEx]
+			.id,
+		dlt_cudnn_problem(1, dx, w, c, dy), dlt_hook_ret, perf,
 		n ? *n : 0, -1);
 }
 
@@ -279,9 +205,9 @@ void dlt_post_cudnnFindConvolutionBackwardFilterAlgorithmEx(
 {
 	(void)h, (void)xp, (void)dyp, (void)dwp, (void)req, (void)ws, (void)wsz;
 	dlt_algo_result(
-		dlt_api_id(
-			DLT_IDX_cudnnFindConvolutionBackwardFilterAlgorithmEx),
-		dlt_cudnn_problem(2, x, dw, c, dy), dlt_post_ret, perf,
+		dlt_apis[DLT_IDX_cudnnFindConvolutionBackwardFilterAlgorithmEx]
+			.id,
+		dlt_cudnn_problem(2, x, dw, c, dy), dlt_hook_ret, perf,
 		n ? *n : 0, -1);
 }
 
@@ -292,9 +218,10 @@ void dlt_post_cudnnGetConvolutionForwardAlgorithm(
 	dlt_cudnnTensorDescriptor_t y, int pref, size_t limit, int *algo)
 {
 	(void)h, (void)pref, (void)limit;
-	dlt_algo_result(dlt_api_id(DLT_IDX_cudnnGetConvolutionForwardAlgorithm),
-			dlt_cudnn_problem(0, x, w, c, y), dlt_post_ret, NULL, 0,
-			algo && dlt_post_ret == 0 ? *algo : -1);
+	dlt_algo_result(
+		dlt_apis[DLT_IDX_cudnnGetConvolutionForwardAlgorithm].id,
+		dlt_cudnn_problem(0, x, w, c, y), dlt_hook_ret, NULL, 0,
+		algo && dlt_hook_ret == 0 ? *algo : -1);
 }
 
 void dlt_post_cudnnGetConvolutionBackwardDataAlgorithm(
@@ -304,9 +231,9 @@ void dlt_post_cudnnGetConvolutionBackwardDataAlgorithm(
 {
 	(void)h, (void)pref, (void)limit;
 	dlt_algo_result(
-		dlt_api_id(DLT_IDX_cudnnGetConvolutionBackwardDataAlgorithm),
-		dlt_cudnn_problem(1, dx, w, c, dy), dlt_post_ret, NULL, 0,
-		algo && dlt_post_ret == 0 ? *algo : -1);
+		dlt_apis[DLT_IDX_cudnnGetConvolutionBackwardDataAlgorithm].id,
+		dlt_cudnn_problem(1, dx, w, c, dy), dlt_hook_ret, NULL, 0,
+		algo && dlt_hook_ret == 0 ? *algo : -1);
 }
 
 void dlt_post_cudnnGetConvolutionBackwardFilterAlgorithm(
@@ -316,16 +243,16 @@ void dlt_post_cudnnGetConvolutionBackwardFilterAlgorithm(
 {
 	(void)h, (void)pref, (void)limit;
 	dlt_algo_result(
-		dlt_api_id(DLT_IDX_cudnnGetConvolutionBackwardFilterAlgorithm),
-		dlt_cudnn_problem(2, x, dw, c, dy), dlt_post_ret, NULL, 0,
-		algo && dlt_post_ret == 0 ? *algo : -1);
+		dlt_apis[DLT_IDX_cudnnGetConvolutionBackwardFilterAlgorithm].id,
+		dlt_cudnn_problem(2, x, dw, c, dy), dlt_hook_ret, NULL, 0,
+		algo && dlt_hook_ret == 0 ? *algo : -1);
 }
 
 /* Executions: the problem, so that the analyzer can tie the algorithm run
  * to what the selection offered. */
 static void dlt_exec_problem(uint16_t api, uint64_t problem, int algo)
 {
-	dlt_algo_result(api, problem, dlt_post_ret, NULL, 0, algo);
+	dlt_algo_result(api, problem, dlt_hook_ret, NULL, 0, algo);
 }
 
 void dlt_post_cudnnConvolutionForward(
@@ -336,7 +263,7 @@ void dlt_post_cudnnConvolutionForward(
 {
 	(void)h, (void)alpha, (void)xp, (void)wp, (void)ws, (void)wsz,
 		(void)beta, (void)yp;
-	dlt_exec_problem(dlt_api_id(DLT_IDX_cudnnConvolutionForward),
+	dlt_exec_problem(dlt_apis[DLT_IDX_cudnnConvolutionForward].id,
 			 dlt_cudnn_problem(0, x, w, c, y), algo);
 }
 
@@ -348,7 +275,7 @@ void dlt_post_cudnnConvolutionBackwardData(
 {
 	(void)h, (void)alpha, (void)wp, (void)dyp, (void)ws, (void)wsz,
 		(void)beta, (void)dxp;
-	dlt_exec_problem(dlt_api_id(DLT_IDX_cudnnConvolutionBackwardData),
+	dlt_exec_problem(dlt_apis[DLT_IDX_cudnnConvolutionBackwardData].id,
 			 dlt_cudnn_problem(1, dx, w, c, dy), algo);
 }
 
@@ -360,43 +287,6 @@ void dlt_post_cudnnConvolutionBackwardFilter(
 {
 	(void)h, (void)alpha, (void)xp, (void)dyp, (void)ws, (void)wsz,
 		(void)beta, (void)dwp;
-	dlt_exec_problem(dlt_api_id(DLT_IDX_cudnnConvolutionBackwardFilter),
+	dlt_exec_problem(dlt_apis[DLT_IDX_cudnnConvolutionBackwardFilter].id,
 			 dlt_cudnn_problem(2, x, dw, c, dy), algo);
-}
-
-/* Backend hooks: state lives in cudnn_backend.c. */
-void dlt_post_cudnnBackendCreateDescriptor(int type,
-					   dlt_cudnnBackendDescriptor_t *d)
-{
-	dlt_bk_created(dlt_post_ret, type, d ? *d : NULL);
-}
-
-void dlt_post_cudnnBackendDestroyDescriptor(dlt_cudnnBackendDescriptor_t d)
-{
-	dlt_bk_destroyed(dlt_post_ret, d);
-}
-
-void dlt_post_cudnnBackendSetAttribute(dlt_cudnnBackendDescriptor_t d, int name,
-				       int type, int64_t n, const void *el)
-{
-	dlt_bk_set(dlt_post_ret, d, name, type, n, el);
-}
-
-void dlt_post_cudnnBackendGetAttribute(dlt_cudnnBackendDescriptor_t d, int name,
-				       int type, int64_t req, int64_t *n,
-				       void *el)
-{
-	dlt_bk_get(dlt_post_ret, d, name, type, req, n, el);
-}
-
-void dlt_post_cudnnBackendFinalize(dlt_cudnnBackendDescriptor_t d)
-{
-	dlt_bk_finalized(dlt_post_ret, d);
-}
-
-void dlt_post_cudnnBackendExecute(dlt_cudnnHandle_t h,
-				  dlt_cudnnBackendDescriptor_t plan,
-				  dlt_cudnnBackendDescriptor_t pack)
-{
-	(void)h, (void)plan, (void)pack;
 }

@@ -25,9 +25,11 @@
 #include <sched.h>
 #include <string.h>
 
-#include "api.h"
+#include "apitable.h"
+#include "convprob.h"
 #include "cudnn_backend.h"
-#include "symlookup.h"
+#include "hooks.h"
+#include "state.h"
 
 #define DLT_BK_SLOTS 8192u /* power of two */
 #define DLT_BK_DIMS 8	   /* CUDNN_DIM_MAX */
@@ -72,7 +74,7 @@ struct dlt_bk_conv {
  * at the operation's own Finalize, while the children are still tracked. */
 struct dlt_bk_op {
 	void *xp, *wp, *yp, *cp;
-	struct dlt_bk_tsnap x, w, y; /* canonical x, w, y (see api.h) */
+	struct dlt_bk_tsnap x, w, y; /* canonical x, w, y (cudnn.c) */
 	struct dlt_bk_conv c;
 };
 
@@ -439,7 +441,7 @@ static void dlt_bk_tensor_attr(struct dlt_bk_tensor *t, int attr, int type,
 
 /* Which of the canonical x (0), w (1), y (2) or the convolution (3) each
  * operation attribute sets: x is the input activation, y the output one,
- * whichever way the data flows (api.h, dlt_cudnn_problem). */
+ * whichever way the data flows (cudnn.c, dlt_cudnn_problem). */
 static const struct {
 	int optype, attr, slot;
 } dlt_bk_op_attrs[] = {
@@ -675,7 +677,7 @@ static void dlt_bk_apply(struct dlt_bk_ent *e, int attr, int type, int64_t n,
 
 /* ---- hooks -------------------------------------------------------------- */
 
-void dlt_bk_created(int status, int type, void *desc)
+static void dlt_bk_created(int status, int type, void *desc)
 {
 	if (status != DLT_CUDNN_STATUS_SUCCESS || desc == NULL)
 		return;
@@ -692,7 +694,7 @@ void dlt_bk_created(int status, int type, void *desc)
 		dlt_bk_full();
 }
 
-void dlt_bk_destroyed(int status, void *desc)
+static void dlt_bk_destroyed(int status, void *desc)
 {
 	/* A failed destroy leaves the descriptor alive. */
 	if (status != DLT_CUDNN_STATUS_SUCCESS || desc == NULL)
@@ -703,8 +705,8 @@ void dlt_bk_destroyed(int status, void *desc)
 	dlt_bk_unlock();
 }
 
-void dlt_bk_set(int status, void *desc, int attr, int type, int64_t n,
-		const void *el)
+static void dlt_bk_set(int status, void *desc, int attr, int type, int64_t n,
+		       const void *el)
 {
 	/* Only what cuDNN accepted: then el really holds n elements. */
 	if (status != DLT_CUDNN_STATUS_SUCCESS || desc == NULL || el == NULL ||
@@ -765,8 +767,8 @@ static void dlt_bk_get_desc(struct dlt_bk_ent *e, int attr, int64_t n,
 	}
 }
 
-void dlt_bk_get(int status, void *desc, int attr, int type, int64_t req,
-		const int64_t *n, const void *el)
+static void dlt_bk_get(int status, void *desc, int attr, int type, int64_t req,
+		       const int64_t *n, const void *el)
 {
 	if (status != DLT_CUDNN_STATUS_SUCCESS || desc == NULL || el == NULL ||
 	    req <= 0)
@@ -794,27 +796,23 @@ typedef int (*dlt_bk_create_fn)(int, void **);
 typedef int (*dlt_bk_destroy_fn)(void *);
 typedef int (*dlt_bk_getattr_fn)(void *, int, int, int64_t, int64_t *, void *);
 
-static struct {
-	_Atomic(void *) create, destroy, get;
-} dlt_bk_real;
+/* cuDNN's own create, destroy and get, never our wrappers of them: all
+ * three, or 0 when cuDNN is not loaded. */
+struct dlt_bk_fns {
+	dlt_bk_create_fn create;
+	dlt_bk_destroy_fn destroy;
+	dlt_bk_getattr_fn get;
+};
 
-static const char *dlt_bk_self_file(void)
+static int dlt_bk_real_fns(struct dlt_bk_fns *f)
 {
-	const char *b = strrchr(dlt_self_path, '/');
-	return b ? b + 1 : (dlt_self_path[0] ? dlt_self_path : "libdltrace.so");
-}
-
-/* The library's own function, never our wrapper of it; NULL is not kept,
- * so a libcudnn loaded later is still found. */
-static void *dlt_bk_real_fn(_Atomic(void *) *slot, const char *name)
-{
-	void *p = atomic_load(slot);
-	if (p == NULL) {
-		p = dlt_sym_find(name, 0, dlt_bk_self_file(), NULL);
-		if (p)
-			atomic_store(slot, p);
-	}
-	return p;
+	f->create = (dlt_bk_create_fn)dlt_link_real(
+		DLT_IDX_cudnnBackendCreateDescriptor);
+	f->destroy = (dlt_bk_destroy_fn)dlt_link_real(
+		DLT_IDX_cudnnBackendDestroyDescriptor);
+	f->get = (dlt_bk_getattr_fn)dlt_link_real(
+		DLT_IDX_cudnnBackendGetAttribute);
+	return f->create && f->destroy && f->get;
 }
 
 /* The engine index and knobs of a finalized engine configuration, the way
@@ -825,14 +823,12 @@ static void *dlt_bk_real_fn(_Atomic(void *) *slot, const char *name)
  * our wrappers untraced. */
 static int dlt_bk_ask_cfg(void *cfg, struct dlt_bk_sel *s)
 {
-	dlt_bk_create_fn create = (dlt_bk_create_fn)dlt_bk_real_fn(
-		&dlt_bk_real.create, "cudnnBackendCreateDescriptor");
-	dlt_bk_destroy_fn destroy = (dlt_bk_destroy_fn)dlt_bk_real_fn(
-		&dlt_bk_real.destroy, "cudnnBackendDestroyDescriptor");
-	dlt_bk_getattr_fn get = (dlt_bk_getattr_fn)dlt_bk_real_fn(
-		&dlt_bk_real.get, "cudnnBackendGetAttribute");
-	if (!create || !destroy || !get)
+	struct dlt_bk_fns f;
+	if (!dlt_bk_real_fns(&f))
 		return 0;
+	dlt_bk_create_fn create = f.create;
+	dlt_bk_destroy_fn destroy = f.destroy;
+	dlt_bk_getattr_fn get = f.get;
 	int64_t n = 0, idx = -1;
 	void *eng = NULL;
 	if (create(DLT_CUDNN_BK_ENGINE, &eng) != 0 || eng == NULL)
@@ -881,14 +877,12 @@ static int dlt_bk_ask_cfg(void *cfg, struct dlt_bk_sel *s)
  * before the table had room): its configuration, copied out. */
 static int dlt_bk_ask_plan(void *plan, struct dlt_bk_sel *s)
 {
-	dlt_bk_create_fn create = (dlt_bk_create_fn)dlt_bk_real_fn(
-		&dlt_bk_real.create, "cudnnBackendCreateDescriptor");
-	dlt_bk_destroy_fn destroy = (dlt_bk_destroy_fn)dlt_bk_real_fn(
-		&dlt_bk_real.destroy, "cudnnBackendDestroyDescriptor");
-	dlt_bk_getattr_fn get = (dlt_bk_getattr_fn)dlt_bk_real_fn(
-		&dlt_bk_real.get, "cudnnBackendGetAttribute");
-	if (!create || !destroy || !get)
+	struct dlt_bk_fns f;
+	if (!dlt_bk_real_fns(&f))
 		return 0;
+	dlt_bk_create_fn create = f.create;
+	dlt_bk_destroy_fn destroy = f.destroy;
+	dlt_bk_getattr_fn get = f.get;
 	void *cfg = NULL;
 	int64_t n = 0;
 	if (create(DLT_CUDNN_BK_ENGINECFG, &cfg) != 0 || cfg == NULL)
@@ -902,8 +896,8 @@ static int dlt_bk_ask_plan(void *plan, struct dlt_bk_sel *s)
 
 static int dlt_bk_ask_engine(void *eng, struct dlt_bk_sel *s)
 {
-	dlt_bk_getattr_fn get = (dlt_bk_getattr_fn)dlt_bk_real_fn(
-		&dlt_bk_real.get, "cudnnBackendGetAttribute");
+	dlt_bk_getattr_fn get = (dlt_bk_getattr_fn)dlt_link_real(
+		DLT_IDX_cudnnBackendGetAttribute);
 	int64_t n = 0, idx = -1;
 	if (get == NULL || get(eng, DLT_CUDNN_ATTR_ENGINE_GLOBAL_INDEX,
 			       DLT_CUDNN_TYPE_INT64, 1, &n, &idx) != 0)
@@ -968,7 +962,7 @@ static void dlt_bk_write(void *desc, int type, int status,
 	dlt_rec_commit(r, DLT_REC_BK_FINALIZE, (uint16_t)type, len);
 }
 
-void dlt_bk_finalized(int status, void *desc)
+static void dlt_bk_finalized(int status, void *desc)
 {
 	if (desc == NULL || !dlt_bk_lock())
 		return;
@@ -1026,4 +1020,42 @@ void dlt_bk_finalized(int status, void *desc)
 		}
 	}
 	dlt_bk_write(desc, type, status, &s);
+}
+
+/* ---- the post hooks ----------------------------------------------------- */
+
+void dlt_post_cudnnBackendCreateDescriptor(int type,
+					   dlt_cudnnBackendDescriptor_t *d)
+{
+	dlt_bk_created(dlt_hook_ret, type, d ? *d : NULL);
+}
+
+void dlt_post_cudnnBackendDestroyDescriptor(dlt_cudnnBackendDescriptor_t d)
+{
+	dlt_bk_destroyed(dlt_hook_ret, d);
+}
+
+void dlt_post_cudnnBackendSetAttribute(dlt_cudnnBackendDescriptor_t d, int name,
+				       int type, int64_t n, const void *el)
+{
+	dlt_bk_set(dlt_hook_ret, d, name, type, n, el);
+}
+
+void dlt_post_cudnnBackendGetAttribute(dlt_cudnnBackendDescriptor_t d, int name,
+				       int type, int64_t req, int64_t *n,
+				       void *el)
+{
+	dlt_bk_get(dlt_hook_ret, d, name, type, req, n, el);
+}
+
+void dlt_post_cudnnBackendFinalize(dlt_cudnnBackendDescriptor_t d)
+{
+	dlt_bk_finalized(dlt_hook_ret, d);
+}
+
+void dlt_post_cudnnBackendExecute(dlt_cudnnHandle_t h,
+				  dlt_cudnnBackendDescriptor_t plan,
+				  dlt_cudnnBackendDescriptor_t pack)
+{
+	(void)h, (void)plan, (void)pack;
 }

@@ -9,37 +9,28 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "api.h"
-#include "symlookup.h"
+#include "apitable.h"
+#include "real.h"
+#include "state.h"
 #include "watchdog.h"
 
 typedef int (*dlt_connect_fn)(int, const struct sockaddr *, socklen_t);
 typedef int (*dlt_accept4_fn)(int, struct sockaddr *, socklen_t *, int);
 typedef int (*dlt_listen_fn)(int, int);
 
+/* This thread's last failed socket call: a retry that fails the same way
+ * counts in its record's repeat while the record can be updated. */
 static __thread struct {
 	struct dlt_rec_sock *rec;
+	uint64_t ticket;
 	int op, err;
 	uint32_t addr;
 } dlt_last_sock;
-
-static void *dlt_libc_fn(const char *name)
-{
-	const char *b = strrchr(dlt_self_path, '/');
-	return dlt_sym_find(name, 0, b ? b + 1 : "libdltrace.so", NULL);
-}
 
 static int dlt_sock_family_ok(const struct sockaddr *sa)
 {
 	return sa && (sa->sa_family == AF_INET || sa->sa_family == AF_INET6 ||
 		      sa->sa_family == AF_UNIX);
-}
-
-static int dlt_in_chunk(const void *p)
-{
-	const uint8_t *q = p;
-	return dlt_tls.cur && q >= dlt_tls.end - DLT_CHUNK_SIZE &&
-	       q < dlt_tls.cur;
 }
 
 static void dlt_sock_record(int op, int fd, int ret, int err,
@@ -54,7 +45,7 @@ static void dlt_sock_record(int op, int fd, int ret, int err,
 	uint32_t as = addr[0] ? dlt_str(w, &dlt_tls, addr) : DLT_STR_NONE;
 	if (ret < 0 && dlt_last_sock.rec && dlt_last_sock.op == op &&
 	    dlt_last_sock.err == err && dlt_last_sock.addr == as &&
-	    dlt_in_chunk(dlt_last_sock.rec)) {
+	    dlt_rec_in_place(w, &dlt_tls, dlt_last_sock.ticket)) {
 		struct dlt_rec_sock *r = dlt_last_sock.rec;
 		atomic_fetch_add((_Atomic uint32_t *)&r->repeat, 1);
 		atomic_store((_Atomic uint64_t *)&r->last_ts, t1);
@@ -73,54 +64,51 @@ static void dlt_sock_record(int op, int fd, int ret, int err,
 	r->last_ts = t1;
 	dlt_rec_commit(r, DLT_REC_SOCK, (uint16_t)op, sizeof(*r));
 	dlt_last_sock.rec = ret < 0 ? r : NULL;
+	dlt_last_sock.ticket = dlt_rec_ticket(&dlt_tls);
 	dlt_last_sock.op = op;
 	dlt_last_sock.err = err;
 	dlt_last_sock.addr = as;
+}
+
+/* connect and bind: a call with an address, timed and recorded. */
+static int dlt_sock_addr_call(int op, dlt_connect_fn real, int fd,
+			      const struct sockaddr *sa, socklen_t len)
+{
+	if (real == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!dlt_sock_family_ok(sa) || dlt_writer_on() == NULL)
+		return real(fd, sa, len);
+	uint64_t t0 = dlt_now_ns();
+	int r = real(fd, sa, len);
+	int e = errno;
+	dlt_sock_record(op, fd, r, e, sa, len, t0, dlt_now_ns());
+	errno = e;
+	return r;
 }
 
 DLT_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	static dlt_connect_fn real;
 	if (real == NULL)
-		real = (dlt_connect_fn)dlt_libc_fn("connect");
-	if (real == NULL) {
-		errno = ENOSYS;
-		return -1;
-	}
-	if (!dlt_sock_family_ok(sa) || dlt_writer_on() == NULL)
-		return real(fd, sa, len);
-	uint64_t t0 = dlt_now_ns();
-	int r = real(fd, sa, len);
-	int e = errno;
-	dlt_sock_record(DLT_SOCK_CONNECT, fd, r, e, sa, len, t0, dlt_now_ns());
-	errno = e;
-	return r;
+		real = (dlt_connect_fn)dlt_real_lookup("connect");
+	return dlt_sock_addr_call(DLT_SOCK_CONNECT, real, fd, sa, len);
 }
 
 DLT_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	static dlt_connect_fn real;
 	if (real == NULL)
-		real = (dlt_connect_fn)dlt_libc_fn("bind");
-	if (real == NULL) {
-		errno = ENOSYS;
-		return -1;
-	}
-	if (!dlt_sock_family_ok(sa) || dlt_writer_on() == NULL)
-		return real(fd, sa, len);
-	uint64_t t0 = dlt_now_ns();
-	int r = real(fd, sa, len);
-	int e = errno;
-	dlt_sock_record(DLT_SOCK_BIND, fd, r, e, sa, len, t0, dlt_now_ns());
-	errno = e;
-	return r;
+		real = (dlt_connect_fn)dlt_real_lookup("bind");
+	return dlt_sock_addr_call(DLT_SOCK_BIND, real, fd, sa, len);
 }
 
 DLT_EXPORT int listen(int fd, int backlog)
 {
 	static dlt_listen_fn real;
 	if (real == NULL)
-		real = (dlt_listen_fn)dlt_libc_fn("listen");
+		real = (dlt_listen_fn)dlt_real_lookup("listen");
 	if (real == NULL) {
 		errno = ENOSYS;
 		return -1;
@@ -145,7 +133,7 @@ static int dlt_accept_common(int fd, struct sockaddr *sa, socklen_t *len,
 {
 	static dlt_accept4_fn real;
 	if (real == NULL)
-		real = (dlt_accept4_fn)dlt_libc_fn("accept4");
+		real = (dlt_accept4_fn)dlt_real_lookup("accept4");
 	if (real == NULL) {
 		errno = ENOSYS;
 		return -1;

@@ -30,7 +30,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "shim.h"
+#include "state.h"
+#include "thread.h"
 
 /* 0: not wanted yet, 1: wanted, 2: running (or could not start) */
 _Atomic int dlt_pf_state;
@@ -102,8 +103,7 @@ void dlt_prefetch_start(void)
 
 void dlt_prefetch_init(void)
 {
-	if (getenv("DLTRACE_PREFETCH") &&
-	    strcmp(getenv("DLTRACE_PREFETCH"), "0") == 0)
+	if (!dlt_cfg.prefetch)
 		return;
 	dlt_on_seg_ahead = dlt_pf_ahead;
 }
@@ -112,22 +112,4 @@ void dlt_prefetch_after_fork(void)
 {
 	atomic_store(&dlt_pf_state, 0);
 	atomic_store(&dlt_pf_tid, 0);
-}
-
-int dlt_start_thread(void *(*fn)(void *), void *arg, size_t stack)
-{
-	/* All signals blocked in dltrace's threads: they stay the
-	 * program's. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, stack);
-	pthread_t th;
-	int r = pthread_create(&th, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return r;
 }

@@ -24,9 +24,6 @@ static inline void dlt_prefetch_poll(void)
 			     0))
 		dlt_prefetch_start();
 }
-/* Starts a detached thread of dltrace's own with every signal blocked.
- * Returns pthread_create's result. */
-int dlt_start_thread(void *(*fn)(void *), void *arg, size_t stack);
 /* In a forked child: the thread is gone. */
 void dlt_prefetch_after_fork(void);
 

@@ -37,7 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "shim.h"
+#include "state.h"
+#include "thread.h"
 
 #define DLT_WD_MAX_THREADS 2048
 #define DLT_WD_STACK_BYTES (32 * 1024)
@@ -49,7 +50,8 @@ struct dlt_wd_thread {
 	char line[256];	   /* last /proc syscall line, sp and pc cut off */
 	uint64_t since;	   /* when that line was first seen */
 	uint32_t key_tick; /* last tick the wait in line was seen */
-	struct dlt_rec_stall *rec; /* our record, while it is in our chunk */
+	struct dlt_rec_stall *rec; /* our record, updated in place */
+	uint64_t rec_ticket;	   /* while this says it may be (record.h) */
 	uint64_t rec_since;
 	int reported;
 	/* The thread's CPU time at the last full look, and what that look
@@ -65,7 +67,7 @@ struct dlt_wd_thread {
 static struct dlt_wd_thread dlt_wd_threads[DLT_WD_MAX_THREADS];
 static _Atomic int dlt_wd_started;
 static uint32_t dlt_wd_tid;
-static uint64_t dlt_wd_stall_ns = 5000ull * 1000000;
+static uint64_t dlt_wd_stall_ns;
 static pid_t dlt_wd_pid;
 int dlt_wd_restart_pending;
 
@@ -343,21 +345,18 @@ static void dlt_wd_stack(struct dlt_writer *w, uint32_t tid, uint64_t sp,
 	dlt_rec_commit(r, DLT_REC_STACK, 0, len);
 }
 
-/* Is p still inside the chunk this thread writes?  Records in retired
- * chunks may be unmapped. */
-static int dlt_in_current_chunk(const void *p)
+/* The thread's STALL record can take the wait's new duration. */
+static int dlt_wd_rec_open(struct dlt_writer *w, const struct dlt_wd_thread *t)
 {
-	const uint8_t *q = p;
-	return dlt_tls.cur && q >= dlt_tls.end - DLT_CHUNK_SIZE &&
-	       q < dlt_tls.cur;
+	return t->rec && t->rec_since == t->since &&
+	       dlt_rec_in_place(w, &dlt_tls, t->rec_ticket);
 }
 
 static void dlt_wd_report(struct dlt_writer *w, struct dlt_wd_thread *t,
 			  long nr, const uint64_t *a, char state, uint64_t now)
 {
 	uint64_t dur = now - t->since;
-	if (t->rec && t->rec_since == t->since &&
-	    dlt_in_current_chunk(t->rec)) {
+	if (dlt_wd_rec_open(w, t)) {
 		atomic_store((_Atomic uint64_t *)&t->rec->dur_ns, dur);
 		return;
 	}
@@ -387,13 +386,14 @@ static void dlt_wd_report(struct dlt_writer *w, struct dlt_wd_thread *t,
 	r->pad = 0;
 	dlt_rec_commit(r, DLT_REC_STALL, 0, sizeof(*r));
 	t->rec = r;
+	t->rec_ticket = dlt_rec_ticket(&dlt_tls);
 	t->rec_since = t->since;
 }
 
-static void dlt_wd_end(struct dlt_wd_thread *t, uint64_t now)
+static void dlt_wd_end(struct dlt_writer *w, struct dlt_wd_thread *t,
+		       uint64_t now)
 {
-	if (t->rec && t->rec_since == t->since &&
-	    dlt_in_current_chunk(t->rec)) {
+	if (dlt_wd_rec_open(w, t)) {
 		atomic_store((_Atomic uint64_t *)&t->rec->dur_ns,
 			     now - t->since);
 		atomic_store((_Atomic uint8_t *)&t->rec->ended, 1);
@@ -402,7 +402,7 @@ static void dlt_wd_end(struct dlt_wd_thread *t, uint64_t now)
 	t->reported = 0;
 }
 
-static char dlt_wd_snapfile[DLT_PATH_MAX];
+static char dlt_wd_snapfile[DLT_PATH_MAX + 32];
 static struct timespec dlt_wd_snap_mtime;
 
 /* The launcher's --hang-timeout asks for a snapshot by creating a file in
@@ -480,7 +480,7 @@ static void dlt_wd_look(struct dlt_writer *w, struct dlt_wd_thread *t,
 		if (t->line[0] && tick - t->key_tick <= 2)
 			return;
 		if (t->reported)
-			dlt_wd_end(t, now);
+			dlt_wd_end(w, t, now);
 		snprintf(t->line, sizeof(t->line), "%s", key);
 		t->since = now;
 		t->key_tick = tick;
@@ -596,7 +596,7 @@ static void dlt_wd_scan(struct dlt_writer *w, uint32_t tick)
 		if (dlt_wd_threads[i].tid &&
 		    dlt_wd_threads[i].seen_tick != tick) {
 			if (dlt_wd_threads[i].reported)
-				dlt_wd_end(&dlt_wd_threads[i], now);
+				dlt_wd_end(w, &dlt_wd_threads[i], now);
 			dlt_wd_threads[i].tid = 0;
 		}
 }
@@ -628,20 +628,13 @@ void dlt_watchdog_start(const char *why)
 	if (dlt_w == NULL || atomic_exchange(&dlt_wd_started, 1))
 		return;
 	/* Decided once: "started" also means "chose not to". */
-	const char *e = getenv("DLTRACE_WATCHDOG");
-	if (e && strcmp(e, "0") == 0)
+	if (dlt_cfg.watchdog == 0)
 		return;
-	const char *ms = getenv("DLTRACE_STALL_MS");
-	if (ms && *ms) {
-		unsigned long long v = strtoull(ms, NULL, 10);
-		if (v >= 10)
-			dlt_wd_stall_ns = v * 1000000ull;
-	}
+	dlt_wd_stall_ns = dlt_cfg.stall_ns;
 	dlt_wd_pid = getpid();
-	const char *dir = getenv("DLTRACE_DIR");
-	if (dir && *dir)
-		snprintf(dlt_wd_snapfile, sizeof(dlt_wd_snapfile),
-			 "%s/.dltrace-snapshot", dir);
+	snprintf(dlt_wd_snapfile, sizeof(dlt_wd_snapfile),
+		 "%s/.dltrace-snapshot",
+		 dlt_cfg.dir_abs[0] ? dlt_cfg.dir_abs : dlt_cfg.dir);
 	int saved = errno;
 	int r = dlt_start_thread(dlt_wd_main, NULL, 256 * 1024);
 	struct dlt_writer *w = dlt_writer_on();
@@ -660,24 +653,6 @@ void dlt_watchdog_start(const char *why)
 int dlt_watchdog_running(void)
 {
 	return atomic_load_explicit(&dlt_wd_started, memory_order_relaxed);
-}
-
-int dlt_watchdog_wanted_by_env(void)
-{
-	const char *e = getenv("DLTRACE_WATCHDOG");
-	if (e && strcmp(e, "1") == 0)
-		return 1;
-	static const char *const vars[] = {"RANK",
-					   "WORLD_SIZE",
-					   "LOCAL_RANK",
-					   "SLURM_PROCID",
-					   "OMPI_COMM_WORLD_RANK",
-					   "PMI_RANK",
-					   NULL};
-	for (const char *const *v = vars; *v; v++)
-		if (getenv(*v))
-			return 1;
-	return 0;
 }
 
 void dlt_watchdog_after_fork(void)

@@ -9,9 +9,6 @@
 void dlt_watchdog_start(const char *why);
 /* 1 once the watchdog was started in this process. */
 int dlt_watchdog_running(void);
-/* 1 when the environment says this is a distributed job (RANK …) or
- * DLTRACE_WATCHDOG=1. */
-int dlt_watchdog_wanted_by_env(void);
 /* In a forked child: the thread is gone; remember to start another. */
 void dlt_watchdog_after_fork(void);
 extern int dlt_wd_restart_pending;

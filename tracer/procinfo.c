@@ -1,6 +1,8 @@
 /* The PROC, ARG and ENV records: who this process is. */
 #include "writer_int.h"
 
+#include "record.h"
+
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,15 +24,26 @@ static size_t dlt_read_file(const char *path, char *buf, size_t cap)
 	return n;
 }
 
+const char *dlt_exe_path(void)
+{
+	/* Per copy of the library and per process image: an exec makes a new
+	 * image with this buffer zeroed, a fork keeps the same program.  A
+	 * race between threads writes the same bytes. */
+	static char exe[DLT_PATH_MAX];
+	if (exe[0] == '\0') {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+	}
+	return exe;
+}
+
 void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
 			    int redact_argv)
 {
 	static char buf[65536];
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
-	char exe[DLT_PATH_MAX];
-	ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[el > 0 ? el : 0] = '\0';
+	const char *exe = dlt_exe_path();
 	char cwd[DLT_PATH_MAX];
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		cwd[0] = '\0';

@@ -4,18 +4,9 @@
 #ifndef DLTRACE_RECORD_H
 #define DLTRACE_RECORD_H
 
+#include "frame.h"
 #include "writer.h"
 
-/* Reserves len bytes (rounded up to 8) for one record in the calling
- * thread's chunk.  Returns NULL when tracing is off or the record cannot be
- * placed; the caller then records nothing. */
-void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
-			   uint32_t len);
-
-static inline uint32_t dlt_rec_round(uint32_t len)
-{
-	return (len + DLT_REC_ALIGN - 1) & ~(DLT_REC_ALIGN - 1);
-}
 
 /* Moves *cur from old to new unless it no longer holds old.  A signal
  * handler of this thread that records runs before or after one instruction,
@@ -36,6 +27,9 @@ static inline int dlt_cur_move(uint8_t **cur, uint8_t *old, uint8_t *new_cur)
 #endif
 }
 
+/* Reserves len bytes (rounded up to 8) for one record in the calling
+ * thread's chunk.  Returns NULL when tracing is off or the record cannot be
+ * placed; the caller then records nothing. */
 static inline void *dlt_rec_reserve(struct dlt_writer *w, struct dlt_tls *t,
 				    uint32_t len)
 {
@@ -63,15 +57,21 @@ static inline void *dlt_rec_reserve(struct dlt_writer *w, struct dlt_tls *t,
 	}
 }
 
-/* Publishes a record: the release store of the first 8 bytes comes last. */
-static inline void dlt_rec_commit(void *rec, uint16_t type, uint16_t flags,
-				  uint32_t len)
+/* A record may be updated in place after it was committed (a blocking
+ * call's duration, a wait that lasts, a repeat count) only while its
+ * thread still writes the chunk the record is in: a chunk given back may
+ * be unmapped at any time.  dlt_rec_ticket right after the reserve;
+ * dlt_rec_in_place before each update. */
+static inline uint64_t dlt_rec_ticket(const struct dlt_tls *t)
 {
-	struct dlt_rec_hdr *h = rec;
-	uint64_t word = (uint64_t)dlt_rec_round(len) | ((uint64_t)type << 32) |
-			((uint64_t)flags << 48);
-	atomic_store_explicit((_Atomic uint64_t *)(void *)h, word,
-			      memory_order_release);
+	return ((uint64_t)t->gen << 32) | t->nchunk;
+}
+
+static inline int dlt_rec_in_place(struct dlt_writer *w,
+				   const struct dlt_tls *t, uint64_t ticket)
+{
+	return ticket == dlt_rec_ticket(t) &&
+	       t->gen == atomic_load_explicit(&w->gen, memory_order_relaxed);
 }
 
 #endif

@@ -2,6 +2,8 @@
  * referred to by id; and NOTE records. */
 #include "writer_int.h"
 
+#include "record.h"
+
 #include <string.h>
 #include <sys/mman.h>
 

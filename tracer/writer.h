@@ -153,6 +153,10 @@ pid_t dlt_self_pid(struct dlt_writer *w);
 void dlt_writer_disable(struct dlt_writer *w, const char *why, const char *what,
 			int err);
 
+/* dlt_rec_reserve's slow path (chunks.c): a new chunk for the thread. */
+void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
+			   uint32_t len);
+
 /* The calling thread is exiting: its chunk is done. */
 void dlt_tls_release(struct dlt_writer *w, struct dlt_tls *t);
 
@@ -162,6 +166,10 @@ void dlt_tls_release(struct dlt_writer *w, struct dlt_tls *t);
 uint32_t dlt_str(struct dlt_writer *w, struct dlt_tls *t, const char *s);
 uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 		  size_t n);
+
+/* The program's path (/proc/self/exe, read once per process image), ""
+ * when it cannot be read. */
+const char *dlt_exe_path(void);
 
 /* Writes the PROC, ARG and ENV records of the current process. */
 void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,

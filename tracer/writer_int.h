@@ -5,7 +5,8 @@
 
 #include <sched.h>
 
-#include "record.h"
+#include "frame.h"
+#include "writer.h"
 
 /* Spin with yield: the lock is only taken to grow the file or intern a
  * string, never on the hot path, and it must work across the two library

@@ -4,8 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
-
-#define DLT_VERSION "0.1.0"
+#include "dltrace/version.h"
 
 struct dlt_command {
 	const char *name;

@@ -1,3 +1,5 @@
+int helper_value(void);
+
 int helper_value(void)
 {
 	return 41;

@@ -1,4 +1,5 @@
 int helper_value(void);
+int plugin_value(void);
 
 int plugin_value(void)
 {

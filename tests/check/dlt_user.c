@@ -9,6 +9,8 @@ extern int dlt_prov_old(void);
 #define DLT_CALL dlt_prov_old
 #endif
 
+int dlt_user_run(void);
+
 __attribute__((visibility("default"))) int dlt_user_run(void)
 {
 	return DLT_CALL();

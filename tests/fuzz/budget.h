@@ -13,6 +13,13 @@
 #ifndef DLT_FUZZ_BUDGET_H
 #define DLT_FUZZ_BUDGET_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+/* The entry points libFuzzer (or replay.c) calls. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 #include <stdio.h>
 #include <stdlib.h>
 

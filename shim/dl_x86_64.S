@@ -1,9 +1,10 @@
-/* dlopen() entry of the shim, x86-64.
+/* dlopen(), dlsym() and dlvsym() entries of the shim, x86-64 (their C
+ * side is dl.c).
  *
  * glibc's dlopen resolves a bare soname with the RUNPATH and $ORIGIN of the
  * object that called it, found from its return address.  A C wrapper that
  * calls the real dlopen makes this library the caller and changes what gets
- * loaded (field-notes §1).  So this entry records the call through
+ * loaded (docs/design.md).  So this entry records the call through
  * dlt_dlopen_enter(name, mode, return address), which hands back the real
  * dlopen, and then jumps to it with the program's own return address still
  * on the stack: the real dlopen returns straight to the program. */

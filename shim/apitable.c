@@ -1,0 +1,71 @@
+#define _GNU_SOURCE
+#include "apitable.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "real.h"
+
+const struct dlt_api_info dlt_apis[DLT_API_N] = {
+#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
+	[DLT_IDX_##name] = {id, DLT_FAM_##fam, (flags), #name},
+#include "dltrace/apis.def"
+#undef DLT_API
+};
+
+struct dlt_api_slot dlt_slots[DLT_API_N];
+
+int dlt_api_lookup(const char *name)
+{
+	if (name == NULL)
+		return -1;
+	if (name[0] == 'p' && strncmp(name, "pnccl", 5) == 0)
+		name++;
+	if (name[0] != 'c' && name[0] != 'n')
+		return -1;
+	for (int i = 0; i < DLT_API_N; i++)
+		if (strcmp(dlt_apis[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static void *dlt_find_real(const char *name)
+{
+	void *p = dlt_real_lookup(name);
+	if (p == NULL && strncmp(name, "nccl", 4) == 0) {
+		/* ncclX are weak aliases of the exported pncclX. */
+		char alt[128];
+		snprintf(alt, sizeof(alt), "p%s", name);
+		p = dlt_real_lookup(alt);
+	}
+	return p;
+}
+
+void *dlt_link_real(int idx)
+{
+	struct dlt_api_slot *s = &dlt_slots[idx];
+	void *p = atomic_load_explicit(&s->link_real, memory_order_acquire);
+	if (__builtin_expect(p != NULL, 1))
+		return p;
+	p = dlt_find_real(dlt_apis[idx].name);
+	if (p)
+		atomic_store_explicit(&s->link_real, p, memory_order_release);
+	return p;
+}
+
+int dlt_missing(int fam)
+{
+	/* Only reached when a program calls a function whose library is not
+	 * loaded (a weak reference): answer as that library would when a
+	 * symbol is missing. */
+	switch (fam) {
+	case DLT_FAM_CUDART:
+		return 500; /* cudaErrorSymbolNotFound */
+	case DLT_FAM_CUDA:
+		return 500; /* CUDA_ERROR_NOT_FOUND */
+	case DLT_FAM_CUDNN:
+		return 4000; /* CUDNN_STATUS_INTERNAL_ERROR (9.x) */
+	default:
+		return 3; /* ncclInternalError */
+	}
+}

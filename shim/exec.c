@@ -1,0 +1,346 @@
+/* exec and posix_spawn: the new image or child is traced too.  Its
+ * environment names this library in LD_PRELOAD and LD_AUDIT and carries
+ * DLTRACE_DIR and DLTRACE_PARENT, even when the program passes an
+ * environment of its own; and the restart of a process that was started
+ * with LD_PRELOAD alone, to have the audit half too. */
+#define _GNU_SOURCE
+#include "exec.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "real.h"
+#include "state.h"
+
+extern char **environ;
+
+static int dlt_env_has(char *const *env, const char *name, const char *want)
+{
+	size_t nl = strlen(name);
+	for (; env && *env; env++) {
+		if (strncmp(*env, name, nl) == 0 && (*env)[nl] == '=')
+			return want == NULL ||
+			       dlt_list_has(*env + nl + 1, want);
+	}
+	return 0;
+}
+
+static const char *dlt_env_get(char *const *env, const char *name)
+{
+	size_t nl = strlen(name);
+	for (; env && *env; env++)
+		if (strncmp(*env, name, nl) == 0 && (*env)[nl] == '=')
+			return *env + nl + 1;
+	return NULL;
+}
+
+#define DLT_ENV_EXTRA 5
+#define DLT_ENV_BUF (3 * DLT_PATH_MAX + 256)
+
+/* Builds in out[] (capacity n+DLT_ENV_EXTRA+1) the environment a traced
+ * child needs: LD_PRELOAD and LD_AUDIT naming this library, DLTRACE_DIR,
+ * and DLTRACE_PARENT.  Strings go into buf.  No allocation: this can run in
+ * a vfork child. */
+static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
+{
+	char *const *env0 = env;
+	size_t n = 0, used = 0;
+	int fix_preload = !dlt_env_has(env, "LD_PRELOAD", dlt_self_path);
+	int fix_audit =
+		dlt_have_audit && !dlt_env_has(env, "LD_AUDIT", dlt_self_path);
+	int fix_dir =
+		dlt_cfg.dir_abs[0] && !dlt_env_has(env, "DLTRACE_DIR", NULL);
+	for (; env && *env; env++) {
+		if ((fix_preload && strncmp(*env, "LD_PRELOAD=", 11) == 0) ||
+		    (fix_audit && strncmp(*env, "LD_AUDIT=", 9) == 0) ||
+		    strncmp(*env, "DLTRACE_PARENT=", 15) == 0)
+			continue;
+		out[n++] = *env;
+	}
+	if (fix_preload) {
+		/* Ours first, the program's own preloads after it. */
+		const char *old = dlt_env_get(env0, "LD_PRELOAD");
+		int k = snprintf(buf + used, DLT_ENV_BUF - used,
+				 "LD_PRELOAD=%s%s%s", dlt_self_path,
+				 old && *old ? ":" : "", old ? old : "");
+		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
+			out[n++] = buf + used;
+			used += (size_t)k + 1;
+		}
+	}
+	if (fix_audit) {
+		int k = snprintf(buf + used, DLT_ENV_BUF - used, "LD_AUDIT=%s",
+				 dlt_self_path);
+		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
+			out[n++] = buf + used;
+			used += (size_t)k + 1;
+		}
+	}
+	if (fix_dir) {
+		int k = snprintf(buf + used, DLT_ENV_BUF - used,
+				 "DLTRACE_DIR=%s", dlt_cfg.dir_abs);
+		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
+			out[n++] = buf + used;
+			used += (size_t)k + 1;
+		}
+	}
+	struct dlt_writer *w = dlt_writer_on();
+	if (w && w->hdr) {
+		/* An exec in a vfork child (this process's memory, another
+		 * pid) starts a child process, not this one's next image: it
+		 * is announced as a spawn by the writer's process. */
+		int vforked = w->pid != getpid();
+		int k = snprintf(
+			buf + used, DLT_ENV_BUF - used,
+			"DLTRACE_PARENT=%c:%d:%llx:%u", vforked ? 's' : kind,
+			vforked ? (int)w->pid : (int)getpid(),
+			(unsigned long long)w->hdr->trace_id, w->hdr->exec_seq);
+		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
+			out[n++] = buf + used;
+			used += (size_t)k + 1;
+		}
+	}
+	out[n] = NULL;
+}
+
+static size_t dlt_env_count(char *const *env)
+{
+	size_t n = 0;
+	while (env && env[n])
+		n++;
+	return n;
+}
+
+static void dlt_record_exec(const char *path, int failed, int err)
+{
+	struct dlt_writer *w = dlt_writer_on();
+	/* In a vfork child the pid differs and the memory is the parent's:
+	 * write nothing. */
+	if (w == NULL || w->pid != getpid())
+		return;
+	uint32_t ps = dlt_str(w, &dlt_tls, path);
+	struct dlt_rec_exec *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
+	if (r) {
+		r->h.ts = dlt_now_ns();
+		r->path = ps;
+		r->err = err;
+		dlt_rec_commit(r, DLT_REC_EXEC, (uint16_t)failed, sizeof(*r));
+	}
+	if (!failed)
+		dlt_record_exit(DLT_EXIT_EXEC, 0);
+}
+
+/* Runs fn with an environment fixed for tracing; the array lives on the
+ * stack for ordinary sizes and in an anonymous mapping for huge ones. */
+#define DLT_WITH_CHILD_ENV(envp, kind, fixed, body)                          \
+	do {                                                                 \
+		size_t dlt_n_ = dlt_env_count(envp) + DLT_ENV_EXTRA + 1;     \
+		char *dlt_stack_[dlt_n_ <= 4096 ? dlt_n_ : 1];               \
+		char **fixed = dlt_stack_;                                   \
+		void *dlt_map_ = NULL;                                       \
+		if (dlt_n_ > 4096) {                                         \
+			dlt_map_ = mmap(NULL, dlt_n_ * sizeof(char *),       \
+					PROT_READ | PROT_WRITE,              \
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0); \
+			fixed = dlt_map_ == MAP_FAILED ? NULL : dlt_map_;    \
+		}                                                            \
+		char dlt_buf_[DLT_ENV_BUF];                                  \
+		if (fixed && dlt_w)                                          \
+			dlt_child_env(envp, fixed, dlt_buf_, kind);          \
+		else                                                         \
+			fixed = (char **)(envp);                             \
+		body;                                                        \
+		if (dlt_map_ && dlt_map_ != MAP_FAILED)                      \
+			munmap(dlt_map_, dlt_n_ * sizeof(char *));           \
+	} while (0)
+
+/* execve and execvpe: recorded before (an exec that works does not
+ * return) and again if it failed. */
+static int dlt_exec(dlt_execve_fn *real, const char *path, char *const argv[],
+		    char *const envp[])
+{
+	if (DLT_UNLIKELY(*real == NULL))
+		dlt_real_resolve();
+	if (*real == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int r;
+	dlt_record_exec(path, 0, 0);
+	DLT_WITH_CHILD_ENV(envp, 'e', env, r = (*real)(path, argv, env));
+	int e = errno;
+	dlt_record_exec(path, 1, e);
+	errno = e;
+	return r;
+}
+
+DLT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return dlt_exec(&dlt_real.execve, path, argv, envp);
+}
+
+DLT_EXPORT int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+DLT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return dlt_exec(&dlt_real.execvpe, file, argv, envp);
+}
+
+DLT_EXPORT int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+/* execl* take their arguments inline; gather them into an array. */
+#define DLT_GATHER_ARGS(first, ap, arr, extra_env)                   \
+	size_t dlt_cnt_ = 1;                                         \
+	va_list dlt_ap2_;                                            \
+	va_copy(dlt_ap2_, ap);                                       \
+	while (va_arg(dlt_ap2_, char *) != NULL)                     \
+		dlt_cnt_++;                                          \
+	va_end(dlt_ap2_);                                            \
+	char *arr[dlt_cnt_ + 1];                                     \
+	arr[0] = (char *)(first);                                    \
+	for (size_t i_ = 1; i_ <= dlt_cnt_; i_++)                    \
+		arr[i_] = i_ < dlt_cnt_ ? va_arg(ap, char *) : NULL; \
+	if (extra_env)                                               \
+		(void)va_arg(ap, char *); /* the NULL */
+
+DLT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	DLT_GATHER_ARGS(arg, ap, argv, 0);
+	va_end(ap);
+	return execve(path, argv, environ);
+}
+
+DLT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	DLT_GATHER_ARGS(arg, ap, argv, 0);
+	va_end(ap);
+	return execvpe(file, argv, environ);
+}
+
+DLT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	DLT_GATHER_ARGS(arg, ap, argv, 1);
+	char *const *envp = va_arg(ap, char *const *);
+	va_end(ap);
+	return execve(path, argv, envp);
+}
+
+/* posix_spawn and posix_spawnp: the child gets the traced environment. */
+static int dlt_spawn(dlt_spawn_fn *real, pid_t *pid, const char *path,
+		     const posix_spawn_file_actions_t *fa,
+		     const posix_spawnattr_t *attr, char *const argv[],
+		     char *const envp[])
+{
+	if (DLT_UNLIKELY(*real == NULL))
+		dlt_real_resolve();
+	if (*real == NULL)
+		return ENOSYS;
+	int r;
+	DLT_WITH_CHILD_ENV(envp, 's', env,
+			   r = (*real)(pid, path, fa, attr, argv, env));
+	return r;
+}
+
+DLT_EXPORT int posix_spawn(pid_t *pid, const char *path,
+			   const posix_spawn_file_actions_t *fa,
+			   const posix_spawnattr_t *attr, char *const argv[],
+			   char *const envp[])
+{
+	return dlt_spawn(&dlt_real.posix_spawn, pid, path, fa, attr, argv,
+			 envp);
+}
+
+DLT_EXPORT int posix_spawnp(pid_t *pid, const char *file,
+			    const posix_spawn_file_actions_t *fa,
+			    const posix_spawnattr_t *attr, char *const argv[],
+			    char *const envp[])
+{
+	return dlt_spawn(&dlt_real.posix_spawnp, pid, file, fa, attr, argv,
+			 envp);
+}
+
+/* After the restart of dlt_maybe_reexec: the process's own name again. */
+void dlt_restore_comm(void)
+{
+	const char *c = dlt_cfg.reexec_comm;
+	char now[32] = "";
+	if (!dlt_cfg.reexec_set || *c == '\0' || strcmp(c, "1") == 0 ||
+	    prctl(PR_GET_NAME, now, 0, 0, 0) != 0 || strcmp(now, "exe") != 0)
+		return;
+	prctl(PR_SET_NAME, c, 0, 0, 0);
+	/* Once: a child that inherits the variable keeps its own name. */
+	setenv("DLTRACE_REEXEC", "1", 1);
+}
+
+/* Without the audit half nothing says why each library was chosen.  Unless
+ * told not to, start the program again once, with LD_AUDIT added, before it
+ * has run any of its own code (main has not been called yet). */
+void dlt_maybe_reexec(char **argv)
+{
+	/* LD_AUDIT already names us: the audit half ran (or failed and said
+	 * so); a restart would change nothing. */
+	if (dlt_cfg.audit_off || dlt_cfg.reexec_set ||
+	    dlt_env_has(environ, "LD_AUDIT", dlt_self_path) || argv == NULL ||
+	    dlt_self_path[0] == '\0')
+		return;
+	const char *exe = dlt_exe_path();
+	if (exe[0] == '\0')
+		return;
+	/* Run as `ld.so prog`, /proc/self/exe is the loader: argv would not
+	 * survive a restart. */
+	const char *base = strrchr(exe, '/');
+	base = base ? base + 1 : exe;
+	if (strncmp(base, "ld-", 3) == 0 || strncmp(base, "ld.so", 5) == 0)
+		return;
+	size_t cnt = dlt_env_count(environ);
+	char **env =
+		mmap(NULL, (cnt + 4) * sizeof(char *), PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (env == MAP_FAILED)
+		return;
+	static char audit[DLT_PATH_MAX + 16];
+	const char *old = getenv("LD_AUDIT");
+	if (old && *old)
+		snprintf(audit, sizeof(audit), "LD_AUDIT=%s:%s", dlt_self_path,
+			 old);
+	else
+		snprintf(audit, sizeof(audit), "LD_AUDIT=%s", dlt_self_path);
+	size_t k = 0;
+	for (size_t i = 0; i < cnt; i++)
+		if (strncmp(environ[i], "LD_AUDIT=", 9) != 0)
+			env[k++] = environ[i];
+	env[k++] = audit;
+	/* Executing /proc/self/exe names the process "exe" (what ps, pgrep
+	 * and pkill match): the restarted process takes its name back from
+	 * here (dlt_restore_comm). */
+	static char reexec[64];
+	char comm[32] = "";
+	if (prctl(PR_GET_NAME, comm, 0, 0, 0) != 0)
+		comm[0] = '\0';
+	comm[16] = '\0';
+	snprintf(reexec, sizeof(reexec), "DLTRACE_REEXEC=%s",
+		 comm[0] ? comm : "1");
+	env[k++] = reexec;
+	env[k] = NULL;
+	dlt_real.execve("/proc/self/exe", argv, env);
+	/* Still here: carry on without the audit half. */
+	munmap(env, (cnt + 4) * sizeof(char *));
+}

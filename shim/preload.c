@@ -1,0 +1,286 @@
+/* The LD_PRELOAD half of libdltrace.so: the start of the process (the
+ * writer the audit copy made, or a trace of its own), its threads, fork,
+ * its end, and the public dltrace_mark().
+ *
+ * Rules (docs/design.md): never change what the host observes, never take
+ * it down.  Wrappers resolve the real function before anything else, record
+ * only when tracing is on, and leave errno and dlerror() as the real call
+ * left them. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "convprob.h"
+#include "dltrace/dltrace.h"
+#include "exec.h"
+#include "prefetch.h"
+#include "real.h"
+#include "state.h"
+#include "watchdog.h"
+
+/* The writer of a process without the audit half (DLTRACE_AUDIT=0). */
+static struct dlt_writer dlt_own_writer;
+static bool dlt_is_preload; /* this copy is the LD_PRELOAD one */
+static pthread_key_t dlt_thread_key;
+static bool dlt_thread_key_ok;
+
+static void dlt_thread_exit(void *arg)
+{
+	(void)arg;
+	dlt_tls_release(dlt_w, &dlt_tls);
+	/* The audit copy's chunk of this thread, too (writer.h). */
+	if (dlt_have_audit && dlt_w && dlt_w->audit_thread_exit)
+		dlt_w->audit_thread_exit();
+}
+
+static void dlt_thread_first_chunk(void)
+{
+	/* Any non-NULL value makes the key's destructor run at thread exit. */
+	if (dlt_thread_key_ok)
+		pthread_setspecific(dlt_thread_key, (void *)1);
+}
+
+DLT_EXPORT void dltrace_mark(uint32_t id, uint32_t aux, uint64_t value)
+{
+	struct dlt_writer *w = dlt_writer_on();
+	if (w == NULL)
+		return;
+	struct dlt_rec_mark *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
+	if (r == NULL)
+		return;
+	r->h.ts = dlt_now_ns();
+	r->id = id;
+	r->aux = aux;
+	r->value = value;
+	dlt_rec_commit(r, DLT_REC_MARK, 0, sizeof(*r));
+	dlt_prefetch_poll();
+}
+
+DLT_EXPORT pid_t fork(void)
+{
+	if (DLT_UNLIKELY(dlt_real.fork == NULL))
+		dlt_real_resolve();
+	pid_t r = dlt_real.fork();
+	if (r > 0) {
+		int saved = errno;
+		struct dlt_writer *w = dlt_writer_on();
+		struct dlt_rec_fork *f =
+			w ? dlt_rec_reserve(w, &dlt_tls, sizeof(*f)) : NULL;
+		if (f) {
+			f->h.ts = dlt_now_ns();
+			f->child_pid = (uint32_t)r;
+			f->pad = 0;
+			dlt_rec_commit(f, DLT_REC_FORK, 0, sizeof(*f));
+		}
+		errno = saved;
+	}
+	return r;
+}
+
+/* In the child of any fork (also one made inside libc): drop the parent's
+ * mapping, which is shared with the parent, and start the child's own
+ * trace.  Only system calls and our own code run here. */
+static void dlt_atfork_child(void)
+{
+	struct dlt_writer *w = dlt_w;
+	if (w == NULL || w->hdr == NULL)
+		return;
+	int was_on = atomic_load(&w->enabled);
+	uint64_t parent = w->hdr->trace_id;
+	uint64_t features = w->hdr->features;
+	dlt_writer_forget(w);
+	if (!was_on)
+		return;
+	struct dlt_open_params p;
+	char host[256];
+	memset(&p, 0, sizeof(p));
+	dlt_read_host(host, sizeof(host));
+	p.dir = dlt_cfg.dir_abs[0] ? dlt_cfg.dir_abs : ".";
+	p.host = host;
+	p.rank = dlt_env_rank();
+	p.max_size = dlt_cfg.max_size;
+	p.parent_trace_id = parent;
+	p.parent_kind = DLT_PARENT_FORK;
+	p.features = features;
+	dlt_exit_recorded = false;
+	dlt_watchdog_after_fork();
+	dlt_prefetch_after_fork();
+	dlt_convprob_after_fork();
+	if (dlt_writer_create(w, &p) == 0)
+		dlt_write_process_info(w, &dlt_tls, dlt_cfg.redact_argv);
+}
+
+/* ---- start and end ------------------------------------------------------ */
+
+static int dlt_in_base_namespace(void)
+{
+	Dl_info info;
+	struct link_map *lm = NULL;
+	if (!dladdr1((void *)&dlt_in_base_namespace, &info, (void **)&lm,
+		     RTLD_DL_LINKMAP) ||
+	    lm == NULL)
+		return 1;
+	Lmid_t id = LM_ID_BASE;
+	if (dlinfo(lm, RTLD_DI_LMID, &id) != 0)
+		return 1;
+	return id == LM_ID_BASE;
+}
+
+static int dlt_note_startup_obj(struct dl_phdr_info *info, size_t size,
+				void *data)
+{
+	(void)size;
+	int *first = data;
+	struct dlt_writer *w = dlt_writer_on();
+	if (w == NULL)
+		return 1;
+	const char *name = *first ? dlt_exe_path() : info->dlpi_name;
+	if (name == NULL || *name == '\0')
+		return 0;
+	uint32_t ps = dlt_str(w, &dlt_tls, name);
+	struct dlt_rec_lib_load *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
+	if (r) {
+		memset((char *)r + sizeof(r->h), 0, sizeof(*r) - sizeof(r->h));
+		r->h.ts = dlt_now_ns();
+		r->base = info->dlpi_addr;
+		r->path = ps;
+		r->realpath = ps;
+		r->requested = ps;
+		r->found_via = *first ? DLT_VIA_MAIN : DLT_VIA_UNKNOWN;
+		struct stat st;
+		if (stat(name, &st) == 0) {
+			r->dev = (uint64_t)st.st_dev;
+			r->ino = (uint64_t)st.st_ino;
+			r->size = (uint64_t)st.st_size;
+			r->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+				      st.st_mtim.tv_nsec;
+		}
+		dlt_rec_commit(r, DLT_REC_LIB_LOAD, *first ? DLT_LIB_MAIN : 0,
+			       sizeof(*r));
+	}
+	*first = 0;
+	return 0;
+}
+
+/* The rendezvous holds the audit copy's writer when there is one. */
+static bool dlt_rendezvous_ok(void)
+{
+	struct dlt_rendezvous *rv = &dlt_rendezvous;
+	return rv->magic == DLT_RENDEZVOUS_MAGIC && rv->w &&
+	       rv->layout == DLT_WRITER_LAYOUT &&
+	       rv->w->magic == DLT_WRITER_MAGIC;
+}
+
+/* The directory absolute, made if missing: children get it in their
+ * environment whatever directory they run in. */
+static void dlt_resolve_dir(void)
+{
+	const char *d = dlt_cfg.dir;
+	char *abs = dlt_cfg.dir_abs;
+	if (realpath(d, abs) == NULL) {
+		mkdir(d, 0755);
+		if (realpath(d, abs) == NULL)
+			snprintf(abs, sizeof(dlt_cfg.dir_abs), "%s", d);
+	}
+}
+
+/* Without the audit half: the process writes a trace of its own. */
+static void dlt_start_alone(char **argv)
+{
+	dlt_maybe_reexec(argv);
+	struct dlt_open_params p;
+	char host[256];
+	dlt_start_params(&p, host, sizeof(host));
+	p.features = DLT_FEAT_PRELOAD;
+	dlt_w = &dlt_own_writer; /* disabled on failure: says so once */
+	if (dlt_writer_create(&dlt_own_writer, &p) != 0)
+		return;
+	dlt_write_process_info(dlt_w, &dlt_tls, dlt_cfg.redact_argv);
+	dlt_note(dlt_w, &dlt_tls, DLT_NOTE_WARN,
+		 "no LD_AUDIT module: library search rules were not observed");
+	int first = 1;
+	dl_iterate_phdr(dlt_note_startup_obj, &first);
+}
+
+__attribute__((constructor(101))) static void
+dlt_preload_init(int argc, char **argv, char **envp)
+{
+	(void)argc;
+	(void)envp;
+	/* The audit copy runs this too, in its own namespace; it starts in
+	 * la_version instead. */
+	if (!dlt_in_base_namespace())
+		return;
+	int saved = errno;
+	dlt_is_preload = true;
+	dlt_writer_kind_self = DLT_WRITER_SHIM;
+	bool audit = dlt_rendezvous_ok();
+	/* The audit copy, when there is one, has said what it did not
+	 * understand. */
+	dlt_config_read(!audit);
+	dlt_real_resolve();
+	dlt_find_self();
+	if (pthread_key_create(&dlt_thread_key, dlt_thread_exit) == 0) {
+		dlt_thread_key_ok = true;
+		dlt_on_new_thread = dlt_thread_first_chunk;
+	}
+	dlt_prefetch_init();
+	dlt_resolve_dir();
+	dlt_restore_comm();
+	if (audit) {
+		dlt_w = dlt_rendezvous.w;
+		dlt_have_audit = true;
+		if (dlt_thread_key_ok)
+			dlt_w->preload_thread_start = dlt_thread_first_chunk;
+		if (dlt_w->hdr)
+			__atomic_fetch_or(&dlt_w->hdr->features,
+					  DLT_FEAT_PRELOAD, __ATOMIC_RELAXED);
+	} else {
+		dlt_start_alone(argv);
+	}
+	pthread_atfork(NULL, NULL, dlt_atfork_child);
+	if (dlt_cfg.watchdog == 1 ||
+	    (dlt_cfg.watchdog != 0 && dlt_cfg.distributed))
+		dlt_watchdog_start("distributed job or DLTRACE_WATCHDOG=1");
+	errno = saved;
+}
+
+__attribute__((destructor)) static void dlt_shim_fini(void)
+{
+	if (!dlt_is_preload || dlt_exit_recorded)
+		return;
+	/* exit() called from inside libc (return from main) or a destructor:
+	 * the status is not visible here; the launcher adds it if it can. */
+	dlt_record_exit(DLT_EXIT_NORMAL, -1);
+}
+
+DLT_EXPORT void exit(int status)
+{
+	if (DLT_UNLIKELY(dlt_real.exit == NULL))
+		dlt_real_resolve();
+	dlt_record_exit(DLT_EXIT_NORMAL, status);
+	dlt_real.exit(status);
+}
+
+DLT_EXPORT void _exit(int status)
+{
+	if (DLT_UNLIKELY(dlt_real._exit == NULL))
+		dlt_real_resolve();
+	dlt_record_exit(DLT_EXIT_UNDERSCORE, status);
+	dlt_real._exit(status);
+}
+
+DLT_EXPORT void _Exit(int status)
+{
+	if (DLT_UNLIKELY(dlt_real._Exit == NULL))
+		dlt_real_resolve();
+	dlt_record_exit(DLT_EXIT_UNDERSCORE, status);
+	dlt_real._Exit(status);
+}

@@ -1,0 +1,47 @@
+/* The C library's functions behind the shim's wrappers. */
+#ifndef DLTRACE_REAL_H
+#define DLTRACE_REAL_H
+
+#include <spawn.h>
+#include <sys/types.h>
+
+typedef void *(*dlt_dlopen_fn)(const char *, int);
+typedef char *(*dlt_dlerror_fn)(void);
+typedef int (*dlt_execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*dlt_spawn_fn)(pid_t *, const char *,
+			    const posix_spawn_file_actions_t *,
+			    const posix_spawnattr_t *, char *const[],
+			    char *const[]);
+typedef pid_t (*dlt_fork_fn)(void);
+typedef void (*dlt_exit_fn)(int) __attribute__((noreturn));
+
+/* X(name, type) for each function resolved at start. */
+#define DLT_REAL_FUNCTIONS(X)         \
+	X(dlopen, dlt_dlopen_fn)      \
+	X(dlerror, dlt_dlerror_fn)    \
+	X(execve, dlt_execve_fn)      \
+	X(execvpe, dlt_execve_fn)     \
+	X(posix_spawn, dlt_spawn_fn)  \
+	X(posix_spawnp, dlt_spawn_fn) \
+	X(fork, dlt_fork_fn)          \
+	X(exit, dlt_exit_fn)          \
+	X(_exit, dlt_exit_fn)         \
+	X(_Exit, dlt_exit_fn)
+
+struct dlt_real {
+#define DLT_X(name, type) type name;
+	DLT_REAL_FUNCTIONS(DLT_X)
+#undef DLT_X
+};
+extern struct dlt_real dlt_real;
+
+/* Finds them all, with dlvsym(RTLD_NEXT): in the constructor, or at the
+ * first wrapped call that comes before it. */
+void dlt_real_resolve(void);
+
+/* A function of the objects loaded before this library, found without
+ * dlsym (which would clear a dlerror() message the program has not read
+ * yet): for functions first needed while the program runs. */
+void *dlt_real_lookup(const char *name);
+
+#endif

@@ -1,0 +1,236 @@
+#define _GNU_SOURCE
+#include "state.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct dlt_writer *dlt_w;
+__thread struct dlt_tls dlt_tls;
+struct dlt_rendezvous dlt_rendezvous;
+char dlt_self_path[DLT_PATH_MAX];
+bool dlt_have_audit;
+bool dlt_exit_recorded;
+struct dlt_config dlt_cfg;
+__thread int dlt_api_depth;
+__thread int dlt_hook_ret;
+
+const char *dlt_self_name(void)
+{
+	const char *b = strrchr(dlt_self_path, '/');
+	return b ? b + 1 : (dlt_self_path[0] ? dlt_self_path : "libdltrace.so");
+}
+
+void dlt_find_self(void)
+{
+	Dl_info info;
+	if (dladdr((void *)&dlt_find_self, &info) && info.dli_fname) {
+		if (realpath(info.dli_fname, dlt_self_path) == NULL)
+			snprintf(dlt_self_path, sizeof(dlt_self_path), "%s",
+				 info.dli_fname);
+	}
+}
+
+/* One line on stderr with one write(2): stdio may be in any state inside
+ * the host, and one write keeps the lines of many ranks apart. */
+static void dlt_config_say(bool say, const char *name, const char *value,
+			   const char *dflt)
+{
+	if (!say)
+		return;
+	char line[512];
+	int n = snprintf(line, sizeof(line),
+			 "dltrace: %s=%.200s is not understood; using %s\n",
+			 name, value, dflt);
+	if (n > 0 &&
+	    write(2, line,
+		  (size_t)n < sizeof(line) ? (size_t)n : sizeof(line)) < 0)
+		return;
+}
+
+/* "512", "64K", "256M", "2G" (K, M, G are powers of 1024; a trailing "B"
+ * or "iB" is allowed): bytes, or 0 when v is not a size. */
+static uint64_t dlt_parse_size(const char *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (end == v || errno != 0 || *v == '-')
+		return 0;
+	unsigned shift = 0;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
+	}
+	if (shift && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0))
+		end += strlen(end);
+	if (*end != '\0' || n > (~0ull >> shift))
+		return 0;
+	return (uint64_t)n << shift;
+}
+
+static const char *dlt_env(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : NULL;
+}
+
+void dlt_config_read(bool say)
+{
+	struct dlt_config *c = &dlt_cfg;
+	char abs[DLT_PATH_MAX];
+	memcpy(abs, c->dir_abs, sizeof(abs));
+	memset(c, 0, sizeof(*c));
+	memcpy(c->dir_abs, abs, sizeof(abs));
+	const char *v = dlt_env("DLTRACE_DIR");
+	snprintf(c->dir, sizeof(c->dir), "%s", v ? v : "dltrace.out");
+
+	v = dlt_env("DLTRACE_PARENT");
+	char kind = 0;
+	int pid = 0;
+	unsigned long long id = 0;
+	unsigned seq = 0;
+	if (v && sscanf(v, "%c:%d:%llx:%u", &kind, &pid, &id, &seq) == 4 &&
+	    (kind == 'e' || kind == 's')) {
+		c->parent_kind = kind;
+		c->parent_pid = pid;
+		c->parent_id = id;
+		c->parent_seq = seq;
+	}
+
+	c->redact_argv = getenv("DLTRACE_REDACT_ARGV") != NULL;
+	v = getenv("DLTRACE_AUDIT");
+	c->audit_off = v && strcmp(v, "0") == 0;
+	v = getenv("DLTRACE_REEXEC");
+	c->reexec_set = v != NULL;
+	if (v)
+		snprintf(c->reexec_comm, sizeof(c->reexec_comm), "%s", v);
+
+	c->watchdog = -1;
+	v = dlt_env("DLTRACE_WATCHDOG");
+	if (v && strcmp(v, "0") == 0)
+		c->watchdog = 0;
+	else if (v && strcmp(v, "1") == 0)
+		c->watchdog = 1;
+	else if (v)
+		dlt_config_say(say, "DLTRACE_WATCHDOG", v,
+			       "the default (started where hangs matter)");
+
+	c->stall_ns = 5000ull * 1000000ull;
+	v = dlt_env("DLTRACE_STALL_MS");
+	if (v) {
+		char *end;
+		unsigned long long ms = strtoull(v, &end, 10);
+		if (*end == '\0' && *v != '-' && ms >= 10 &&
+		    ms < 1000ull * 1000 * 1000)
+			c->stall_ns = ms * 1000000ull;
+		else
+			dlt_config_say(say, "DLTRACE_STALL_MS", v,
+				       "5000 (at least 10 ms)");
+	}
+
+	v = getenv("DLTRACE_PREFETCH");
+	c->prefetch = !(v && strcmp(v, "0") == 0);
+
+	v = dlt_env("DLTRACE_MAX_SIZE");
+	if (v) {
+		c->max_size = dlt_parse_size(v);
+		if (c->max_size == 0)
+			dlt_config_say(say, "DLTRACE_MAX_SIZE", v,
+				       "2G (a size: 512M, 2G ...)");
+	}
+
+	v = dlt_env("DLTRACE_CLOCK");
+	c->clock_monotonic = v && strcmp(v, "monotonic") == 0;
+	if (v && !c->clock_monotonic)
+		dlt_config_say(say, "DLTRACE_CLOCK", v,
+			       "the default (only 'monotonic' is known)");
+	if (c->clock_monotonic)
+		dlt_clock_force_monotonic();
+
+	static const char *const rank_vars[] = {"RANK",
+						"WORLD_SIZE",
+						"LOCAL_RANK",
+						"SLURM_PROCID",
+						"OMPI_COMM_WORLD_RANK",
+						"PMI_RANK",
+						NULL};
+	for (const char *const *r = rank_vars; *r; r++)
+		if (getenv(*r))
+			c->distributed = true;
+	c->rank = dlt_env_rank();
+}
+
+bool dlt_list_has(const char *list, const char *item)
+{
+	size_t n = strlen(item);
+	while (list && *list) {
+		size_t l = strcspn(list, ": ");
+		if (l == n && strncmp(list, item, n) == 0)
+			return true;
+		list += l;
+		list += strspn(list, ": ");
+	}
+	return false;
+}
+
+void dlt_read_host(char *buf, size_t cap)
+{
+	if (gethostname(buf, cap - 1) != 0)
+		buf[0] = '\0';
+	buf[cap - 1] = '\0';
+}
+
+/* DLTRACE_PARENT only counts for the process it was meant for: after exec
+ * the pid is the same, after spawn the parent pid is. */
+void dlt_start_params(struct dlt_open_params *p, char *hostbuf, size_t hcap)
+{
+	memset(p, 0, sizeof(*p));
+	p->dir = dlt_cfg.dir_abs[0] ? dlt_cfg.dir_abs : dlt_cfg.dir;
+	dlt_read_host(hostbuf, hcap);
+	p->host = hostbuf;
+	p->rank = dlt_cfg.rank;
+	p->max_size = dlt_cfg.max_size;
+	if (dlt_cfg.parent_kind == 'e' && dlt_cfg.parent_pid == (int)getpid()) {
+		p->parent_kind = DLT_PARENT_EXEC;
+		p->parent_trace_id = dlt_cfg.parent_id;
+		p->exec_seq = dlt_cfg.parent_seq + 1;
+	} else if (dlt_cfg.parent_kind == 's' &&
+		   dlt_cfg.parent_pid == (int)getppid()) {
+		p->parent_kind = DLT_PARENT_FORK;
+		p->parent_trace_id = dlt_cfg.parent_id;
+	}
+}
+
+void dlt_record_exit(int how, int status)
+{
+	struct dlt_writer *w = dlt_writer_on();
+	if (w == NULL || w->pid != getpid())
+		return;
+	int saved = errno;
+	struct dlt_rec_exit *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
+	if (r) {
+		r->h.ts = dlt_now_ns();
+		r->status = status;
+		r->pad = 0;
+		dlt_rec_commit(r, DLT_REC_EXIT, (uint16_t)how, sizeof(*r));
+	}
+	dlt_exit_recorded = true;
+	errno = saved;
+}

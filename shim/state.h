@@ -1,0 +1,105 @@
+/* The process's state as one copy of libdltrace.so sees it: the writer,
+ * this thread's chunk, where this library is, and the configuration read
+ * once from the environment when the copy starts.  The same file is loaded
+ * twice, as the LD_AUDIT module (audit.c) and as the LD_PRELOAD library
+ * (preload.c); each copy has its own globals (docs/design.md). */
+#ifndef DLTRACE_STATE_H
+#define DLTRACE_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+
+#define DLT_EXPORT __attribute__((visibility("default")))
+#define DLT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define DLT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* The process's writer, as this copy sees it (NULL: not tracing). */
+extern struct dlt_writer *dlt_w;
+/* This copy's per-thread chunk. */
+extern __thread struct dlt_tls dlt_tls;
+
+static inline struct dlt_writer *dlt_writer_on(void)
+{
+	struct dlt_writer *w = dlt_w;
+	if (DLT_LIKELY(w != NULL) &&
+	    DLT_LIKELY(atomic_load_explicit(&w->enabled, memory_order_relaxed)))
+		return w;
+	return NULL;
+}
+
+/* What the audit copy writes into the preload copy before the latter is
+ * relocated, so that the preload copy finds the writer.  Lives in .bss. */
+#define DLT_RENDEZVOUS_MAGIC 0x646c742d72656e64ull
+struct dlt_rendezvous {
+	uint64_t magic;
+	struct dlt_writer *w;
+	uint32_t layout;
+	uint32_t pad;
+};
+extern struct dlt_rendezvous dlt_rendezvous;
+
+/* Absolute path of this library file, and its file name. */
+extern char dlt_self_path[DLT_PATH_MAX];
+const char *dlt_self_name(void);
+/* Sets dlt_self_path from the object that holds this code. */
+void dlt_find_self(void);
+
+/* The preload copy writes through the audit copy's writer. */
+extern bool dlt_have_audit;
+
+/* The DLTRACE_* variables and the launchers' rank variables, read once by
+ * dlt_config_read when a copy starts (docs/usage.md lists them). */
+struct dlt_config {
+	char dir[DLT_PATH_MAX]; /* DLTRACE_DIR, "dltrace.out" unset */
+	/* The directory made absolute (the preload copy; children inherit
+	 * it through their environment), "" until known. */
+	char dir_abs[DLT_PATH_MAX];
+	/* DLTRACE_PARENT=<kind>:<pid>:<trace id hex>:<exec seq>, set by the
+	 * exec and spawn wrappers of the parent image; parent_kind 0 when
+	 * absent or unreadable. */
+	char parent_kind; /* 'e' exec, 's' spawn */
+	int parent_pid;
+	uint64_t parent_id;
+	uint32_t parent_seq;
+	bool redact_argv;     /* DLTRACE_REDACT_ARGV set */
+	bool audit_off;	      /* DLTRACE_AUDIT=0 */
+	bool reexec_set;      /* DLTRACE_REEXEC set (restarted once) */
+	char reexec_comm[32]; /* its value: the name before the restart */
+	int watchdog;	      /* DLTRACE_WATCHDOG: 1, 0, or -1 unset */
+	uint64_t stall_ns;    /* DLTRACE_STALL_MS, 5 s by default */
+	bool prefetch;	      /* not DLTRACE_PREFETCH=0 */
+	uint64_t max_size;    /* DLTRACE_MAX_SIZE, 0: the writer's default */
+	bool clock_monotonic; /* DLTRACE_CLOCK=monotonic */
+	bool distributed;     /* a launcher's rank variable is set */
+	int rank;	      /* from those variables, -1 unknown */
+};
+extern struct dlt_config dlt_cfg;
+
+/* Reads the configuration; a value that cannot be used is said on stderr
+ * (when say) and its default taken. */
+void dlt_config_read(bool say);
+
+/* Whether item is one of the ':' or ' '-separated entries of list (the
+ * loader's LD_PRELOAD and LD_AUDIT syntax). */
+bool dlt_list_has(const char *list, const char *item);
+
+/* The parameters of a process's first trace, from the configuration. */
+void dlt_start_params(struct dlt_open_params *p, char *hostbuf, size_t hcap);
+void dlt_read_host(char *buf, size_t cap);
+
+/* dltrace's own calls into the GPU libraries (version queries): while
+ * non-zero, the wrappers record nothing. */
+extern __thread int dlt_api_depth;
+
+/* The value the real function returned, while its post hook (hooks.h)
+ * runs. */
+extern __thread int dlt_hook_ret;
+
+/* Records how this process image ends (enum dlt_exit_how), once. */
+void dlt_record_exit(int how, int status);
+extern bool dlt_exit_recorded;
+
+#endif
