@@ -58,7 +58,8 @@ const char *dlt_conv_dir_name(int dir)
 	return dir >= 0 && dir < DLT_CONV_NDIRS ? names[dir] : "unknown";
 }
 
-/* The enums have kept their numbering since cuDNN 7 (field-notes §2). */
+/* The enums have kept their numbering since cuDNN 7 (docs/library-facts.md §2).
+ */
 const char *dlt_conv_algo_name(int dir, int algo)
 {
 	static const char *const fwd[] = {

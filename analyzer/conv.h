@@ -32,7 +32,7 @@ enum dlt_conv_kind {
 /* Kind and direction of an API id; DLT_CONV_NONE for other APIs. */
 enum dlt_conv_kind dlt_conv_api(uint16_t api, int *dir);
 const char *dlt_conv_dir_name(int dir); /* "forward", ... */
-/* "IMPLICIT_PRECOMP_GEMM", or NULL (numbering: field-notes §2). */
+/* "IMPLICIT_PRECOMP_GEMM", or NULL (numbering: docs/library-facts.md §2). */
 const char *dlt_conv_algo_name(int dir, int algo);
 const char *dlt_cudnn_dtype_name(int dtype); /* "FLOAT", or NULL */
 /* "x=[32,3,224,224] w=[64,3,7,7] y=[...] pad=[3,3] stride=[2,2]

@@ -2,7 +2,8 @@
  *
  * A trace stores raw numbers; their meaning depends on the library and, for
  * cuDNN, on its major version (cudnnStatus_t was renumbered in 9.0, see
- * field-notes §2).  Everything here is a pure function of the numbers. */
+ * docs/library-facts.md §2).  Everything here is a pure function of the
+ * numbers. */
 #ifndef DLTRACE_STATUS_H
 #define DLTRACE_STATUS_H
 

@@ -220,16 +220,16 @@ static void dlt_poke_rendezvous(struct link_map *map)
 	rv->magic = DLT_RENDEZVOUS_MAGIC;
 }
 
-/* What la_objopen learnt about a file, kept for the next time the same
- * file is mapped: a program that dlopens and dlcloses a plugin in a loop
- * paid an ELF read and a realpath per load (1.29x on 2,000 cycles,
- * docs/performance.md); now one stat.  Keyed by the name the loader used
- * and the file's identity, so a replaced file is read again. */
 /* The string ids of a LIB_LOAD's file. */
 struct dlt_file_strs {
 	uint32_t path, real, soname, runpath, rpath;
 };
 
+/* What la_objopen learnt about a file, kept for the next time the same
+ * file is mapped: a program that dlopens and dlcloses a plugin in a loop
+ * paid an ELF read and a realpath per load (1.29x on 2,000 cycles,
+ * docs/performance.md); now one stat.  Keyed by the name the loader used
+ * and the file's identity, so a replaced file is read again. */
 struct dlt_file_memo {
 	uint64_t dev, ino, size;
 	int64_t mtime_ns;

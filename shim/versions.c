@@ -15,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api.h"
 #include "apitable.h"
 #include "seen.h"
 #include "state.h"

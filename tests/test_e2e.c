@@ -204,7 +204,7 @@ static int json_array_has(const struct tu_json *a, const char *s)
 	return 0;
 }
 
-/* ---- suite: resolution (field-notes §1) ------------------------------------
+/* ---- suite: resolution (docs/library-facts.md §1) -----------------------
  */
 
 enum trace_how { VIA_LAUNCHER, VIA_PRELOAD, VIA_PRELOAD_NO_AUDIT };
@@ -1505,7 +1505,7 @@ static void test_process_name(void)
 	free(dir);
 }
 
-/* The host part of a trace name as tracer/writer.c writes it: the name the
+/* The host part of a trace name as tracer/file.c writes it: the name the
  * test predicts must be the one the writer would have used, or the planted
  * files prove nothing (checked below: the trace lands after all of them). */
 static void trace_host(char *buf, size_t cap)

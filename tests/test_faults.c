@@ -1019,7 +1019,7 @@ out:
 /* ---- suite: threads -------------------------------------------------------
  */
 
-/* The most mappings of its trace a process can hold (tracer/writer.c): the
+/* The most mappings of its trace a process can hold (tracer/chunks.c): the
  * header, the DLT_DONE_SEGS finished segments kept mapped, the segment
  * chunks are handed out from, the DLT_SEGS_AHEAD mapped ahead of it, and
  * one segment per chunk a live thread holds in each copy of the library. */

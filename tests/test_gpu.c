@@ -814,7 +814,7 @@ static void test_cuda_getprocaddress(void)
 }
 
 /* The runtime reaches every driver function through cuGetProcAddress
- * (field-notes §1); what it calls there (cuInit, context creation,
+ * (docs/library-facts.md §1); what it calls there (cuInit, context creation,
  * allocations, launches) must be in the trace: a hang in cuInit inside the
  * runtime's lazy initialisation is one of the things to see. */
 static void test_cuda_runtime_driver_calls(void)
@@ -2044,8 +2044,8 @@ static void test_real(void)
 	       "%lld, NCCL %lld, ncclCommInitRank(nranks=1) %lld\n",
 	       count_rc, drv, rt, cudnn_v, cudnn_rt, create, nccl_v, init);
 
-	/* What this project's machines say without a GPU (field-notes §2),
-	 * where there is no NVIDIA driver. */
+	/* What this project's machines say without a GPU (docs/library-facts.md
+	 * §2), where there is no NVIDIA driver. */
 	int no_driver = access("/proc/driver/nvidia/version", F_OK) != 0;
 	if (no_driver) {
 		TU_CHECK(count_rc == 35 && create == 1001,

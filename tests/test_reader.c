@@ -1,6 +1,6 @@
 /* Unit tests of the trace reader (analyzer/reader.h) on damaged traces.
  *
- * A trace is written once with the real writer (tracer/writer.c, the code
+ * A trace is written once with the real writer (tracer/, the code
  * libdltrace.so uses): process info, a note, two threads of MARK records
  * spread over several chunks, and one record of a type no reader knows.
  * Each test then damages a copy (truncation, a bad record length, a bad

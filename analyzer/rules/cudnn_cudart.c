@@ -4,9 +4,9 @@
  * Across major versions that is an error: cuDNN and the framework then
  * disagree on the CUDA ABI (streams, memory, graphs).  Within one major it is
  * what minor-version compatibility allows, and cuDNN 9 carries its own
- * static runtime anyway (field-notes §2: cuDNN 9.19 says 13010 next to a
- * 13.0 toolkit): an info, unless the driver is older than the runtime cuDNN
- * was built for, which makes it a warning (cuDNN's kernels may need what
+ * static runtime anyway (docs/library-facts.md §2: cuDNN 9.19 says 13010 next
+ * to a 13.0 toolkit): an info, unless the driver is older than the runtime
+ * cuDNN was built for, which makes it a warning (cuDNN's kernels may need what
  * the driver lacks). */
 #include <stdio.h>
 #include <stdlib.h>

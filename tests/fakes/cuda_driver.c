@@ -2,7 +2,7 @@
  * GPU.  Exports the versioned names the real driver exports (cuMemAlloc_v2,
  * cuCtxCreate_v2, cuGetProcAddress_v2 …) and hands out the right version
  * for a base name through cuGetProcAddress{,_v2}, the way the runtime
- * (>= 11.3) reaches every driver function (field-notes §1).
+ * (>= 11.3) reaches every driver function (docs/library-facts.md §1).
  *
  * Knobs:
  *   FAKE_CUDA_DRIVER_VERSION  cuDriverGetVersion (default

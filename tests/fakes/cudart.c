@@ -2,7 +2,7 @@
  * GPU.  Like the real runtime (>= 11.3) it opens the driver on first use
  * with dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL), takes
  * cuGetProcAddress_v2 with one dlsym, asks it for cuGetProcAddress itself
- * and then for every driver function it needs (field-notes §1).
+ * and then for every driver function it needs (docs/library-facts.md §1).
  *
  * Error semantics follow the real runtime: a failure is remembered per
  * thread, cudaGetLastError returns and clears it, cudaPeekAtLastError does

@@ -2,8 +2,8 @@
  * it defines nothing itself.  Each exported function opens the sub-library
  * that implements it with dlopen("libcudnn_<sub>.so.9", RTLD_NOW |
  * RTLD_LOCAL), found through this library's own RUNPATH ($ORIGIN), and
- * calls it through dlsym (field-notes §1).  So a program linked against
- * libcudnn.so.9 reaches the implementation only through dlsym.
+ * calls it through dlsym (docs/library-facts.md §1).  So a program linked
+ * against libcudnn.so.9 reaches the implementation only through dlsym.
  *
  * cudnnCreate first loads all three sub-libraries and checks that they
  * agree: each one's cudnn*VersionCheck, and the exported version words

@@ -5,7 +5,8 @@
 #ifndef DLT_FAKE_CUDNN7_H
 #define DLT_FAKE_CUDNN7_H
 
-/* cudnnStatus_t of cuDNN <= 8 (cuDNN 9 renumbered, field-notes §2). */
+/* cudnnStatus_t of cuDNN <= 8 (cuDNN 9 renumbered, docs/library-facts.md §2).
+ */
 #define DLT_CUDNN7_STATUS_LIST(X)           \
 	X(SUCCESS, 0)                       \
 	X(NOT_INITIALIZED, 1)               \
