@@ -165,7 +165,9 @@ static void record_reaped(const char *dir, pid_t pid, int status)
 		return;
 	static struct dlt_writer w;
 	static struct dlt_tls t;
-	if (dlt_writer_attach(&w, path) != 0)
+	/* The limit the command had, which the launcher shares. */
+	const char *ms = getenv("DLTRACE_MAX_SIZE");
+	if (dlt_writer_attach(&w, path, ms ? dlt_parse_size(ms) : 0) != 0)
 		return;
 	/* No room for the status (the command's RLIMIT_FSIZE, which the
 	 * launcher may share, DLTRACE_MAX_SIZE, a full disk): the record is

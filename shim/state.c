@@ -51,40 +51,6 @@ static void dlt_config_say(bool say, const char *name, const char *value,
 		return;
 }
 
-/* "512", "64K", "256M", "2G" (K, M, G are powers of 1024; a trailing "B"
- * or "iB" is allowed): bytes, or 0 when v is not a size. */
-static uint64_t dlt_parse_size(const char *v)
-{
-	char *end;
-	errno = 0;
-	unsigned long long n = strtoull(v, &end, 10);
-	if (end == v || errno != 0 || *v == '-')
-		return 0;
-	unsigned shift = 0;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		shift = 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		shift = 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		shift = 30;
-		end++;
-		break;
-	}
-	if (shift && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0))
-		end += strlen(end);
-	if (*end != '\0' || n > (~0ull >> shift))
-		return 0;
-	return (uint64_t)n << shift;
-}
-
 static const char *dlt_env(const char *name)
 {
 	const char *v = getenv(name);

@@ -1649,6 +1649,110 @@ static void test_privacy_create(void)
 	free(fx);
 }
 
+/* ---- suite: config ----------------------------------------------------- */
+
+/* The size of the one trace in dir, or 0. */
+static uint64_t only_trace_size(const char *dir)
+{
+	char **paths;
+	size_t n = tu_list_traces(dir, &paths);
+	struct stat st;
+	uint64_t size =
+		n == 1 && stat(paths[0], &st) == 0 ? (uint64_t)st.st_size : 0;
+	tu_free_list(paths);
+	return size;
+}
+
+/* DLTRACE_MAX_SIZE with a unit: the trace stops at that size, with one
+ * line, and the program runs on to its end. */
+static void test_max_size_units(void)
+{
+	char *fx = tu_fx("fx_marks");
+	char *dir = tu_tmpdir("maxsize");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	/* 300,000 marks of 32 bytes: about 9 MiB, far past the limit. */
+	const char *cmd[] = {fx, "1", "300000", "0", NULL};
+	const char *env[] = {"DLTRACE_MAX_SIZE=2048K", NULL};
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	struct tu_proc p;
+	TU_CHECK_FATAL(tu_run(&p, argv, env, 60000) == 0, "timed out");
+	free(argv);
+	TU_CHECK(tu_exit_code(p.status) == 0, "fx_marks: %s\n%s",
+		 tu_status_str(p.status), p.err);
+	TU_CHECK(tu_count_lines(p.err, "dltrace: tracing turned off: trace "
+				       "size limit reached") == 1,
+		 "expected one line saying the size limit was reached:\n%s",
+		 p.err);
+	uint64_t size = only_trace_size(dir);
+	TU_CHECK(size > 0 && size <= 2048u * 1024u,
+		 "the trace is %llu bytes with DLTRACE_MAX_SIZE=2048K",
+		 (unsigned long long)size);
+	/* The last chunk of the limit is kept for how the process ended. */
+	struct tu_traceset set;
+	tu_traceset_load(dir, &set);
+	int reaped = 0;
+	for (size_t i = 0; i < set.n; i++)
+		for (size_t k = 0; k < set.t[i].nexits; k++)
+			reaped += set.t[i].exits[k].how == DLT_EXIT_REAPED &&
+				  set.t[i].exits[k].status == 0;
+	TU_CHECK(set.n == 1 && reaped == 1,
+		 "%zu traces, %d launcher records of the exit", set.n, reaped);
+	tu_traceset_free(&set);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+	free(fx);
+}
+
+/* A value that cannot be used: said once, the default taken, the program
+ * and its trace unharmed. */
+static void test_config_bad_values(void)
+{
+	static const struct {
+		const char *env, *line;
+	} cases[] = {
+		{"DLTRACE_MAX_SIZE=lots",
+		 "dltrace: DLTRACE_MAX_SIZE=lots is not understood; using 2G"},
+		{"DLTRACE_MAX_SIZE=12Q",
+		 "dltrace: DLTRACE_MAX_SIZE=12Q is not understood; using 2G"},
+		{"DLTRACE_STALL_MS=-5",
+		 "dltrace: DLTRACE_STALL_MS=-5 is not understood; using 5000"},
+		{"DLTRACE_WATCHDOG=maybe",
+		 "dltrace: DLTRACE_WATCHDOG=maybe is not understood"},
+		{"DLTRACE_CLOCK=tsc",
+		 "dltrace: DLTRACE_CLOCK=tsc is not understood"},
+	};
+	char *fx = tu_fx("fx_hello");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *dir = tu_tmpdir("badconf");
+		TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+		const char *cmd[] = {fx, NULL};
+		const char *env[] = {cases[i].env, NULL};
+		const char **argv = tu_launcher_argv(dir, NULL, cmd);
+		struct tu_proc p;
+		TU_CHECK_FATAL(tu_run(&p, argv, env, 30000) == 0, "timed out");
+		free(argv);
+		TU_CHECK(tu_exit_code(p.status) == 3 &&
+				 tu_contains(p.out, "hello from fx_hello"),
+			 "%s: fx_hello %s, output:\n%s", cases[i].env,
+			 tu_status_str(p.status), p.out);
+		TU_CHECK(tu_count_lines(p.err, cases[i].line) == 1,
+			 "%s: expected one line starting \"%s\":\n%s",
+			 cases[i].env, cases[i].line, p.err);
+		TU_CHECK(only_trace_size(dir) > 0, "%s: no trace",
+			 cases[i].env);
+		tu_proc_free(&p);
+		tu_rmtree(dir);
+		free(dir);
+	}
+	free(fx);
+}
+
+static const struct tu_test config_tests[] = {
+	{"DLTRACE_MAX_SIZE with a unit", test_max_size_units},
+	{"unusable values said once, defaults taken", test_config_bad_values},
+	{NULL, NULL}};
+
 static const struct tu_test resolution_tests[] = {
 	{"RUNPATH $ORIGIN of the dlopen caller", test_runpath},
 	{"RUNPATH under LD_PRELOAD, with and without audit",
@@ -1705,6 +1809,7 @@ static const struct tu_suite suites[] = {{"resolution", resolution_tests, NULL},
 					 {"fork", fork_tests, NULL},
 					 {"unwritable", unwritable_tests, NULL},
 					 {"exit_status", exit_tests, NULL},
+					 {"config", config_tests, NULL},
 					 {"torch", torch_tests, torch_skip},
 					 {NULL, NULL, NULL}};
 

@@ -28,7 +28,7 @@ static uint8_t *dlt_seg_map(struct dlt_writer *w, uint32_t seg, int *err,
 	if (sbase == NULL) {
 		sbase = dlt_map_range(
 			w, DLT_DATA_OFFSET + (uint64_t)seg * DLT_SEG_SIZE,
-			DLT_SEG_SIZE, err, populate);
+			dlt_seg_len(w, seg), err, populate);
 		if (sbase != NULL)
 			atomic_store_explicit(&w->segs[seg], sbase,
 					      memory_order_release);
@@ -53,7 +53,9 @@ static uint8_t *dlt_seg_get(struct dlt_writer *w, uint32_t seg)
  * signal handler that records can retire the chunk its own thread was
  * writing a record into when the signal came, and that record is finished
  * after the handler returns.  A page dropped here comes back from the file
- * if it is written again; an unmapped one would be a SIGSEGV. */
+ * if it is written again; an unmapped one would be a SIGSEGV.  Only full
+ * segments get here: a last segment cut short by the size limit never has
+ * all DLT_SEG_SIZE / DLT_CHUNK_SIZE chunks given back. */
 static void dlt_seg_done(struct dlt_writer *w, uint8_t *p)
 {
 	madvise(p, DLT_SEG_SIZE, MADV_DONTNEED);
@@ -113,7 +115,8 @@ int dlt_writer_prefetch(struct dlt_writer *w, uint32_t seg)
 	/* A segment let go meanwhile keeps its address range for
 	 * DLT_DONE_SEGS more segments (dlt_seg_done): this cannot touch
 	 * memory that is not the trace's. */
-	return madvise(p, DLT_SEG_SIZE, MADV_POPULATE_WRITE) == 0 ? 0 : -1;
+	return madvise(p, dlt_seg_len(w, seg), MADV_POPULATE_WRITE) == 0 ? 0
+									 : -1;
 }
 
 /* A thread is done with its chunk (it needs a new one, or it exits).  When
@@ -190,7 +193,7 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 	uint32_t seg;
 	uint8_t *sbase;
 	for (;;) {
-		if (off + DLT_CHUNK_SIZE > w->max_size) {
+		if (off + DLT_CHUNK_SIZE + w->tail_reserve > w->max_size) {
 			dlt_writer_disable(w,
 					   "trace size limit reached "
 					   "(DLTRACE_MAX_SIZE) in",

@@ -291,6 +291,18 @@ static uint8_t *dlt_create_named(struct dlt_writer *w,
 	return base;
 }
 
+/* The size limit: the one asked for (0: the default), within what the
+ * writer can address. */
+static void dlt_writer_limit(struct dlt_writer *w, uint64_t max_size)
+{
+	uint64_t cap = DLT_DATA_OFFSET + (uint64_t)DLT_MAX_SEGS * DLT_SEG_SIZE;
+	w->max_size = max_size ? max_size : DLT_DEFAULT_MAX_SIZE;
+	if (w->max_size < DLT_DATA_OFFSET + DLT_SEG_SIZE)
+		w->max_size = DLT_DATA_OFFSET + DLT_SEG_SIZE;
+	if (w->max_size > cap)
+		w->max_size = cap;
+}
+
 int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p)
 {
 	/* gen survives: a thread whose chunk belonged to the previous file
@@ -304,12 +316,8 @@ int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p)
 	w->pid = getpid();
 	memset(w->strtab, 0, sizeof(w->strtab));
 
-	w->max_size = p->max_size ? p->max_size : DLT_DEFAULT_MAX_SIZE;
-	if (w->max_size < DLT_DATA_OFFSET + DLT_SEG_SIZE)
-		w->max_size = DLT_DATA_OFFSET + DLT_SEG_SIZE;
-	uint64_t cap = DLT_DATA_OFFSET + (uint64_t)DLT_MAX_SEGS * DLT_SEG_SIZE;
-	if (w->max_size > cap)
-		w->max_size = cap;
+	dlt_writer_limit(w, p->max_size);
+	w->tail_reserve = DLT_CHUNK_SIZE;
 
 	char host[128];
 	dlt_sanitize_host(host, sizeof(host), p->host);
@@ -330,7 +338,7 @@ int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p)
 	return 0;
 }
 
-int dlt_writer_attach(struct dlt_writer *w, const char *path)
+int dlt_writer_attach(struct dlt_writer *w, const char *path, uint64_t max_size)
 {
 	uint32_t gen = atomic_load(&w->gen);
 	memset(w, 0, offsetof(struct dlt_writer, strtab));
@@ -339,7 +347,7 @@ int dlt_writer_attach(struct dlt_writer *w, const char *path)
 	w->magic = DLT_WRITER_MAGIC;
 	w->layout = DLT_WRITER_LAYOUT;
 	w->pid = getpid();
-	w->max_size = DLT_DATA_OFFSET + (uint64_t)DLT_MAX_SEGS * DLT_SEG_SIZE;
+	dlt_writer_limit(w, max_size);
 	/* The owner's string ids are unknown here: an attached writer writes
 	 * no strings (dlt_strn returns DLT_STR_NONE). */
 	w->next_str_id = 0;
@@ -383,7 +391,7 @@ void dlt_writer_forget(struct dlt_writer *w)
 	for (uint32_t i = 0; i < DLT_MAX_SEGS; i++) {
 		uint8_t *s = atomic_exchange(&w->segs[i], NULL);
 		if (s)
-			munmap(s, DLT_SEG_SIZE);
+			munmap(s, dlt_seg_len(w, i));
 	}
 	for (uint32_t i = 0; i < DLT_DONE_SEGS; i++) {
 		uint8_t *s = atomic_exchange(&w->done_segs[i], NULL);

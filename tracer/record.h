@@ -7,7 +7,6 @@
 #include "frame.h"
 #include "writer.h"
 
-
 /* Moves *cur from old to new unless it no longer holds old.  A signal
  * handler of this thread that records runs before or after one instruction,
  * never inside it, so a record it reserved is never handed out again.  No

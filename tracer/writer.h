@@ -24,7 +24,7 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 4u	     /* bump when struct dlt_writer changes */
+#define DLT_WRITER_LAYOUT 5u	     /* bump when struct dlt_writer changes */
 #define DLT_CHUNK_SIZE (64u * 1024u)
 #define DLT_SEG_SIZE (1024u * 1024u)
 #define DLT_MAX_SEGS 8192u /* 8 GiB of trace at most */
@@ -57,6 +57,9 @@ struct dlt_writer {
 	pid_t pid;	      /* process that owns the current file */
 	uint64_t dev, ino;
 	uint64_t max_size; /* bytes (dlt_open_params) */
+	/* Bytes below max_size the process leaves unused: the launcher's
+	 * record of how it ended still fits when the limit was reached. */
+	uint64_t tail_reserve;
 	struct dlt_file_header *hdr;
 	_Atomic(uint8_t *) segs[DLT_MAX_SEGS];
 	_Atomic uint32_t chunk_seq;
@@ -126,6 +129,16 @@ extern void (*dlt_on_new_thread)(void);
  * (docs/performance.md). */
 extern void (*dlt_on_seg_ahead)(struct dlt_writer *w, uint32_t seg);
 
+/* Bytes of the file segment seg spans: DLT_SEG_SIZE, but for a last
+ * segment cut short by the size limit (the file never passes it). */
+static inline uint64_t dlt_seg_len(const struct dlt_writer *w, uint32_t seg)
+{
+	uint64_t off = DLT_DATA_OFFSET + (uint64_t)seg * DLT_SEG_SIZE;
+	uint64_t room = w->max_size > off ? w->max_size - off : 0;
+	room &= ~(uint64_t)(DLT_CHUNK_SIZE - 1);
+	return room < DLT_SEG_SIZE ? room : DLT_SEG_SIZE;
+}
+
 /* Makes the pages of segment seg, if it is mapped and still in use: for
  * the prefetch thread, which opens no file.  Returns 0 or -1. */
 int dlt_writer_prefetch(struct dlt_writer *w, uint32_t seg);
@@ -135,8 +148,10 @@ int dlt_writer_prefetch(struct dlt_writer *w, uint32_t seg);
 int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p);
 
 /* Opens an existing trace file to append records to it (the launcher adds
- * the reaped status).  Returns 0 or a negative errno. */
-int dlt_writer_attach(struct dlt_writer *w, const char *path);
+ * the reaped status), within max_size bytes (0: the default).  Returns 0
+ * or a negative errno. */
+int dlt_writer_attach(struct dlt_writer *w, const char *path,
+		      uint64_t max_size);
 
 /* Unmaps everything without writing (a forked child dropping the parent's
  * file, or the end of an attach). */
@@ -183,6 +198,10 @@ void dlt_note(struct dlt_writer *w, struct dlt_tls *t, int level,
 int dlt_env_allowed(const char *name, size_t len);
 /* 1 if a recorded variable's value must still be hidden (looks secret). */
 int dlt_env_secret(const char *name, size_t len);
+
+/* "512", "64K", "256M", "2G", "2GiB" (K, M, G are powers of 1024): bytes,
+ * or 0 when v is not a size (DLTRACE_MAX_SIZE). */
+uint64_t dlt_parse_size(const char *v);
 
 /* Rank and world size from the launcher variables of torchrun, Slurm, Open
  * MPI and PMI, or -1. */
