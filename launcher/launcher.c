@@ -184,7 +184,8 @@ static void record_reaped(const char *dir, pid_t pid, int status)
 	dlt_writer_forget(&w);
 }
 
-/* Waits up to secs for pid; 1 if it ended (status filled), 0 on timeout. */
+/* Waits up to secs for pid; 1 if it ended and was reaped (status filled),
+ * 0 on timeout, -1 when it cannot be waited for. */
 static int wait_with_timeout(pid_t pid, double secs, int *status)
 {
 	struct timespec t0, now;
@@ -194,7 +195,7 @@ static int wait_with_timeout(pid_t pid, double secs, int *status)
 		if (r == pid)
 			return 1;
 		if (r < 0 && errno != EINTR)
-			return 1;
+			return -1;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		double el = (double)(now.tv_sec - t0.tv_sec) +
 			    (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
@@ -277,7 +278,7 @@ static void end_hung_tree(pid_t pid, const char *dir, int traced, int *status)
 	int done = wait_with_timeout(pid, 3.0, status);
 	/* KILL what is left, the orphans of a root that did end included. */
 	signal_list(pids, n, SIGKILL);
-	while (!done && waitpid(pid, status, 0) < 0 && errno == EINTR)
+	while (done == 0 && waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
 }
 
@@ -403,12 +404,19 @@ int main(int argc, char **argv)
 
 	int status = 0;
 	int hung = 0;
-	if (hang_timeout > 0 &&
-	    !wait_with_timeout(pid, hang_timeout, &status)) {
-		hung = 1;
-		end_hung_tree(pid, dir, traced, &status);
+	/* The child is reaped exactly once: by the wait with a timeout when
+	 * it ends in time, by end_hung_tree when it does not, else here. */
+	int reaped = 0;
+	if (hang_timeout > 0) {
+		int w = wait_with_timeout(pid, hang_timeout, &status);
+		reaped = w == 1;
+		if (w == 0) {
+			hung = 1;
+			end_hung_tree(pid, dir, traced, &status);
+			reaped = 1;
+		}
 	}
-	while (!hung && waitpid(pid, &status, 0) < 0) {
+	while (!reaped && waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			fprintf(stderr, "dltrace: waitpid: %s\n",
 				strerror(errno));

@@ -1051,6 +1051,42 @@ int tu_analyze_dir(struct tu_proc *p, const char *subcmd, const char *opt,
 	return r;
 }
 
+struct tu_json *tu_check_json(const char *dir)
+{
+	struct tu_proc p;
+	int r = tu_analyze_dir(&p, "check", "--json", dir);
+	int rc = tu_exit_code(p.status);
+	/* 1: findings at or above the default --fail-on; still a report. */
+	TU_CHECK(r == 0 && (rc == 0 || rc == 1),
+		 "dltrace-analyze check --json on %s: %s, stderr:\n%s", dir,
+		 r ? "timed out" : tu_status_str(p.status), p.err);
+	struct tu_json *j = NULL;
+	if (r == 0 && (rc == 0 || rc == 1)) {
+		char err[256];
+		j = tu_json_parse(p.out, err, sizeof(err));
+		TU_CHECK(j != NULL, "check --json output is not JSON (%s)",
+			 err);
+	}
+	tu_proc_free(&p);
+	return j;
+}
+
+void tu_expect_check_clean(const char *what, const char *dir)
+{
+	struct tu_json *j = tu_check_json(dir);
+	const struct tu_json *fs = tu_jget(j, "findings");
+	for (size_t i = 0; i < tu_jlen(fs); i++) {
+		const struct tu_json *f = tu_jat(fs, i);
+		const char *sev = tu_jstr(f, "severity");
+		if (sev && strcmp(sev, "info") == 0)
+			continue;
+		TU_CHECK(0, "%s: a healthy run, yet check says %s %s: %s", what,
+			 sev ? sev : "?", tu_jstr(f, "code"),
+			 tu_jstr(f, "message"));
+	}
+	tu_json_free(j);
+}
+
 struct tu_json *tu_libs_json(const char *dir)
 {
 	struct tu_proc p;

@@ -189,6 +189,13 @@ int tu_analyze_dir(struct tu_proc *p, const char *subcmd, const char *opt,
  * failed checks; returns NULL then. */
 struct tu_json *tu_libs_json(const char *dir);
 
+/* `check --json --fail-on never` on every trace in dir, parsed; NULL (and
+ * a failed check) when it cannot be run or read. */
+struct tu_json *tu_check_json(const char *dir);
+/* A healthy run: `check` on dir reports nothing at warning or error
+ * level; each such finding is a failed check naming what (the scenario). */
+void tu_expect_check_clean(const char *what, const char *dir);
+
 /* ---- running suites -------------------------------------------------------
  */
 
