@@ -225,8 +225,10 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	/* The audit copy, when there is one, has said what it did not
 	 * understand. */
 	dlt_config_read(!audit);
-	dlt_real_resolve();
+	/* Before the real functions are looked up: the lookup skips this
+	 * library by its file name, which may not be libdltrace.so. */
 	dlt_find_self();
+	dlt_real_resolve();
 	if (pthread_key_create(&dlt_thread_key, dlt_thread_exit) == 0) {
 		dlt_thread_key_ok = true;
 		dlt_on_new_thread = dlt_thread_first_chunk;

@@ -20,6 +20,10 @@ __thread int dlt_hook_ret;
 
 const char *dlt_self_name(void)
 {
+	/* A wrapper called before this copy's constructor (another library's
+	 * constructor forking) looks its real function up by this name. */
+	if (dlt_self_path[0] == '\0')
+		dlt_find_self();
 	const char *b = strrchr(dlt_self_path, '/');
 	return b ? b + 1 : (dlt_self_path[0] ? dlt_self_path : "libdltrace.so");
 }

@@ -71,11 +71,48 @@ static void test_hang_timeout_in_time(void)
 	free(dir);
 }
 
+/* libdltrace.so under another file name (an installation that versions
+ * it): the shim finds the real functions by skipping itself by name, and
+ * before its constructor knew its own name it found its own dlvsym and
+ * called it forever. */
+static void test_library_renamed(void)
+{
+	char *dir = tu_tmpdir("renamed");
+	char *lib = tu_tmpdir("renamed-lib");
+	TU_CHECK_FATAL(dir && lib, "no scratch directory");
+	char *copy = tu_strfmt("%s/libdltrace-copy.so", lib);
+	TU_CHECK_FATAL(tu_copy_file(DLT_TEST_LIB, copy) == 0, "cannot copy %s",
+		       DLT_TEST_LIB);
+	char *fx = tu_fx("fx_hello");
+	const char *cmd[] = {fx, NULL};
+	char *libenv = tu_strfmt("DLTRACE_LIB=%s", copy);
+	const char *env[] = {libenv, NULL};
+	struct tu_proc plain, p;
+	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
+	tu_run_traced(&p, dir, cmd, env, RUN_TIMEOUT_MS);
+	TU_CHECK(!p.timed_out, "a program under %s did not end", copy);
+	tu_expect_same_launched("fx_hello under a renamed library", &plain, &p,
+				1);
+	char **paths;
+	TU_CHECK(tu_list_traces(dir, &paths) == 1, "no trace in %s", dir);
+	tu_free_list(paths);
+	tu_proc_free(&plain);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	tu_rmtree(lib);
+	free(libenv);
+	free(fx);
+	free(copy);
+	free(dir);
+	free(lib);
+}
+
 /* ---- suites -------------------------------------------------------------- */
 
 static const struct tu_test launcher_tests[] = {
 	{"--hang-timeout: a command that ends in time",
 	 test_hang_timeout_in_time},
+	{"libdltrace.so under another name", test_library_renamed},
 	{NULL, NULL}};
 
 static const struct tu_suite suites[] = {{"launcher", launcher_tests, NULL},
