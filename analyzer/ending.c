@@ -11,6 +11,7 @@ int dlt_end_exit_code(const struct dlt_end *e)
 	switch (e->how) {
 	case DLT_END_NORMAL:
 	case DLT_END_UNDERSCORE:
+	case DLT_END_MAIN:
 		/* The parent sees the low byte of what exit() was given. */
 		return e->status == -1 ? -1 : e->status & 0xff;
 	case DLT_END_REAPED:
@@ -24,6 +25,8 @@ int dlt_end_signal(const struct dlt_end *e)
 {
 	if (e->how == DLT_END_REAPED && WIFSIGNALED(e->status))
 		return WTERMSIG(e->status);
+	if (e->how == DLT_END_ABORT)
+		return e->status;
 	return 0;
 }
 
@@ -36,9 +39,12 @@ bool dlt_end_is_failure(const struct dlt_end *e)
 		return false;
 	case DLT_END_NORMAL:
 	case DLT_END_UNDERSCORE:
+	case DLT_END_MAIN:
 		return e->status != -1 && (e->status & 0xff) != 0;
 	case DLT_END_REAPED:
 		return dlt_end_exit_code(e) != 0;
+	case DLT_END_ABORT:
+		return true;
 	}
 	return true;
 }
@@ -68,6 +74,16 @@ const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len)
 				 st, via);
 		break;
 	}
+	case DLT_END_MAIN:
+		snprintf(buf, len,
+			 "exited with status %d (main returned %" PRId32 ")",
+			 st & 0xff, st);
+		break;
+	case DLT_END_ABORT:
+		snprintf(buf, len,
+			 "aborted: abort() raised signal %" PRId32 " (SIGABRT)",
+			 st);
+		break;
 	case DLT_END_EXEC:
 		if (e->exec_path) {
 			/* Room for the path is bounded by buf; a cut path is

@@ -466,6 +466,8 @@ static void dlt_on_exit(struct dlt_load *l, const struct dlt_ev *e)
 		break;
 	case DLT_EXIT_NORMAL:
 	case DLT_EXIT_UNDERSCORE:
+	case DLT_EXIT_MAIN:
+	case DLT_EXIT_ABORT:
 		/* "Status not seen" adds nothing to a status already seen. */
 		if (l->exit_rec && r->h.flags == DLT_EXIT_NORMAL &&
 		    r->status == -1)

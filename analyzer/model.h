@@ -27,12 +27,15 @@ enum dlt_end_how {
 	DLT_END_UNDERSCORE = DLT_EXIT_UNDERSCORE, /* _exit() / _Exit() */
 	DLT_END_EXEC = DLT_EXIT_EXEC,		  /* image replaced by exec */
 	DLT_END_REAPED = DLT_EXIT_REAPED, /* wait status seen by the launcher */
+	DLT_END_MAIN = DLT_EXIT_MAIN,	  /* main() returned status */
+	DLT_END_ABORT = DLT_EXIT_ABORT,	  /* abort(): SIGABRT */
 };
 
 struct dlt_end {
 	enum dlt_end_how how;
-	/* NORMAL, UNDERSCORE: the exit status, -1 when it was not seen.
-	 * REAPED: the raw wait status.  Otherwise 0. */
+	/* NORMAL, UNDERSCORE, MAIN: the exit status, -1 when it was not
+	 * seen.  REAPED: the raw wait status.  ABORT: the signal.  Otherwise
+	 * 0. */
 	int32_t status;
 	uint64_t ts;	       /* of the deciding record, 0 for NONE */
 	const char *exec_path; /* EXEC: program exec'ed, NULL if unknown */

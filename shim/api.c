@@ -177,9 +177,14 @@ static void dlt_rec_call(struct dlt_writer *w, uint16_t id, int ret,
 			}                                                      \
 			dlt_t0 = dlt_now_ns();                                 \
 		}                                                              \
+		uint64_t dlt_wdc = 0;                                          \
+		if (DLT_API_ONCE(flags, pre, post) || ((flags)&DLT_AF_ENTER))  \
+			dlt_wdc = dlt_wd_call_begin(dlt_t0);                   \
 		int dlt_r = dlt_real args;                                     \
 		uint64_t dlt_t1 = dlt_now_ns();                                \
 		int dlt_e = errno;                                             \
+		if (DLT_API_ONCE(flags, pre, post) || ((flags)&DLT_AF_ENTER))  \
+			dlt_wd_call_end(dlt_wdc);                              \
 		if (!((flags)&DLT_AF_NORECORD) &&                              \
 		    !dlt_rec_close(dlt_wr, dlt_open, dlt_ticket, dlt_r,        \
 				   dlt_t1 - dlt_t0)) {                         \

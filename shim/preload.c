@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@ static bool dlt_thread_key_ok;
 static void dlt_thread_exit(void *arg)
 {
 	(void)arg;
+	dlt_wd_call_release();
 	dlt_tls_release(dlt_w, &dlt_tls);
 	/* The audit copy's chunk of this thread, too (writer.h). */
 	if (dlt_have_audit && dlt_w && dlt_w->audit_thread_exit)
@@ -106,6 +108,7 @@ static void dlt_atfork_child(void)
 	p.host = host;
 	p.rank = dlt_env_rank();
 	p.max_size = dlt_cfg.max_size;
+	p.run_id = dlt_cfg.run_id;
 	p.parent_trace_id = parent;
 	p.parent_kind = DLT_PARENT_FORK;
 	p.features = features;
@@ -261,6 +264,57 @@ __attribute__((destructor)) static void dlt_shim_fini(void)
 	/* exit() called from inside libc (return from main) or a destructor:
 	 * the status is not visible here; the launcher adds it if it can. */
 	dlt_record_exit(DLT_EXIT_NORMAL, -1);
+}
+
+DLT_EXPORT void abort(void)
+{
+	if (DLT_UNLIKELY(dlt_real.abort == NULL))
+		dlt_real_resolve();
+	/* The SIGABRT that follows kills the process without a word of its
+	 * own; a handler that returns from it does not stop the end. */
+	dlt_record_exit(DLT_EXIT_ABORT, SIGABRT);
+	dlt_real.abort();
+}
+
+/* main's return value: a return from main ends the process through the C
+ * library's own exit(), which no wrapper sees.  The program's main is
+ * called through dlt_main, which records what it returned and returns it. */
+typedef int (*dlt_main_fn)(int, char **, char **);
+typedef int (*dlt_start_main_fn)(dlt_main_fn, int, char **, void (*)(void),
+				 void (*)(void), void (*)(void), void *);
+static dlt_main_fn dlt_program_main;
+DLT_EXPORT int __libc_start_main(dlt_main_fn main, int argc, char **argv,
+				 void (*init)(void), void (*fini)(void),
+				 void (*rtld_fini)(void), void *stack_end);
+
+static int dlt_main(int argc, char **argv, char **envp)
+{
+	int r = dlt_program_main(argc, argv, envp);
+	dlt_record_exit(DLT_EXIT_MAIN, r);
+	return r;
+}
+
+DLT_EXPORT int __libc_start_main(dlt_main_fn main, int argc, char **argv,
+				 void (*init)(void), void (*fini)(void),
+				 void (*rtld_fini)(void), void *stack_end)
+{
+	/* glibc 2.34 has one implementation under both versions (it runs a
+	 * legacy program's init itself); older ones have 2.2.5 only. */
+	dlt_start_main_fn real = (dlt_start_main_fn)dlvsym(
+		RTLD_NEXT, "__libc_start_main", "GLIBC_2.34");
+	if (real == NULL)
+		real = (dlt_start_main_fn)dlvsym(RTLD_NEXT, "__libc_start_main",
+						 "GLIBC_2.2.5");
+	if (real == NULL)
+		real = (dlt_start_main_fn)dlsym(RTLD_NEXT, "__libc_start_main");
+	if (real == NULL)
+		_exit(127); /* no C library to start the program with */
+	dlt_main_fn run = main;
+	if (dlt_is_preload) {
+		dlt_program_main = main;
+		run = dlt_main;
+	}
+	return real(run, argc, argv, init, fini, rtld_fini, stack_end);
 }
 
 DLT_EXPORT void exit(int status)

@@ -84,6 +84,18 @@ void dlt_config_read(bool say)
 		c->parent_seq = seq;
 	}
 
+	/* The launcher's run: every trace of its tree carries it. */
+	v = dlt_env("DLTRACE_RUN");
+	if (v) {
+		char *end;
+		unsigned long long run = strtoull(v, &end, 16);
+		if (*end == '\0' && run != 0)
+			c->run_id = run;
+		else
+			dlt_config_say(say, "DLTRACE_RUN", v,
+				       "none (it is set by dltrace itself)");
+	}
+
 	c->redact_argv = getenv("DLTRACE_REDACT_ARGV") != NULL;
 	v = getenv("DLTRACE_AUDIT");
 	c->audit_off = v && strcmp(v, "0") == 0;
@@ -177,6 +189,7 @@ void dlt_start_params(struct dlt_open_params *p, char *hostbuf, size_t hcap)
 	p->host = hostbuf;
 	p->rank = dlt_cfg.rank;
 	p->max_size = dlt_cfg.max_size;
+	p->run_id = dlt_cfg.run_id;
 	if (dlt_cfg.parent_kind == 'e' && dlt_cfg.parent_pid == (int)getpid()) {
 		p->parent_kind = DLT_PARENT_EXEC;
 		p->parent_trace_id = dlt_cfg.parent_id;

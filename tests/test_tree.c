@@ -107,6 +107,122 @@ static void test_library_renamed(void)
 	free(lib);
 }
 
+/* ---- suite ends: how each process of a tree ended ------------------------ */
+
+static const char *python_skip(void)
+{
+	return tu_python_skip("os");
+}
+
+/* A bash script starting Python children that end in four ways: an exit
+ * status, an uncaught exception (main returns 1), abort(), and SIGKILL from
+ * the script.  bash reaps each with waitpid or wait4. */
+static const char tree_script[] =
+	"py=$1; ready=$2\n"
+	"\"$py\" -c 'import sys; sys.exit(3)'\n"
+	"\"$py\" -c 'raise ValueError(\"uncaught\")' 2>/dev/null\n"
+	"\"$py\" -c 'import os; os.abort()'\n"
+	"\"$py\" -c 'import sys, time\n"
+	"open(sys.argv[1], \"w\").write(\"up\")\n"
+	"time.sleep(120)' \"$ready\" &\n"
+	"k=$!\n"
+	/* Killed once its trace exists (it wrote the file after starting). */
+	"n=0; while [ ! -s \"$ready\" ] && [ $n -lt 1200 ]; do sleep 0.05; "
+	"n=$((n+1)); done\n"
+	"kill -KILL $k\n"
+	"wait $k\n"
+	"exit 0\n";
+
+struct end_want {
+	const char *what;
+	int status;	/* the wait status the parent saw */
+	uint16_t how;	/* the child's own EXIT record */
+	int32_t value;	/* its status */
+	int own_record; /* a SIGKILL leaves none */
+};
+
+static const struct end_want tree_wants[] = {
+	{"sys.exit(3)", 3 << 8, DLT_EXIT_NORMAL, 3, 1},
+	{"uncaught exception", 1 << 8, DLT_EXIT_MAIN, 1, 1},
+	{"os.abort()", SIGABRT, DLT_EXIT_ABORT, SIGABRT, 1},
+	{"SIGKILL", SIGKILL, 0, 0, 0},
+};
+
+/* The trace of the last image of pid in s, or NULL. */
+static const struct tu_trace *last_image(const struct tu_traceset *s,
+					 uint32_t pid)
+{
+	const struct tu_trace *best = NULL;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->t[i].hdr.pid == pid &&
+		    (best == NULL || s->t[i].hdr.exec_seq > best->hdr.exec_seq))
+			best = &s->t[i];
+	return best;
+}
+
+static void test_ends_bash_python(void)
+{
+	char *dir = tu_tmpdir("ends");
+	char *scratch = tu_tmpdir("ends-scratch");
+	TU_CHECK_FATAL(dir && scratch, "no scratch directory");
+	char *ready = tu_strfmt("%s/ready", scratch);
+	const char *cmd[] = {"/bin/bash", "-c",	 tree_script, "tree",
+			     tu_python(), ready, NULL};
+	struct tu_proc p;
+	tu_run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_exit_code(p.status) == 0, "the script: %s; stderr:\n%s",
+		 tu_status_str(p.status), p.err);
+	struct tu_traceset s;
+	tu_traceset_load(dir, &s);
+	/* bash's trace: one REAP per child, in the order they ended. */
+	const struct tu_trace *bash = NULL;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.t[i].nreaps >= 4)
+			bash = &s.t[i];
+	TU_CHECK_FATAL(bash != NULL, "no trace with the script's REAP records");
+	size_t seen = 0;
+	for (size_t k = 0; k < bash->nreaps; k++) {
+		const struct tu_reap *r = &bash->reaps[k];
+		const struct tu_trace *child = last_image(&s, r->pid);
+		if (child == NULL)
+			continue; /* a command substitution, not a Python */
+		for (size_t w = 0; w < 4; w++) {
+			const struct end_want *want = &tree_wants[w];
+			/* WCOREDUMP may be set with SIGABRT. */
+			if ((r->status & 0xff7f) != want->status)
+				continue;
+			seen |= 1u << w;
+			TU_CHECK(r->call == DLT_REAP_WAITPID ||
+					 r->call == DLT_REAP_WAIT4,
+				 "%s: reaped by call %u", want->what, r->call);
+			int own = 0;
+			for (size_t e = 0; e < child->nexits; e++)
+				own |= child->exits[e].how == want->how &&
+				       child->exits[e].status == want->value;
+			TU_CHECK(own == want->own_record &&
+					 (want->own_record ||
+					  child->nexits == 0),
+				 "%s: pid %u's trace has %zu EXIT records, the "
+				 "expected one %s",
+				 want->what, r->pid, child->nexits,
+				 own ? "among them" : "missing");
+		}
+	}
+	TU_CHECK(seen == 0xf,
+		 "the script's trace lacks the reaped status of some children "
+		 "(seen mask 0x%zx of 0xf)",
+		 seen);
+	if (CU_get_number_of_failures())
+		tu_traceset_dump(&s);
+	tu_traceset_free(&s);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	tu_rmtree(scratch);
+	free(ready);
+	free(dir);
+	free(scratch);
+}
+
 /* ---- suites -------------------------------------------------------------- */
 
 static const struct tu_test launcher_tests[] = {
@@ -115,7 +231,13 @@ static const struct tu_test launcher_tests[] = {
 	{"libdltrace.so under another name", test_library_renamed},
 	{NULL, NULL}};
 
+static const struct tu_test ends_tests[] = {
+	{"bash with Python children: exit, exception, abort, SIGKILL",
+	 test_ends_bash_python},
+	{NULL, NULL}};
+
 static const struct tu_suite suites[] = {{"launcher", launcher_tests, NULL},
+					 {"ends", ends_tests, python_skip},
 					 {NULL, NULL, NULL}};
 
 int main(int argc, char **argv)

@@ -572,6 +572,10 @@ static int tu_trace_rec(void *ctx, const struct dlt_rec_view *v)
 	} else if (type == DLT_REC_EXIT && t->nexits < 16) {
 		const struct dlt_rec_exit *e = (const void *)v->rec;
 		t->exits[t->nexits++] = (struct tu_exit){e->h.flags, e->status};
+	} else if (type == DLT_REC_REAP && t->nreaps < 16) {
+		const struct dlt_rec_reap *r = (const void *)v->rec;
+		t->reaps[t->nreaps++] =
+			(struct tu_reap){r->h.flags, r->pid, r->status};
 	}
 	return 0;
 }

@@ -113,6 +113,12 @@ struct tu_exit {
 	int32_t status;
 };
 
+struct tu_reap {
+	uint16_t call; /* enum dlt_reap_call */
+	uint32_t pid;
+	int32_t status;
+};
+
 /* Everything a test wants to know about one trace file. */
 struct tu_trace {
 	char *path;
@@ -123,6 +129,8 @@ struct tu_trace {
 	size_t nexits;
 	uint32_t forks[16]; /* child pids of FORK records */
 	size_t nforks;
+	struct tu_reap reaps[16]; /* REAP records: children it reaped */
+	size_t nreaps;
 	size_t nrec[256]; /* records seen per type (types < 256) */
 	char **problems;
 	size_t nproblems;

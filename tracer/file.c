@@ -185,6 +185,7 @@ static void dlt_fill_header(struct dlt_writer *w, uint8_t *base,
 	h->exec_seq = p->exec_seq;
 	h->start_realtime_ns = dlt_realtime_ns();
 	h->start_monotonic_ns = dlt_now_ns();
+	h->run_id = p->run_id;
 	atomic_store((_Atomic uint64_t *)&h->alloc_cursor, DLT_DATA_OFFSET);
 }
 

@@ -103,6 +103,7 @@ struct dlt_open_params {
 	uint32_t exec_seq;
 	uint64_t features;
 	uint64_t max_size; /* bytes the file may reach; 0: the default */
+	uint64_t run_id;   /* the launcher's run (DLTRACE_RUN), 0 none */
 };
 
 /* Per thread, per copy of the library. */

@@ -110,8 +110,8 @@ static void dlt_dump_lib_load(struct dlt_dump *d,
 
 static void dlt_dump_exit(FILE *out, const struct dlt_rec_exit *r)
 {
-	static const char *const how[] = {NULL, "normal", "_exit", "exec",
-					  "reaped"};
+	static const char *const how[] = {NULL,	    "normal", "_exit", "exec",
+					  "reaped", "main",   "abort"};
 	if (r->h.flags < sizeof(how) / sizeof(how[0]) && how[r->h.flags])
 		fprintf(out, " how=%s", how[r->h.flags]);
 	else
@@ -401,6 +401,22 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_FORK: {
 		const struct dlt_rec_fork *r = (const void *)h;
 		fprintf(out, " child_pid=%" PRIu32, r->child_pid);
+		break;
+	}
+	case DLT_REC_REAP: {
+		static const char *const call[] = {NULL, "wait", "waitpid",
+						   "wait4", "waitid"};
+		const struct dlt_rec_reap *r = (const void *)h;
+		struct dlt_end e = {DLT_END_REAPED, r->status, 0, NULL};
+		char buf[128];
+		fprintf(out, " child_pid=%" PRIu32, r->pid);
+		if (h->flags < sizeof(call) / sizeof(call[0]) && call[h->flags])
+			fprintf(out, " by=%s", call[h->flags]);
+		else
+			fprintf(out, " by=%u", (unsigned)h->flags);
+		fprintf(out, " wait_status=0x%" PRIx32 " (%s)",
+			(uint32_t)r->status,
+			dlt_end_describe(&e, buf, sizeof(buf)));
 		break;
 	}
 	case DLT_REC_EXEC: {

@@ -28,7 +28,7 @@
 #define DLT_MAGIC "DLTRACE" /* bytes with the terminating NUL */
 #define DLT_ENDIAN_MARK 0x01020304u
 #define DLT_FORMAT_MAJOR 1
-#define DLT_FORMAT_MINOR 2
+#define DLT_FORMAT_MINOR 3
 #define DLT_DATA_OFFSET 4096u /* first chunk; one page for the header */
 #define DLT_REC_ALIGN 8u
 #define DLT_STR_NONE 0u /* string id meaning "no string" */
@@ -56,7 +56,9 @@ struct dlt_file_header {
 	uint32_t exec_seq;	     /* 0 for a process's first image */
 	uint64_t start_realtime_ns;  /* CLOCK_REALTIME at trace start */
 	uint64_t start_monotonic_ns; /* CLOCK_MONOTONIC, same moment */
-	uint64_t reserved[4];	     /* zero */
+	uint64_t run_id;	     /* launcher run (1.3); 0 none */
+	uint64_t alive_ns;	     /* heartbeat, CLOCK_MONOTONIC (1.3) */
+	uint64_t reserved[2];	     /* zero */
 };
 
 enum dlt_parent_kind {
@@ -89,6 +91,7 @@ struct dlt_rec_hdr {
 	X(20, EXIT, dlt_rec_exit)                 \
 	X(21, FORK, dlt_rec_fork)                 \
 	X(22, EXEC, dlt_rec_exec)                 \
+	X(23, REAP, dlt_rec_reap)                 \
 	X(30, MARK, dlt_rec_mark)                 \
 	X(40, API_CALL, dlt_rec_api_call)         \
 	X(41, API_ENTER, dlt_rec_api_enter)       \
@@ -257,14 +260,17 @@ struct dlt_rec_dlerror {
 };
 
 enum dlt_exit_how {
-	DLT_EXIT_NORMAL =
-		1, /* exit() or return from main; status -1 if unknown */
+	DLT_EXIT_NORMAL = 1,	 /* exit(), or main returned: -1 unknown */
 	DLT_EXIT_UNDERSCORE = 2, /* _exit()/_Exit() */
 	DLT_EXIT_EXEC = 3, /* image replaced by execve (see the EXEC record) */
 	DLT_EXIT_REAPED = 4, /* wait status seen by the dltrace launcher */
+	/* Format 1.3: */
+	DLT_EXIT_MAIN = 5,  /* main() returned status (exit follows) */
+	DLT_EXIT_ABORT = 6, /* abort() was called: SIGABRT follows */
 };
 
-/* flags = enum dlt_exit_how.  For REAPED, status is the raw wait status. */
+/* flags = enum dlt_exit_how.  For REAPED, status is the raw wait status;
+ * for ABORT, the signal (SIGABRT). */
 struct dlt_rec_exit {
 	struct dlt_rec_hdr h;
 	int32_t status;
@@ -276,6 +282,22 @@ struct dlt_rec_fork {
 	struct dlt_rec_hdr h;
 	uint32_t child_pid;
 	uint32_t pad;
+};
+
+/* Format 1.3: a child process ended and this process reaped it (wait,
+ * waitpid, wait4, waitid): what it was told, exactly as the program was.
+ * flags = enum dlt_reap_call. */
+struct dlt_rec_reap {
+	struct dlt_rec_hdr h;
+	uint32_t pid;	/* the child */
+	int32_t status; /* raw wait status (waitid's translated to it) */
+};
+
+enum dlt_reap_call {
+	DLT_REAP_WAIT = 1,
+	DLT_REAP_WAITPID = 2,
+	DLT_REAP_WAIT4 = 3, /* wait3 too */
+	DLT_REAP_WAITID = 4,
 };
 
 /* execve() is about to run (flags 0), or it failed (flags 1, err = errno). */
@@ -434,7 +456,8 @@ struct dlt_rec_bk_finalize {
 /* A thread has stayed in one blocking system call (or a loop of identical
  * ones, such as a sleep-and-poll loop) for longer than DLTRACE_STALL_MS.
  * Written by the watchdog once per stall; dur_ns and ended are updated in
- * place while it lasts, so a kill at any moment leaves the latest value. */
+ * place while it lasts, so a kill at any moment leaves the latest value.
+ * flags: DLT_STALL_EARLY (format 1.3). */
 struct dlt_rec_stall {
 	struct dlt_rec_hdr h;
 	uint32_t tid;
@@ -449,6 +472,9 @@ struct dlt_rec_stall {
 	uint8_t ended;	 /* updated in place: 1 once the wait is over */
 	uint16_t pad;
 };
+
+/* STALL flags. */
+#define DLT_STALL_EARLY 0x1u /* before the threshold, in a traced call */
 
 enum dlt_sock_op {
 	DLT_SOCK_CONNECT = 1,
