@@ -107,6 +107,150 @@ static void test_library_renamed(void)
 	free(lib);
 }
 
+/* What the launcher says about an output directory it cannot use: the
+ * cause, once; the command runs untraced, or not at all with
+ * --require-trace (or DLTRACE_REQUIRE_TRACE=1). */
+static void expect_dir_refused(const char *what, const struct tu_proc *p,
+			       const char *cause, int required, int ran)
+{
+	TU_CHECK(tu_count_lines(p->err, "dltrace: cannot write traces to ") ==
+				 1 &&
+			 tu_contains(p->err, cause),
+		 "%s: expected one line giving the cause (%s):\n%s", what,
+		 cause, p->err);
+	TU_CHECK(tu_count_lines(p->err, "dltrace: ") == 1,
+		 "%s: more than the one line about the directory:\n%s", what,
+		 p->err);
+	if (required)
+		TU_CHECK(tu_exit_code(p->status) == 2 && !ran,
+			 "%s: with --require-trace: %s, command %s", what,
+			 tu_status_str(p->status), ran ? "ran" : "did not run");
+	else
+		TU_CHECK(tu_exit_code(p->status) == 0 && ran,
+			 "%s: without --require-trace: %s, command %s", what,
+			 tu_status_str(p->status), ran ? "ran" : "did not run");
+}
+
+static void test_output_dir(void)
+{
+	char *scratch = tu_tmpdir("outdir");
+	TU_CHECK_FATAL(scratch != NULL, "no scratch directory");
+	char *file = tu_strfmt("%s/afile", scratch);
+	char *marker = tu_strfmt("%s/ran", scratch);
+	FILE *f = fopen(file, "w");
+	TU_CHECK_FATAL(f && fputs("hello\n", f) >= 0 && fclose(f) == 0,
+		       "cannot write %s", file);
+	const char *cmd[] = {"/bin/sh", "-c", "echo > \"$0\"", marker, NULL};
+	for (int mode = 0; mode < 3; mode++) {
+		const char *opts[] = {mode == 1 ? "--require-trace" : NULL,
+				      NULL};
+		const char *env[] = {
+			mode == 2 ? "DLTRACE_REQUIRE_TRACE=1" : NULL, NULL};
+		unlink(marker);
+		const char **argv = tu_launcher_argv(file, opts, cmd);
+		struct tu_proc p;
+		tu_run(&p, argv, env, RUN_TIMEOUT_MS);
+		free(argv);
+		expect_dir_refused("-o a file", &p, "Not a directory", mode > 0,
+				   access(marker, F_OK) == 0);
+		tu_proc_free(&p);
+	}
+
+	/* A parent that cannot be written: EACCES, as a user who is not root
+	 * (root writes anywhere; then the launcher runs as nobody). */
+	char *ro = tu_strfmt("%s/ro", scratch);
+	char *below = tu_strfmt("%s/sub/d", ro);
+	TU_CHECK_FATAL(mkdir(ro, 0755) == 0 && chmod(scratch, 0755) == 0,
+		       "cannot make %s", ro);
+	int root = geteuid() == 0;
+	if (root)
+		TU_CHECK_FATAL(chown(ro, 0, 0) == 0 && chmod(ro, 0555) == 0,
+			       "cannot protect %s", ro);
+	else
+		TU_CHECK_FATAL(chmod(ro, 0555) == 0, "cannot protect %s", ro);
+	if (!root || access("/usr/bin/setpriv", X_OK) == 0) {
+		const char *as_nobody[] = {"/usr/bin/setpriv", "--reuid=65534",
+					   "--regid=65534", "--clear-groups",
+					   NULL};
+		const char *tr[] = {"/bin/true", NULL};
+		const char **argv = tu_launcher_argv(below, NULL, tr);
+		const char *full[16];
+		size_t k = 0;
+		for (size_t i = 0; root && as_nobody[i]; i++)
+			full[k++] = as_nobody[i];
+		for (size_t i = 0; argv[i] && k < 15; i++)
+			full[k++] = argv[i];
+		full[k] = NULL;
+		struct tu_proc p;
+		tu_run(&p, full, NULL, RUN_TIMEOUT_MS);
+		free(argv);
+		expect_dir_refused("-o under a read-only directory", &p,
+				   "Permission denied", 0, 1);
+		tu_proc_free(&p);
+	} else {
+		printf("\n    (root without setpriv: the EACCES case is not "
+		       "tried)\n");
+	}
+	chmod(ro, 0755);
+
+	/* A command that cannot be started: no trace, no verdict, and the
+	 * directories made for it are gone again. */
+	char *fresh = tu_strfmt("%s/fresh", scratch);
+	char *deep = tu_strfmt("%s/a/b", fresh);
+	const char *nocmd[] = {"/nonexistent/program", NULL};
+	const char **argv = tu_launcher_argv(deep, NULL, nocmd);
+	struct tu_proc p;
+	tu_run(&p, argv, NULL, RUN_TIMEOUT_MS);
+	free(argv);
+	TU_CHECK(tu_exit_code(p.status) == 127 &&
+			 tu_contains(p.err, "dltrace: cannot run "
+					    "/nonexistent/program: No such "
+					    "file or directory") &&
+			 tu_count_lines(p.err, "dltrace: ") == 1,
+		 "a command that does not exist: %s; stderr:\n%s",
+		 tu_status_str(p.status), p.err);
+	TU_CHECK(access(fresh, F_OK) != 0,
+		 "%s was left behind by a command that never started", fresh);
+	tu_proc_free(&p);
+
+	tu_rmtree(scratch);
+	free(fresh);
+	free(deep);
+	free(ro);
+	free(below);
+	free(file);
+	free(marker);
+	free(scratch);
+}
+
+/* -V, and a short usage for a mistake. */
+static void test_options(void)
+{
+	const char *v[] = {DLT_TEST_LAUNCHER, "-V", NULL};
+	struct tu_proc p;
+	tu_run(&p, v, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_exit_code(p.status) == 0 &&
+			 strncmp(p.out, "dltrace ", 8) == 0,
+		 "dltrace -V: %s, stdout: %s", tu_status_str(p.status), p.out);
+	tu_proc_free(&p);
+	const char *bad[][4] = {{DLT_TEST_LAUNCHER, "--bogus", "true", NULL},
+				{DLT_TEST_LAUNCHER, "-o", NULL, NULL},
+				{DLT_TEST_LAUNCHER, NULL, NULL, NULL}};
+	for (size_t i = 0; i < 3; i++) {
+		tu_run(&p, bad[i], NULL, RUN_TIMEOUT_MS);
+		TU_CHECK(
+			tu_exit_code(p.status) == 2 &&
+				tu_count_lines(p.err, "usage: dltrace ") == 1 &&
+				tu_contains(p.err, "dltrace --help") &&
+				tu_count_lines(p.err, "") <= 5 &&
+				p.out[0] == '\0',
+			"dltrace %s: %s; expected a short usage on stderr:\n%s",
+			bad[i][1] ? bad[i][1] : "(nothing)",
+			tu_status_str(p.status), p.err);
+		tu_proc_free(&p);
+	}
+}
+
 /* ---- suite ends: how each process of a tree ended ------------------------ */
 
 static const char *python_skip(void)
@@ -229,6 +373,9 @@ static const struct tu_test launcher_tests[] = {
 	{"--hang-timeout: a command that ends in time",
 	 test_hang_timeout_in_time},
 	{"libdltrace.so under another name", test_library_renamed},
+	{"output directory problems said once; --require-trace",
+	 test_output_dir},
+	{"-V and a short usage", test_options},
 	{NULL, NULL}};
 
 static const struct tu_test ends_tests[] = {

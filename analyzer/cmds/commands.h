@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define DLT_EXIT_OK 0
@@ -43,12 +44,12 @@ int dlt_cmd_export(int argc, char **argv);
 int dlt_cmd_hangs(int argc, char **argv);
 
 /* The short verdict the launcher prints when the traced program is done:
- * the number of traces in dir, then one line per process that did not exit
- * with status 0, per check finding of severity warning or error and per
- * unreadable or damaged trace (at most about ten lines in all), then where
- * to look next.  Returns the number of problems found, or -1 when dir holds
- * no trace. */
-int dlt_verdict_print(FILE *out, const char *dir);
+ * the number of traces of launcher run run (0: all) in dir, then one line
+ * per process that did not exit with status 0, per check finding of
+ * severity warning or error and per unreadable or damaged trace (at most
+ * about ten lines in all), then where to look next.  Returns the number of
+ * problems found, or -1 when dir holds no trace of the run. */
+int dlt_verdict_print(FILE *out, const char *dir, uint64_t run);
 /* The hang findings (not the individual stalls) as "dltrace: " lines, for
  * the launcher after --hang-timeout.  Returns how many were printed. */
 int dlt_hang_verdict(FILE *out, const char *dir);

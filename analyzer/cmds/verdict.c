@@ -41,13 +41,32 @@ static const char *dlt_ev_string(const struct dlt_val *ev, const char *key)
 /* The verdict is the check's findings of severity warning and error, one
  * line each, next to how each process ended and what could not be read:
  * what a person running `dltrace python train.py` needs to see first. */
-int dlt_verdict_print(FILE *out, const char *dir)
+int dlt_verdict_print(FILE *out, const char *dir, uint64_t run)
 {
 	struct dlt_check c;
 	char *args[] = {(char *)dir};
 	int problems = 0;
+	/* Only this run's traces: a directory used before holds others. */
+	struct dlt_inputs in;
+	size_t others = 0, nruns = 0;
+	dlt_inputs_collect(&in, 1, args);
+	if (run)
+		dlt_inputs_keep_run(&in, run, &others, &nruns);
+	size_t kept = in.npaths;
 	dlt_check_init(&c);
-	dlt_check_paths(&c, 1, args, NULL);
+	if (kept > 0)
+		dlt_check_paths(&c, (int)kept, in.paths, NULL);
+	dlt_inputs_free(&in);
+	if (kept == 0 && others > 0) {
+		fputs("dltrace: no trace of this run in ", out);
+		dlt_fput_text(out, dir, "");
+		fprintf(out, " (it holds %zu of %zu other run%s)\n", others,
+			nruns, nruns == 1 ? "" : "s");
+		dlt_check_free(&c);
+		return -1;
+	}
+	if (kept == 0)
+		dlt_check_paths(&c, 1, args, NULL);
 	if (c.nprocs == 0 && c.nf == 1 && c.f[0].proc == DLT_NO_PROC) {
 		const char *input = dlt_ev_string(c.f[0].evidence, "input");
 		if (input && strcmp(input, dir) == 0) {
@@ -66,6 +85,12 @@ int dlt_verdict_print(FILE *out, const char *dir)
 		c.nprocs == 1 ? "" : "es");
 	dlt_fput_text(out, dir, "");
 	fputc('\n', out);
+	if (others)
+		fprintf(out,
+			"dltrace: (the directory also holds %zu trace%s of %zu "
+			"earlier run%s, left out here)\n",
+			others, others == 1 ? "" : "s", nruns,
+			nruns == 1 ? "" : "s");
 
 	struct dlt_verdict v = {out, 0, 0};
 	FILE *o;
