@@ -222,7 +222,12 @@ static void dlt_on_proc(struct dlt_load *l, const struct dlt_ev *e)
 	p->cwd = dlt_load_str(l, r->cwd);
 	p->rank = r->rank;
 	p->world_size = r->world_size;
-	if (r->argc > dlt_argc_limit(p)) {
+	if (r->h.flags & DLT_PROC_ARGV_CUT) {
+		/* argc counts arguments that have no ARG record: they are
+		 * said to be missing, not shown one by one as lost.  ARG
+		 * records (time 0) were all seen before this. */
+		p->argv_more = r->argc > p->argc ? r->argc - p->argc : 0;
+	} else if (r->argc > dlt_argc_limit(p)) {
 		dlt_model_problem(l,
 				  "PROC record at offset %" PRIu64
 				  " claims %" PRIu32 " arguments; ignored",

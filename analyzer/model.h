@@ -132,6 +132,9 @@ struct dlt_process {
 	uint32_t argc;	   /* from PROC, raised to cover every ARG index */
 	const char **argv; /* argc entries; NULL where a string is lost */
 	bool argv_cut;	   /* an argument was cut by the writer */
+	/* Arguments after argv[argc - 1] that the writer only counted (PROC
+	 * flag DLT_PROC_ARGV_CUT). */
+	uint32_t argv_more;
 
 	struct dlt_env_var *env;
 	size_t nenv;

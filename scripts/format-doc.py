@@ -167,7 +167,8 @@ def generate(text):
             rows.append("| %s | `%s` | %s |" % (v, n, c))
         parts["enum " + enum] = "\n".join(rows)
     for prefix, key in (("DLT_FEAT_", "features"), ("DLT_LIB_", "lib flags"),
-                        ("DLT_STALL_", "stall flags")):
+                        ("DLT_STALL_", "stall flags"),
+                        ("DLT_PROC_", "proc flags")):
         rows = ["| bit | name | meaning |", "|---|---|---|"]
         for n, v, c in parse_defines(text, prefix):
             rows.append("| %s | `%s` | %s |" % (v, n, c or ""))

@@ -251,6 +251,96 @@ static void test_options(void)
 	}
 }
 
+/* 30,000 arguments: those recorded and those counted make all of them, and
+ * summary says how many were not recorded (they were cut without a mark). */
+static void test_long_argv(void)
+{
+	enum { NARGS = 30000 };
+	char *dir = tu_tmpdir("argv");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char **cmd = calloc(NARGS + 2, sizeof(*cmd));
+	char **nums = calloc(NARGS, sizeof(*nums));
+	TU_CHECK_FATAL(cmd && nums, "out of memory");
+	cmd[0] = "/bin/true";
+	for (int i = 0; i < NARGS; i++)
+		cmd[i + 1] = nums[i] = tu_strfmt("%d", i + 1);
+	struct tu_proc p;
+	tu_run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_exit_code(p.status) == 0, "true with %d arguments: %s",
+		 NARGS, tu_status_str(p.status));
+	struct tu_traceset s;
+	tu_traceset_load(dir, &s);
+	size_t recorded = s.n == 1 ? s.t[0].nrec[DLT_REC_ARG] : 0;
+	tu_traceset_free(&s);
+	struct tu_proc a;
+	tu_analyze_dir(&a, "summary", NULL, dir);
+	const char *more = strstr(a.out, "… (");
+	unsigned long notrec =
+		more ? strtoul(more + strlen("… ("), NULL, 10) : 0;
+	TU_CHECK(more && tu_contains(more, "more arguments not recorded") &&
+			 recorded + notrec == NARGS + 1 && recorded > 1,
+		 "%zu ARG records, summary says %lu not recorded; expected "
+		 "%d in all:\n%.300s",
+		 recorded, notrec, NARGS + 1, more ? more : a.out);
+	tu_proc_free(&a);
+	tu_proc_free(&p);
+	for (int i = 0; i < NARGS; i++)
+		free(nums[i]);
+	free(nums);
+	free(cmd);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* The launcher's record of the reaped status belongs to the process: an
+ * export named a thread after the launcher's pid.  And a directory named
+ * twice is read once. */
+static void test_export_and_repeats(void)
+{
+	char *dir = tu_tmpdir("export");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	char *fx = tu_fx("fx_hello");
+	const char *cmd[] = {fx, NULL};
+	struct tu_proc p;
+	tu_run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	const char *ex[] = {DLT_TEST_ANALYZE, "export", "--format",
+			    "chrome",	      dir,	NULL};
+	struct tu_proc e;
+	tu_run(&e, ex, NULL, RUN_TIMEOUT_MS);
+	char err[256];
+	struct tu_json *j = tu_json_parse(e.out, err, sizeof(err));
+	const struct tu_json *evs = tu_jget(j, "traceEvents");
+	if (evs == NULL)
+		evs = j;
+	size_t threads = 0;
+	for (size_t i = 0; i < tu_jlen(evs); i++) {
+		const struct tu_json *ev = tu_jat(evs, i);
+		const char *name = tu_jstr(ev, "name");
+		if (name == NULL || strcmp(name, "thread_name") != 0)
+			continue;
+		threads++;
+		const struct tu_json *tid = tu_jget(ev, "tid");
+		TU_CHECK(tid && (pid_t)tid->num != p.pid,
+			 "export names a thread after the launcher (pid %d)",
+			 (int)p.pid);
+	}
+	TU_CHECK(j != NULL && threads == 1,
+		 "export: %zu thread tracks for a one-thread program (%s)",
+		 threads, j ? "parsed" : err);
+	tu_json_free(j);
+	tu_proc_free(&e);
+	const char *twice[] = {DLT_TEST_ANALYZE, "summary", dir, dir, NULL};
+	tu_run(&e, twice, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_count_lines(e.out, "pid ") == 1,
+		 "summary DIR DIR lists %zu processes, expected 1:\n%s",
+		 tu_count_lines(e.out, "pid "), e.out);
+	tu_proc_free(&e);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+	free(fx);
+}
+
 /* ---- suite ends: how each process of a tree ended ------------------------ */
 
 static const char *python_skip(void)
@@ -376,6 +466,9 @@ static const struct tu_test launcher_tests[] = {
 	{"output directory problems said once; --require-trace",
 	 test_output_dir},
 	{"-V and a short usage", test_options},
+	{"30,000 arguments: the rest counted and said", test_long_argv},
+	{"export and summary: launcher records, inputs named twice",
+	 test_export_and_repeats},
 	{NULL, NULL}};
 
 static const struct tu_test ends_tests[] = {

@@ -244,8 +244,13 @@ static void dlt_ex_process_event(struct dlt_export *x,
 				    NULL};
 		char how[256];
 		dlt_end_describe(&e, how, sizeof(how));
+		/* The launcher's record of the status it reaped is written
+		 * from the launcher's process: it belongs on the process's
+		 * main thread, not on a thread named after the launcher. */
+		uint32_t tid = v->writer == DLT_WRITER_LAUNCHER ? x->p->hdr.pid
+								: v->tid;
 		dlt_instant(x, h->flags == DLT_EXIT_EXEC ? "exec" : "exit",
-			    "process", v->tid, h->ts);
+			    "process", tid, h->ts);
 		dlt_json_key(j, "args");
 		dlt_json_object_begin(j);
 		dlt_json_kv_string(j, "how", how);
@@ -256,6 +261,19 @@ static void dlt_ex_process_event(struct dlt_export *x,
 		const struct dlt_rec_fork *r = (const void *)h;
 		snprintf(name, sizeof(name), "fork %" PRIu32, r->child_pid);
 		dlt_instant(x, name, "process", v->tid, h->ts);
+		break;
+	}
+	case DLT_REC_REAP: {
+		const struct dlt_rec_reap *r = (const void *)h;
+		struct dlt_end e = {DLT_END_REAPED, r->status, 0, NULL};
+		char how[256];
+		dlt_end_describe(&e, how, sizeof(how));
+		snprintf(name, sizeof(name), "reaped %" PRIu32, r->pid);
+		dlt_instant(x, name, "process", v->tid, h->ts);
+		dlt_json_key(j, "args");
+		dlt_json_object_begin(j);
+		dlt_json_kv_string(j, "how", how);
+		dlt_json_object_end(j);
 		break;
 	}
 	case DLT_REC_EXEC: {
@@ -443,6 +461,7 @@ static int dlt_ex_rec(void *ctx, const struct dlt_rec_view *v)
 		break;
 	case DLT_REC_EXIT:
 	case DLT_REC_FORK:
+	case DLT_REC_REAP:
 	case DLT_REC_EXEC:
 	case DLT_REC_NOTE:
 	case DLT_REC_MARK:

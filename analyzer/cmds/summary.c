@@ -38,7 +38,10 @@ static void dlt_put_argv(FILE *out, const struct dlt_process *p)
 		else
 			fputs("<lost>", out);
 	}
-	if (p->argv_cut)
+	if (p->argv_more)
+		fprintf(out, " … (%" PRIu32 " more argument%s not recorded)",
+			p->argv_more, p->argv_more == 1 ? "" : "s");
+	else if (p->argv_cut)
 		fputs("  (long arguments were cut)", out);
 }
 

@@ -132,6 +132,10 @@ struct dlt_rec_string {
 	char data[];  /* len bytes, NUL, zero padding to 8 */
 };
 
+/* PROC flags (format 1.3): argc counts arguments past the last ARG
+ * record, which were not recorded. */
+#define DLT_PROC_ARGV_CUT 0x1u
+
 /* Process identity beyond the file header (strings). */
 struct dlt_rec_proc {
 	struct dlt_rec_hdr h;
