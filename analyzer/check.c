@@ -159,6 +159,62 @@ void dlt_rule_explain(struct dlt_rule_ctx *c, size_t err_index)
 
 /* ---- processes ----------------------------------------------------------- */
 
+/* What the libraries that were loaded said at their load (LOAD) or their
+ * files say (FILE), for the families no call reported: "nccl": "2.28.9",
+ * "nccl_path", and "nccl_from": "load" or "file". */
+static void dlt_versions_loaded(struct dlt_val *o, const struct dlt_gpu *g)
+{
+	static const struct {
+		int family;
+		const char *key;
+	} keys[] = {{DLT_FAM_CUDART, "cuda_runtime"},
+		    {DLT_FAM_CUDNN, "cudnn"},
+		    {DLT_FAM_NCCL, "nccl"},
+		    {DLT_FAM_CUBLAS, "cublas"},
+		    {DLT_FAM_CUBLASLT, "cublaslt"}};
+	char buf[64], key[64];
+	/* The library's own answer first, then its file's. */
+	for (uint32_t src = DLT_FAMSRC_LOAD; src <= DLT_FAMSRC_FILE; src++)
+		for (size_t i = 0; i < g->nloaded; i++) {
+			const struct dlt_gpu_family *f = &g->loaded[i];
+			if (f->source != src)
+				continue;
+			if (f->family == DLT_FAM_CUDA && f->kdrv &&
+			    !dlt_val_get(o, "kernel_driver"))
+				dlt_obj_str(o, "kernel_driver", f->kdrv);
+			const char *k = NULL;
+			for (size_t n = 0; n < sizeof(keys) / sizeof(keys[0]);
+			     n++)
+				if (keys[n].family == f->family)
+					k = keys[n].key;
+			if (f->family == DLT_FAM_NCCL &&
+			    f->v[2] != DLT_VERSION_ABSENT && f->v[2] > 0 &&
+			    !dlt_val_get(o, "nccl_cuda_runtime"))
+				dlt_obj_str(o, "nccl_cuda_runtime",
+					    dlt_cuda_version_str(f->v[2], buf,
+								 sizeof(buf)));
+			int64_t v = f->v[0];
+			if (k == NULL || dlt_val_get(o, k) || v <= 0)
+				continue;
+			if (f->family == DLT_FAM_CUDART)
+				dlt_cuda_version_str(v, buf, sizeof(buf));
+			else if (f->family == DLT_FAM_CUDNN)
+				dlt_cudnn_version_str(v, buf, sizeof(buf));
+			else if (f->family == DLT_FAM_NCCL)
+				dlt_nccl_version_str(v, buf, sizeof(buf));
+			else
+				snprintf(buf, sizeof(buf),
+					 "%" PRId64 ".%" PRId64 ".%" PRId64,
+					 v / 10000, v / 100 % 100, v % 100);
+			dlt_obj_str(o, k, buf);
+			snprintf(key, sizeof(key), "%s_path", k);
+			dlt_obj_str(o, key, f->path);
+			snprintf(key, sizeof(key), "%s_from", k);
+			dlt_obj_str(o, key,
+				    src == DLT_FAMSRC_LOAD ? "load" : "file");
+		}
+}
+
 static void dlt_versions(struct dlt_check *c, struct dlt_val *o,
 			 const struct dlt_gpu *g)
 {
@@ -215,6 +271,7 @@ static void dlt_versions(struct dlt_check *c, struct dlt_val *o,
 			dlt_obj_str(o, "kernel_driver", f->kdrv);
 	}
 	(void)c;
+	dlt_versions_loaded(o, g);
 }
 
 static size_t dlt_add_proc(struct dlt_check *c, const struct dlt_process *p,

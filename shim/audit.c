@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "elfread.h"
+#include "versions.h"
 
 #define DLT_AUDIT_MAX_TRIED 256
 #define DLT_AUDIT_MAX_OBJS 4096
@@ -393,6 +394,10 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 			flags |= DLT_LIB_DLOPEN;
 		dlt_rec_commit(r, DLT_REC_LIB_LOAD, (uint16_t)flags, len);
 	}
+	/* A GPU library: its version as the file says it, now (the library
+	 * itself can answer only once initialised: dlt_versions_loaded). */
+	if (have_file && !hit && dlt_gpu_file_family(path))
+		dlt_versions_from_file(w, fs.real != fs.path ? real : path);
 	dlt_cur.active = 0;
 	if (dlt_nobjs < DLT_AUDIT_MAX_OBJS) {
 		struct dlt_obj *o = &dlt_objs[dlt_nobjs++];

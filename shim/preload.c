@@ -24,6 +24,7 @@
 #include "prefetch.h"
 #include "real.h"
 #include "state.h"
+#include "versions.h"
 #include "watchdog.h"
 
 /* The writer of a process without the audit half (DLTRACE_AUDIT=0). */
@@ -290,6 +291,9 @@ DLT_EXPORT int __libc_start_main(dlt_main_fn main, int argc, char **argv,
 static int dlt_main(int argc, char **argv, char **envp)
 {
 	int r = dlt_program_main(argc, argv, envp);
+	int saved = errno;
+	dlt_versions_loaded();
+	errno = saved;
 	dlt_record_exit(DLT_EXIT_MAIN, r);
 	return r;
 }
@@ -321,6 +325,11 @@ DLT_EXPORT void exit(int status)
 {
 	if (DLT_UNLIKELY(dlt_real.exit == NULL))
 		dlt_real_resolve();
+	/* The last point where the libraries are whole: atexit handlers and
+	 * destructors follow. */
+	int saved = errno;
+	dlt_versions_loaded();
+	errno = saved;
 	dlt_record_exit(DLT_EXIT_NORMAL, status);
 	dlt_real.exit(status);
 }

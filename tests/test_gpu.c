@@ -541,6 +541,8 @@ static void expect_enter_pairs(const char *what, const struct gtrace *g,
 
 #define ANY INT64_MIN
 
+/* The LIB_FAMILY records written after a first call (not those of the
+ * versions at load, test_tree.c's). */
 static const struct dlt_rec_family *gt_family(const struct gtrace *g, int fam,
 					      size_t *count)
 {
@@ -548,7 +550,9 @@ static const struct dlt_rec_family *gt_family(const struct gtrace *g, int fam,
 	*count = 0;
 	for (size_t i = 0; i < g->n; i++) {
 		const struct dlt_rec_hdr *h = g->r[i].h;
-		if (h->type == DLT_REC_LIB_FAMILY && h->flags == fam) {
+		if (h->type == DLT_REC_LIB_FAMILY && h->flags == fam &&
+		    ((const struct dlt_rec_family *)(const void *)h)->source ==
+			    DLT_FAMSRC_CALL) {
 			(*count)++;
 			f = (const void *)h;
 		}

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fake_paths.h"
 #include "testutil.h"
 
 #define RUN_TIMEOUT_MS 60000
@@ -457,6 +458,218 @@ static void test_ends_bash_python(void)
 	free(scratch);
 }
 
+/* ---- suite versions: GPU libraries' versions at load --------------------- */
+
+/* LIB_FAMILY records of one source in the traces of dir: family and v[0],
+ * v[2] of each. */
+struct fam_seen {
+	int family;
+	int64_t v0, v2;
+};
+
+struct fam_scan {
+	uint32_t source;
+	struct fam_seen seen[16];
+	size_t n;
+};
+
+static int scan_family(void *ctx, const struct dlt_rec_view *v)
+{
+	struct fam_scan *s = ctx;
+	if (v->rec->type != DLT_REC_LIB_FAMILY || s->n == 16)
+		return 0;
+	const struct dlt_rec_family *r = (const void *)v->rec;
+	if (r->source == s->source)
+		s->seen[s->n++] =
+			(struct fam_seen){r->h.flags, r->v[0], r->v[2]};
+	return 0;
+}
+
+static void families(const char *dir, uint32_t source, struct fam_scan *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->source = source;
+	char **paths;
+	size_t n = tu_list_traces(dir, &paths);
+	for (size_t i = 0; i < n; i++) {
+		char err[256];
+		struct dlt_trace *t =
+			dlt_trace_open(paths[i], err, sizeof(err));
+		if (t == NULL)
+			continue;
+		dlt_trace_foreach(t, scan_family, s);
+		dlt_trace_close(t);
+	}
+	tu_free_list(paths);
+}
+
+static const struct fam_seen *family_of(const struct fam_scan *s, int family)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->seen[i].family == family)
+			return &s->seen[i];
+	return NULL;
+}
+
+/* The versions object of the one process check found in dir; *root is to
+ * be freed. */
+static const struct tu_json *check_versions(const char *dir,
+					    struct tu_json **root)
+{
+	*root = tu_check_json(dir);
+	const struct tu_json *procs = tu_jget(*root, "processes");
+	TU_CHECK(tu_jlen(procs) == 1, "%zu processes in %s, expected 1",
+		 tu_jlen(procs), dir);
+	return tu_jget(tu_jat(procs, 0), "versions");
+}
+
+static int str_is(const char *s, const char *want)
+{
+	return s && strcmp(s, want) == 0;
+}
+
+/* A program that only loads the fake NCCL and CUDA runtime (ctypes) and
+ * calls nothing in them: their versions at load, from the libraries after
+ * the load and from NCCL's file; a process killed right after its load has
+ * the file's. */
+static void test_versions_fakes(void)
+{
+	char *dir = tu_tmpdir("versions-fake");
+	char *killed = tu_tmpdir("versions-killed");
+	TU_CHECK_FATAL(dir && killed, "no scratch directory");
+	/* NCCL last: a kill right after its load leaves it no later point
+	 * (the next dlopen, a dlsym, the end) to answer at. */
+	char *script = tu_strfmt("import ctypes, os, sys\n"
+				 "ctypes.CDLL('%s/%s')\n"
+				 "ctypes.CDLL('%s/libnccl.so.2')\n"
+				 "if sys.argv[1:] == ['kill']:\n"
+				 "    os.kill(os.getpid(), 9)\n",
+				 DLT_FAKE_CUDART_DIR, DLT_FAKE_CUDART_SONAME,
+				 DLT_FAKE_NCCL_DIR);
+	const char *env[] = {"FAKE_NCCL_VERSION=22703",
+			     "FAKE_CUDART_VERSION=12080", NULL};
+	const char *cmd[] = {tu_python(), "-c", script, NULL};
+	struct tu_proc p;
+	tu_run_traced(&p, dir, cmd, env, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_exit_code(p.status) == 0, "the program: %s\n%s",
+		 tu_status_str(p.status), p.err);
+	struct tu_json *root;
+	const struct tu_json *v = check_versions(dir, &root);
+	const char *nccl = tu_jstr(v, "nccl"), *rt = tu_jstr(v, "cuda_runtime");
+	TU_CHECK(str_is(nccl, "2.27.3") &&
+			 str_is(tu_jstr(v, "nccl_from"), "load"),
+		 "nccl %s (from %s): expected 2.27.3, what the library said",
+		 nccl ? nccl : "null", tu_jstr(v, "nccl_from"));
+	TU_CHECK(str_is(rt, "12.8"),
+		 "cuda_runtime %s: expected 12.8, what the library said",
+		 rt ? rt : "null");
+	tu_json_free(root);
+	struct fam_scan fs;
+	families(dir, DLT_FAMSRC_FILE, &fs);
+	const struct fam_seen *f = family_of(&fs, DLT_FAM_NCCL);
+	TU_CHECK(f && f->v0 == 22809 && f->v2 == 13000,
+		 "NCCL's version from its file: %lld, CUDA %lld; expected "
+		 "22809 and 13000 (the fake's version string)",
+		 f ? (long long)f->v0 : -1LL, f ? (long long)f->v2 : -1LL);
+	tu_expect_check_clean("loading the fake NCCL and runtime", dir);
+	tu_proc_free(&p);
+
+	const char *cmd2[] = {tu_python(), "-c", script, "kill", NULL};
+	tu_run_traced(&p, killed, cmd2, env, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_exit_code(p.status) == 128 + 9,
+		 "the program that kills itself: %s", tu_status_str(p.status));
+	v = check_versions(killed, &root);
+	nccl = tu_jstr(v, "nccl");
+	TU_CHECK(str_is(nccl, "2.28.9") &&
+			 str_is(tu_jstr(v, "nccl_from"), "file"),
+		 "killed after the load: nccl %s from %s, expected 2.28.9 "
+		 "from the file",
+		 nccl ? nccl : "null", tu_jstr(v, "nccl_from"));
+	tu_json_free(root);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	tu_rmtree(killed);
+	free(script);
+	free(dir);
+	free(killed);
+}
+
+static const char *real_libs_skip(void)
+{
+	static char why[600];
+	const char *libs[] = {"libnccl.so.2", "libcudnn.so.9", NULL};
+	for (const char **l = libs; *l; l++) {
+		char *p = tu_strfmt("%s/%s", DLT_TEST_REAL_LIBDIR, *l);
+		int ok = access(p, R_OK) == 0;
+		free(p);
+		if (!ok) {
+			snprintf(why, sizeof(why), "no %s in %s", *l,
+				 DLT_TEST_REAL_LIBDIR);
+			return why;
+		}
+	}
+	return tu_python_skip("ctypes");
+}
+
+/* "1.2.3" of a version word M*10000 + m*100 + p. */
+static void version_text(long v, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%ld.%ld.%ld", v / 10000, v / 100 % 100, v % 100);
+}
+
+/* The real NCCL and cuDNN through ctypes, only their version getters
+ * called: check says the versions they answered ("versions": {} before),
+ * and the program loads exactly what it loads untraced. */
+static void test_versions_real(void)
+{
+	char *dir = tu_tmpdir("versions-real");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	char *script =
+		tu_strfmt("import ctypes\n"
+			  "d = '%s/'\n"
+			  "n = ctypes.CDLL(d + 'libnccl.so.2')\n"
+			  "v = ctypes.c_int()\n"
+			  "n.ncclGetVersion(ctypes.byref(v))\n"
+			  "c = ctypes.CDLL(d + 'libcudnn.so.9')\n"
+			  "c.cudnnGetVersion.restype = ctypes.c_size_t\n"
+			  "print('nccl', v.value)\n"
+			  "print('cudnn', c.cudnnGetVersion())\n"
+			  "for m in sorted({l.split()[-1] for l in "
+			  "open('/proc/self/maps')\n"
+			  "                 if 'cud' in l or 'nccl' in l}):\n"
+			  "    print('mapped', m)\n",
+			  DLT_TEST_REAL_LIBDIR);
+	const char *cmd[] = {tu_python(), "-c", script, NULL};
+	struct tu_proc plain, p;
+	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
+	tu_run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	/* Same output: the same versions, the same libraries mapped. */
+	tu_expect_same_launched("ctypes version getters", &plain, &p, 0);
+	char nv[32] = "", cv[32] = "", want_n[48], want_c[48];
+	tu_line_value(plain.out, "nccl ", nv, sizeof(nv));
+	tu_line_value(plain.out, "cudnn ", cv, sizeof(cv));
+	long n = atol(nv), c = atol(cv);
+	version_text(n, want_n, sizeof(want_n));
+	version_text(c, want_c, sizeof(want_c));
+	struct tu_json *root;
+	const struct tu_json *v = check_versions(dir, &root);
+	const char *gn = tu_jstr(v, "nccl"), *gc = tu_jstr(v, "cudnn");
+	TU_CHECK(n > 0 && str_is(gn, want_n),
+		 "nccl %s in check, the library said %s (%ld)",
+		 gn ? gn : "null", want_n, n);
+	TU_CHECK(c > 0 && str_is(gc, want_c),
+		 "cudnn %s in check, the library said %s (%ld)",
+		 gc ? gc : "null", want_c, c);
+	printf("\n    nccl %s, cudnn %s\n", gn ? gn : "?", gc ? gc : "?");
+	tu_json_free(root);
+	tu_expect_check_clean("ctypes version getters of NCCL and cuDNN", dir);
+	tu_proc_free(&plain);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(script);
+	free(dir);
+}
+
 /* ---- suites -------------------------------------------------------------- */
 
 static const struct tu_test launcher_tests[] = {
@@ -476,9 +689,21 @@ static const struct tu_test ends_tests[] = {
 	 test_ends_bash_python},
 	{NULL, NULL}};
 
-static const struct tu_suite suites[] = {{"launcher", launcher_tests, NULL},
-					 {"ends", ends_tests, python_skip},
-					 {NULL, NULL, NULL}};
+static const struct tu_test versions_tests[] = {
+	{"fake NCCL and runtime loaded, not called; killed after the load",
+	 test_versions_fakes},
+	{NULL, NULL}};
+
+static const struct tu_test versions_real_tests[] = {
+	{"real NCCL and cuDNN through ctypes", test_versions_real},
+	{NULL, NULL}};
+
+static const struct tu_suite suites[] = {
+	{"launcher", launcher_tests, NULL},
+	{"ends", ends_tests, python_skip},
+	{"versions", versions_tests, python_skip},
+	{"versions_real", versions_real_tests, real_libs_skip},
+	{NULL, NULL, NULL}};
 
 int main(int argc, char **argv)
 {

@@ -199,9 +199,15 @@ static void dlt_dump_gpu(struct dlt_dump *d, const struct dlt_rec_hdr *h)
 	case DLT_REC_LIB_FAMILY: {
 		const struct dlt_rec_family *r = (const void *)h;
 		const struct dlt_api_desc *a = dlt_api_by_id((uint16_t)r->api);
+		static const char *const src[] = {"first call", "load", "file"};
 		fprintf(out, " %s", dlt_family_name(h->flags));
 		dlt_dump_str(d, "path", r->path);
-		fprintf(out, " first=%s", a ? a->name : "?");
+		if (r->source < 3)
+			fprintf(out, " from=%s", src[r->source]);
+		else
+			fprintf(out, " from=%u", (unsigned)r->source);
+		if (r->source == DLT_FAMSRC_CALL)
+			fprintf(out, " first=%s", a ? a->name : "?");
 		dlt_dump_str(d, "kernel_driver", r->kdrv);
 		fputs(" v=[", out);
 		for (int i = 0; i < 8; i++) {

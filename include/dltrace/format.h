@@ -357,11 +357,21 @@ enum dlt_family {
 	DLT_FAM_CUDA = 2,   /* CUDA driver API */
 	DLT_FAM_CUDNN = 3,
 	DLT_FAM_NCCL = 4,
+	DLT_FAM_CUBLAS = 5,   /* format 1.3: versions at load only */
+	DLT_FAM_CUBLASLT = 6, /* format 1.3: versions at load only */
+};
+
+/* Where a LIB_FAMILY's versions came from (format 1.3; 0 before). */
+enum dlt_family_source {
+	DLT_FAMSRC_CALL = 0, /* after the first call into the family */
+	DLT_FAMSRC_LOAD = 1, /* the library's own answer after its load */
+	DLT_FAMSRC_FILE = 2, /* the file: name suffix, NCCL version string */
 };
 
 #define DLT_VERSION_ABSENT (-1000000)
 
-/* First call into a library family from one loaded file: which file, and
+/* First call into a library family from one loaded file (source CALL), or
+ * a library of the family loaded (LOAD, FILE: format 1.3): which file, and
  * the versions it reports.  flags = enum dlt_family.  v[] by family:
  *   CUDART: runtime version, then the driver API version if the driver
  *           is loaded already (cuDriverGetVersion), their statuses;
@@ -370,14 +380,21 @@ enum dlt_family {
  *           sub-library (graph, ops, cnn, adv) in v[2..5]: 0 if its
  *           exported version word matches, 1002 (SUBLIBRARY_VERSION_
  *           MISMATCH) if not; absent if not loaded or no word;
- *   NCCL:   ncclGetVersion value, its status.
+ *   NCCL:   ncclGetVersion value, its status; FILE: v[2] the CUDA
+ *           version of its version string (13.0: 13000);
+ *   CUBLAS: major * 10000 + minor * 100 + patch (cublasGetProperty), its
+ *           status;
+ *   CUBLASLT: cublasLtGetVersion.
+ * LOAD and FILE records have v[0] only (NCCL FILE also v[2]), in the
+ * family's encoding; a LOAD record of cuDNN comes from a sub-library's
+ * version word, since cuDNN 9's cudnnGetVersion loads libcudnn_graph.
  * DLT_VERSION_ABSENT: the library has no such function. */
 struct dlt_rec_family {
 	struct dlt_rec_hdr h;
-	uint32_t path; /* string: the file the functions came from */
-	uint32_t api;  /* the API whose first call found it */
-	uint32_t kdrv; /* string: NVIDIA kernel module version, or none */
-	uint32_t pad;
+	uint32_t path;	 /* string: the file the functions came from */
+	uint32_t api;	 /* the API whose first call found it */
+	uint32_t kdrv;	 /* string: NVIDIA kernel module version, or none */
+	uint32_t source; /* enum dlt_family_source (format 1.3) */
 	int64_t v[8];
 };
 
