@@ -223,8 +223,8 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	/* The audit copy, when there is one, has said what it did not
 	 * understand. */
 	dlt_config_read(!audit);
+	dlt_find_self(NULL); /* before the real functions: they come after it */
 	dlt_real_resolve();
-	dlt_find_self(NULL);
 	if (pthread_key_create(&dlt_thread_key, dlt_thread_exit) == 0) {
 		dlt_thread_key_ok = true;
 		dlt_on_new_thread = dlt_thread_first_chunk;
