@@ -15,6 +15,10 @@
 #   BUILD_DIR=NAME                     build dir inside REPO
 #                                      (default build-bullseye, or
 #                                      build-bullseye-ARCH)
+#   DLTRACE_BULLSEYE_RUN='CMD'         run CMD (sh -c, in /src, as the
+#                                      checkout's owner) instead of the
+#                                      build and ctest: scripts/package.sh
+#                                      builds the release tarball this way
 #   DLTRACE_BULLSEYE_ARCH=arm64        a root of another architecture,
 #                                      run through qemu-user-static's
 #                                      binfmt_misc entry (the build too:
@@ -158,9 +162,20 @@ in_root "$ROOT" sh -c 'ldd --version | head -1; cmake --version | head -1;
 	gcc --version | head -1'
 
 # ---------------------------------------------------------------------------
+# Another job in the root (scripts/package.sh).
+owner=$(stat -c %u:%g "$REPO")
+if [ -n "${DLTRACE_BULLSEYE_RUN:-}" ]; then
+	t=$SECONDS
+	rc=0
+	in_root --userspec="$owner" "$ROOT" sh -c \
+		"cd /src && $DLTRACE_BULLSEYE_RUN" || rc=$?
+	phase "$DLTRACE_BULLSEYE_RUN" "$t"
+	exit "$rc"
+fi
+
+# ---------------------------------------------------------------------------
 # Build and test as the owner of the checkout.  A separate build dir: the
 # host's build/ is configured with the host's CMake and compiler.
-owner=$(stat -c %u:%g "$REPO")
 t=$SECONDS
 in_root --userspec="$owner" "$ROOT" env BUILD_DIR="$BUILD_DIR" \
 	/src/scripts/build.sh || {
