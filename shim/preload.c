@@ -24,6 +24,7 @@
 #include "prefetch.h"
 #include "real.h"
 #include "state.h"
+#include "symlookup.h"
 #include "versions.h"
 #include "watchdog.h"
 
@@ -123,18 +124,16 @@ static void dlt_atfork_child(void)
 
 /* ---- start and end ------------------------------------------------------ */
 
+/* Whether this copy is the LD_PRELOAD one (the base namespace) or the
+ * audit one, which runs this constructor too.  No libdl call (see
+ * dlt_find_self): the base namespace's list of objects is _r_debug.r_map,
+ * and this copy is on it when one of them has our dynamic section. */
 static int dlt_in_base_namespace(void)
 {
-	Dl_info info;
-	struct link_map *lm = NULL;
-	if (!dladdr1((void *)&dlt_in_base_namespace, &info, (void **)&lm,
-		     RTLD_DL_LINKMAP) ||
-	    lm == NULL)
-		return 1;
-	Lmid_t id = LM_ID_BASE;
-	if (dlinfo(lm, RTLD_DI_LMID, &id) != 0)
-		return 1;
-	return id == LM_ID_BASE;
+	for (struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+		if (l->l_ld == _DYNAMIC)
+			return 1;
+	return 0;
 }
 
 static int dlt_note_startup_obj(struct dl_phdr_info *info, size_t size,
@@ -229,9 +228,7 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	/* The audit copy, when there is one, has said what it did not
 	 * understand. */
 	dlt_config_read(!audit);
-	/* Before the real functions are looked up: the lookup skips this
-	 * library by its file name, which may not be libdltrace.so. */
-	dlt_find_self();
+	dlt_find_self(NULL); /* before the real functions: they come after it */
 	dlt_real_resolve();
 	if (pthread_key_create(&dlt_thread_key, dlt_thread_exit) == 0) {
 		dlt_thread_key_ok = true;
@@ -302,15 +299,11 @@ DLT_EXPORT int __libc_start_main(dlt_main_fn main, int argc, char **argv,
 				 void (*init)(void), void (*fini)(void),
 				 void (*rtld_fini)(void), void *stack_end)
 {
-	/* glibc 2.34 has one implementation under both versions (it runs a
-	 * legacy program's init itself); older ones have 2.2.5 only. */
-	dlt_start_main_fn real = (dlt_start_main_fn)dlvsym(
-		RTLD_NEXT, "__libc_start_main", "GLIBC_2.34");
-	if (real == NULL)
-		real = (dlt_start_main_fn)dlvsym(RTLD_NEXT, "__libc_start_main",
-						 "GLIBC_2.2.5");
-	if (real == NULL)
-		real = (dlt_start_main_fn)dlsym(RTLD_NEXT, "__libc_start_main");
+	/* The default version: glibc 2.34's one implementation under both
+	 * versions runs a legacy program's init itself; older ones have
+	 * 2.2.5 only. */
+	dlt_start_main_fn real = (dlt_start_main_fn)dlt_sym_next(
+		"__libc_start_main", dlt_self_name());
 	if (real == NULL)
 		_exit(127); /* no C library to start the program with */
 	dlt_main_fn run = main;

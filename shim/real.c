@@ -1,24 +1,21 @@
 #define _GNU_SOURCE
 #include "real.h"
 
-#include <dlfcn.h>
-
 #include "state.h"
 #include "symlookup.h"
 
 struct dlt_real dlt_real;
 
-/* glibc >= 2.34 moved the dl* functions into libc under GLIBC_2.34;
- * older ones have them at GLIBC_2.2.5 (x86-64). */
+/* The default version of each function in the objects after this one, as
+ * a call by name from here would bind.  Neither a fixed version list nor
+ * dlsym: posix_spawn@GLIBC_2.2.5 is a compatibility version that runs a
+ * script without "#!" with /bin/sh where the current one fails with
+ * ENOEXEC, and before glibc 2.35 dlsym(RTLD_NEXT) returned it.  The dl*
+ * functions are found wherever they are (libdl before glibc 2.34, which
+ * this library links, libc after). */
 static void *dlt_next(const char *name)
 {
-	static const char *const vers[] = {"GLIBC_2.34", "GLIBC_2.2.5", NULL};
-	for (const char *const *v = vers; *v; v++) {
-		void *p = dlvsym(RTLD_NEXT, name, *v);
-		if (p)
-			return p;
-	}
-	return dlsym(RTLD_NEXT, name);
+	return dlt_sym_next(name, dlt_self_name());
 }
 
 void dlt_real_resolve(void)
