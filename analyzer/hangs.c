@@ -312,12 +312,15 @@ void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h)
 		hp->rank = hp->comm_rank;
 	/* A killed process left no end record, and its stall records carry
 	 * durations up to the last update: the latest of them is when it
-	 * was last seen alive. */
+	 * was last seen alive.  The watchdog's heartbeat (format 1.3) is
+	 * later still: it is stored at every tick. */
 	for (size_t i = 0; i < hp->nstalls; i++) {
 		uint64_t end = hp->stalls[i].since + hp->stalls[i].dur_ns;
 		if (end > hp->last_ts)
 			hp->last_ts = end;
 	}
+	if (h->alive_ns > hp->last_ts)
+		hp->last_ts = h->alive_ns;
 }
 
 /* The first frame of a " < "-separated stack outside the C library: where
@@ -413,9 +416,11 @@ void dlt_hang_analyze(struct dlt_hang_proc *procs, size_t n,
 			wait[0] = '\0';
 			if (s)
 				dlt_hang_wait_text(s, wait, sizeof(wait));
+			/* Its last sign of life is a lower bound of how long
+			 * it was inside: it died or was seen later. */
 			snprintf(msg, sizeof(msg),
 				 "rank %d (pid %u): %s never returned; inside "
-				 "it for %s%s%s",
+				 "it for at least %s%s%s",
 				 hp->rank, hp->pid, a ? a->name : "?", d,
 				 wait[0] ? ", " : "", wait);
 			struct dlt_hang_finding f = {

@@ -2471,6 +2471,140 @@ static void test_hang_nccl(void)
 	free(rdv);
 }
 
+/* What a rank showed live before the kill: the start of its init, and its
+ * heartbeat (the header's alive_ns) at the last look. */
+struct early_rank {
+	uint32_t pid;
+	uint64_t call_ts, alive;
+};
+
+struct early_poll {
+	size_t want, n;
+	struct early_rank r[8];
+};
+
+/* Ranks of fx_nccl in ncclCommInitRank whose init thread's wait is
+ * recorded before the stall threshold (DLT_STALL_EARLY) and whose
+ * heartbeat has moved past the call's start. */
+static int nccl_ranks_early(struct gset *s, void *ctx)
+{
+	struct early_poll *ep = ctx;
+	ep->n = 0;
+	for (size_t i = 0; i < s->n && ep->n < 8; i++) {
+		const struct gtrace *g = &s->t[i];
+		uint32_t tid = 0;
+		if (strcmp(base_name(g->exe), "fx_nccl") != 0 ||
+		    gt_in_flight(g, "ncclCommInitRank", &tid) != 1)
+			continue;
+		uint64_t call_ts = 0;
+		int early = 0;
+		for (size_t k = 0; k < g->n; k++) {
+			const struct dlt_rec_hdr *h = g->r[k].h;
+			if (h->type == DLT_REC_API_ENTER && g->r[k].tid == tid)
+				call_ts = h->ts;
+			if (h->type == DLT_REC_STALL &&
+			    (h->flags & DLT_STALL_EARLY) &&
+			    ((const struct dlt_rec_stall *)(const void *)h)
+					    ->tid == tid)
+				early = 1;
+		}
+		if (early && call_ts && g->hdr.alive_ns > call_ts)
+			ep->r[ep->n++] = (struct early_rank){
+				g->hdr.pid, call_ts, g->hdr.alive_ns};
+	}
+	return ep->n >= ep->want;
+}
+
+/* The issue's case, with default settings: three of four ranks stuck in
+ * ncclCommInitRank and killed before the 5 s stall threshold.  The init
+ * thread's wait is recorded anyway (inside a traced call for a tick), and
+ * how long each rank was inside the call is a bound from its heartbeat:
+ * at least the heartbeat seen live before the kill minus the call's
+ * start ("inside it for 0.0 ms" before). */
+static void test_hang_nccl_early(void)
+{
+	enum { STARTED = 3 };
+	char *rdv = tu_tmpdir("early-rdv");
+	char *dir = tu_tmpdir("hang-early");
+	TU_CHECK_FATAL(dir && rdv, "no scratch directory");
+	char *idfile = tu_strfmt("%s/id", rdv);
+	const char *const *env = nccl_env(rdv, NULL);
+	struct tu_proc p[STARTED];
+	for (int r = 0; r < STARTED; r++) {
+		char rank[8];
+		snprintf(rank, sizeof(rank), "%d", r);
+		const char *cmd[] = {DLT_FAKE_FX_NCCL, "--nranks", "4",
+				     "--rank",	       rank,	   "--id-file",
+				     idfile,	       NULL};
+		const char **argv = tu_launcher_argv(dir, NULL, cmd);
+		TU_CHECK_FATAL(tu_proc_start(&p[r], argv, env) == 0,
+			       "cannot start rank %d", r);
+		free(argv);
+	}
+	struct early_poll ep = {STARTED, 0, {{0, 0, 0}}};
+	TU_CHECK(poll_traces(dir, nccl_ranks_early, &ep),
+		 "after a minute, %zu of %d ranks show their init thread's "
+		 "wait recorded before the threshold",
+		 ep.n, STARTED);
+	for (int r = 0; r < STARTED; r++)
+		kill(-p[r].pid, SIGKILL);
+	for (int r = 0; r < STARTED; r++) {
+		tu_proc_wait(&p[r], 10000);
+		TU_CHECK(!tu_contains(p[r].out, "ncclCommInitRank rc="),
+			 "rank %d: init returned before the kill:\n%s", r,
+			 p[r].out);
+	}
+	int rc;
+	char *text = NULL;
+	struct tu_json *j = hangs_json(dir, &rc, &text);
+	const struct tu_json *f[8];
+	size_t nhang = findings(j, "INIT_HANG", f, 8);
+	TU_CHECK(nhang == STARTED, "%zu INIT_HANG findings, expected %d", nhang,
+		 STARTED);
+	for (size_t i = 0; i < nhang && i < 8; i++) {
+		const struct tu_json *ev = tu_jget(f[i], "evidence");
+		uint32_t pid = (uint32_t)jnum(f[i], "pid", 0);
+		const struct early_rank *seen = NULL;
+		for (size_t k = 0; k < ep.n; k++)
+			if (ep.r[k].pid == pid)
+				seen = &ep.r[k];
+		const char *sc = tu_jstr(ev, "syscall");
+		const char *msg = tu_jstr(f[i], "message");
+		double in_call = jnum(ev, "in_call_ns", -1);
+		TU_CHECK(seen != NULL, "INIT_HANG of pid %u, not seen live",
+			 pid);
+		if (seen == NULL)
+			continue;
+		double bound = (double)(seen->alive - seen->call_ts);
+		TU_CHECK(
+			in_call >= bound,
+			"pid %u: inside ncclCommInitRank for %.3f s by the "
+			"analysis; its heartbeat showed %.3f s before the kill",
+			pid, in_call / 1e9, bound / 1e9);
+		TU_CHECK(sc && strcmp(sc, "futex") == 0,
+			 "pid %u: waiting in %s, expected the init thread's "
+			 "futex wait (message: %s)",
+			 pid, sc ? sc : "nothing", msg);
+		TU_CHECK(tu_contains(msg, "at least"),
+			 "pid %u: the time inside the call is a lower bound "
+			 "and should say so: %s",
+			 pid, msg);
+		printf("\n    %s", msg);
+	}
+	printf("\n");
+	if (CU_get_number_of_failures())
+		fprintf(stderr, "hangs --json:\n%s\n", text ? text : "");
+	free(text);
+	tu_json_free(j);
+	for (int r = 0; r < STARTED; r++)
+		tu_proc_free(&p[r]);
+	tu_rmtree(dir);
+	tu_rmtree(rdv);
+	free(idfile);
+	free(dir);
+	free(rdv);
+}
+
 /* fx_nccl's main thread reported waiting in futex. */
 static int first_call_stalled(struct gset *s, void *ctx)
 {
@@ -2944,6 +3078,8 @@ static const struct tu_test real_tests[] = {
 
 static const struct tu_test hang_nccl_tests[] = {
 	{"3 of 4 ranks in ncclCommInitRank, SIGKILL", test_hang_nccl},
+	{"... killed before the stall threshold, default settings",
+	 test_hang_nccl_early},
 	{"watchdog running when the first NCCL call hangs",
 	 test_hang_first_call},
 	{"a collective that never returns is in flight", test_hang_collective},
