@@ -19,6 +19,7 @@
 #include "hangs.h"
 #include "json.h"
 #include "inputs.h"
+#include "live.h"
 #include "model.h"
 #include "reader.h"
 
@@ -321,6 +322,10 @@ void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h)
 	}
 	if (h->alive_ns > hp->last_ts)
 		hp->last_ts = h->alive_ns;
+	/* A directory read while its job runs (or hangs right now). */
+	hp->live = hp->ended ? DLT_LIVE_UNKNOWN
+			     : (int)dlt_live_state(hp->host, hp->pid,
+						   hp->start_mono);
 }
 
 /* The first frame of a " < "-separated stack outside the C library: where
@@ -417,12 +422,21 @@ void dlt_hang_analyze(struct dlt_hang_proc *procs, size_t n,
 			if (s)
 				dlt_hang_wait_text(s, wait, sizeof(wait));
 			/* Its last sign of life is a lower bound of how long
-			 * it was inside: it died or was seen later. */
-			snprintf(msg, sizeof(msg),
-				 "rank %d (pid %u): %s never returned; inside "
-				 "it for at least %s%s%s",
-				 hp->rank, hp->pid, a ? a->name : "?", d,
-				 wait[0] ? ", " : "", wait);
+			 * it was inside: it died or was seen later.  A process
+			 * that runs now is inside it still. */
+			if (hp->live == DLT_LIVE_RUNNING)
+				snprintf(
+					msg, sizeof(msg),
+					"rank %d (pid %u, running): %s has not "
+					"returned; inside it for %s so far%s%s",
+					hp->rank, hp->pid, a ? a->name : "?", d,
+					wait[0] ? ", " : "", wait);
+			else
+				snprintf(msg, sizeof(msg),
+					 "rank %d (pid %u): %s never returned; "
+					 "inside it for at least %s%s%s",
+					 hp->rank, hp->pid, a ? a->name : "?",
+					 d, wait[0] ? ", " : "", wait);
 			struct dlt_hang_finding f = {
 				"INIT_HANG", "error", hp, c, s, NULL, msg};
 			emit(ctx, &f);

@@ -48,6 +48,9 @@ struct dlt_hang_proc {
 	uint32_t last_api_tid;
 	uint64_t last_api_ts;
 	bool ended;
+	/* enum dlt_live (live.h): is the process running now?  Asked only
+	 * for a trace without an end record. */
+	int live;
 	uint16_t exit_how;
 	int32_t exit_status;
 	uint64_t connect_fail;

@@ -2605,6 +2605,163 @@ static void test_hang_nccl_early(void)
 	free(rdv);
 }
 
+/* hangs --json over dir run with argv0 ... in front (NULL: none). */
+static struct tu_json *hangs_json_via(const char *const *prefix,
+				      const char *dir, char **text)
+{
+	const char *argv[16];
+	size_t k = 0;
+	for (size_t i = 0; prefix && prefix[i] && k < 12; i++)
+		argv[k++] = prefix[i];
+	argv[k++] = DLT_TEST_ANALYZE;
+	argv[k++] = "hangs";
+	argv[k++] = "--json";
+	argv[k++] = dir;
+	argv[k] = NULL;
+	struct tu_proc p;
+	tu_run(&p, argv, NULL, 60000);
+	char err[256];
+	struct tu_json *j = tu_json_parse(p.out, err, sizeof(err));
+	TU_CHECK(j != NULL, "hangs --json: %s, not JSON (%s):\n%s\n%s",
+		 tu_status_str(p.status), err, p.out, p.err);
+	if (text)
+		*text = strdup(p.out);
+	tu_proc_free(&p);
+	return j;
+}
+
+/* A job hung right now: its directory read while it runs.  Two of three
+ * ranks wait in ncclCommInitRank; hangs shows each rank's open call, its
+ * wait and the time so far (from the heartbeat), and that the processes
+ * run; after the kill, that they are gone; on another host name, that it
+ * cannot know. */
+static void test_hang_live(void)
+{
+	enum { STARTED = 2 };
+	char *rdv = tu_tmpdir("live-rdv");
+	char *dir = tu_tmpdir("hang-live");
+	TU_CHECK_FATAL(dir && rdv, "no scratch directory");
+	char *idfile = tu_strfmt("%s/id", rdv);
+	const char *const *env = nccl_env(rdv, NULL);
+	struct tu_proc p[STARTED];
+	for (int r = 0; r < STARTED; r++) {
+		char rank[8];
+		snprintf(rank, sizeof(rank), "%d", r);
+		const char *cmd[] = {DLT_FAKE_FX_NCCL, "--nranks", "3",
+				     "--rank",	       rank,	   "--id-file",
+				     idfile,	       NULL};
+		const char **argv = tu_launcher_argv(dir, NULL, cmd);
+		TU_CHECK_FATAL(tu_proc_start(&p[r], argv, env) == 0,
+			       "cannot start rank %d", r);
+		free(argv);
+	}
+	struct early_poll ep = {STARTED, 0, {{0, 0, 0}}};
+	TU_CHECK(poll_traces(dir, nccl_ranks_early, &ep),
+		 "after a minute, %zu of %d ranks show their wait", ep.n,
+		 STARTED);
+	char *text = NULL;
+	struct tu_json *j = hangs_json_via(NULL, dir, &text);
+	const struct tu_json *ranks = tu_jget(j, "ranks");
+	TU_CHECK(tu_jlen(ranks) == STARTED, "%zu ranks, expected %d",
+		 tu_jlen(ranks), STARTED);
+	for (size_t i = 0; i < tu_jlen(ranks); i++) {
+		const struct tu_json *row = tu_jat(ranks, i);
+		uint32_t pid = (uint32_t)jnum(row, "pid", 0);
+		const struct early_rank *seen = NULL;
+		for (size_t k = 0; k < ep.n; k++)
+			if (ep.r[k].pid == pid)
+				seen = &ep.r[k];
+		const char *state = tu_jstr(row, "state");
+		const char *proc = tu_jstr(row, "process");
+		const char *wait = tu_jstr(row, "waiting_in");
+		double in_call = jnum(row, "in_call_ns", -1);
+		TU_CHECK(state && strcmp(state, "IN CALL") == 0 &&
+				 strcmp(tu_jstr(row, "last_call"),
+					"ncclCommInitRank") == 0,
+			 "pid %u: state %s, call %s", pid, state,
+			 tu_jstr(row, "last_call"));
+		TU_CHECK(proc && strcmp(proc, "running") == 0,
+			 "pid %u runs, hangs says %s", pid, proc);
+		TU_CHECK(tu_contains(wait, "futex"),
+			 "pid %u: waiting in \"%s\", expected its futex wait",
+			 pid, wait);
+		/* The heartbeat only moves on: at least what the poll saw. */
+		TU_CHECK(seen && in_call >=
+					 (double)(seen->alive - seen->call_ts),
+			 "pid %u: in the call for %.3f s so far by hangs, %.3f "
+			 "s by the heartbeat seen before",
+			 pid, in_call / 1e9,
+			 seen ? (double)(seen->alive - seen->call_ts) / 1e9
+			      : -1.0);
+	}
+	const struct tu_json *f[8];
+	size_t nhang = findings(j, "INIT_HANG", f, 8);
+	TU_CHECK(nhang == STARTED, "%zu INIT_HANG findings on the live job",
+		 nhang);
+	for (size_t i = 0; i < nhang && i < 8; i++)
+		TU_CHECK(tu_contains(tu_jstr(f[i], "message"), "so far") &&
+				 tu_contains(tu_jstr(f[i], "message"),
+					     "running"),
+			 "live INIT_HANG: %s", tu_jstr(f[i], "message"));
+	const int want_missing[] = {2};
+	TU_CHECK(findings(j, "MISSING_RANK", f, 8) == 1 &&
+			 missing_is(f[0], want_missing, 1),
+		 "the live job's missing rank 2 is not named");
+	if (CU_get_number_of_failures())
+		fprintf(stderr, "hangs --json on the live job:\n%s\n", text);
+	tu_json_free(j);
+	free(text);
+
+	/* Under another host name nothing can be known of the processes. */
+	if (geteuid() == 0 && access("/usr/bin/unshare", X_OK) == 0) {
+		const char *other[] = {"/usr/bin/unshare",
+				       "--uts",
+				       "/bin/sh",
+				       "-c",
+				       "hostname dltrace-elsewhere && exec "
+				       "\"$@\"",
+				       "sh",
+				       NULL};
+		j = hangs_json_via(other, dir, NULL);
+		ranks = tu_jget(j, "ranks");
+		for (size_t i = 0; i < tu_jlen(ranks); i++)
+			TU_CHECK(tu_contains(
+					 tu_jstr(tu_jat(ranks, i), "process"),
+					 "unknown"),
+				 "on another host: process %s",
+				 tu_jstr(tu_jat(ranks, i), "process"));
+		tu_json_free(j);
+	}
+
+	for (int r = 0; r < STARTED; r++)
+		kill(-p[r].pid, SIGKILL);
+	for (int r = 0; r < STARTED; r++)
+		tu_proc_wait(&p[r], 10000);
+	j = hangs_json_via(NULL, dir, NULL);
+	ranks = tu_jget(j, "ranks");
+	/* Gone, or a zombie its new parent has not reaped yet: not running
+	 * either way. */
+	for (size_t i = 0; i < tu_jlen(ranks); i++) {
+		const char *proc = tu_jstr(tu_jat(ranks, i), "process");
+		TU_CHECK(proc && (strcmp(proc, "gone") == 0 ||
+				  strcmp(proc, "ended, not yet reaped") == 0),
+			 "after SIGKILL: process %s", proc);
+	}
+	nhang = findings(j, "INIT_HANG", f, 8);
+	for (size_t i = 0; i < nhang && i < 8; i++)
+		TU_CHECK(tu_contains(tu_jstr(f[i], "message"), "at least"),
+			 "INIT_HANG after the kill: %s",
+			 tu_jstr(f[i], "message"));
+	tu_json_free(j);
+	for (int r = 0; r < STARTED; r++)
+		tu_proc_free(&p[r]);
+	tu_rmtree(dir);
+	tu_rmtree(rdv);
+	free(idfile);
+	free(dir);
+	free(rdv);
+}
+
 /* fx_nccl's main thread reported waiting in futex. */
 static int first_call_stalled(struct gset *s, void *ctx)
 {
@@ -3080,6 +3237,7 @@ static const struct tu_test hang_nccl_tests[] = {
 	{"3 of 4 ranks in ncclCommInitRank, SIGKILL", test_hang_nccl},
 	{"... killed before the stall threshold, default settings",
 	 test_hang_nccl_early},
+	{"a job hung right now: its live directory", test_hang_live},
 	{"watchdog running when the first NCCL call hangs",
 	 test_hang_first_call},
 	{"a collective that never returns is in flight", test_hang_collective},

@@ -11,6 +11,7 @@
 #include "hangs.h"
 #include "json.h"
 #include "inputs.h"
+#include "live.h"
 #include "model.h"
 
 const char dlt_hangs_usage[] =
@@ -151,8 +152,8 @@ int dlt_cmd_hangs(int argc, char **argv)
 		dlt_json_key(o.j, "ranks");
 		dlt_json_array_begin(o.j);
 	} else {
-		printf("%-6s %-8s %-10s %-28s %s\n", "rank", "pid", "state",
-		       "last traced call", "waiting in");
+		printf("%-6s %-8s %-10s %-8s %-28s %s\n", "rank", "pid",
+		       "state", "process", "last traced call", "waiting in");
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct dlt_hang_proc *hp = &procs[i];
@@ -173,6 +174,13 @@ int dlt_cmd_hangs(int argc, char **argv)
 			state = "exited";
 		else if (hp->ended)
 			state = "killed";
+		/* Whether the process runs now: the directory of a job can
+		 * be read while it runs, or hangs. */
+		const char *proc = hp->ended			  ? "ended"
+				   : hp->live == DLT_LIVE_RUNNING ? "running"
+				   : hp->live == DLT_LIVE_GONE	  ? "gone"
+				   : hp->live == DLT_LIVE_ZOMBIE  ? "zombie"
+								  : "?";
 		if (json) {
 			dlt_json_object_begin(o.j);
 			dlt_json_kv_int(o.j, "rank", hp->rank);
@@ -184,6 +192,15 @@ int dlt_cmd_hangs(int argc, char **argv)
 			else
 				dlt_json_kv_null(o.j, "last_call");
 			dlt_json_kv_bool(o.j, "in_flight", c != NULL);
+			if (c)
+				dlt_json_kv_uint(o.j, "in_call_ns",
+						 hp->last_ts - c->ts);
+			if (hp->ended)
+				dlt_json_kv_string(o.j, "process", "ended");
+			else
+				dlt_json_kv_string(
+					o.j, "process",
+					dlt_live_name((enum dlt_live)hp->live));
 			dlt_json_kv_uint(o.j, "last_seen_unix_ns",
 					 dlt_hang_wall(hp, hp->last_ts));
 			dlt_json_kv_string(o.j, "waiting_in", wait);
@@ -192,8 +209,8 @@ int dlt_cmd_hangs(int argc, char **argv)
 		} else {
 			char who[16];
 			snprintf(who, sizeof(who), "%d", hp->rank);
-			printf("%-6s %-8u %-10s %-28s %s\n",
-			       hp->rank >= 0 ? who : "?", hp->pid, state,
+			printf("%-6s %-8u %-10s %-8s %-28s %s\n",
+			       hp->rank >= 0 ? who : "?", hp->pid, state, proc,
 			       a ? a->name : "-", wait[0] ? wait : "-");
 		}
 	}
