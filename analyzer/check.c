@@ -1,6 +1,7 @@
 #include "check.h"
 #include "hangs.h"
 #include "inputs.h"
+#include "reaps.h"
 #include "apinames.h"
 
 #include <inttypes.h>
@@ -346,6 +347,10 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 {
 	struct dlt_inputs in;
 	dlt_inputs_collect(&in, nargs, args);
+	/* Parents before their children: when a child's trace is checked,
+	 * the status its parent reaped (REAP records) is known. */
+	dlt_inputs_sort_by_start(&in);
+	struct dlt_reaps reaps = {0};
 	size_t incomplete = dlt_rule_index("TRACE_INCOMPLETE");
 	size_t checked = 0;
 	for (size_t i = 0; i < in.nerrors; i++) {
@@ -391,6 +396,8 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 					p->trace, p->problems[k]);
 		dlt_hang_end(cl.hang, &p->hdr);
 		nhangs++;
+		dlt_reaps_apply(&reaps, p);
+		dlt_reaps_add(&reaps, p);
 		dlt_check_process(c, p, &g);
 		checked++;
 		dlt_process_free(p);
@@ -398,6 +405,7 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 	}
 	dlt_check_hangs(c, hangs, nhangs);
 	free(hangs);
+	dlt_reaps_free(&reaps);
 	dlt_inputs_free(&in);
 	dlt_check_sort(c);
 	return checked;

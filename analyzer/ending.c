@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "live.h"
 #include "model.h"
 
 int dlt_end_exit_code(const struct dlt_end *e)
@@ -53,11 +54,36 @@ const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len)
 {
 	int32_t st = e->status;
 	switch (e->how) {
-	case DLT_END_NONE:
-		snprintf(buf, len,
-			 "no end recorded: killed (e.g. SIGKILL), crashed, or "
-			 "still running");
+	case DLT_END_NONE: {
+		double s = (double)e->seen_for_ns / 1e9;
+		if (e->live == DLT_LIVE_RUNNING)
+			snprintf(buf, len,
+				 "still running (last sign of life %.2f s "
+				 "after it started)",
+				 s);
+		else if (e->live == DLT_LIVE_ZOMBIE)
+			snprintf(buf, len,
+				 "ended, but its parent has not reaped it yet: "
+				 "how is not known (last sign of life %.2f s "
+				 "after it started)",
+				 s);
+		else if (e->live == DLT_LIVE_GONE)
+			snprintf(buf, len,
+				 "no end recorded and no traced process reaped "
+				 "it: killed without warning (SIGKILL, as when "
+				 "a whole process group is killed) or crashed; "
+				 "last sign of life %.2f s after it started",
+				 s);
+		else
+			snprintf(buf, len,
+				 "no end recorded and no traced process reaped "
+				 "it: killed without warning (SIGKILL), "
+				 "crashed, "
+				 "or still running on another machine; last "
+				 "sign of life %.2f s after it started",
+				 s);
 		break;
+	}
 	case DLT_END_NORMAL:
 	case DLT_END_UNDERSCORE: {
 		const char *via =
@@ -96,22 +122,47 @@ const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len)
 				 "recorded)");
 		}
 		break;
-	case DLT_END_REAPED:
+	case DLT_END_REAPED: {
+		/* What the process's own records add to its parent's view. */
+		const char *o = NULL;
+		if (e->reaped_by && e->own == DLT_END_MAIN)
+			o = "main returned, ";
+		else if (e->reaped_by && e->own == DLT_END_ABORT)
+			o = "abort() called, ";
+		else if (e->reaped_by && e->own == DLT_END_NORMAL)
+			o = "exit() called, ";
+		else if (e->reaped_by && e->own == DLT_END_UNDERSCORE)
+			o = "_exit() called, ";
+		char by[96] = "";
+		if (e->reaped_by)
+			snprintf(by, sizeof(by),
+				 ", %sseen by its parent (pid %u)", o ? o : "",
+				 e->reaped_by);
 		if (WIFEXITED(st)) {
-			snprintf(buf, len, "exited with status %d",
-				 WEXITSTATUS(st));
+			snprintf(buf, len, "exited with status %d%s",
+				 WEXITSTATUS(st), by);
 		} else if (WIFSIGNALED(st)) {
 			int sig = WTERMSIG(st);
 			const char *name = dlt_signal_name(sig);
-			snprintf(buf, len, "killed by signal %d%s%s%s%s", sig,
-				 name ? " (" : "", name ? name : "",
-				 name ? ")" : "",
-				 WCOREDUMP(st) ? ", core dumped" : "");
+			/* "killed by SIGKILL (signal 9)" */
+			if (name)
+				snprintf(buf, len,
+					 "killed by %s (signal %d%s)%s", name,
+					 sig,
+					 WCOREDUMP(st) ? ", core dumped" : "",
+					 by);
+			else
+				snprintf(buf, len, "killed by signal %d%s%s",
+					 sig,
+					 WCOREDUMP(st) ? ", core dumped" : "",
+					 by);
 		} else {
-			snprintf(buf, len, "ended with wait status 0x%" PRIx32,
-				 (uint32_t)st);
+			snprintf(buf, len,
+				 "ended with wait status 0x%" PRIx32 "%s",
+				 (uint32_t)st, by);
 		}
 		break;
+	}
 	default:
 		snprintf(buf, len, "ended in an unknown way (%d)", (int)e->how);
 	}

@@ -201,3 +201,39 @@ void dlt_inputs_free(struct dlt_inputs *in)
 	free(in->errors);
 	memset(in, 0, sizeof(*in));
 }
+
+struct dlt_path_start {
+	char *path;
+	uint64_t start;
+	size_t index;
+};
+
+static int dlt_path_start_cmp(const void *a, const void *b)
+{
+	const struct dlt_path_start *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+void dlt_inputs_sort_by_start(struct dlt_inputs *in)
+{
+	if (in->npaths < 2)
+		return;
+	struct dlt_path_start *ps = dlt_xcalloc(in->npaths, sizeof(*ps));
+	for (size_t i = 0; i < in->npaths; i++) {
+		char err[64];
+		struct dlt_trace *t =
+			dlt_trace_open(in->paths[i], err, sizeof(err));
+		ps[i].path = in->paths[i];
+		ps[i].index = i;
+		ps[i].start =
+			t ? dlt_trace_header(t)->start_realtime_ns : UINT64_MAX;
+		if (t)
+			dlt_trace_close(t);
+	}
+	qsort(ps, in->npaths, sizeof(*ps), dlt_path_start_cmp);
+	for (size_t i = 0; i < in->npaths; i++)
+		in->paths[i] = ps[i].path;
+	free(ps);
+}

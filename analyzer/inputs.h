@@ -34,6 +34,11 @@ int dlt_inputs_collect(struct dlt_inputs *in, int argc, char *const argv[]);
  * why later. */
 void dlt_inputs_keep_run(struct dlt_inputs *in, uint64_t run, size_t *others,
 			 size_t *nruns);
+
+/* Orders the paths by the start of their traces (the header's wall clock),
+ * those whose header cannot be read last: a parent's trace then comes
+ * before its children's. */
+void dlt_inputs_sort_by_start(struct dlt_inputs *in);
 void dlt_inputs_free(struct dlt_inputs *in);
 
 #endif

@@ -39,6 +39,17 @@ struct dlt_end {
 	int32_t status;
 	uint64_t ts;	       /* of the deciding record, 0 for NONE */
 	const char *exec_path; /* EXEC: program exec'ed, NULL if unknown */
+	/* REAPED: the pid of the traced parent whose wait returned the
+	 * status (a REAP record in its trace), 0 when the launcher did; and
+	 * how the process's own records said it ended (MAIN, ABORT ...;
+	 * NONE when they said nothing). */
+	uint32_t reaped_by;
+	enum dlt_end_how own;
+	/* NONE: the last sign of life (latest record or heartbeat) after
+	 * the trace's start, and whether the process runs now (enum
+	 * dlt_live: this machine's /proc). */
+	uint64_t seen_for_ns;
+	int live;
 };
 
 /* Exit code of a process that exited, else -1 (signal, exec, no end). */
@@ -106,6 +117,13 @@ struct dlt_note_entry {
 	const char *text;
 };
 
+/* A child this process reaped (REAP record): its pid and wait status. */
+struct dlt_reap_rec {
+	uint64_t ts;
+	uint32_t pid;
+	int32_t status;
+};
+
 /* An execve that returned: the process carried on. */
 struct dlt_exec_fail {
 	uint64_t ts;
@@ -144,6 +162,11 @@ struct dlt_process {
 	size_t nexec_fails;
 	uint32_t *forks; /* pids of children it forked */
 	size_t nforks;
+	struct dlt_reap_rec *reaps; /* children it reaped, in time order */
+	size_t nreaps;
+	/* The last sign of life, CLOCK_MONOTONIC: the latest record's time,
+	 * or the watchdog's heartbeat (header alive_ns) when later. */
+	uint64_t last_seen_ns;
 
 	struct dlt_lib *libs; /* in ts order */
 	size_t nlibs;

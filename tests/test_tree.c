@@ -395,6 +395,174 @@ static const struct tu_trace *last_image(const struct tu_traceset *s,
 	return best;
 }
 
+/* The process of check --json whose pid is pid, or NULL. */
+static const struct tu_json *check_proc(const struct tu_json *root,
+					uint32_t pid)
+{
+	const struct tu_json *procs = tu_jget(root, "processes");
+	const struct tu_json *found = NULL;
+	for (size_t i = 0; i < tu_jlen(procs); i++) {
+		const struct tu_json *p = tu_jat(procs, i);
+		const struct tu_json *v = tu_jget(p, "pid");
+		/* The last image of the pid: processes are in start order. */
+		if (v && v->type == TU_JNUM && (uint32_t)v->num == pid)
+			found = p;
+	}
+	return found;
+}
+
+static double jnumber(const struct tu_json *o, const char *key)
+{
+	const struct tu_json *v = tu_jget(o, key);
+	return v && v->type == TU_JNUM ? v->num : -1;
+}
+
+/* check says how each child of the script ended: what its parent reaped,
+ * with what its own records add. */
+static void expect_tree_ends(const char *dir, const struct tu_trace *bash)
+{
+	static const struct {
+		int status;	   /* as reaped, core bit cleared */
+		int exit_code;	   /* -1: none */
+		int signal;	   /* 0: none */
+		const char *words; /* in "ended" */
+	} want[] = {
+		{3 << 8, 3, 0, "exit() called, seen by its parent"},
+		{1 << 8, 1, 0, "main returned, seen by its parent"},
+		{SIGABRT, -1, SIGABRT, "abort() called, seen by its parent"},
+		{SIGKILL, -1, SIGKILL,
+		 "SIGKILL (signal 9), seen by its parent"},
+	};
+	struct tu_json *root = tu_check_json(dir);
+	for (size_t w = 0; w < 4; w++) {
+		uint32_t pid = 0;
+		for (size_t k = 0; k < bash->nreaps; k++)
+			if ((bash->reaps[k].status & 0xff7f) == want[w].status)
+				pid = bash->reaps[k].pid;
+		const struct tu_json *p = check_proc(root, pid);
+		const char *ended = tu_jstr(p, "ended");
+		TU_CHECK(p && tu_contains(ended, want[w].words) &&
+				 jnumber(p, "exit_code") == want[w].exit_code &&
+				 jnumber(p, "signal") ==
+					 (want[w].signal ? want[w].signal : -1),
+			 "pid %u: ended \"%s\", exit_code %g, signal %g; "
+			 "expected \"%s\", %d, %d",
+			 pid, ended ? ended : "(no process)",
+			 jnumber(p, "exit_code"), jnumber(p, "signal"),
+			 want[w].words, want[w].exit_code, want[w].signal);
+	}
+	tu_json_free(root);
+}
+
+/* Python's subprocess reaps with waitpid: a child that dies of SIGTERM. */
+static void test_ends_python_subprocess(void)
+{
+	char *dir = tu_tmpdir("ends-subprocess");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *script =
+		"import os, subprocess, sys\n"
+		"r = subprocess.run([sys.executable, '-c', "
+		"'import os, signal; os.kill(os.getpid(), signal.SIGTERM)'])\n"
+		"print('parent', os.getpid(), 'child returned', "
+		"r.returncode)\n";
+	const char *cmd[] = {tu_python(), "-c", script, NULL};
+	struct tu_proc p;
+	tu_run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_exit_code(p.status) == 0 &&
+			 tu_contains(p.out, "child returned -15"),
+		 "the program: %s\n%s%s", tu_status_str(p.status), p.out,
+		 p.err);
+	struct tu_traceset s;
+	tu_traceset_load(dir, &s);
+	const struct tu_trace *parent = NULL;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.t[i].nreaps > 0)
+			parent = &s.t[i];
+	uint32_t child = 0, parent_pid = parent ? parent->hdr.pid : 0;
+	if (parent)
+		for (size_t k = 0; k < parent->nreaps; k++)
+			if (parent->reaps[k].status == SIGTERM &&
+			    parent->reaps[k].call == DLT_REAP_WAITPID)
+				child = parent->reaps[k].pid;
+	TU_CHECK(child != 0,
+		 "no REAP by waitpid of a child killed by SIGTERM in the "
+		 "parent's trace");
+	tu_traceset_free(&s);
+	struct tu_json *root = tu_check_json(dir);
+	const struct tu_json *c = check_proc(root, child);
+	char want[96];
+	snprintf(want, sizeof(want),
+		 "SIGTERM (signal 15), seen by its parent "
+		 "(pid %u)",
+		 parent_pid);
+	TU_CHECK(c && tu_contains(tu_jstr(c, "ended"), want) &&
+			 jnumber(c, "signal") == SIGTERM,
+		 "the child ended \"%s\"; expected \"%s\"",
+		 c ? tu_jstr(c, "ended") : "(no process)", want);
+	tu_json_free(root);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Traces of dir whose PROC named an exe of this base name. */
+static int python_traced(const char *dir)
+{
+	struct tu_proc a;
+	tu_analyze_dir(&a, "summary", NULL, dir);
+	int n = (int)tu_count_lines(a.out, "  exe       /usr/bin/python") +
+		(int)tu_count_lines(a.out, "  exe       /usr/local/bin/python");
+	tu_proc_free(&a);
+	return n;
+}
+
+/* The whole tree SIGKILLed, the launcher with it: nothing could see how
+ * its processes ended, and each says so, with its last sign of life. */
+static void test_ends_group_killed(void)
+{
+	char *dir = tu_tmpdir("ends-group");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	char *script = tu_strfmt("\"%s\" -c 'import time; time.sleep(120)' &\n"
+				 "\"%s\" -c 'import time; time.sleep(120)'\n",
+				 tu_python(), tu_python());
+	const char *cmd[] = {"/bin/bash", "-c", script, NULL};
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	struct tu_proc p;
+	TU_CHECK_FATAL(tu_proc_start(&p, argv, NULL) == 0, "cannot start");
+	free(argv);
+	/* Killed once both Pythons have their traces. */
+	for (int i = 0; i < 600 && python_traced(dir) < 2; i++)
+		usleep(100 * 1000);
+	kill(-p.pid, SIGKILL);
+	tu_proc_wait(&p, 10000);
+	struct tu_json *root = tu_check_json(dir);
+	const struct tu_json *procs = tu_jget(root, "processes");
+	size_t said = 0;
+	for (size_t i = 0; i < tu_jlen(procs); i++) {
+		const char *ended = tu_jstr(tu_jat(procs, i), "ended");
+		if (tu_contains(ended, "image replaced by exec"))
+			continue;
+		/* A zombie its new parent has not reaped yet says that. */
+		int ok = (tu_contains(ended, "no traced process reaped it") ||
+			  tu_contains(ended, "has not reaped it yet")) &&
+			 tu_contains(ended, "last sign of life");
+		said += ok;
+		TU_CHECK(ok, "a process of the killed tree ended \"%s\"",
+			 ended);
+	}
+	/* bash runs its last command in its own process (an exec): the
+	 * two Pythons are the ends to explain. */
+	TU_CHECK(said >= 2,
+		 "%zu processes of the killed tree say that nothing saw "
+		 "their end, expected the two Pythons at least",
+		 said);
+	tu_json_free(root);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(script);
+	free(dir);
+}
+
 static void test_ends_bash_python(void)
 {
 	char *dir = tu_tmpdir("ends");
@@ -447,6 +615,7 @@ static void test_ends_bash_python(void)
 		 "the script's trace lacks the reaped status of some children "
 		 "(seen mask 0x%zx of 0xf)",
 		 seen);
+	expect_tree_ends(dir, bash);
 	if (CU_get_number_of_failures())
 		tu_traceset_dump(&s);
 	tu_traceset_free(&s);
@@ -687,6 +856,10 @@ static const struct tu_test launcher_tests[] = {
 static const struct tu_test ends_tests[] = {
 	{"bash with Python children: exit, exception, abort, SIGKILL",
 	 test_ends_bash_python},
+	{"Python's subprocess reaps a child killed by SIGTERM",
+	 test_ends_python_subprocess},
+	{"a whole tree SIGKILLed: nothing saw the ends, and it is said",
+	 test_ends_group_killed},
 	{NULL, NULL}};
 
 static const struct tu_test versions_tests[] = {

@@ -118,7 +118,7 @@ static void dlt_dump_exit(FILE *out, const struct dlt_rec_exit *r)
 		fprintf(out, " how=%u", (unsigned)r->h.flags);
 	if (r->h.flags == DLT_EXIT_REAPED) {
 		fprintf(out, " wait_status=0x%" PRIx32, (uint32_t)r->status);
-		struct dlt_end e = {DLT_END_REAPED, r->status, 0, NULL};
+		struct dlt_end e = {.how = DLT_END_REAPED, .status = r->status};
 		char buf[128];
 		fprintf(out, " (%s)", dlt_end_describe(&e, buf, sizeof(buf)));
 	} else {
@@ -413,7 +413,7 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 		static const char *const call[] = {NULL, "wait", "waitpid",
 						   "wait4", "waitid"};
 		const struct dlt_rec_reap *r = (const void *)h;
-		struct dlt_end e = {DLT_END_REAPED, r->status, 0, NULL};
+		struct dlt_end e = {.how = DLT_END_REAPED, .status = r->status};
 		char buf[128];
 		fprintf(out, " child_pid=%" PRIu32, r->pid);
 		if (h->flags < sizeof(call) / sizeof(call[0]) && call[h->flags])

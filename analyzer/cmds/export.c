@@ -240,8 +240,8 @@ static void dlt_ex_process_event(struct dlt_export *x,
 	switch (h->type) {
 	case DLT_REC_EXIT: {
 		const struct dlt_rec_exit *r = (const void *)h;
-		struct dlt_end e = {(enum dlt_end_how)h->flags, r->status, 0,
-				    NULL};
+		struct dlt_end e = {.how = (enum dlt_end_how)h->flags,
+				    .status = r->status};
 		char how[256];
 		dlt_end_describe(&e, how, sizeof(how));
 		/* The launcher's record of the status it reaped is written
@@ -265,7 +265,7 @@ static void dlt_ex_process_event(struct dlt_export *x,
 	}
 	case DLT_REC_REAP: {
 		const struct dlt_rec_reap *r = (const void *)h;
-		struct dlt_end e = {DLT_END_REAPED, r->status, 0, NULL};
+		struct dlt_end e = {.how = DLT_END_REAPED, .status = r->status};
 		char how[256];
 		dlt_end_describe(&e, how, sizeof(how));
 		snprintf(name, sizeof(name), "reaped %" PRIu32, r->pid);
