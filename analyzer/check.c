@@ -296,6 +296,7 @@ static size_t dlt_add_proc(struct dlt_check *c, const struct dlt_process *p,
 	cp->start_realtime_ns = p->hdr.start_realtime_ns;
 	cp->start_monotonic_ns = p->hdr.start_monotonic_ns;
 	cp->trace_id = p->hdr.trace_id;
+	cp->run_id = p->hdr.run_id;
 	cp->ended = dlt_cstr(c, dlt_end_describe(&p->end, how, sizeof(how)));
 	cp->exit_code = dlt_end_exit_code(&p->end);
 	cp->signal = dlt_end_signal(&p->end);
@@ -527,6 +528,18 @@ void dlt_check_sort(struct dlt_check *c)
 		c->f[i].seq = i;
 }
 
+size_t dlt_check_runs(const struct dlt_check *c)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->nprocs; i++) {
+		bool earlier = false;
+		for (size_t k = 0; k < i && !earlier; k++)
+			earlier = c->procs[k].run_id == c->procs[i].run_id;
+		n += !earlier;
+	}
+	return n;
+}
+
 int dlt_check_worst(const struct dlt_check *c)
 {
 	for (int s = DLT_SEV_ERROR; s >= DLT_SEV_INFO; s--)
@@ -537,6 +550,13 @@ int dlt_check_worst(const struct dlt_check *c)
 
 /* ---- output ----------------------------------------------------------------
  */
+
+/* A run's identity as summary and --run write it. */
+static const char *dlt_run_hex(uint64_t run, char buf[64])
+{
+	snprintf(buf, 64, "%016" PRIx64, run);
+	return buf;
+}
 
 static void dlt_json_proc(struct dlt_json *j, const struct dlt_check_proc *p)
 {
@@ -555,6 +575,10 @@ static void dlt_json_proc(struct dlt_json *j, const struct dlt_check_proc *p)
 	dlt_json_kv_string(j, "host", p->host);
 	dlt_json_kv_string(j, "exe", p->exe);
 	dlt_json_kv_string(j, "trace", p->trace);
+	if (p->run_id)
+		dlt_json_kv_string(j, "run", dlt_run_hex(p->run_id, when));
+	else
+		dlt_json_kv_null(j, "run");
 	dlt_format_utc(p->start_realtime_ns, when, sizeof(when));
 	dlt_json_kv_string(j, "started", when);
 	dlt_json_kv_string(j, "ended", p->ended);
@@ -623,6 +647,7 @@ int dlt_check_json(FILE *out, const struct dlt_check *c)
 	for (int s = DLT_SEV_ERROR; s >= DLT_SEV_INFO; s--)
 		dlt_json_kv_uint(&j, dlt_severity_name(s), c->counts[s]);
 	dlt_json_kv_uint(&j, "processes", c->nprocs);
+	dlt_json_kv_uint(&j, "runs", dlt_check_runs(c));
 	dlt_json_kv_uint(&j, "unreadable_inputs", c->unusable);
 	dlt_json_object_end(&j);
 	dlt_json_object_end(&j);
@@ -795,4 +820,12 @@ void dlt_check_text(FILE *out, const struct dlt_check *c)
 		c->counts[DLT_SEV_WARNING],
 		c->counts[DLT_SEV_WARNING] == 1 ? "" : "s",
 		c->counts[DLT_SEV_INFO]);
+	size_t runs = dlt_check_runs(c);
+	if (runs > 1)
+		fprintf(out,
+			"These traces come from %zu runs (a directory used "
+			"more than once): dltrace-analyze summary shows them "
+			"apart,\ndltrace-analyze check --run ID PATH checks "
+			"one.\n",
+			runs);
 }

@@ -53,6 +53,7 @@ struct dlt_check_proc {
 	const char *exe;
 	uint64_t start_realtime_ns, start_monotonic_ns;
 	uint64_t trace_id;
+	uint64_t run_id;	  /* the launcher run, 0 none */
 	const char *ended;	  /* dlt_end_describe */
 	int exit_code;		  /* -1 unknown or not an exit */
 	int signal;		  /* 0 none */
@@ -95,6 +96,10 @@ struct dlt_finding *dlt_check_add(struct dlt_check *c, const char *code,
 
 /* Sorts processes by start and findings by process, rule, severity. */
 void dlt_check_sort(struct dlt_check *c);
+
+/* How many launcher runs the checked traces come from (those made without
+ * the launcher count as one). */
+size_t dlt_check_runs(const struct dlt_check *c);
 
 /* The highest severity found, -1 when there is no finding. */
 int dlt_check_worst(const struct dlt_check *c);

@@ -307,6 +307,7 @@ int dlt_hang_load_one(const char *path, struct dlt_hang_proc *hp, char *err,
 void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h)
 {
 	hp->pid = h->pid;
+	hp->run_id = h->run_id;
 	hp->start_real = h->start_realtime_ns;
 	hp->start_mono = h->start_monotonic_ns;
 	if (hp->rank < 0 && hp->comm_rank >= 0)
@@ -556,8 +557,11 @@ void dlt_hang_analyze(struct dlt_hang_proc *procs, size_t n,
 		if (hp->world_size <= 0 || hp->master_port[0] == '\0')
 			continue;
 		bool first = true;
+		/* A job is one run's: a script run twice into one directory
+		 * uses the same address and port both times. */
 		for (size_t j = 0; j < i && first; j++)
 			if (procs[j].world_size == hp->world_size &&
+			    procs[j].run_id == hp->run_id &&
 			    strcmp(procs[j].master_addr, hp->master_addr) ==
 				    0 &&
 			    strcmp(procs[j].master_port, hp->master_port) == 0)
@@ -567,7 +571,8 @@ void dlt_hang_analyze(struct dlt_hang_proc *procs, size_t n,
 		uint8_t seen[4096] = {0};
 		bool size_mismatch = false;
 		for (size_t j = i; j < n; j++) {
-			if (strcmp(procs[j].master_addr, hp->master_addr) ||
+			if (procs[j].run_id != hp->run_id ||
+			    strcmp(procs[j].master_addr, hp->master_addr) ||
 			    strcmp(procs[j].master_port, hp->master_port))
 				continue;
 			if (procs[j].world_size != hp->world_size)

@@ -38,6 +38,7 @@ struct dlt_hang_proc {
 	char trace[512];
 	char host[128];
 	uint32_t pid;
+	uint64_t run_id; /* the launcher run, 0 none */
 	int32_t rank, world_size;
 	char master_addr[128], master_port[16];
 	uint64_t comm_id; /* NCCL unique id hash of the last init entered */

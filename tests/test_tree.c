@@ -627,6 +627,81 @@ static void test_ends_bash_python(void)
 	free(scratch);
 }
 
+/* ---- suite runs: a directory used twice ---------------------------------- */
+
+/* dltrace -o d with a failed load, then dltrace -o d true: the second
+ * verdict covers the second run only (it reported the first run's
+ * failure), and the analyzer shows the two runs apart. */
+static void test_runs_reused_dir(void)
+{
+	char *dir = tu_tmpdir("runs");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	char *loader = tu_fx("fx_loader");
+	const char *bad[] = {loader, "direct", "libdltrace-nonexistent.so",
+			     NULL};
+	const char *good[] = {"/bin/true", NULL};
+	struct tu_proc p1, p2;
+	tu_run_traced(&p1, dir, bad, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_contains(p1.err, "LIB_NOT_FOUND"),
+		 "the first run's failed load is not in its verdict:\n%s",
+		 p1.err);
+	tu_run_traced(&p2, dir, good, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_exit_code(p2.status) == 0, "true: %s",
+		 tu_status_str(p2.status));
+	TU_CHECK(!tu_contains(p2.err, "LIB_NOT_FOUND") &&
+			 !tu_contains(p2.err, "error ") &&
+			 tu_count_lines(p2.err, "dltrace: 1 process traced") ==
+				 1 &&
+			 tu_contains(p2.err, "1 trace of 1 earlier run"),
+		 "the second run's verdict is not its own:\n%s", p2.err);
+
+	struct tu_proc a;
+	tu_analyze_dir(&a, "summary", NULL, dir);
+	TU_CHECK(tu_contains(a.out, "come from 2 runs") &&
+			 tu_count_lines(a.out, "process tree of run ") == 2,
+		 "summary does not show the two runs apart:\n%s", a.out);
+	tu_proc_free(&a);
+
+	struct tu_json *root = tu_check_json(dir);
+	const struct tu_json *procs = tu_jget(root, "processes");
+	const char *run_true = NULL, *run_bad = NULL;
+	for (size_t i = 0; i < tu_jlen(procs); i++) {
+		const struct tu_json *pr = tu_jat(procs, i);
+		if (tu_contains(tu_jstr(pr, "exe"), "true"))
+			run_true = tu_jstr(pr, "run");
+		else
+			run_bad = tu_jstr(pr, "run");
+	}
+	TU_CHECK(run_true && run_bad && strcmp(run_true, run_bad) != 0 &&
+			 jnumber(tu_jget(root, "summary"), "runs") == 2,
+		 "check --json: runs %s and %s, %g in the summary",
+		 run_true ? run_true : "null", run_bad ? run_bad : "null",
+		 jnumber(tu_jget(root, "summary"), "runs"));
+	if (run_true) {
+		const char *one[] = {DLT_TEST_ANALYZE, "check", "--run",
+				     run_true,	       dir,	NULL};
+		tu_run(&a, one, NULL, RUN_TIMEOUT_MS);
+		TU_CHECK(tu_exit_code(a.status) == 0 &&
+				 tu_contains(a.out, "1 process checked: 0 "
+						    "errors"),
+			 "check --run %s: %s\n%s%s", run_true,
+			 tu_status_str(a.status), a.out, a.err);
+		tu_proc_free(&a);
+	}
+	const char *wrong[] = {
+		DLT_TEST_ANALYZE, "check", "--run", "xyz", dir, NULL};
+	tu_run(&a, wrong, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_exit_code(a.status) == 2 && tu_contains(a.err, "--run"),
+		 "check --run xyz: %s\n%s", tu_status_str(a.status), a.err);
+	tu_proc_free(&a);
+	tu_json_free(root);
+	tu_proc_free(&p1);
+	tu_proc_free(&p2);
+	tu_rmtree(dir);
+	free(loader);
+	free(dir);
+}
+
 /* ---- suite versions: GPU libraries' versions at load --------------------- */
 
 /* LIB_FAMILY records of one source in the traces of dir: family and v[0],
@@ -862,6 +937,11 @@ static const struct tu_test ends_tests[] = {
 	 test_ends_group_killed},
 	{NULL, NULL}};
 
+static const struct tu_test runs_tests[] = {
+	{"a directory used twice: a verdict per run, runs shown apart",
+	 test_runs_reused_dir},
+	{NULL, NULL}};
+
 static const struct tu_test versions_tests[] = {
 	{"fake NCCL and runtime loaded, not called; killed after the load",
 	 test_versions_fakes},
@@ -874,6 +954,7 @@ static const struct tu_test versions_real_tests[] = {
 static const struct tu_suite suites[] = {
 	{"launcher", launcher_tests, NULL},
 	{"ends", ends_tests, python_skip},
+	{"runs", runs_tests, NULL},
 	{"versions", versions_tests, python_skip},
 	{"versions_real", versions_real_tests, real_libs_skip},
 	{NULL, NULL, NULL}};

@@ -34,6 +34,19 @@ struct dlt_flag_opt {
 int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
 		 const struct dlt_flag_opt *opts, size_t nopts, int *npaths);
 
+/* --run ID (a launcher run's identity, as summary shows it): the paths to
+ * read become the traces of that run only, in *paths (free with
+ * dlt_cmd_run_free).  Without run, *paths is argv.  Returns -1 to go on,
+ * or the exit status (a message said) for an ID that is not one. */
+struct dlt_run_paths {
+	char **paths;
+	int npaths;
+	void *held; /* struct dlt_inputs, when filtered */
+};
+int dlt_cmd_run_filter(const char *cmd, const char *run, int npaths,
+		       char **argv, struct dlt_run_paths *out);
+void dlt_cmd_run_free(struct dlt_run_paths *rp);
+
 int dlt_cmd_summary(int argc, char **argv);
 int dlt_cmd_libs(int argc, char **argv);
 int dlt_cmd_dump(int argc, char **argv);

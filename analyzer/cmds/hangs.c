@@ -15,7 +15,7 @@
 #include "model.h"
 
 const char dlt_hangs_usage[] =
-	"usage: dltrace-analyze hangs [--json] PATH...\n"
+	"usage: dltrace-analyze hangs [--json] [--run ID] PATH...\n"
 	"\n"
 	"For a job that hung (typically killed): per rank, the traced call\n"
 	"that never returned, the wait each thread was in and for how long,\n"
@@ -23,6 +23,11 @@ const char dlt_hangs_usage[] =
 	"Findings: INIT_HANG, MISSING_RANK, RANK_MISMATCH, STALL.\n"
 	"\n"
 	"  --json   one JSON object: {\"ranks\":[...],\"findings\":[...]}\n"
+	"  --run ID only the traces of that run of the launcher\n"
+	"\n"
+	"A directory can be read while its job runs: the table says which\n"
+	"processes run now (this machine only) and the time inside each\n"
+	"open call so far.\n"
 	"\n"
 	"Exit status: 0 when no hang finding, 1 when there is one, 2 when no\n"
 	"input could be read.\n";
@@ -121,14 +126,22 @@ static int dlt_cmp_rank(const void *a, const void *b)
 int dlt_cmd_hangs(int argc, char **argv)
 {
 	bool json = false;
-	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL}};
+	const char *run = NULL;
+	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL},
+					    {"--run", NULL, &run}};
 	int npaths;
-	int rc = dlt_cmd_args("hangs", dlt_hangs_usage, argc, argv, opts, 1,
+	int rc = dlt_cmd_args("hangs", dlt_hangs_usage, argc, argv, opts, 2,
 			      &npaths);
 	if (rc >= 0)
 		return rc;
+	struct dlt_run_paths rp;
+	rc = dlt_cmd_run_filter("hangs", run, npaths, argv, &rp);
+	if (rc >= 0)
+		return rc;
 	struct dlt_inputs in;
-	if (dlt_inputs_collect(&in, npaths, argv) != 0)
+	rc = dlt_inputs_collect(&in, rp.npaths, rp.paths);
+	dlt_cmd_run_free(&rp);
+	if (rc != 0)
 		return DLT_EXIT_USAGE;
 	for (size_t i = 0; i < in.nerrors; i++)
 		fprintf(stderr, "dltrace-analyze: %s: %s\n", in.errors[i].path,
@@ -141,6 +154,13 @@ int dlt_cmd_hangs(int argc, char **argv)
 		return DLT_EXIT_USAGE;
 	}
 	qsort(procs, n, sizeof(*procs), dlt_cmp_rank);
+	size_t runs = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool earlier = false;
+		for (size_t k = 0; k < i && !earlier; k++)
+			earlier = procs[k].run_id == procs[i].run_id;
+		runs += !earlier;
+	}
 	struct dlt_hang_out o;
 	memset(&o, 0, sizeof(o));
 	o.json = json;
@@ -149,9 +169,18 @@ int dlt_cmd_hangs(int argc, char **argv)
 		o.j = &o.jbuf;
 		dlt_json_init(o.j, stdout, true);
 		dlt_json_object_begin(o.j);
+		dlt_json_kv_uint(o.j, "runs", runs);
 		dlt_json_key(o.j, "ranks");
 		dlt_json_array_begin(o.j);
 	} else {
+		/* Two runs of one job in one directory look like one job
+		 * with every rank twice. */
+		if (runs > 1)
+			printf("These traces come from %zu runs (a directory "
+			       "used more than once); jobs are told apart by "
+			       "run,\nand dltrace-analyze hangs --run ID PATH "
+			       "shows one (summary shows each run's ID).\n\n",
+			       runs);
 		printf("%-6s %-8s %-10s %-8s %-28s %s\n", "rank", "pid",
 		       "state", "process", "last traced call", "waiting in");
 	}

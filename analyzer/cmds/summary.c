@@ -10,14 +10,17 @@
 #include "traceset.h"
 
 const char dlt_summary_usage[] =
-	"usage: dltrace-analyze summary PATH...\n"
+	"usage: dltrace-analyze summary [--run ID] PATH...\n"
 	"\n"
 	"One block per traced process (process image), in start order: pid,\n"
 	"parent, rank, host, program, command line, start time (UTC), how it\n"
 	"ended, record count, libraries loaded and failed, the tracer's "
 	"notes,\n"
 	"and which other trace it was forked or exec'ed from.  A tree of the\n"
-	"processes follows.\n"
+	"processes follows, one per run of the dltrace launcher when the\n"
+	"inputs hold several (a directory used more than once).\n"
+	"\n"
+	"  --run ID   only the traces of that run (its identity as shown)\n"
 	"\n"
 	"PATH is a trace file or a directory of *.dltrace files.  Damage in a\n"
 	"trace and inputs that cannot be read are reported on stderr; the "
@@ -90,6 +93,8 @@ static void dlt_put_process(FILE *out, const struct dlt_set *s,
 {
 	char buf[4096];
 	fprintf(out, "pid %" PRIu32 "  ppid %" PRIu32, p->hdr.pid, p->hdr.ppid);
+	if (p->hdr.run_id)
+		fprintf(out, "  run %016" PRIx64, p->hdr.run_id);
 	if (p->rank >= 0) {
 		fprintf(out, "  rank %" PRId32, p->rank);
 		if (p->world_size > 0)
@@ -193,10 +198,44 @@ static void dlt_put_tree(FILE *out, const struct dlt_set *s)
 			tr.next[tr.last[up]] = (long)i;
 		tr.last[up] = (long)i;
 	}
-	fputs("process tree (by trace parent):\n", out);
-	for (size_t i = 0; i < n; i++)
-		if (parent[i] < 0)
-			dlt_tree_node(out, s, &tr, (long)i, 0);
+	/* One tree per launcher run, in the order the runs started; the
+	 * traces of a run share its identity, so a tree never spans two. */
+	uint64_t *runs = dlt_xcalloc(n ? n : 1, sizeof(*runs));
+	size_t nruns = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool known = false;
+		for (size_t r = 0; r < nruns && !known; r++)
+			known = runs[r] == s->procs[i]->hdr.run_id;
+		if (!known)
+			runs[nruns++] = s->procs[i]->hdr.run_id;
+	}
+	for (size_t r = 0; r < nruns; r++) {
+		if (nruns == 1) {
+			fputs("process tree (by trace parent):\n", out);
+		} else if (runs[r] == 0) {
+			fputs("process tree of the traces made without the "
+			      "launcher:\n",
+			      out);
+		} else {
+			char when[64] = "?";
+			for (size_t i = 0; i < n; i++)
+				if (s->procs[i]->hdr.run_id == runs[r]) {
+					dlt_format_utc(
+						s->procs[i]
+							->hdr.start_realtime_ns,
+						when, sizeof(when));
+					break;
+				}
+			fprintf(out,
+				"%sprocess tree of run %016" PRIx64
+				" (started %s):\n",
+				r ? "\n" : "", runs[r], when);
+		}
+		for (size_t i = 0; i < n; i++)
+			if (parent[i] < 0 && s->procs[i]->hdr.run_id == runs[r])
+				dlt_tree_node(out, s, &tr, (long)i, 0);
+	}
+	free(runs);
 	/* Only a cycle of parent ids (damaged headers) is left. */
 	for (size_t i = 0; i < n; i++)
 		if (!tr.shown[i])
@@ -208,18 +247,47 @@ static void dlt_put_tree(FILE *out, const struct dlt_set *s)
 	free(tr.shown);
 }
 
+/* How many launcher runs the set holds (traces made without the launcher
+ * count as one). */
+static size_t dlt_set_runs(const struct dlt_set *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		bool earlier = false;
+		for (size_t k = 0; k < i && !earlier; k++)
+			earlier = s->procs[k]->hdr.run_id ==
+				  s->procs[i]->hdr.run_id;
+		n += !earlier;
+	}
+	return n;
+}
+
 int dlt_cmd_summary(int argc, char **argv)
 {
 	int npaths;
-	int rc = dlt_cmd_args("summary", dlt_summary_usage, argc, argv, NULL, 0,
+	const char *run = NULL;
+	const struct dlt_flag_opt opts[] = {{"--run", NULL, &run}};
+	int rc = dlt_cmd_args("summary", dlt_summary_usage, argc, argv, opts, 1,
 			      &npaths);
 	if (rc >= 0)
 		return rc;
+	struct dlt_run_paths rp;
+	rc = dlt_cmd_run_filter("summary", run, npaths, argv, &rp);
+	if (rc >= 0)
+		return rc;
 	struct dlt_set s;
-	if (dlt_set_load(&s, npaths, argv, stderr) != 0) {
+	if (dlt_set_load(&s, rp.npaths, rp.paths, stderr) != 0) {
 		dlt_set_free(&s);
+		dlt_cmd_run_free(&rp);
 		return DLT_EXIT_USAGE;
 	}
+	dlt_cmd_run_free(&rp);
+	size_t nruns = dlt_set_runs(&s);
+	if (nruns > 1)
+		printf("These traces come from %zu runs (a directory used "
+		       "more than once); each has its own tree below, and\n"
+		       "dltrace-analyze summary --run ID PATH shows one.\n\n",
+		       nruns);
 	for (size_t i = 0; i < s.nprocs; i++) {
 		if (i)
 			fputc('\n', stdout);
