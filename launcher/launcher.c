@@ -131,26 +131,6 @@ static int prepare_dir(const char *out, char *dir, struct made_dirs *made)
 	return 0;
 }
 
-/* A random run identity, never 0: every trace of this run carries it
- * (DLTRACE_RUN), so that a directory used twice keeps the runs apart. */
-static uint64_t new_run_id(void)
-{
-	uint64_t v = 0;
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
-			v = 0;
-		close(fd);
-	}
-	if (v == 0) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		v = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-		v ^= (uint64_t)getpid() << 40;
-	}
-	return v ? v : 1;
-}
-
 /* libdltrace.so next to us: build tree (bin/ and lib/), or installed
  * (PREFIX/bin and PREFIX/lib). */
 static int find_library(char *out)
@@ -520,7 +500,9 @@ int main(int argc, char **argv)
 		unmake_dirs(&made);
 		return 2;
 	}
-	uint64_t run = new_run_id();
+	/* A random identity for this run, in every trace of its tree
+	 * (DLTRACE_RUN), so that a directory used twice keeps runs apart. */
+	uint64_t run = dlt_random64();
 	if (traced) {
 		prepend_env("LD_PRELOAD", lib);
 		prepend_env("LD_AUDIT", lib);

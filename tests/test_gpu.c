@@ -2325,6 +2325,23 @@ static int nccl_ranks_stuck(struct gset *s, void *ctx)
 	return n >= want;
 }
 
+/* Starts rank r of an fx_nccl job of nranks (a string) under the
+ * launcher, into dir, meeting through idfile. */
+static void start_nccl_rank(struct tu_proc *p, const char *dir,
+			    const char *idfile, const char *nranks, int r,
+			    const char *const *env)
+{
+	char rank[16];
+	snprintf(rank, sizeof(rank), "%d", r);
+	const char *cmd[] = {DLT_FAKE_FX_NCCL, "--nranks", nranks,
+			     "--rank",	       rank,	   "--id-file",
+			     idfile,	       NULL};
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	TU_CHECK_FATAL(tu_proc_start(p, argv, env) == 0, "cannot start rank %d",
+		       r);
+	free(argv);
+}
+
 /* ---- suite hang_nccl: 3 of 4 ranks, killed ------------------------------- */
 
 static void test_hang_nccl(void)
@@ -2340,16 +2357,8 @@ static void test_hang_nccl(void)
 	struct tu_proc p[STARTED];
 	uint64_t spawn[STARTED];
 	for (int r = 0; r < STARTED; r++) {
-		char rank[8];
-		snprintf(rank, sizeof(rank), "%d", r);
-		const char *cmd[] = {DLT_FAKE_FX_NCCL, "--nranks", "4",
-				     "--rank",	       rank,	   "--id-file",
-				     idfile,	       NULL};
-		const char **argv = tu_launcher_argv(dir, NULL, cmd);
 		spawn[r] = realtime_ns();
-		TU_CHECK_FATAL(tu_proc_start(&p[r], argv, env2) == 0,
-			       "cannot start rank %d", r);
-		free(argv);
+		start_nccl_rank(&p[r], dir, idfile, "4", r, env2);
 	}
 	size_t want_stuck = STARTED;
 	TU_CHECK(poll_traces(dir, nccl_ranks_stuck, &want_stuck),
@@ -2515,6 +2524,26 @@ static int nccl_ranks_early(struct gset *s, void *ctx)
 	return ep->n >= ep->want;
 }
 
+/* Ranks 0 .. started-1 of an fx_nccl job of nranks, default settings,
+ * that hangs in ncclCommInitRank since the others never come; returns
+ * once each shows its init thread's wait, recorded before the stall
+ * threshold, and a heartbeat past the call's start (polled, up to a
+ * minute: then a failed check). */
+static void start_hung_job(const char *dir, const char *rdv, const char *idfile,
+			   const char *nranks, int started, struct tu_proc *p,
+			   struct early_poll *ep)
+{
+	const char *const *env = nccl_env(rdv, NULL);
+	for (int r = 0; r < started; r++)
+		start_nccl_rank(&p[r], dir, idfile, nranks, r, env);
+	memset(ep, 0, sizeof(*ep));
+	ep->want = (size_t)started;
+	TU_CHECK(poll_traces(dir, nccl_ranks_early, ep),
+		 "after a minute, %zu of %d ranks show their init thread's "
+		 "wait recorded before the threshold",
+		 ep->n, started);
+}
+
 /* The issue's case, with default settings: three of four ranks stuck in
  * ncclCommInitRank and killed before the 5 s stall threshold.  The init
  * thread's wait is recorded anyway (inside a traced call for a tick), and
@@ -2528,24 +2557,9 @@ static void test_hang_nccl_early(void)
 	char *dir = tu_tmpdir("hang-early");
 	TU_CHECK_FATAL(dir && rdv, "no scratch directory");
 	char *idfile = tu_strfmt("%s/id", rdv);
-	const char *const *env = nccl_env(rdv, NULL);
 	struct tu_proc p[STARTED];
-	for (int r = 0; r < STARTED; r++) {
-		char rank[8];
-		snprintf(rank, sizeof(rank), "%d", r);
-		const char *cmd[] = {DLT_FAKE_FX_NCCL, "--nranks", "4",
-				     "--rank",	       rank,	   "--id-file",
-				     idfile,	       NULL};
-		const char **argv = tu_launcher_argv(dir, NULL, cmd);
-		TU_CHECK_FATAL(tu_proc_start(&p[r], argv, env) == 0,
-			       "cannot start rank %d", r);
-		free(argv);
-	}
-	struct early_poll ep = {STARTED, 0, {{0, 0, 0}}};
-	TU_CHECK(poll_traces(dir, nccl_ranks_early, &ep),
-		 "after a minute, %zu of %d ranks show their init thread's "
-		 "wait recorded before the threshold",
-		 ep.n, STARTED);
+	struct early_poll ep;
+	start_hung_job(dir, rdv, idfile, "4", STARTED, p, &ep);
 	for (int r = 0; r < STARTED; r++)
 		kill(-p[r].pid, SIGKILL);
 	for (int r = 0; r < STARTED; r++) {
@@ -2642,23 +2656,9 @@ static void test_hang_live(void)
 	char *dir = tu_tmpdir("hang-live");
 	TU_CHECK_FATAL(dir && rdv, "no scratch directory");
 	char *idfile = tu_strfmt("%s/id", rdv);
-	const char *const *env = nccl_env(rdv, NULL);
 	struct tu_proc p[STARTED];
-	for (int r = 0; r < STARTED; r++) {
-		char rank[8];
-		snprintf(rank, sizeof(rank), "%d", r);
-		const char *cmd[] = {DLT_FAKE_FX_NCCL, "--nranks", "3",
-				     "--rank",	       rank,	   "--id-file",
-				     idfile,	       NULL};
-		const char **argv = tu_launcher_argv(dir, NULL, cmd);
-		TU_CHECK_FATAL(tu_proc_start(&p[r], argv, env) == 0,
-			       "cannot start rank %d", r);
-		free(argv);
-	}
-	struct early_poll ep = {STARTED, 0, {{0, 0, 0}}};
-	TU_CHECK(poll_traces(dir, nccl_ranks_early, &ep),
-		 "after a minute, %zu of %d ranks show their wait", ep.n,
-		 STARTED);
+	struct early_poll ep;
+	start_hung_job(dir, rdv, idfile, "3", STARTED, p, &ep);
 	char *text = NULL;
 	struct tu_json *j = hangs_json_via(NULL, dir, &text);
 	const struct tu_json *ranks = tu_jget(j, "ranks");
@@ -3065,28 +3065,11 @@ static const char *torch_skip(void)
 	return tu_python_skip("torch.distributed");
 }
 
-static int free_port(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in a;
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	socklen_t l = sizeof(a);
-	int port = -1;
-	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
-	    getsockname(fd, (struct sockaddr *)&a, &l) == 0)
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
-
 static void test_hang_torch(void)
 {
 	char *dir = tu_tmpdir("hang-torch");
 	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
-	int port = free_port();
+	int port = tu_free_port();
 	TU_CHECK_FATAL(port > 0, "no free port");
 	char port_env[64];
 	snprintf(port_env, sizeof(port_env), "MASTER_PORT=%d", port);

@@ -914,6 +914,61 @@ static void test_versions_real(void)
 	free(dir);
 }
 
+/* ---- suite torch: a healthy job under --hang-timeout ----------------------
+ */
+
+static const char *torch_skip(void)
+{
+	return tu_python_skip("torch.distributed");
+}
+
+/* Two gloo ranks that all-reduce and finish, under --hang-timeout: the
+ * safety net must not fail a good run (it exited 2, "waitpid: No child
+ * processes", without a verdict). */
+static void test_gloo_hang_timeout(void)
+{
+	char *dir = tu_tmpdir("gloo");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	int port = tu_free_port();
+	TU_CHECK_FATAL(port > 0, "no free port");
+	char *port_env = tu_strfmt("MASTER_PORT=%d", port);
+	const char *env[] = {"WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", port_env,
+			     NULL};
+	const char *rank = "import datetime, os, torch\n"
+			   "import torch.distributed as dist\n"
+			   "dist.init_process_group('gloo', "
+			   "timeout=datetime.timedelta(seconds=120))\n"
+			   "t = torch.ones(4)\n"
+			   "dist.all_reduce(t)\n"
+			   "dist.destroy_process_group()\n"
+			   "print('rank', os.environ['RANK'], int(t[0]))\n";
+	const char *cmd[] = {"/bin/sh",
+			     "-c",
+			     "RANK=0 \"$0\" -c \"$1\" & "
+			     "RANK=1 \"$0\" -c \"$1\"; wait",
+			     tu_python(),
+			     rank,
+			     NULL};
+	const char *opts[] = {"--hang-timeout", "300", NULL};
+	const char **argv = tu_launcher_argv(dir, opts, cmd);
+	struct tu_proc p;
+	tu_run(&p, argv, env, 280000);
+	free(argv);
+	TU_CHECK(tu_exit_code(p.status) == 0 &&
+			 tu_contains(p.out, "rank 0 2") &&
+			 tu_contains(p.out, "rank 1 2"),
+		 "two gloo ranks under --hang-timeout: %s\n%s%s",
+		 tu_status_str(p.status), p.out, p.err);
+	TU_CHECK(!tu_contains(p.err, "waitpid") &&
+			 tu_count_lines(p.err, "dltrace: ") >= 2,
+		 "no verdict, or the launcher failed to wait:\n%s", p.err);
+	tu_expect_check_clean("two gloo ranks under --hang-timeout", dir);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(port_env);
+	free(dir);
+}
+
 /* ---- suites -------------------------------------------------------------- */
 
 static const struct tu_test launcher_tests[] = {
@@ -937,6 +992,10 @@ static const struct tu_test ends_tests[] = {
 	 test_ends_group_killed},
 	{NULL, NULL}};
 
+static const struct tu_test torch_tests[] = {
+	{"two gloo ranks under --hang-timeout", test_gloo_hang_timeout},
+	{NULL, NULL}};
+
 static const struct tu_test runs_tests[] = {
 	{"a directory used twice: a verdict per run, runs shown apart",
 	 test_runs_reused_dir},
@@ -955,6 +1014,7 @@ static const struct tu_suite suites[] = {
 	{"launcher", launcher_tests, NULL},
 	{"ends", ends_tests, python_skip},
 	{"runs", runs_tests, NULL},
+	{"torch", torch_tests, torch_skip},
 	{"versions", versions_tests, python_skip},
 	{"versions_real", versions_real_tests, real_libs_skip},
 	{NULL, NULL, NULL}};

@@ -224,6 +224,10 @@ struct tu_suite {
  * 77 when the only suite asked for was skipped. */
 int tu_main(int argc, char **argv, const struct tu_suite *suites);
 
+/* A TCP port on 127.0.0.1 that was free a moment ago (for MASTER_PORT),
+ * or -1. */
+int tu_free_port(void);
+
 /* The Python to run PyTorch tests with: /usr/bin/python3 (Debian's
  * python3-torch) unless DLT_TEST_PYTHON names another. */
 const char *tu_python(void);

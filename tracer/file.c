@@ -71,7 +71,7 @@ void dlt_writer_disable(struct dlt_writer *w, const char *why, const char *what,
 	/* Tracing is off; the program carries on as if dltrace were absent. */
 }
 
-static uint64_t dlt_random64(void)
+uint64_t dlt_random64(void)
 {
 	uint64_t v = 0;
 	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);

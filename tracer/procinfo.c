@@ -7,12 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Reads a small /proc file into buf; returns bytes read. */
-static size_t dlt_read_file(const char *path, char *buf, size_t cap)
+/* Reads up to cap bytes of fd into buf; returns bytes read. */
+static size_t dlt_read_fd(int fd, char *buf, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
 	size_t n = 0;
 	while (n < cap) {
 		ssize_t r = read(fd, buf + n, cap - n);
@@ -20,6 +17,16 @@ static size_t dlt_read_file(const char *path, char *buf, size_t cap)
 			break;
 		n += (size_t)r;
 	}
+	return n;
+}
+
+/* Reads a small /proc file into buf; returns bytes read. */
+static size_t dlt_read_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t n = dlt_read_fd(fd, buf, cap);
 	close(fd);
 	return n;
 }
@@ -32,13 +39,7 @@ static size_t dlt_read_cmdline(char *buf, size_t cap, uint32_t *more)
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	size_t n = 0;
-	while (n < cap) {
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
+	size_t n = dlt_read_fd(fd, buf, cap);
 	if (n == cap) {
 		/* Each argument ends in a NUL: those past the buffer are
 		 * counted, the one it cut already was. */

@@ -165,6 +165,9 @@ void dlt_writer_forget(struct dlt_writer *w);
  * code that a vfork child may run (exit) asks getpid itself. */
 pid_t dlt_self_pid(struct dlt_writer *w);
 
+/* A random number that is never 0 (trace ids, the launcher's run id). */
+uint64_t dlt_random64(void);
+
 /* Turns tracing off for good and says why, once, on stderr. */
 void dlt_writer_disable(struct dlt_writer *w, const char *why, const char *what,
 			int err);
