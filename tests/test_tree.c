@@ -563,6 +563,56 @@ static void test_ends_group_killed(void)
 	free(dir);
 }
 
+/* Every wait call, a SIGCHLD handler that reaps, a NULL status, ECHILD:
+ * the program gets what it gets untraced, and each end is recorded. */
+static void test_ends_wait_calls(void)
+{
+	char *fx = tu_fx("fx_reap");
+	char *dir = tu_tmpdir("ends-wait");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *cmd[] = {fx, NULL};
+	struct tu_proc plain, p;
+	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
+	tu_run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_exit_code(plain.status) == 0 &&
+			 tu_contains(plain.out, "handler reaped 3"),
+		 "fixture broken: %s\n%s", tu_status_str(plain.status),
+		 plain.out);
+	tu_expect_same_launched("fx_reap", &plain, &p, 0);
+	struct tu_traceset s;
+	tu_traceset_load(dir, &s);
+	const struct tu_trace *parent = NULL;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.t[i].hdr.ppid == (uint32_t)p.pid)
+			parent = &s.t[i];
+	static const struct {
+		uint16_t call;
+		int status;
+	} want[] = {{DLT_REAP_WAIT, 7 << 8},	 {DLT_REAP_WAITPID, SIGTERM},
+		    {DLT_REAP_WAIT4, SIGABRT},	 {DLT_REAP_WAIT4, SIGKILL},
+		    {DLT_REAP_WAITID, 5 << 8},	 {DLT_REAP_WAITPID, 6 << 8},
+		    {DLT_REAP_WAITPID, 10 << 8}, {DLT_REAP_WAITPID, 11 << 8},
+		    {DLT_REAP_WAITPID, 12 << 8}};
+	for (size_t w = 0; parent && w < sizeof(want) / sizeof(want[0]); w++) {
+		int found = 0;
+		for (size_t k = 0; k < parent->nreaps; k++)
+			found |= parent->reaps[k].call == want[w].call &&
+				 (parent->reaps[k].status & 0xff7f) ==
+					 want[w].status;
+		TU_CHECK(found, "no REAP by call %u of status 0x%x",
+			 want[w].call, want[w].status);
+	}
+	TU_CHECK(parent != NULL, "no trace of fx_reap");
+	if (CU_get_number_of_failures())
+		tu_traceset_dump(&s);
+	tu_traceset_free(&s);
+	tu_proc_free(&plain);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+	free(fx);
+}
+
 static void test_ends_bash_python(void)
 {
 	char *dir = tu_tmpdir("ends");
@@ -941,7 +991,9 @@ static void test_gloo_hang_timeout(void)
 			   "t = torch.ones(4)\n"
 			   "dist.all_reduce(t)\n"
 			   "dist.destroy_process_group()\n"
-			   "print('rank', os.environ['RANK'], int(t[0]))\n";
+			   /* One write each: the ranks share the pipe. */
+			   "os.write(1, ('rank %s %d\\n' % "
+			   "(os.environ['RANK'], int(t[0]))).encode())\n";
 	const char *cmd[] = {"/bin/sh",
 			     "-c",
 			     "RANK=0 \"$0\" -c \"$1\" & "
@@ -986,6 +1038,8 @@ static const struct tu_test launcher_tests[] = {
 static const struct tu_test ends_tests[] = {
 	{"bash with Python children: exit, exception, abort, SIGKILL",
 	 test_ends_bash_python},
+	{"every wait call, a reaping SIGCHLD handler: as untraced",
+	 test_ends_wait_calls},
 	{"Python's subprocess reaps a child killed by SIGTERM",
 	 test_ends_python_subprocess},
 	{"a whole tree SIGKILLed: nothing saw the ends, and it is said",
