@@ -28,7 +28,10 @@ const char dlt_diff_usage[] =
 	"\n"
 	"  --json   one JSON object with \"changes\", \"unchanged\", "
 	"\"only_a\"\n"
-	"           and \"only_b\" lists\n";
+	"           and \"only_b\" lists\n"
+	"\n"
+	"exit status: 0 the runs were compared (whatever changed), 2 bad\n"
+	"arguments or a run without a usable trace.\n";
 
 struct dlt_run {
 	const char *arg;

@@ -33,7 +33,10 @@ const char dlt_export_usage[] =
 	"events, and the findings of `check` as markers.  Open it in\n"
 	"https://ui.perfetto.dev or chrome://tracing.\n"
 	"\n"
-	"  --format chrome   the only format so far (and the default)\n";
+	"  --format chrome   the only format so far (and the default)\n"
+	"\n"
+	"exit status: 0 the timeline was written (inputs that cannot be read\n"
+	"are reported on stderr), 2 bad arguments or no usable trace.\n";
 
 struct dlt_export {
 	struct dlt_json *j;

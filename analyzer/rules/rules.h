@@ -1,7 +1,9 @@
 /* What a rule gets and the helpers rules share.
  *
- * A rule looks at one process (its model and GPU aggregate) and adds
- * findings with dlt_rule_finding.  Rules run in the order of the table in
+ * A process rule looks at one process (its model and GPU aggregate) and
+ * adds findings with dlt_rule_finding; a job rule looks at every process of
+ * the job at once (what the hang analysis read of each, hangs.h) and adds
+ * findings with dlt_job_finding.  Rules run in the order of the table in
  * check.c; a rule that explains failed calls (the driver is missing, the
  * cuDNN sub-libraries disagree) marks them in explained[] so that API_ERROR,
  * which runs later, reports them as consequences rather than causes. */
@@ -20,6 +22,7 @@
 #include "../apinames.h"
 #include "../check.h"
 #include "../gpu.h"
+#include "../hangs.h"
 #include "../model.h"
 #include "../status.h"
 #include "../value.h"
@@ -44,6 +47,28 @@ void dlt_finding_fix(struct dlt_rule_ctx *c, struct dlt_finding *f,
 /* Marks an error group as explained by the current rule's code. */
 void dlt_rule_explain(struct dlt_rule_ctx *c, size_t err_index);
 
+/* What a job rule gets: the processes of the job, each with its index in
+ * chk->procs. */
+struct dlt_job_ctx {
+	struct dlt_check *chk;
+	/* The processes in rank order (processes without a rank last, then
+	 * by pid), so that what is said does not depend on the order the
+	 * traces were given in. */
+	const struct dlt_hang_proc **procs;
+	size_t n;
+	const size_t *proc; /* per process: index in chk->procs */
+	size_t rule;	    /* index in the rule table */
+	/* Every process ended on its own without a failure: nothing hung. */
+	bool completed;
+};
+
+/* A new finding of the current job rule about procs[i]. */
+struct dlt_finding *dlt_job_finding(struct dlt_job_ctx *c, size_t i,
+				    enum dlt_severity sev, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void dlt_job_fix(struct dlt_job_ctx *c, struct dlt_finding *f, const char *fmt,
+		 ...) __attribute__((format(printf, 3, 4)));
+
 /* Rules, one per file in analyzer/rules/. */
 void dlt_rule_lib_not_found(struct dlt_rule_ctx *c);
 void dlt_rule_lib_load_failed(struct dlt_rule_ctx *c);
@@ -58,6 +83,10 @@ void dlt_rule_api_error(struct dlt_rule_ctx *c);
 void dlt_rule_deepbind(struct dlt_rule_ctx *c);
 void dlt_rule_static_cudart(struct dlt_rule_ctx *c);
 void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c);
+void dlt_rule_init_hang(struct dlt_job_ctx *c);
+void dlt_rule_missing_rank(struct dlt_job_ctx *c);
+void dlt_rule_rank_mismatch(struct dlt_job_ctx *c);
+void dlt_rule_stall(struct dlt_job_ctx *c);
 
 /* ---- shared helpers (libutil.c) ------------------------------------ */
 
@@ -142,5 +171,37 @@ void dlt_ev_candidates(struct dlt_val *arr, const struct dlt_conv_entry *e,
 		       const struct dlt_conv_sel *sel, int64_t cudnn_version);
 /* "algo 1 (IMPLICIT_PRECOMP_GEMM)". */
 const char *dlt_algo_label(int dir, int32_t algo, char *buf, size_t cap);
+
+/* ---- evidence of the job rules (hangutil.c) --------------------------- */
+
+/* The call in flight: call, call_tid, call_since_unix_ns, in_call_ns. */
+void dlt_ev_hang_call(struct dlt_val *o, const struct dlt_hang_proc *hp,
+		      const struct dlt_hang_call *c);
+/* The wait: tid, syscall (its name), syscall_nr, blocked_ns,
+ * blocked_since_unix_ns, wait, wchan, stack, ended. */
+void dlt_ev_hang_stall(struct dlt_val *o, const struct dlt_hang_proc *hp,
+		       const struct dlt_hang_stall *s);
+/* The communicator of the last init entered: comm_id_hash, nranks,
+ * comm_rank; nothing when there is none. */
+void dlt_ev_hang_comm(struct dlt_val *o, const struct dlt_hang_proc *hp);
+/* The job of the launcher's variables: master_addr, master_port,
+ * world_size. */
+void dlt_ev_hang_job(struct dlt_val *o, const struct dlt_hang_proc *hp);
+/* Ranks above this are not told apart (no job has that many processes
+ * traced into one place). */
+#define DLT_HANG_MAX_RANKS 4096
+
+/* Processes of one job: the same MASTER_ADDR:MASTER_PORT. */
+bool dlt_hang_same_job(const struct dlt_hang_proc *a,
+		       const struct dlt_hang_proc *b);
+/* Whether procs[i] is the first process of its communicator, or of its job
+ * (one with a WORLD_SIZE and a MASTER_PORT): rules that judge a
+ * communicator or a job do so once, there. */
+bool dlt_hang_first_in_comm(const struct dlt_job_ctx *c, size_t i);
+bool dlt_hang_first_in_job(const struct dlt_job_ctx *c, size_t i);
+/* Ranks 0..n-1 not set in seen[], as " 1 3" (cut to cap) and as an array
+ * under key; returns how many. */
+size_t dlt_hang_missing(const uint8_t *seen, int n, char *text, size_t cap,
+			struct dlt_val *o, const char *key);
 
 #endif
