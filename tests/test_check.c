@@ -71,7 +71,8 @@ static struct tu_json *parse_out(const struct tu_proc *p, const char *what)
 }
 
 /* `check --json --fail-on never PATH`, parsed; NULL (and a failed check)
- * when it did not work. */
+ * when it did not work.  Every finding in it must be documented, with its
+ * evidence keys and a fix. */
 static struct tu_json *check_json(const char *path)
 {
 	struct tu_proc p;
@@ -84,6 +85,9 @@ static struct tu_json *check_json(const char *path)
 	else
 		TU_CHECK(0, "check --json %s: %s; stderr:\n%s", path,
 			 tu_status_str(p.status), p.err);
+	const struct tu_json *fs = tu_jget(j, "findings");
+	for (size_t i = 0; i < tu_jlen(fs); i++)
+		tu_expect_documented(tu_jat(fs, i));
 	tu_proc_free(&p);
 	return j;
 }
@@ -1659,6 +1663,46 @@ static void test_hostile_failed_loads(void)
 /* ---- suites -----------------------------------------------------------------
  */
 
+/* `check --list` names every rule, process and job rules alike, and
+ * docs/findings.md has a section for each with its evidence and its fix,
+ * and a row in its table of codes. */
+static void test_unit_list_documented(void)
+{
+	struct tu_proc p;
+	const char *args[] = {"check", "--list", NULL};
+	analyze(&p, args);
+	TU_CHECK(tu_exit_code(p.status) == 0, "check --list: %s",
+		 tu_status_str(p.status));
+	size_t n = 0;
+	int hangs = 0;
+	for (const char *line = p.out; line && *line; n++) {
+		char code[64] = "";
+		sscanf(line, "%63s", code);
+		static const char *const job[] = {"INIT_HANG", "MISSING_RANK",
+						  "RANK_MISMATCH", "STALL"};
+		for (size_t k = 0; k < 4; k++)
+			hangs += strcmp(code, job[k]) == 0;
+		char *sec = tu_findings_section(code);
+		TU_CHECK(sec && strstr(sec, "**Evidence.**") &&
+				 strstr(sec, "**What to do.**"),
+			 "%s: docs/findings.md has no section with its "
+			 "evidence and what to do",
+			 code);
+		char *row = tu_strfmt("\n| [%s](#", code);
+		TU_CHECK(strstr(tu_findings_doc(), row) != NULL,
+			 "%s: not in the table of codes of docs/findings.md",
+			 code);
+		free(row);
+		free(sec);
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	TU_CHECK(n >= 17 && hangs == 4,
+		 "check --list: %zu codes, %d of the 4 hang codes:\n%s", n,
+		 hangs, p.out);
+	tu_proc_free(&p);
+}
+
 static const struct tu_test unit_tests[] = {
 	{"backend plan fails for memory, another runs",
 	 test_unit_backend_fallback},
@@ -1669,6 +1713,7 @@ static const struct tu_test unit_tests[] = {
 	{"no end record, call in progress; export",
 	 test_unit_incomplete_and_export},
 	{"exit status and --fail-on", test_unit_exit_status},
+	{"every code listed and documented", test_unit_list_documented},
 	{NULL, NULL}};
 
 static const struct tu_test loader_tests[] = {

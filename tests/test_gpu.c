@@ -2143,6 +2143,18 @@ static void test_real(void)
 
 /* ---- hangs: helpers ------------------------------------------------------ */
 
+static double jnum(const struct tu_json *o, const char *key, double dflt)
+{
+	const struct tu_json *v = tu_jget(o, key);
+	return v && v->type == TU_JNUM ? v->num : dflt;
+}
+
+/* Both strings there and equal. */
+static int same_str(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
 /* `dltrace-analyze hangs --json` on every trace in dir, parsed; *rc gets
  * its exit status. */
 static struct tu_json *hangs_json(const char *dir, int *rc, char **text)
@@ -2157,16 +2169,62 @@ static struct tu_json *hangs_json(const char *dir, int *rc, char **text)
 	struct tu_json *j = tu_json_parse(p.out, err, sizeof(err));
 	TU_CHECK(j != NULL, "hangs --json output is not JSON (%s):\n%.3000s",
 		 err, p.out);
+	const struct tu_json *fs = tu_jget(j, "findings");
+	for (size_t i = 0; i < tu_jlen(fs); i++)
+		tu_expect_documented(tu_jat(fs, i));
 	if (text)
 		*text = strdup(p.out);
 	tu_proc_free(&p);
 	return j;
 }
 
-static double jnum(const struct tu_json *o, const char *key, double dflt)
+/* The findings of `hangs --json` are check's: each one is in `check
+ * --json` over the same traces with the same process, message, fix and
+ * evidence. */
+static void expect_hangs_as_check(const char *dir, const struct tu_json *hj)
 {
-	const struct tu_json *v = tu_jget(o, key);
-	return v && v->type == TU_JNUM ? v->num : dflt;
+	struct tu_proc p;
+	int r = tu_analyze_dir(&p, "check", "--json", dir);
+	char err[256];
+	struct tu_json *cj =
+		r == 0 ? tu_json_parse(p.out, err, sizeof(err)) : NULL;
+	TU_CHECK(cj != NULL, "check --json on %s: %s\n%s", dir,
+		 tu_status_str(p.status), p.err);
+	const struct tu_json *hf = tu_jget(hj, "findings");
+	const struct tu_json *cf = tu_jget(cj, "findings");
+	for (size_t i = 0; cj && i < tu_jlen(hf); i++) {
+		const struct tu_json *h = tu_jat(hf, i), *same = NULL;
+		for (size_t k = 0; k < tu_jlen(cf) && !same; k++) {
+			const struct tu_json *c = tu_jat(cf, k);
+			if (!same_str(tu_jstr(c, "code"), tu_jstr(h, "code")) ||
+			    jnum(c, "pid", -1) != jnum(h, "pid", -2) ||
+			    !same_str(tu_jstr(c, "message"),
+				      tu_jstr(h, "message")))
+				continue;
+			same = c;
+		}
+		TU_CHECK(same != NULL, "hangs finding %s not in check: %s",
+			 tu_jstr(h, "code"), tu_jstr(h, "message"));
+		if (same == NULL)
+			continue;
+		const struct tu_json *he = tu_jget(h, "evidence");
+		const struct tu_json *ce = tu_jget(same, "evidence");
+		TU_CHECK(same_str(tu_jstr(h, "fix"), tu_jstr(same, "fix")) &&
+				 same_str(tu_jstr(h, "severity"),
+					  tu_jstr(same, "severity")) &&
+				 he && ce && he->n == ce->n,
+			 "%s: hangs and check differ in severity, fix or "
+			 "evidence",
+			 tu_jstr(h, "code"));
+		for (size_t k = 0; he && ce && k < he->n && k < ce->n; k++)
+			TU_CHECK(strcmp(he->keys[k], ce->keys[k]) == 0 &&
+					 he->items[k]->type ==
+						 ce->items[k]->type,
+				 "%s: evidence key %s in hangs, %s in check",
+				 tu_jstr(h, "code"), he->keys[k], ce->keys[k]);
+	}
+	tu_json_free(cj);
+	tu_proc_free(&p);
 }
 
 /* Findings of this code; up to max of them in out. */
@@ -2373,6 +2431,7 @@ static void test_hang_nccl(void)
 	struct tu_json *j = hangs_json(dir, &rc, &text);
 	TU_CHECK(rc == 1, "hangs exit status %d, expected 1 (a hang found)",
 		 rc);
+	expect_hangs_as_check(dir, j);
 	const struct tu_json *ranks = tu_jget(j, "ranks");
 	TU_CHECK(tu_jlen(ranks) == STARTED, "%zu ranks in the table",
 		 tu_jlen(ranks));
@@ -2650,6 +2709,7 @@ static void test_hang_mismatch(void)
 	int rc;
 	char *text = NULL;
 	struct tu_json *j = hangs_json(dir, &rc, &text);
+	expect_hangs_as_check(dir, j);
 	const struct tu_json *f[4];
 	size_t n = findings(j, "RANK_MISMATCH", f, 4);
 	TU_CHECK(rc == 1 && n >= 1,
@@ -2840,6 +2900,7 @@ static void test_hang_torch(void)
 	int rc;
 	char *text = NULL;
 	struct tu_json *j = hangs_json(dir, &rc, &text);
+	expect_hangs_as_check(dir, j);
 	const struct tu_json *f[8];
 	size_t nhang = findings(j, "INIT_HANG", f, 8);
 	TU_CHECK(rc == 1 && nhang == 1,

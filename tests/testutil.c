@@ -1073,6 +1073,65 @@ struct tu_json *tu_libs_json(const char *dir)
 	return j;
 }
 
+const char *tu_findings_doc(void)
+{
+	static char *doc;
+	if (doc)
+		return doc;
+	FILE *f = fopen(DLT_TEST_SRC "/docs/findings.md", "r");
+	TU_CHECK_FATAL(f != NULL, "cannot read %s/docs/findings.md",
+		       DLT_TEST_SRC);
+	size_t cap = 1 << 16, n = 0;
+	doc = malloc(cap);
+	for (size_t r; doc && (r = fread(doc + n, 1, cap - n - 1, f)) > 0;) {
+		n += r;
+		if (n + 1 == cap)
+			doc = realloc(doc, cap *= 2);
+	}
+	fclose(f);
+	TU_CHECK_FATAL(doc != NULL, "out of memory");
+	doc[n] = '\0';
+	return doc;
+}
+
+char *tu_findings_section(const char *code)
+{
+	const char *doc = tu_findings_doc();
+	char *head = tu_strfmt("\n### %s\n", code);
+	const char *at = strstr(doc, head);
+	free(head);
+	if (at == NULL)
+		return NULL;
+	at++;
+	const char *end = strstr(at + 4, "\n## ");
+	const char *next = strstr(at + 4, "\n### ");
+	if (end == NULL || (next && next < end))
+		end = next;
+	size_t len = end ? (size_t)(end - at) : strlen(at);
+	return strndup(at, len);
+}
+
+void tu_expect_documented(const struct tu_json *f)
+{
+	const char *code = tu_jstr(f, "code");
+	char *sec = code ? tu_findings_section(code) : NULL;
+	TU_CHECK(sec != NULL, "finding %s has no section in docs/findings.md",
+		 code ? code : "(no code)");
+	const char *fix = tu_jstr(f, "fix");
+	TU_CHECK(fix && fix[0], "%s: the finding has no fix: %s",
+		 code ? code : "?", tu_jstr(f, "message"));
+	const struct tu_json *ev = tu_jget(f, "evidence");
+	for (size_t i = 0; sec && ev && ev->type == TU_JOBJ && i < ev->n; i++) {
+		char *quoted = tu_strfmt("`%s`", ev->keys[i]);
+		TU_CHECK(strstr(sec, quoted) != NULL,
+			 "%s: evidence key %s is not in its section of "
+			 "docs/findings.md",
+			 code, quoted);
+		free(quoted);
+	}
+	free(sec);
+}
+
 /* ---- running suites -------------------------------------------------------
  */
 
