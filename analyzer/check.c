@@ -53,7 +53,8 @@ const struct dlt_rule dlt_rules[] = {
 	 "processes of one communicator or job disagree on its size or "
 	 "claim the same rank"},
 	{"STALL", DLT_SEV_WARNING, NULL, dlt_rule_stall,
-	 "a thread waited long in one system call"},
+	 "a thread waited long in GPU, rendezvous or collective code, or "
+	 "in a job that did not finish"},
 };
 const size_t dlt_nrules = sizeof(dlt_rules) / sizeof(dlt_rules[0]);
 

@@ -2819,6 +2819,121 @@ static void test_hang_timeout(void)
 	free(rdv);
 }
 
+/* ---- suite hang_quiet: long waits that are no hang ------------------------
+ */
+
+/* Traces of programs whose name starts with one of want[] (NULL-ended),
+ * each with a STALL record. */
+struct quiet_want {
+	const char *const *exes;
+};
+
+static int quiet_stalled(struct gset *s, void *ctx)
+{
+	const struct quiet_want *w = ctx;
+	for (size_t k = 0; w->exes[k]; k++) {
+		int found = 0;
+		for (size_t i = 0; i < s->n && !found; i++)
+			found = strncmp(base_name(s->t[i].exe), w->exes[k],
+					strlen(w->exes[k])) == 0 &&
+				gt_count(&s->t[i], DLT_REC_STALL) > 0;
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+/* A program waits (sleeping in a loop until flag exists) past the stall
+ * threshold while every process in exes[] has its wait recorded; then it
+ * finishes with status 0.  check and hangs must find nothing to warn
+ * about: no STALL, no placeholder rank, and hangs exits 0. */
+static void quiet_wait(const char *what, const char *const cmd[],
+		       const char *const env[], const char *flag,
+		       const char *dir, const char *const exes[])
+{
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	struct tu_proc p;
+	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "%s: cannot start",
+		       what);
+	free(argv);
+	struct quiet_want w = {exes};
+	int stalled = poll_traces(dir, quiet_stalled, &w);
+	FILE *f = fopen(flag, "w");
+	if (f)
+		fclose(f);
+	tu_proc_wait(&p, 60000);
+	TU_CHECK(stalled,
+		 "%s: no STALL record in each of the traces after a "
+		 "minute: the test proves nothing",
+		 what);
+	TU_CHECK(tu_exit_code(p.status) == 0, "%s: %s\n%s", what,
+		 tu_status_str(p.status), p.err);
+	TU_CHECK(!tu_contains(p.err, "dltrace: warning") &&
+			 !tu_contains(p.err, "dltrace: error"),
+		 "%s: the launcher's verdict warns:\n%s", what, p.err);
+	int rc;
+	char *text = NULL;
+	struct tu_json *j = hangs_json(dir, &rc, &text);
+	const struct tu_json *fs = tu_jget(j, "findings");
+	TU_CHECK(rc == 0, "%s: hangs exits %d on a job that completed", what,
+		 rc);
+	for (size_t i = 0; i < tu_jlen(fs); i++) {
+		const struct tu_json *fi = tu_jat(fs, i);
+		const char *code = tu_jstr(fi, "code");
+		const char *sev = tu_jstr(fi, "severity");
+		TU_CHECK(!same_str(code, "STALL"),
+			 "%s: a STALL finding for a wait that did not matter: "
+			 "%s",
+			 what, tu_jstr(fi, "message"));
+		TU_CHECK(same_str(sev, "info"), "%s: %s %s: %s", what, sev,
+			 code, tu_jstr(fi, "message"));
+		TU_CHECK(!tu_contains(tu_jstr(fi, "message"), "rank -1"),
+			 "%s: a placeholder rank: %s", what,
+			 tu_jstr(fi, "message"));
+	}
+	if (CU_get_number_of_failures())
+		fprintf(stderr, "hangs --json:\n%s\n", text ? text : "");
+	expect_hangs_as_check(dir, j);
+	free(text);
+	tu_json_free(j);
+	tu_proc_free(&p);
+}
+
+static const char quiet_loop[] = "import os, sys, time\n"
+				 "while not os.path.exists(sys.argv[1]):\n"
+				 "    time.sleep(0.2)\n";
+
+/* A launcher script with the launcher's variables (WORLD_SIZE, no RANK)
+ * that waits for its one child. */
+static void test_quiet_launcher(void)
+{
+	char *dir = tu_tmpdir("quiet-launcher");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	char *flag = tu_strfmt("%s.go", dir);
+	const char *cmd[] = {
+		"/bin/sh",   "-c",	 "\"$0\" -c \"$1\" \"$2\"; true",
+		tu_python(), quiet_loop, flag,
+		NULL};
+	const char *env[] = {"WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
+			     "MASTER_PORT=29999", "DLTRACE_STALL_MS=300", NULL};
+	const char *const exes[] = {"dash", "python", NULL};
+	const char *const exes_sh[] = {"sh", "python", NULL};
+	char sh[1024] = "";
+	ssize_t l = readlink("/bin/sh", sh, sizeof(sh) - 1);
+	sh[l > 0 ? l : 0] = '\0';
+	quiet_wait("launcher script waiting", cmd, env, flag, dir,
+		   strstr(sh, "dash") ? exes : exes_sh);
+	unlink(flag);
+	free(flag);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static const char *python_skip(void)
+{
+	return tu_python_skip("os");
+}
+
 /* ---- suite hang_torch: Debian's python3-torch, gloo, rank 1 absent ----------
  */
 
@@ -2842,6 +2957,26 @@ static int free_port(void)
 	if (fd >= 0)
 		close(fd);
 	return port;
+}
+
+/* `python3 -c 'import torch, time; time.sleep(...)'`: a framework is
+ * loaded, so the watchdog runs and records the sleep; nothing hung. */
+static void test_quiet_torch(void)
+{
+	char *dir = tu_tmpdir("quiet-torch");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	char *flag = tu_strfmt("%s.go", dir);
+	char *script = tu_strfmt("import torch\n%s", quiet_loop);
+	const char *cmd[] = {tu_python(), "-c", script, flag, NULL};
+	const char *env[] = {"DLTRACE_STALL_MS=300", NULL};
+	const char *const exes[] = {"python", NULL};
+	quiet_wait("python importing torch and sleeping", cmd, env, flag, dir,
+		   exes);
+	unlink(flag);
+	free(script);
+	free(flag);
+	tu_rmtree(dir);
+	free(dir);
 }
 
 static void test_hang_torch(void)
@@ -3008,6 +3143,12 @@ static const struct tu_test hang_timeout_tests[] = {
 
 static const struct tu_test hang_torch_tests[] = {
 	{"gloo rendezvous with rank 1 absent, SIGKILL", test_hang_torch},
+	{"import torch, then sleep: no finding", test_quiet_torch},
+	{NULL, NULL}};
+
+static const struct tu_test hang_quiet_tests[] = {
+	{"a launcher script waiting for its child: no finding",
+	 test_quiet_launcher},
 	{NULL, NULL}};
 
 static const struct tu_suite suites[] = {
@@ -3020,6 +3161,7 @@ static const struct tu_suite suites[] = {
 	{"hang_mismatch", hang_mismatch_tests, NULL},
 	{"hang_timeout", hang_timeout_tests, NULL},
 	{"hang_torch", hang_torch_tests, torch_skip},
+	{"hang_quiet", hang_quiet_tests, python_skip},
 	{NULL, NULL, NULL}};
 
 int main(int argc, char **argv)

@@ -107,3 +107,59 @@ bool dlt_hang_first_in_job(const struct dlt_job_ctx *c, size_t i)
 			return false;
 	return true;
 }
+
+/* Code that waits for other ranks: the store and rendezvous of
+ * torch.distributed, its process groups and collectives. */
+static bool dlt_in_store(const struct dlt_hang_stall *s)
+{
+	return strstr(s->stack, "TCPStore") || strstr(s->stack, "Rendezvous") ||
+	       strstr(s->stack, "rendezvous") ||
+	       strstr(s->stack, "init_process_group") ||
+	       strstr(s->stack, "waitForWorkers");
+}
+
+const struct dlt_hang_stall *
+dlt_hang_rendezvous_stall(const struct dlt_hang_proc *hp)
+{
+	for (size_t k = 0; k < hp->ninflight; k++)
+		if (dlt_hang_is_init(hp->inflight[k].api))
+			return NULL;
+	if (dlt_hang_exited(hp))
+		return NULL;
+	for (size_t k = 0; k < hp->nstalls; k++)
+		if (dlt_in_store(&hp->stalls[k]) || hp->connect_fail)
+			return &hp->stalls[k];
+	return NULL;
+}
+
+bool dlt_hang_stall_matters(const struct dlt_job_ctx *c,
+			    const struct dlt_hang_proc *hp,
+			    const struct dlt_hang_stall *s)
+{
+	static const char *const waits_for_others[] = {
+		/* GPU libraries */
+		"libcuda.so", "libcudart", "libcudnn", "libnccl", "libcublas",
+		"libnvidia",
+		/* rendezvous, process groups, collectives */
+		"TCPStore", "Rendezvous", "rendezvous", "init_process_group",
+		"waitForWorkers", "ProcessGroup", "gloo", "c10d", "allreduce",
+		"all_reduce", "barrier", "Barrier"};
+	if (dlt_hang_call_of(hp, s->tid))
+		return true;
+	for (size_t i = 0;
+	     i < sizeof(waits_for_others) / sizeof(waits_for_others[0]); i++)
+		if (strstr(s->stack, waits_for_others[i]))
+			return true;
+	if (c->completed)
+		return false;
+	/* In a job that did not finish any wait may be the one, except a
+	 * parent's wait for its children: the children say more. */
+	if (s->syscall == 61 /* wait4 */ || s->syscall == 247 /* waitid */)
+		return false;
+	if (s->syscall == 130 /* rt_sigsuspend */ ||
+	    s->syscall == 34 /* pause */)
+		for (size_t j = 0; j < c->n; j++)
+			if (c->procs[j]->ppid == hp->pid)
+				return false;
+	return true;
+}

@@ -1,22 +1,11 @@
 /* INIT_HANG: a communicator init (or split) was entered and never
- * returned, or a rank's rendezvous never completed: where the job froze.
- *
- * A rendezvous is seen as a long wait whose stack is in the store
- * (TCPStore, waitForWorkers, rendezvous code) or as connects to the store
- * that keep failing, in a process that did not end on its own. */
+ * returned, or a rank's rendezvous never completed: where the job froze
+ * (dlt_hang_rendezvous_stall says how a rendezvous is recognised). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "rules.h"
-
-static bool dlt_in_store(const struct dlt_hang_stall *s)
-{
-	return strstr(s->stack, "TCPStore") || strstr(s->stack, "Rendezvous") ||
-	       strstr(s->stack, "rendezvous") ||
-	       strstr(s->stack, "init_process_group") ||
-	       strstr(s->stack, "waitForWorkers");
-}
 
 static void dlt_init_call(struct dlt_job_ctx *c, size_t i,
 			  const struct dlt_hang_call *call)
@@ -87,21 +76,11 @@ void dlt_rule_init_hang(struct dlt_job_ctx *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
 		const struct dlt_hang_proc *hp = c->procs[i];
-		bool in_init = false;
-		for (size_t k = 0; k < hp->ninflight; k++) {
-			if (!dlt_hang_is_init(hp->inflight[k].api))
-				continue;
-			in_init = true;
-			dlt_init_call(c, i, &hp->inflight[k]);
-		}
-		if (in_init || dlt_hang_exited(hp))
-			continue;
-		for (size_t k = 0; k < hp->nstalls; k++) {
-			const struct dlt_hang_stall *s = &hp->stalls[k];
-			if (!dlt_in_store(s) && hp->connect_fail == 0)
-				continue;
+		for (size_t k = 0; k < hp->ninflight; k++)
+			if (dlt_hang_is_init(hp->inflight[k].api))
+				dlt_init_call(c, i, &hp->inflight[k]);
+		const struct dlt_hang_stall *s = dlt_hang_rendezvous_stall(hp);
+		if (s)
 			dlt_rendezvous(c, i, s);
-			break;
-		}
 	}
 }

@@ -199,6 +199,19 @@ bool dlt_hang_same_job(const struct dlt_hang_proc *a,
  * communicator or a job do so once, there. */
 bool dlt_hang_first_in_comm(const struct dlt_job_ctx *c, size_t i);
 bool dlt_hang_first_in_job(const struct dlt_job_ctx *c, size_t i);
+/* The wait of a rendezvous that never completed, which INIT_HANG reports:
+ * in a process that did not end on its own and has no init in flight, a
+ * long wait whose stack is in the store (TCPStore, waitForWorkers,
+ * rendezvous code), or any long wait while connects to the store failed.
+ * NULL when there is none. */
+const struct dlt_hang_stall *
+dlt_hang_rendezvous_stall(const struct dlt_hang_proc *hp);
+/* Whether a wait matters: inside a traced GPU call, in GPU library,
+ * rendezvous or collective code, or, in a job that did not complete, any
+ * wait but a parent's for its children. */
+bool dlt_hang_stall_matters(const struct dlt_job_ctx *c,
+			    const struct dlt_hang_proc *hp,
+			    const struct dlt_hang_stall *s);
 /* Ranks 0..n-1 not set in seen[], as " 1 3" (cut to cap) and as an array
  * under key; returns how many. */
 size_t dlt_hang_missing(const uint8_t *seen, int n, char *text, size_t cap,
