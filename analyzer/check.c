@@ -199,49 +199,60 @@ static void dlt_versions(struct dlt_check *c, struct dlt_val *o,
 	char buf[64];
 	for (size_t i = 0; i < g->nfams; i++) {
 		const struct dlt_gpu_family *f = &g->fams[i];
+		const int64_t *v = f->v;
 		switch (f->family) {
-		case DLT_FAM_CUDART:
+		case DLT_FAM_CUDART: {
 			if (dlt_val_get(o, "cuda_runtime"))
 				break;
-			if (f->v[0] > 0)
+			int64_t rt = v[DLT_FV_CUDART_runtime_version];
+			int64_t drv = v[DLT_FV_CUDART_driver_version];
+			if (rt > 0)
 				dlt_obj_str(o, "cuda_runtime",
-					    dlt_cuda_version_str(f->v[0], buf,
+					    dlt_cuda_version_str(rt, buf,
 								 sizeof(buf)));
-			if (f->v[1] != DLT_VERSION_ABSENT && f->v[3] == 0)
-				dlt_obj_str(o, "driver_api",
-					    f->v[1] > 0 ? dlt_cuda_version_str(
-								  f->v[1], buf,
-								  sizeof(buf))
-							: "none");
+			if (drv != DLT_VERSION_ABSENT &&
+			    v[DLT_FV_CUDART_driver_status] == 0)
+				dlt_obj_str(
+					o, "driver_api",
+					drv > 0 ? dlt_cuda_version_str(
+							  drv, buf, sizeof(buf))
+						: "none");
 			dlt_obj_str(o, "cuda_runtime_path", f->path);
 			break;
-		case DLT_FAM_CUDA:
-			if (!dlt_val_get(o, "driver_api") && f->v[1] == 0 &&
-			    f->v[0] > 0)
+		}
+		case DLT_FAM_CUDA: {
+			int64_t drv = v[DLT_FV_CUDA_driver_version];
+			if (!dlt_val_get(o, "driver_api") &&
+			    v[DLT_FV_CUDA_driver_status] == 0 && drv > 0)
 				dlt_obj_str(o, "driver_api",
-					    dlt_cuda_version_str(f->v[0], buf,
+					    dlt_cuda_version_str(drv, buf,
 								 sizeof(buf)));
 			break;
-		case DLT_FAM_CUDNN:
+		}
+		case DLT_FAM_CUDNN: {
 			if (dlt_val_get(o, "cudnn"))
 				break;
-			if (f->v[0] > 0)
+			int64_t ver = v[DLT_FV_CUDNN_version];
+			int64_t rt = v[DLT_FV_CUDNN_cudart_version];
+			if (ver > 0)
 				dlt_obj_str(o, "cudnn",
-					    dlt_cudnn_version_str(f->v[0], buf,
+					    dlt_cudnn_version_str(ver, buf,
 								  sizeof(buf)));
-			if (f->v[1] > 0)
+			if (rt > 0)
 				dlt_obj_str(o, "cudnn_cuda_runtime",
-					    dlt_cuda_version_str(f->v[1], buf,
+					    dlt_cuda_version_str(rt, buf,
 								 sizeof(buf)));
 			dlt_obj_str(o, "cudnn_path", f->path);
 			break;
+		}
 		case DLT_FAM_NCCL:
 			if (dlt_val_get(o, "nccl"))
 				break;
-			if (f->v[0] > 0)
+			if (v[DLT_FV_NCCL_version] > 0)
 				dlt_obj_str(o, "nccl",
-					    dlt_nccl_version_str(f->v[0], buf,
-								 sizeof(buf)));
+					    dlt_nccl_version_str(
+						    v[DLT_FV_NCCL_version], buf,
+						    sizeof(buf)));
 			dlt_obj_str(o, "nccl_path", f->path);
 			break;
 		}

@@ -120,11 +120,44 @@ static void dlt_demangle_frame(const char *frame, char *out, size_t cap)
 
 bool dlt_hang_is_init(uint16_t id)
 {
-	const struct dlt_api_desc *a = dlt_api_by_id(id);
-	return a && (strcmp(a->name, "ncclCommInitRank") == 0 ||
-		     strcmp(a->name, "ncclCommInitRankConfig") == 0 ||
-		     strcmp(a->name, "ncclCommInitAll") == 0 ||
-		     strcmp(a->name, "ncclCommSplit") == 0);
+	return (dlt_api_roles(id) & DLT_ROLE_INITS) != 0;
+}
+
+/* What an init or a split says about its communicator, when it is entered
+ * (values before the call) and when it returns (after, with its status). */
+static void dlt_hp_comm(struct dlt_hang_proc *hp, uint16_t api,
+			const uint64_t *v, size_t nv, bool returned,
+			int32_t ret)
+{
+	const struct dlt_api_desc *a = dlt_api_by_id(api);
+	uint64_t nranks, rank, id, comm, color, key;
+	if (a && (a->roles & DLT_ROLE_COMM_INIT) &&
+	    dlt_role_val(a, DLT_RV_COMM_INIT_nranks, v, nv, &nranks) &&
+	    dlt_role_val(a, DLT_RV_COMM_INIT_rank, v, nv, &rank) &&
+	    dlt_role_val(a, DLT_RV_COMM_INIT_id_hash, v, nv, &id)) {
+		hp->comm_nranks = (int32_t)nranks;
+		hp->comm_rank = (int32_t)rank;
+		hp->comm_id = id;
+		hp->comm_formed = returned && ret == 0;
+		if (hp->comm_formed &&
+		    dlt_role_val(a, DLT_RV_COMM_INIT_comm, v, nv, &comm))
+			hp->comm_handle = comm;
+	}
+	if (a && (a->roles & DLT_ROLE_COMM_SPLIT) &&
+	    dlt_role_val(a, DLT_RV_COMM_SPLIT_comm, v, nv, &comm) &&
+	    dlt_role_val(a, DLT_RV_COMM_SPLIT_color, v, nv, &color) &&
+	    dlt_role_val(a, DLT_RV_COMM_SPLIT_key, v, nv, &key)) {
+		/* Handles differ between processes: the communicator split
+		 * is known across them by the id hash of its init. */
+		hp->split_parent = hp->comm_handle && comm == hp->comm_handle
+					   ? hp->comm_id
+					   : 0;
+		/* int color and key, recorded widened */
+		hp->split_color = (int32_t)color;
+		hp->split_key = (int32_t)key;
+		hp->split_entered = true;
+		hp->split_returned = returned;
+	}
 }
 
 /* One trace's worth of what matters for a hang. */
@@ -205,16 +238,10 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 		c->tid = v->tid;
 		c->api = h->flags;
 		c->ts = h->ts;
-		c->nv = nv < 4 ? (uint32_t)nv : 4;
-		for (uint32_t i = 0; i < c->nv; i++)
-			c->v[i] = r->v[i];
-		if (dlt_hang_is_init(h->flags) && nv >= 3) {
-			/* nranks, rank, id hash */
-			hp->comm_nranks = (int32_t)r->v[0];
-			hp->comm_rank = (int32_t)r->v[1];
-			hp->comm_id = r->v[2];
-			hp->comm_formed = false;
-		}
+		c->nv = nv < DLT_HANG_CALL_VALS ? (uint32_t)nv
+						: DLT_HANG_CALL_VALS;
+		memcpy(c->v, r->v, c->nv * sizeof(c->v[0]));
+		dlt_hp_comm(hp, h->flags, r->v, nv, false, 0);
 		break;
 	}
 	case DLT_REC_API_CALL: {
@@ -226,10 +253,9 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 				break;
 			}
 		}
-		if (dlt_hang_is_init(h->flags) &&
-		    ((const struct dlt_rec_api_call *)(const void *)h)->ret ==
-			    0)
-			hp->comm_formed = true;
+		const struct dlt_rec_api_call *r = (const void *)h;
+		dlt_hp_comm(hp, h->flags, r->v, (h->len - sizeof(*r)) / 8, true,
+			    r->ret);
 		hp->last_api = h->flags;
 		hp->last_api_ts = h->ts;
 		hp->last_api_tid = v->tid;

@@ -28,13 +28,15 @@ struct dlt_hang_stall {
 	char stack[768]; /* innermost first, " < " between frames */
 };
 
+#define DLT_HANG_CALL_VALS 8
+
 /* A call that was entered (API_ENTER) and has not returned. */
 struct dlt_hang_call {
 	uint32_t tid;
 	uint16_t api;
 	uint64_t ts;
 	uint32_t nv;
-	uint64_t v[4];
+	uint64_t v[DLT_HANG_CALL_VALS]; /* its values before the call */
 };
 
 struct dlt_hang_proc {
@@ -44,11 +46,19 @@ struct dlt_hang_proc {
 	uint32_t pid, ppid;
 	int32_t rank, world_size;
 	char master_addr[128], master_port[16];
-	uint64_t comm_id; /* NCCL unique id hash of the last init entered */
+	/* The communicator of the last init entered (DLT_ROLE_COMM_INIT). */
+	uint64_t comm_id; /* NCCL unique id hash */
 	int32_t comm_rank, comm_nranks;
 	/* That init returned success: every rank of the communicator came,
 	 * traced or not. */
 	bool comm_formed;
+	uint64_t comm_handle; /* the communicator it returned */
+	/* The last split entered (DLT_ROLE_COMM_SPLIT): the id hash of the
+	 * communicator it splits (0 when that is not one of comm_id's),
+	 * its color and key, and whether it returned. */
+	uint64_t split_parent;
+	int64_t split_color, split_key;
+	bool split_entered, split_returned;
 	uint64_t start_real, start_mono;
 	uint64_t last_ts; /* last sign of life, monotonic */
 	uint16_t last_api;
@@ -91,8 +101,8 @@ bool dlt_hang_exited(const struct dlt_hang_proc *hp);
 /* Ended on its own without a failure: exit status 0 (or not seen), or an
  * exec.  A job whose processes all did so completed. */
 bool dlt_hang_completed(const struct dlt_hang_proc *hp);
-/* Whether api is a communicator init (or split): a rank that enters one
- * waits there for the others. */
+/* Whether api makes a communicator (DLT_ROLE_INITS: init, init of all
+ * devices, split): a rank that enters one waits there for the others. */
 bool dlt_hang_is_init(uint16_t api);
 /* Rank order: ranks first, ascending, then processes without a rank; then
  * by pid and trace.  A qsort-style comparison. */

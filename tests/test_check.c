@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "apinames.h"
 #include "fake_paths.h"
 #include "testutil.h"
 #include "record.h"
@@ -1663,6 +1664,43 @@ static void test_hostile_failed_loads(void)
 /* ---- suites -----------------------------------------------------------------
  */
 
+/* The table's roles keep their promises: every function with a role
+ * records the values the role needs (the analyzer reads them by role), and
+ * the generated indexes name the values as the table does. */
+static void test_unit_roles(void)
+{
+	char why[256];
+	const char *bad = dlt_api_check_roles(why, sizeof(why));
+	TU_CHECK(bad == NULL, "apis.def: %s", bad);
+	const struct dlt_api_desc *init = dlt_api_by_name("ncclCommInitRank");
+	const struct dlt_api_desc *split = dlt_api_by_name("ncclCommSplit");
+	TU_CHECK_FATAL(init && split, "NCCL inits missing from the table");
+	TU_CHECK((init->roles & DLT_ROLE_COMM_INIT) &&
+			 (split->roles & DLT_ROLE_COMM_SPLIT) &&
+			 !(split->roles & DLT_ROLE_COMM_INIT),
+		 "roles of ncclCommInitRank %#x, ncclCommSplit %#x",
+		 init->roles, split->roles);
+	TU_CHECK(
+		strcmp(dlt_api_value_name(init, DLT_V_ncclCommInitRank_id_hash),
+		       "id_hash") == 0 &&
+			strcmp(dlt_api_value_name(split,
+						  DLT_V_ncclCommSplit_color),
+			       "color") == 0 &&
+			init->nvalues == DLT_NV_ncclCommInitRank,
+		"generated indexes and names disagree");
+	/* A split's values are not an init's. */
+	uint64_t v[4] = {0x5555aaaa0000, 1, 2, 0x6666}, out;
+	TU_CHECK(!dlt_role_val(split, DLT_RV_COMM_INIT_nranks, v, 4, &out) &&
+			 dlt_role_val(split, DLT_RV_COMM_SPLIT_color, v, 4,
+				      &out) &&
+			 out == 1,
+		 "role values of ncclCommSplit");
+	TU_CHECK(strcmp(dlt_family_slot_name(DLT_FAM_CUDNN,
+					     DLT_FV_CUDNN_cudart_version),
+			"cudart_version") == 0,
+		 "LIB_FAMILY slot names");
+}
+
 /* `check --list` names every rule, process and job rules alike, and
  * docs/findings.md has a section for each with its evidence and its fix,
  * and a row in its table of codes. */
@@ -1714,6 +1752,7 @@ static const struct tu_test unit_tests[] = {
 	 test_unit_incomplete_and_export},
 	{"exit status and --fail-on", test_unit_exit_status},
 	{"every code listed and documented", test_unit_list_documented},
+	{"roles keep their promises; named values", test_unit_roles},
 	{NULL, NULL}};
 
 static const struct tu_test loader_tests[] = {

@@ -374,14 +374,9 @@ static size_t parse_calls(const char *out, struct ecall **res)
 
 static int label_index(const struct dlt_api_desc *a, const char *key)
 {
-	char buf[64];
-	for (size_t i = 0; i < 16; i++) {
-		dlt_api_label(a, i, buf, sizeof(buf));
-		if (buf[0] == '\0')
-			return -1;
-		if (strcmp(buf, key) == 0)
+	for (size_t i = 0; dlt_api_value_name(a, i); i++)
+		if (strcmp(dlt_api_value_name(a, i), key) == 0)
 			return (int)i;
-	}
 	return -1;
 }
 
@@ -1234,8 +1229,9 @@ static char *calls_text(const struct gtrace *g)
 		int l = snprintf(line, sizeof(line), "%s ret=%d",
 				 api_name(h->flags), c->ret);
 		for (size_t k = 0; a && k < call_nv(h); k++) {
-			char lab[64];
-			dlt_api_label(a, k, lab, sizeof(lab));
+			char buf[32];
+			const char *lab =
+				dlt_api_value_label(a, k, buf, sizeof(buf));
 			if (dlt_label_is_handle(lab))
 				continue;
 			l += snprintf(line + l, sizeof(line) - (size_t)l,
@@ -1755,8 +1751,11 @@ static void test_nccl_single(void)
 			"ncclGroupEnd",	    "ncclCommDestroy", NULL};
 		expect_enter_pairs(what, g, need);
 		expect_nccl_family(what, g, "ncclGetUniqueId");
-		uint64_t h = first_value(g, "ncclGetUniqueId", 0);
-		TU_CHECK(h != 0 && first_value(g, "ncclCommInitRank", 2) == h,
+		uint64_t h = first_value(g, "ncclGetUniqueId",
+					 DLT_V_ncclGetUniqueId_id_hash);
+		TU_CHECK(h != 0 && first_value(
+					   g, "ncclCommInitRank",
+					   DLT_V_ncclCommInitRank_id_hash) == h,
 			 "%s: ncclCommInitRank id_hash %llx, ncclGetUniqueId "
 			 "%llx",
 			 what,
@@ -1771,6 +1770,83 @@ static void test_nccl_single(void)
 	tu_rmtree(rdv);
 	free(dir);
 	free(rdv);
+}
+
+/* ---- findings ------------------------------------------------------------ */
+
+static double jnum(const struct tu_json *o, const char *key, double dflt)
+{
+	const struct tu_json *v = tu_jget(o, key);
+	return v && v->type == TU_JNUM ? v->num : dflt;
+}
+
+/* Both strings there and equal. */
+static int same_str(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/* `dltrace-analyze CMD --json` (check or hangs) on every trace in dir,
+ * parsed, every finding documented; *rc gets its exit status (0 or 1),
+ * *text (when not NULL) the output. */
+static struct tu_json *analyze_json(const char *cmd, const char *dir, int *rc,
+				    char **text)
+{
+	struct tu_proc p;
+	int r = tu_analyze_dir(&p, cmd, "--json", dir);
+	*rc = tu_exit_code(p.status);
+	TU_CHECK(r == 0 && (*rc == 0 || *rc == 1),
+		 "dltrace-analyze %s --json: %s\n%s", cmd,
+		 r ? "timed out" : tu_status_str(p.status), p.err);
+	char err[256];
+	struct tu_json *j = tu_json_parse(p.out, err, sizeof(err));
+	TU_CHECK(j != NULL, "%s --json output is not JSON (%s):\n%.3000s", cmd,
+		 err, p.out);
+	const struct tu_json *fs = tu_jget(j, "findings");
+	for (size_t i = 0; i < tu_jlen(fs); i++)
+		tu_expect_documented(tu_jat(fs, i));
+	if (text)
+		*text = strdup(p.out);
+	tu_proc_free(&p);
+	return j;
+}
+
+/* Findings of this code; up to max of them in out. */
+static size_t findings(const struct tu_json *j, const char *code,
+		       const struct tu_json **out, size_t max)
+{
+	const struct tu_json *fs = tu_jget(j, "findings");
+	size_t n = 0;
+	for (size_t i = 0; i < tu_jlen(fs); i++) {
+		const char *c = tu_jstr(tu_jat(fs, i), "code");
+		if (c && strcmp(c, code) == 0) {
+			if (n < max)
+				out[n] = tu_jat(fs, i);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* A healthy job: check and hangs find nothing at warning or above, and
+ * hangs exits 0. */
+static void expect_no_warning(const char *what, const char *dir)
+{
+	static const char *const cmds[] = {"check", "hangs"};
+	for (size_t c = 0; c < 2; c++) {
+		int rc;
+		struct tu_json *j = analyze_json(cmds[c], dir, &rc, NULL);
+		const struct tu_json *fs = tu_jget(j, "findings");
+		for (size_t i = 0; i < tu_jlen(fs); i++) {
+			const struct tu_json *f = tu_jat(fs, i);
+			TU_CHECK(same_str(tu_jstr(f, "severity"), "info"),
+				 "%s: %s: %s %s: %s", what, cmds[c],
+				 tu_jstr(f, "severity"), tu_jstr(f, "code"),
+				 tu_jstr(f, "message"));
+		}
+		TU_CHECK(rc == 0, "%s: %s exits %d", what, cmds[c], rc);
+		tu_json_free(j);
+	}
 }
 
 /* Three ranks of one communicator, each under its own dltrace, with a
@@ -1832,9 +1908,11 @@ static void test_nccl_ranks(void)
 		expect_nccl_family(what, g,
 				   r == 0 ? "ncclGetUniqueId"
 					  : "ncclCommInitRank");
-		hash[r] = first_value(g, "ncclCommInitRank", 2);
+		hash[r] = first_value(g, "ncclCommInitRank",
+				      DLT_V_ncclCommInitRank_id_hash);
 		if (r == 0)
-			hash0 = first_value(g, "ncclGetUniqueId", 0);
+			hash0 = first_value(g, "ncclGetUniqueId",
+					    DLT_V_ncclGetUniqueId_id_hash);
 	}
 	TU_CHECK(hash0 != 0 && hash[0] == hash0 && hash[1] == hash0 &&
 			 hash[2] == hash0,
@@ -1842,6 +1920,15 @@ static void test_nccl_ranks(void)
 		 "0-2: %llx %llx %llx",
 		 (unsigned long long)hash0, (unsigned long long)hash[0],
 		 (unsigned long long)hash[1], (unsigned long long)hash[2]);
+	/* ncclCommSplit is a split, not an init of (comm, color, key). */
+	expect_no_warning("3 ranks and a split", dir);
+	int rc;
+	struct tu_json *j = analyze_json("check", dir, &rc, NULL);
+	const struct tu_json *f[2] = {NULL, NULL};
+	TU_CHECK(findings(j, "MISSING_RANK", f, 2) == 0,
+		 "MISSING_RANK for a job whose every rank is traced: %s",
+		 tu_jstr(f[0], "message"));
+	tu_json_free(j);
 	gs_free(&s);
 	for (int r = 0; r < N; r++) {
 		tu_proc_free(&plain[r]);
@@ -2143,39 +2230,11 @@ static void test_real(void)
 
 /* ---- hangs: helpers ------------------------------------------------------ */
 
-static double jnum(const struct tu_json *o, const char *key, double dflt)
-{
-	const struct tu_json *v = tu_jget(o, key);
-	return v && v->type == TU_JNUM ? v->num : dflt;
-}
-
-/* Both strings there and equal. */
-static int same_str(const char *a, const char *b)
-{
-	return a && b && strcmp(a, b) == 0;
-}
-
 /* `dltrace-analyze hangs --json` on every trace in dir, parsed; *rc gets
  * its exit status. */
 static struct tu_json *hangs_json(const char *dir, int *rc, char **text)
 {
-	struct tu_proc p;
-	int r = tu_analyze_dir(&p, "hangs", "--json", dir);
-	*rc = tu_exit_code(p.status);
-	TU_CHECK(r == 0 && (*rc == 0 || *rc == 1),
-		 "dltrace-analyze hangs --json: %s\n%s",
-		 r ? "timed out" : tu_status_str(p.status), p.err);
-	char err[256];
-	struct tu_json *j = tu_json_parse(p.out, err, sizeof(err));
-	TU_CHECK(j != NULL, "hangs --json output is not JSON (%s):\n%.3000s",
-		 err, p.out);
-	const struct tu_json *fs = tu_jget(j, "findings");
-	for (size_t i = 0; i < tu_jlen(fs); i++)
-		tu_expect_documented(tu_jat(fs, i));
-	if (text)
-		*text = strdup(p.out);
-	tu_proc_free(&p);
-	return j;
+	return analyze_json("hangs", dir, rc, text);
 }
 
 /* The findings of `hangs --json` are check's: each one is in `check
@@ -2225,23 +2284,6 @@ static void expect_hangs_as_check(const char *dir, const struct tu_json *hj)
 	}
 	tu_json_free(cj);
 	tu_proc_free(&p);
-}
-
-/* Findings of this code; up to max of them in out. */
-static size_t findings(const struct tu_json *j, const char *code,
-		       const struct tu_json **out, size_t max)
-{
-	const struct tu_json *fs = tu_jget(j, "findings");
-	size_t n = 0;
-	for (size_t i = 0; i < tu_jlen(fs); i++) {
-		const char *c = tu_jstr(tu_jat(fs, i), "code");
-		if (c && strcmp(c, code) == 0) {
-			if (n < max)
-				out[n] = tu_jat(fs, i);
-			n++;
-		}
-	}
-	return n;
 }
 
 static int missing_is(const struct tu_json *f, const int *want, size_t n)
@@ -2669,6 +2711,110 @@ static void test_hang_collective(void)
 	tu_proc_free(&p);
 	tu_rmtree(dir);
 	tu_rmtree(rdv);
+	free(dir);
+	free(rdv);
+}
+
+/* Ranks of fx_nccl in ncclCommSplit, and fx_nccl traces that ended. */
+struct split_state {
+	size_t want_in_split, want_ended;
+};
+
+static int split_waiting(struct gset *s, void *ctx)
+{
+	const struct split_state *w = ctx;
+	size_t in = 0, ended = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct gtrace *g = &s->t[i];
+		if (strcmp(base_name(g->exe), "fx_nccl") != 0)
+			continue;
+		in += gt_in_flight(g, "ncclCommSplit", NULL) >= 1;
+		ended += gt_count(g, DLT_REC_EXIT) >= 1;
+	}
+	return in >= w->want_in_split && ended >= w->want_ended;
+}
+
+/* Three ranks of one communicator; rank 2 never calls ncclCommSplit, so
+ * ranks 0 and 1 wait in it for ever.  The split is an init of a
+ * communicator (INIT_HANG) whose missing member is rank 2. */
+static void test_hang_split(void)
+{
+	enum { N = 3 };
+	char *rdv = tu_tmpdir("split-rdv");
+	char *dir = tu_tmpdir("hang-split");
+	TU_CHECK_FATAL(dir && rdv, "no scratch directory");
+	char *idfile = tu_strfmt("%s/id", rdv);
+	const char *const *env = nccl_env(rdv, "DLTRACE_STALL_MS=1000");
+	struct tu_proc p[N];
+	for (int r = 0; r < N; r++) {
+		char rank[8];
+		snprintf(rank, sizeof(rank), "%d", r);
+		const char *cmd[] = {DLT_FAKE_FX_NCCL,
+				     "--nranks",
+				     "3",
+				     "--rank",
+				     rank,
+				     "--id-file",
+				     idfile,
+				     r < 2 ? "--split" : NULL,
+				     NULL};
+		const char **argv = tu_launcher_argv(dir, NULL, cmd);
+		TU_CHECK_FATAL(tu_proc_start(&p[r], argv, env) == 0,
+			       "cannot start rank %d", r);
+		free(argv);
+	}
+	tu_proc_wait(&p[2], 60000);
+	TU_CHECK(tu_exit_code(p[2].status) == 0, "rank 2: %s\n%s",
+		 tu_status_str(p[2].status), p[2].err);
+	struct split_state want = {2, 1};
+	TU_CHECK(poll_traces(dir, split_waiting, &want),
+		 "after a minute, ranks 0 and 1 are not both in ncclCommSplit");
+	for (int r = 0; r < 2; r++) {
+		kill(-p[r].pid, SIGKILL);
+		tu_proc_wait(&p[r], 10000);
+	}
+	int rc;
+	char *text = NULL;
+	struct tu_json *j = hangs_json(dir, &rc, &text);
+	expect_hangs_as_check(dir, j);
+	const struct tu_json *f[8];
+	size_t nhang = findings(j, "INIT_HANG", f, 8);
+	TU_CHECK(rc == 1 && nhang == 2,
+		 "hangs: exit %d, %zu INIT_HANG findings; expected 2 (ranks 0 "
+		 "and 1 in the split)",
+		 rc, nhang);
+	for (size_t i = 0; i < nhang && i < 8; i++) {
+		const struct tu_json *ev = tu_jget(f[i], "evidence");
+		const struct tu_json *cv = tu_jget(ev, "call_values");
+		int r = (int)jnum(f[i], "rank", -1);
+		TU_CHECK(same_str(tu_jstr(ev, "call"), "ncclCommSplit") &&
+				 jnum(cv, "color", -1) == r % 2 &&
+				 jnum(cv, "key", -1) == r &&
+				 jnum(ev, "nranks", -1) == N,
+			 "INIT_HANG of rank %d: call %s, color %g, key %g, "
+			 "nranks %g",
+			 r, tu_jstr(ev, "call"), jnum(cv, "color", -1),
+			 jnum(cv, "key", -1), jnum(ev, "nranks", -1));
+	}
+	size_t nmiss = findings(j, "MISSING_RANK", f, 8);
+	const int want_missing[] = {2};
+	TU_CHECK(nmiss == 1 && missing_is(f[0], want_missing, 1) &&
+			 same_str(tu_jstr(f[0], "severity"), "error") &&
+			 tu_contains(tu_jstr(f[0], "message"), "split"),
+		 "%zu MISSING_RANK findings; expected one naming rank 2 as "
+		 "never in the split",
+		 nmiss);
+	if (nmiss)
+		printf("\n    %s\n", tu_jstr(f[0], "message"));
+	if (CU_get_number_of_failures())
+		fprintf(stderr, "hangs --json:\n%s\n", text ? text : "");
+	free(text);
+	tu_json_free(j);
+	for (int r = 0; r < N; r++)
+		tu_proc_free(&p[r]);
+	tu_rmtree(dir);
+	tu_rmtree(rdv);
+	free(idfile);
 	free(dir);
 	free(rdv);
 }
@@ -3132,6 +3278,7 @@ static const struct tu_test hang_nccl_tests[] = {
 	{"watchdog running when the first NCCL call hangs",
 	 test_hang_first_call},
 	{"a collective that never returns is in flight", test_hang_collective},
+	{"a rank that skips ncclCommSplit", test_hang_split},
 	{NULL, NULL}};
 
 static const struct tu_test hang_mismatch_tests[] = {

@@ -113,10 +113,8 @@ static void dlt_args_values(struct dlt_json *j, const struct dlt_api_desc *a,
 			    const uint64_t *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		char label[64], hex[32];
-		dlt_api_label(a, i, label, sizeof(label));
-		if (label[0] == '\0')
-			snprintf(label, sizeof(label), "v%zu", i);
+		char buf[32], hex[32];
+		const char *label = dlt_api_value_label(a, i, buf, sizeof(buf));
 		if (dlt_label_is_handle(label)) {
 			snprintf(hex, sizeof(hex), "0x%" PRIx64, v[i]);
 			dlt_json_kv_string(j, label, hex);
@@ -313,14 +311,24 @@ static void dlt_ex_gpu_event(struct dlt_export *x, const struct dlt_rec_view *v)
 		dlt_json_object_begin(j);
 		dlt_ex_args_str(x, "path", r->path);
 		dlt_ex_args_str(x, "kernel_driver", r->kdrv);
+		/* Each slot by its name (docs/apis.md), absent ones null. */
 		dlt_json_key(j, "versions");
-		dlt_json_array_begin(j);
-		for (int i = 0; i < 8; i++)
+		dlt_json_object_begin(j);
+		for (size_t i = 0; i < 8; i++) {
+			char vn[16];
+			const char *n = dlt_family_slot_name(h->flags, i);
+			if (n == NULL && r->v[i] == DLT_VERSION_ABSENT)
+				continue;
+			if (n == NULL) {
+				snprintf(vn, sizeof(vn), "v%zu", i);
+				n = vn;
+			}
 			if (r->v[i] == DLT_VERSION_ABSENT)
-				dlt_json_null(j);
+				dlt_json_kv_null(j, n);
 			else
-				dlt_json_int(j, r->v[i]);
-		dlt_json_array_end(j);
+				dlt_json_kv_int(j, n, r->v[i]);
+		}
+		dlt_json_object_end(j);
 		dlt_json_object_end(j);
 		break;
 	}

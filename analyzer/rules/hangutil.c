@@ -18,6 +18,7 @@ void dlt_ev_hang_call(struct dlt_val *o, const struct dlt_hang_proc *hp,
 	dlt_obj_uint(o, "call_since_unix_ns", dlt_hang_wall(hp, c->ts));
 	dlt_obj_uint(o, "in_call_ns",
 		     hp->last_ts > c->ts ? hp->last_ts - c->ts : 0);
+	dlt_ev_api_values(dlt_obj_object(o, "call_values"), a, c->v, c->nv);
 }
 
 void dlt_ev_hang_stall(struct dlt_val *o, const struct dlt_hang_proc *hp,

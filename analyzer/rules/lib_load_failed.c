@@ -131,14 +131,9 @@ static void dlt_file_version(const struct dlt_gpu *g, const char *path,
 	for (size_t k = 0; k < g->nfams && path; k++) {
 		const struct dlt_gpu_family *f = &g->fams[k];
 		if (f->path == NULL || strcmp(f->path, path) != 0 ||
-		    f->v[0] <= 0)
+		    dlt_gpu_family_version(f) <= 0)
 			continue;
-		if (f->family == DLT_FAM_NCCL)
-			dlt_nccl_version_str(f->v[0], buf, cap);
-		else if (f->family == DLT_FAM_CUDNN)
-			dlt_cudnn_version_str(f->v[0], buf, cap);
-		else
-			dlt_cuda_version_str(f->v[0], buf, cap);
+		dlt_gpu_family_version_str(f, buf, cap);
 		return;
 	}
 }

@@ -260,12 +260,12 @@ const char *dlt_pip_package(const char *family, int cuda_major, char *buf,
 int dlt_proc_cuda_major(const struct dlt_process *p, const struct dlt_gpu *g)
 {
 	const struct dlt_gpu_family *f = dlt_gpu_family(g, DLT_FAM_CUDART);
-	if (f && f->v[0] > 0)
-		return (int)(f->v[0] / 1000);
+	if (f && f->v[DLT_FV_CUDART_runtime_version] > 0)
+		return (int)(f->v[DLT_FV_CUDART_runtime_version] / 1000);
 	/* cuDNN was built for one CUDA major: its package name says it. */
 	f = dlt_gpu_family(g, DLT_FAM_CUDNN);
-	if (f && f->v[1] > 0)
-		return (int)(f->v[1] / 1000);
+	if (f && f->v[DLT_FV_CUDNN_cudart_version] > 0)
+		return (int)(f->v[DLT_FV_CUDNN_cudart_version] / 1000);
 	for (size_t i = 0; i < p->nlibs; i++) {
 		const struct dlt_lib *l = &p->libs[i];
 		char fam[64], ver[64];
@@ -558,5 +558,18 @@ void dlt_ev_candidates(struct dlt_val *arr, const struct dlt_conv_entry *e,
 		else
 			dlt_obj_null(o, "time_ms");
 		dlt_obj_uint(o, "memory", cd->memory);
+	}
+}
+
+void dlt_ev_api_values(struct dlt_val *o, const struct dlt_api_desc *a,
+		       const uint64_t *v, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		char buf[32];
+		const char *label = dlt_api_value_label(a, k, buf, sizeof(buf));
+		if (dlt_label_is_handle(label))
+			dlt_obj_strf(o, label, "0x%" PRIx64, v[k]);
+		else
+			dlt_obj_int(o, label, (int64_t)v[k]);
 	}
 }

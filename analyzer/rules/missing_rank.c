@@ -1,6 +1,7 @@
 /* MISSING_RANK: a communicator (one unique-id hash, nranks N) in which
- * ranks of 0..N-1 never entered init, or a job (one MASTER_ADDR:MASTER_PORT
- * and WORLD_SIZE) with ranks that left no trace.
+ * ranks of 0..N-1 never entered init, ranks of a communicator that never
+ * entered the split others wait in, or a job (one
+ * MASTER_ADDR:MASTER_PORT and WORLD_SIZE) with ranks that left no trace.
  *
  * An error while the job did not complete; an info when the communicator
  * formed (an init returned success, which NCCL does only once every rank
@@ -114,12 +115,76 @@ static void dlt_job_missing(struct dlt_job_ctx *c, size_t i)
 			    missing, hp->world_size);
 }
 
+/* Processes of communicator parent that wait in a split of it, next to
+ * processes of it that never entered one: every rank must. */
+static void dlt_split_missing(struct dlt_job_ctx *c, size_t i)
+{
+	const struct dlt_hang_proc *hp = c->procs[i];
+	uint64_t parent = hp->split_parent;
+	uint8_t entered[DLT_HANG_MAX_RANKS] = {0};
+	int nranks = hp->comm_nranks < DLT_HANG_MAX_RANKS ? hp->comm_nranks
+							  : DLT_HANG_MAX_RANKS;
+	bool waiting = false;
+	for (size_t j = 0; j < c->n; j++) {
+		const struct dlt_hang_proc *o = c->procs[j];
+		if (o->comm_id != parent || o->comm_rank < 0 ||
+		    o->comm_rank >= nranks)
+			continue;
+		/* Ranks without a trace are MISSING_RANK's of the
+		 * communicator: here only those known not to have come. */
+		entered[o->comm_rank] = 2;
+		if (o->split_entered && o->split_parent == parent) {
+			entered[o->comm_rank] = 1;
+			waiting |= !o->split_returned;
+		}
+	}
+	if (!waiting)
+		return;
+	uint8_t seen[DLT_HANG_MAX_RANKS];
+	for (int r = 0; r < nranks; r++)
+		seen[r] = entered[r] != 2;
+	char missing[512];
+	if (dlt_hang_missing(seen, nranks, missing, sizeof(missing), NULL,
+			     NULL) == 0)
+		return;
+	struct dlt_finding *f = dlt_job_finding(
+		c, i, c->completed ? DLT_SEV_INFO : DLT_SEV_ERROR,
+		"communicator %016" PRIx64 " of %d ranks: rank(s)%s never "
+		"entered the split the others wait in",
+		parent, hp->comm_nranks, missing);
+	dlt_hang_missing(seen, nranks, missing, sizeof(missing), f->evidence,
+			 "missing_ranks");
+	dlt_ev_hang_comm(f->evidence, hp);
+	dlt_obj_bool(f->evidence, "formed", hp->comm_formed);
+	dlt_job_fix(c, f,
+		    "every rank of a communicator must call ncclCommSplit, "
+		    "with NCCL_SPLIT_NOCOLOR if it wants no part of the new "
+		    "one: find the code path on which rank(s)%s skip it",
+		    missing);
+}
+
+/* The first process waiting in a split of its communicator, or one that
+ * returned from it, per communicator. */
+static bool dlt_first_split(const struct dlt_job_ctx *c, size_t i)
+{
+	uint64_t parent = c->procs[i]->split_parent;
+	if (parent == 0)
+		return false;
+	for (size_t j = 0; j < i; j++)
+		if (c->procs[j]->split_parent == parent)
+			return false;
+	return true;
+}
+
 void dlt_rule_missing_rank(struct dlt_job_ctx *c)
 {
 	/* Each communicator and each job once, at its first process. */
 	for (size_t i = 0; i < c->n; i++)
 		if (dlt_hang_first_in_comm(c, i))
 			dlt_comm_missing(c, i);
+	for (size_t i = 0; i < c->n; i++)
+		if (dlt_first_split(c, i))
+			dlt_split_missing(c, i);
 	for (size_t i = 0; i < c->n; i++)
 		if (dlt_hang_first_in_job(c, i))
 			dlt_job_missing(c, i);

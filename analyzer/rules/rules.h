@@ -160,6 +160,11 @@ bool dlt_is_driver_lib(const char *name);
  * found_via, soname, size, inode). */
 void dlt_ev_lib(struct dlt_val *o, const struct dlt_lib *lib);
 
+/* The recorded values of a call, named as apis.def names them; addresses
+ * and hashes in hex. */
+void dlt_ev_api_values(struct dlt_val *o, const struct dlt_api_desc *a,
+		       const uint64_t *v, size_t n);
+
 /* A convolution problem in evidence: id, direction, shape. */
 void dlt_ev_problem(struct dlt_val *o, const struct dlt_conv_entry *e);
 /* "conv forward x=[...] w=[...] ..." for messages. */
@@ -174,7 +179,8 @@ const char *dlt_algo_label(int dir, int32_t algo, char *buf, size_t cap);
 
 /* ---- evidence of the job rules (hangutil.c) --------------------------- */
 
-/* The call in flight: call, call_tid, call_since_unix_ns, in_call_ns. */
+/* The call in flight: call, call_tid, call_since_unix_ns, in_call_ns,
+ * call_values (the values recorded when it was entered, by name). */
 void dlt_ev_hang_call(struct dlt_val *o, const struct dlt_hang_proc *hp,
 		      const struct dlt_hang_call *c);
 /* The wait: tid, syscall (its name), syscall_nr, blocked_ns,

@@ -45,15 +45,30 @@ void dlt_rule_stall(struct dlt_job_ctx *c)
 			f->ts = s->since;
 			dlt_ev_hang_stall(f->evidence, hp, s);
 			dlt_ev_hang_call(f->evidence, hp, call);
-			if (a)
-				dlt_job_fix(
-					c, f,
-					"%s waits for the other ranks: the "
-					"peers in the wait are the ones to "
-					"look at (their STALL and INIT_HANG "
-					"findings); rerun with "
-					"NCCL_DEBUG=INFO for NCCL's view",
-					a->name);
+			uint32_t roles = a ? a->roles : 0;
+			if (roles & (DLT_ROLE_COLLECTIVE | DLT_ROLE_P2P |
+				     DLT_ROLE_GROUP_END | DLT_ROLE_COMM_END))
+				dlt_job_fix(c, f,
+					    "%s waits for the other ranks of "
+					    "its communicator: look at what "
+					    "they are doing (their STALL and "
+					    "INIT_HANG findings; the peers in "
+					    "the wait); NCCL_DEBUG=INFO gives "
+					    "NCCL's view",
+					    a->name);
+			else if (roles & DLT_ROLE_SYNC)
+				dlt_job_fix(c, f,
+					    "%s waits for the GPU: a kernel "
+					    "that does not finish, often one "
+					    "waiting for a collective of other "
+					    "ranks; CUDA_LAUNCH_BLOCKING=1 "
+					    "shows which launch",
+					    a->name);
+			else if (a)
+				dlt_job_fix(c, f,
+					    "the wait is inside %s: the stack "
+					    "shows what it waits for",
+					    a->name);
 			else
 				dlt_job_fix(c, f,
 					    "judge by the stack: a wait in "
