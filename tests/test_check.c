@@ -178,6 +178,11 @@ static void expect_healthy(const struct tu_json *root, const char *what)
 		print_findings(root);
 }
 
+static int same_str(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
 static int str_ends(const char *s, const char *suffix)
 {
 	size_t a = s ? strlen(s) : 0, b = strlen(suffix);
@@ -751,6 +756,92 @@ static void test_lib_not_found(void)
 	free(libs);
 	free(conda);
 	free(condalib);
+	tu_rmtree(tmp);
+	free(tmp);
+}
+
+/* Severity follows consequence: a dlopen that failed in a process that
+ * carried on and exited 0 is an info (bash's `enable -f` probe, as every
+ * python run through a pyenv shim makes), unless it is a GPU library (a
+ * framework that cannot load libcudnn trains on the CPU and exits 0);
+ * "needed by" only for DT_NEEDED entries. */
+static void test_severity_by_consequence(void)
+{
+	char *tmp = tu_tmpdir("consequence-files");
+	char *probe = tu_strfmt("%s/libexec/pyenv-realpath.dylib", tmp);
+	char *script =
+		tu_strfmt("enable -f %s realpath 2>/dev/null; exit 0", probe);
+	const char *bash[] = {"/bin/bash", "-c", script, NULL};
+	char *dir = NULL;
+	struct tu_proc run;
+	struct tu_json *j = traced_check("bash-probe", bash, NULL, &dir, &run);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	TU_CHECK(tu_exit_code(run.status) == 0, "bash: %s",
+		 tu_status_str(run.status));
+	const struct tu_json *f = expect_finding(j, "LIB_NOT_FOUND", "info",
+						 "loaded with dlopen by bash");
+	TU_CHECK(f && same_str(ev_str(f, "loaded_with"), "dlopen") &&
+			 !tu_contains(tu_jstr(f, "fix"), "LD_LIBRARY_PATH"),
+		 "bash's probe: evidence or fix wrong: %s",
+		 f ? tu_jstr(f, "fix") : "(none)");
+	expect_healthy(j, "bash enable -f probe");
+	struct tu_proc p;
+	const char *a1[] = {"check", dir, NULL};
+	analyze(&p, a1);
+	TU_CHECK(tu_exit_code(p.status) == 0,
+		 "check exits %s over a probe the shell carried on without",
+		 tu_status_str(p.status));
+	tu_proc_free(&p);
+	tu_proc_free(&run);
+	tu_json_free(j);
+	tu_rmtree(dir);
+	free(dir);
+
+	/* A framework falling back to the CPU, and a plugin it probes. */
+	char *fx = tu_fx("fx_check");
+	const char *cpu[] = {fx, "try:libcudnn_ops_infer.so.8",
+			     "try:libdlt_plugin_xyz.so", NULL};
+	const char *env[] = {"LD_LIBRARY_PATH=/nonexistent", NULL};
+	j = traced_check("cpu-fallback", cpu, env, &dir, &run);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	TU_CHECK(tu_exit_code(run.status) == 0, "fx_check: %s",
+		 tu_status_str(run.status));
+	TU_CHECK_FATAL(tu_contains(run.out, "libcudnn_ops_infer.so.8 failed"),
+		       "this machine has cuDNN 8 (the test needs it absent):"
+		       "\n%s",
+		       run.out);
+	f = expect_finding(j, "LIB_NOT_FOUND", "error",
+			   "libcudnn_ops_infer.so.8 (loaded with dlopen by "
+			   "fx_check)");
+	expect_finding(j, "LIB_NOT_FOUND", "info", "libdlt_plugin_xyz.so");
+	const char *a2[] = {"check", dir, NULL};
+	analyze(&p, a2);
+	TU_CHECK(tu_exit_code(p.status) == 1,
+		 "check exits %s: a silent CPU fallback must fail it",
+		 tu_status_str(p.status));
+	tu_proc_free(&p);
+	tu_proc_free(&run);
+	tu_json_free(j);
+	tu_rmtree(dir);
+	free(dir);
+
+	/* A DT_NEEDED entry of a library the program opens: "needed by". */
+	char *orphan = fxc("orphan/libdlt_orphan.so");
+	char *o = tu_strfmt("open:%s", orphan);
+	const char *needed[] = {fx, o, NULL};
+	j = traced_check("needed-by", needed, NULL, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	f = expect_finding(j, "LIB_NOT_FOUND", "error",
+			   "libdlt_gone.so (needed by libdlt_orphan.so)");
+	TU_CHECK(f && same_str(ev_str(f, "loaded_with"), "DT_NEEDED"),
+		 "DT_NEEDED: loaded_with %s",
+		 f ? ev_str(f, "loaded_with") : "");
+	tu_json_free(j);
+	free(o);
+	free(orphan);
+	free(fx);
+	free(script);
+	free(probe);
 	tu_rmtree(tmp);
 	free(tmp);
 }
@@ -1758,6 +1849,8 @@ static const struct tu_test unit_tests[] = {
 static const struct tu_test loader_tests[] = {
 	{"LIB_NOT_FOUND with the copy that was not searched",
 	 test_lib_not_found},
+	{"severity by consequence: a probe, a CPU fallback, DT_NEEDED",
+	 test_severity_by_consequence},
 	{"LIB_LOAD_FAILED: undefined symbol, not an ELF file",
 	 test_lib_load_failed},
 	{"LIB_SHADOWED: LD_LIBRARY_PATH, and a copy already loaded",

@@ -237,9 +237,10 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_deps *deps,
 		file = lib->requested;
 	struct dlt_cause cause;
 	dlt_classify(lib->error, &cause);
+	enum dlt_severity sev = dlt_failed_load_severity(c, lib);
 	struct dlt_finding *f;
 	if (cause.what[0])
-		f = dlt_rule_finding(c, DLT_SEV_ERROR,
+		f = dlt_rule_finding(c, sev,
 				     "%s was found but did not load: %s %s",
 				     dlt_basename(file),
 				     strcmp(cause.kind, "undefined_symbol") == 0
@@ -247,7 +248,7 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_deps *deps,
 					     : "missing symbol version",
 				     cause.what);
 	else
-		f = dlt_rule_finding(c, DLT_SEV_ERROR,
+		f = dlt_rule_finding(c, sev,
 				     "%s was found but did not load: %s",
 				     dlt_basename(file),
 				     lib->error ? lib->error : "(no message)");

@@ -283,6 +283,63 @@ int dlt_proc_cuda_major(const struct dlt_process *p, const struct dlt_gpu *g)
 	return 0;
 }
 
+bool dlt_is_gpu_family(const char *family)
+{
+	static const char *const gpu[] = {
+		"libcudart",   "libcuda",      "libnvidia-ml", "libnccl",
+		"libcublas",   "libcublasLt",  "libcufft",     "libcurand",
+		"libcusparse", "libcusolver",  "libnvrtc",     "libnvJitLink",
+		"libcupti",    "libnvToolsExt"};
+	if (strncmp(family, "libcudnn", 8) == 0)
+		return true;
+	for (size_t i = 0; i < sizeof(gpu) / sizeof(gpu[0]); i++)
+		if (strcmp(family, gpu[i]) == 0)
+			return true;
+	return false;
+}
+
+bool dlt_lib_by_dlopen(const struct dlt_lib *lib)
+{
+	if (lib->dlopen_mode < 0)
+		return false;
+	if (lib->requested == NULL) /* only the dlopen named it */
+		return true;
+	if (lib->dlopen_name == NULL)
+		return false;
+	return strcmp(lib->requested, lib->dlopen_name) == 0 ||
+	       strcmp(dlt_basename(lib->requested),
+		      dlt_basename(lib->dlopen_name)) == 0;
+}
+
+enum dlt_severity dlt_failed_load_severity(const struct dlt_rule_ctx *c,
+					   const struct dlt_lib *lib)
+{
+	/* The start-up chain: the program (or what needed it) did not
+	 * run. */
+	if (lib->dlopen_mode < 0)
+		return DLT_SEV_ERROR;
+	/* A framework that cannot load its GPU libraries may carry on, on
+	 * the CPU, and exit 0: told loudly all the same. */
+	const char *names[] = {lib->requested, lib->dlopen_name};
+	for (int i = 0; i < 2; i++) {
+		char fam[128];
+		if (names[i] == NULL)
+			continue;
+		dlt_lib_family(names[i], fam, sizeof(fam), NULL);
+		if (dlt_is_gpu_family(fam))
+			return DLT_SEV_ERROR;
+	}
+	const struct dlt_end *e = &c->p->end;
+	if (e->how == DLT_END_NONE)
+		return DLT_SEV_WARNING;
+	return dlt_end_is_failure(e) ? DLT_SEV_ERROR : DLT_SEV_INFO;
+}
+
+const char *dlt_load_relation(const struct dlt_lib *lib)
+{
+	return dlt_lib_by_dlopen(lib) ? "loaded with dlopen by" : "needed by";
+}
+
 bool dlt_is_driver_lib(const char *name)
 {
 	const char *b = dlt_basename(name);

@@ -152,6 +152,23 @@ size_t dlt_find_unsearched(const struct dlt_process *p,
 			   const struct dlt_lib *lib, const char *name,
 			   char **found, size_t max);
 
+/* Library families of the GPU stack (libcudart, libcuda, libcudnn*,
+ * libnccl, libcublas ...). */
+bool dlt_is_gpu_family(const char *family);
+/* Whether a library row is the target of a program's dlopen (rather than
+ * a DT_NEEDED entry, of the program or of what a dlopen loads). */
+bool dlt_lib_by_dlopen(const struct dlt_lib *lib);
+/* "loaded with dlopen by" or "needed by": how the requester asked. */
+const char *dlt_load_relation(const struct dlt_lib *lib);
+/* How much a failed load matters, by its consequence: an error for the
+ * start-up chain (the program did not run), for a GPU library (a
+ * framework that cannot load libcudnn may train on the CPU and exit 0) and
+ * in a process that then failed; a warning in one that left no end
+ * record; an info in one that carried on and ended well (bash's `enable
+ * -f` probe, a plugin looked for). */
+enum dlt_severity dlt_failed_load_severity(const struct dlt_rule_ctx *c,
+					   const struct dlt_lib *lib);
+
 /* Driver libraries (libcuda, libnvidia-ml): their absence is the CUDA
  * driver rule's business. */
 bool dlt_is_driver_lib(const char *name);
