@@ -877,6 +877,19 @@ static void test_lib_load_failed(void)
 			strcmp(tu_jstr(dep, "found_via"), "LD_LIBRARY_PATH") ==
 				0,
 		"the dependency that lacks the symbol is not named");
+	/* The copy its own search finds once LD_LIBRARY_PATH's is out of
+	 * the way: its RUNPATH's, which has the symbol. */
+	const struct tu_json *with = tu_jat(ev(f, "copies_with_it"), 0);
+	TU_CHECK(f && with &&
+			 str_ends(tu_jstr(with, "path"),
+				  "user/prov2/libdlt_prov.so") &&
+			 same_str(tu_jstr(with, "found_via"), "RUNPATH") &&
+			 tu_contains(tu_jstr(f, "message"),
+				     "prov2/libdlt_prov.so (RUNPATH) has it") &&
+			 tu_contains(tu_jstr(f, "fix"),
+				     "out of LD_LIBRARY_PATH"),
+		 "undefined symbol: the copy that has it is not named: %s / %s",
+		 f ? tu_jstr(f, "message") : "", f ? tu_jstr(f, "fix") : "");
 	f = expect_finding(j, "LIB_LOAD_FAILED", "error", "libdlt_junk.so");
 	TU_CHECK(f && ev_str(f, "cause") &&
 			 strcmp(ev_str(f, "cause"), "not_elf") == 0,
@@ -893,6 +906,109 @@ static void test_lib_load_failed(void)
 	free(junk);
 	tu_rmtree(tmp);
 	free(tmp);
+}
+
+/* cugraph#4465's shape: an older copy loaded first (another package's);
+ * the failing library's own search would have found the one that works. */
+static void test_undefined_symbol_loaded_first(void)
+{
+	char *fx = tu_fx("fx_check");
+	char *old = fxc("prov1/libdlt_prov.so");
+	char *user = fxc("user/libdlt_user_new.so");
+	char *o1 = tu_strfmt("open:%s", old);
+	char *o2 = tu_strfmt("open:%s", user);
+	const char *cmd[] = {fx, o1, o2, NULL};
+	struct tu_json *j = traced_check("loaded-first", cmd, NULL, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f = expect_finding(
+		j, "LIB_LOAD_FAILED", "error", "undefined symbol dlt_prov_new");
+	const struct tu_json *loaded = ev(f, "loaded_copy");
+	const struct tu_json *with = tu_jat(ev(f, "copies_with_it"), 0);
+	TU_CHECK(
+		f && str_ends(ev_str(f, "required_by"), "libdlt_user_new.so") &&
+			str_ends(tu_jstr(loaded, "path"),
+				 "prov1/libdlt_prov.so") &&
+			str_ends(tu_jstr(with, "path"),
+				 "user/prov2/libdlt_prov.so") &&
+			same_str(tu_jstr(with, "found_via"), "RUNPATH"),
+		"loaded first: required_by, loaded_copy or copies_with_it "
+		"wrong");
+	TU_CHECK(f && tu_contains(tu_jstr(f, "fix"), "LD_PRELOAD=") &&
+			 tu_contains(tu_jstr(f, "fix"), "prov2/libdlt_prov.so"),
+		 "loaded first: the fix does not load the copy that works "
+		 "first: %s",
+		 f ? tu_jstr(f, "fix") : "");
+	tu_json_free(j);
+	free(o1);
+	free(o2);
+	free(old);
+	free(user);
+	free(fx);
+}
+
+/* The shape of `version GLIBCXX_3.4.30 not found (required by
+ * libtorch_python.so)` with Debian 11's libstdc++ first on
+ * LD_LIBRARY_PATH, with two builds of one library whose version
+ * definitions differ. */
+static void test_missing_symbol_version(void)
+{
+	char *fx = tu_fx("fx_check");
+	char *req = fxc("verreq/libdlt_verreq.so");
+	char *o = tu_strfmt("open:%s", req);
+	char *old_dir = fxc("verold");
+	char *llp = tu_strfmt("LD_LIBRARY_PATH=%s", old_dir);
+	const char *cmd[] = {fx, o, NULL};
+	const char *env[] = {llp, NULL};
+	struct tu_proc run;
+	struct tu_json *j =
+		traced_check("symbol-version", cmd, env, NULL, &run);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	TU_CHECK(tu_contains(run.out, "version `DLTVER_2.0' not found"),
+		 "the fixture did not fail as intended:\n%s", run.out);
+	const struct tu_json *f = expect_finding(
+		j, "LIB_LOAD_FAILED", "error",
+		"libdlt_verreq.so needs symbol version DLTVER_2.0 from "
+		"libdlt_ver.so.1");
+	const struct tu_json *loaded = ev(f, "loaded_copy");
+	const struct tu_json *with = ev(f, "copies_with_it");
+	TU_CHECK(f && same_str(ev_str(f, "cause"), "symbol_version") &&
+			 same_str(ev_str(f, "missing"), "DLTVER_2.0") &&
+			 str_ends(ev_str(f, "required_by"),
+				  "verreq/libdlt_verreq.so"),
+		 "symbol version: cause, missing or required_by wrong");
+	TU_CHECK(
+		str_ends(tu_jstr(loaded, "path"), "verold/libdlt_ver.so.1.0") &&
+			same_str(tu_jstr(loaded, "found_via"),
+				 "LD_LIBRARY_PATH") &&
+			same_str(tu_jstr(loaded, "version"), "1.0") &&
+			same_str(tu_jstr(loaded, "newest_version"),
+				 "DLTVER_1.0"),
+		"symbol version: the copy loaded and its newest version are "
+		"not named");
+	TU_CHECK(tu_jlen(with) == 1 &&
+			 str_ends(tu_jstr(tu_jat(with, 0), "path"),
+				  "verreq/vernew/libdlt_ver.so.1") &&
+			 same_str(tu_jstr(tu_jat(with, 0), "found_via"),
+				  "RUNPATH") &&
+			 same_str(tu_jstr(tu_jat(with, 0), "version"), "2.0") &&
+			 same_str(tu_jstr(tu_jat(with, 0), "newest_version"),
+				  "DLTVER_2.0"),
+		 "symbol version: the copy that provides DLTVER_2.0 is not "
+		 "named");
+	TU_CHECK(f &&
+			 tu_contains(tu_jstr(f, "message"),
+				     "defines versions up to DLTVER_1.0") &&
+			 tu_contains(tu_jstr(f, "fix"), old_dir) &&
+			 tu_contains(tu_jstr(f, "fix"), "LD_LIBRARY_PATH"),
+		 "symbol version: message or fix: %s / %s",
+		 f ? tu_jstr(f, "message") : "", f ? tu_jstr(f, "fix") : "");
+	tu_proc_free(&run);
+	tu_json_free(j);
+	free(llp);
+	free(old_dir);
+	free(o);
+	free(req);
+	free(fx);
 }
 
 /* pytorch#80637: LD_LIBRARY_PATH's copy wins over the requester's RUNPATH
@@ -1853,6 +1969,10 @@ static const struct tu_test loader_tests[] = {
 	 test_severity_by_consequence},
 	{"LIB_LOAD_FAILED: undefined symbol, not an ELF file",
 	 test_lib_load_failed},
+	{"LIB_LOAD_FAILED: an older copy loaded first",
+	 test_undefined_symbol_loaded_first},
+	{"LIB_LOAD_FAILED: a missing symbol version, two copies",
+	 test_missing_symbol_version},
 	{"LIB_SHADOWED: LD_LIBRARY_PATH, and a copy already loaded",
 	 test_lib_shadowed},
 	{"DUPLICATE_LIBRARY (renamed copy) and DEEPBIND",

@@ -110,10 +110,8 @@ const struct dlt_lib *dlt_loaded_row(const struct dlt_process *p,
 	return NULL;
 }
 
-/* Expands $ORIGIN / ${ORIGIN}; other tokens ($LIB, $PLATFORM) are left as
- * they are, which makes such a directory simply not found later. */
-static void dlt_expand_origin(const char *spec, size_t len, const char *origin,
-			      char *out, size_t cap)
+void dlt_expand_origin(const char *spec, size_t len, const char *origin,
+		       char *out, size_t cap)
 {
 	size_t o = 0;
 	for (size_t i = 0; i < len && o + 1 < cap;) {

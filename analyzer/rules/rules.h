@@ -118,6 +118,29 @@ const struct dlt_lib *dlt_loaded_row(const struct dlt_process *p,
  * a malloc'ed string the caller frees). */
 size_t dlt_search_dirs(const struct dlt_lib *lib, char **dirs, size_t max);
 
+/* A directory list entry with $ORIGIN / ${ORIGIN} expanded; other tokens
+ * ($LIB, $PLATFORM) are left as they are, which makes such a directory
+ * simply not found later. */
+void dlt_expand_origin(const char *spec, size_t len, const char *origin,
+		       char *out, size_t cap);
+
+/* A file the loader would find for a name. */
+struct dlt_copy {
+	char *path;	 /* directory + name */
+	char *real;	 /* its real path */
+	const char *via; /* RPATH, LD_LIBRARY_PATH, RUNPATH, LD_SO_CACHE,
+			    DEFAULT */
+};
+/* The files named name that the loader would find for the object req (a
+ * row of the process, NULL for the program), on this machine, in the
+ * loader's order: req's DT_RPATH (when it has no DT_RUNPATH),
+ * LD_LIBRARY_PATH as the process had it, req's DT_RUNPATH, the directories
+ * of /etc/ld.so.conf (which ld.so.cache indexes), the default directories.
+ * Each file once.  Returns how many; free them with dlt_copies_free. */
+size_t dlt_loader_copies(const struct dlt_process *p, const struct dlt_lib *req,
+			 const char *name, struct dlt_copy *out, size_t max);
+void dlt_copies_free(struct dlt_copy *c, size_t n);
+
 /* A regular file exists at path on this machine. */
 bool dlt_file_exists(const char *path, struct stat *st);
 /* Whether a loaded row and a file on this machine are different files:
