@@ -908,6 +908,78 @@ static void test_lib_load_failed(void)
 	free(tmp);
 }
 
+/* `libs`, `libs --json` and `summary` over dir show the failed loads whose
+ * name starts with prefix as probes (at least min of them), not as
+ * failures, and count them apart. */
+static void expect_probes_shown(const char *dir, const char *prefix, size_t min)
+{
+	struct tu_json *j = tu_libs_json(dir);
+	size_t probes = 0, failed_probes = 0;
+	const struct tu_json *procs = tu_jget(j, "processes");
+	for (size_t i = 0; i < tu_jlen(procs); i++) {
+		const struct tu_json *libs =
+			tu_jget(tu_jat(procs, i), "libraries");
+		for (size_t k = 0; k < tu_jlen(libs); k++) {
+			const struct tu_json *l = tu_jat(libs, k);
+			const char *rq = tu_jstr(l, "requested");
+			const struct tu_json *pr = tu_jget(l, "probe");
+			if (rq == NULL || strncmp(rq, prefix, strlen(prefix)))
+				continue;
+			if (pr && pr->type == TU_JBOOL && pr->b)
+				probes++;
+			else if (tu_jget(l, "failed") &&
+				 tu_jget(l, "failed")->b)
+				failed_probes++;
+		}
+	}
+	TU_CHECK(probes >= min && failed_probes == 0,
+		 "libs --json: %zu probes of %s*, %zu shown as plain failures",
+		 probes, prefix, failed_probes);
+	tu_json_free(j);
+	struct tu_proc p;
+	tu_analyze_dir(&p, "libs", NULL, dir);
+	char *probe_rows = tu_strfmt("  PROBE           %s", prefix);
+	char *failed_rows = tu_strfmt("  NOT FOUND       %s", prefix);
+	char *count = tu_strfmt(", %zu probe", probes);
+	TU_CHECK(tu_count_lines(p.out, probe_rows) == probes &&
+			 tu_count_lines(p.out, failed_rows) == 0 &&
+			 tu_contains(p.out, count),
+		 "libs: probes of %s* not shown as probes:\n%s", prefix, p.out);
+	tu_proc_free(&p);
+	tu_analyze_dir(&p, "summary", NULL, dir);
+	TU_CHECK(tu_contains(p.out, count),
+		 "summary does not count the %zu probes apart:\n%s", probes,
+		 p.out);
+	tu_proc_free(&p);
+	free(probe_rows);
+	free(failed_rows);
+	free(count);
+}
+
+/* Probes of a library before the name that loads, as cuDNN makes them
+ * (libcudnn_graph.so.9.19.0, .9.19, then .9). */
+static void test_probes_in_views(void)
+{
+	char *fx = tu_fx("fx_check");
+	char *llp_dir = tu_fx("llp");
+	char *llp = tu_strfmt("LD_LIBRARY_PATH=%s", llp_dir);
+	const char *cmd[] = {fx, "try:libdlt_b.so.9.19.0",
+			     "try:libdlt_b.so.9.19", "open:libdlt_b.so", NULL};
+	const char *env[] = {llp, NULL};
+	char *dir = NULL;
+	struct tu_json *j = traced_check("probes", cmd, env, &dir, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	TU_CHECK(finding(j, "LIB_NOT_FOUND", NULL, NULL) == NULL,
+		 "a probe of a library that loaded is reported");
+	expect_probes_shown(dir, "libdlt_b.so.9.", 2);
+	tu_json_free(j);
+	tu_rmtree(dir);
+	free(dir);
+	free(llp);
+	free(llp_dir);
+	free(fx);
+}
+
 /* cugraph#4465's shape: an older copy loaded first (another package's);
  * the failing library's own search would have found the one that works. */
 static void test_undefined_symbol_loaded_first(void)
@@ -1548,13 +1620,19 @@ static void test_real_versions_healthy(void)
 	char *fx = tu_fx("fx_cuda_versions");
 	const char *cmd[] = {fx, NULL};
 	struct tu_proc p;
-	struct tu_json *j = traced_check("real-versions", cmd, NULL, NULL, &p);
+	char *dir = NULL;
+	struct tu_json *j = traced_check("real-versions", cmd, NULL, &dir, &p);
 	TU_CHECK(tu_exit_code(p.status) == 0, "fx_cuda_versions: %s\n%s",
 		 tu_status_str(p.status), p.err);
 	TU_CHECK_FATAL(j != NULL, "no check output");
 	expect_healthy(j, "version queries of the real CUDA libraries");
+	/* cuDNN 9 probes libcudnn_graph.so.9.19.0 and .9.19 before .9: the
+	 * views say so instead of listing failures. */
+	expect_probes_shown(dir, "libcudnn_graph.so.9.", 2);
 	tu_json_free(j);
 	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
 	free(fx);
 }
 
@@ -1969,6 +2047,8 @@ static const struct tu_test loader_tests[] = {
 	 test_severity_by_consequence},
 	{"LIB_LOAD_FAILED: undefined symbol, not an ELF file",
 	 test_lib_load_failed},
+	{"probes of a library that loads: libs and summary say so",
+	 test_probes_in_views},
 	{"LIB_LOAD_FAILED: an older copy loaded first",
 	 test_undefined_symbol_loaded_first},
 	{"LIB_LOAD_FAILED: a missing symbol version, two copies",

@@ -126,8 +126,15 @@ static void dlt_put_process(FILE *out, const struct dlt_set *s,
 				p->forks[i]);
 	}
 	fprintf(out, "\n  records   %" PRIu64, p->records);
+	size_t failed, probes;
+	dlt_lib_fail_counts(p, &failed, &probes);
 	fprintf(out, "\n  libraries %zu loaded, %zu failed", p->nlibs_loaded,
-		p->nlibs_failed);
+		failed);
+	if (probes)
+		fprintf(out,
+			", %zu probe%s of libraries loaded under another "
+			"name",
+			probes, probes == 1 ? "" : "s");
 	for (size_t i = 0; i < p->nnotes; i++) {
 		fprintf(out, "\n  note      [%s] ",
 			dlt_note_level_name(p->notes[i].level));
