@@ -339,6 +339,22 @@ static void dlt_check_rec(void *ctx, struct dlt_trace *t,
 	dlt_hang_hook_rec(cl->hang, t, v);
 }
 
+struct dlt_process *dlt_check_load(const char *path, struct dlt_gpu *g,
+				   struct dlt_hang_proc *hp, char *err,
+				   size_t errlen)
+{
+	struct dlt_check_load cl = {g, hp};
+	struct dlt_load_hook hook = {dlt_check_rec, &cl};
+	dlt_gpu_init(g);
+	dlt_hang_begin(hp, path);
+	struct dlt_process *p =
+		dlt_process_load_hooked(path, &hook, err, errlen);
+	dlt_gpu_finish(g);
+	if (p)
+		dlt_hang_end(hp, &p->hdr);
+	return p;
+}
+
 size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 		       FILE *diag)
 {
@@ -367,13 +383,9 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 	for (size_t i = 0; i < in.npaths; i++) {
 		char err[1024] = "";
 		struct dlt_gpu g;
-		struct dlt_check_load cl = {&g, &hangs[nhangs]};
-		struct dlt_load_hook hook = {dlt_check_rec, &cl};
-		dlt_gpu_init(&g);
-		dlt_hang_begin(cl.hang, in.paths[i]);
-		struct dlt_process *p = dlt_process_load_hooked(
-			in.paths[i], &hook, err, sizeof(err));
-		dlt_gpu_finish(&g);
+		struct dlt_process *p = dlt_check_load(in.paths[i], &g,
+						       &hangs[nhangs], err,
+						       sizeof(err));
 		if (p == NULL) {
 			if (diag)
 				fprintf(diag, "dltrace-analyze: %s\n", err);
@@ -390,11 +402,10 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 			for (size_t k = 0; k < p->nproblems; k++)
 				fprintf(diag, "dltrace-analyze: %s: %s\n",
 					p->trace, p->problems[k]);
-		dlt_hang_end(cl.hang, &p->hdr);
 		size_t k = dlt_check_process(c, p, &g);
 		/* A rank known only from the communicator it joined. */
 		if (c->procs[k].rank < 0)
-			c->procs[k].rank = cl.hang->rank;
+			c->procs[k].rank = hangs[nhangs].rank;
 		hang_proc[nhangs++] = k;
 		checked++;
 		dlt_process_free(p);

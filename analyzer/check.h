@@ -82,6 +82,13 @@ void dlt_check_free(struct dlt_check *c);
  * the number of traces checked. */
 size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 		       FILE *diag);
+/* Reads one trace in one pass into its model, its GPU aggregate (g) and
+ * the hang analysis's view of it (hp); NULL with the reason in err when
+ * the trace cannot be read (g is then still to be freed). */
+struct dlt_hang_proc;
+struct dlt_process *dlt_check_load(const char *path, struct dlt_gpu *g,
+				   struct dlt_hang_proc *hp, char *err,
+				   size_t errlen);
 /* Runs the rules on one loaded process and keeps its summary and findings;
  * returns the index of its summary.  (export uses it on processes it reads
  * itself.) */

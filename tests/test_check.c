@@ -291,6 +291,37 @@ static void gen_call(uint16_t api, int32_t ret, uint32_t dur_ns,
 	dlt_rec_commit(r, DLT_REC_API_CALL, api, len);
 }
 
+/* The same at a given time: back-to-back calls less than a microsecond
+ * apart. */
+static void gen_call_at(uint64_t ts, uint16_t api, uint32_t dur_ns)
+{
+	uint64_t v = 0;
+	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_api_call) + 8);
+	struct dlt_rec_api_call *r = dlt_rec_reserve(&gw, &gtls, len);
+	r->h.ts = ts;
+	r->ret = 0;
+	r->dur = dur_ns;
+	r->v[0] = v;
+	dlt_rec_commit(r, DLT_REC_API_CALL, api, len);
+}
+
+/* A wait of the main thread in system call nr, seen for dur_ns. */
+static void gen_stall(int32_t nr, uint64_t dur_ns)
+{
+	struct dlt_rec_stall *r = dlt_rec_reserve(&gw, &gtls, sizeof(*r));
+	memset((char *)r + 8, 0, sizeof(*r) - 8);
+	r->h.ts = dlt_now_ns();
+	r->tid = (uint32_t)getpid();
+	r->syscall = nr;
+	r->since = r->h.ts - dur_ns;
+	r->dur_ns = dur_ns;
+	r->wchan = DLT_STR_NONE;
+	r->detail = DLT_STR_NONE;
+	r->fd = -1;
+	r->state = 'S';
+	dlt_rec_commit(r, DLT_REC_STALL, 0, sizeof(*r));
+}
+
 static void gen_enter(uint16_t api, const uint64_t *v, uint32_t n)
 {
 	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_api_enter) + 8 * n);
@@ -641,6 +672,54 @@ static void test_unit_incomplete_and_export(void)
 	}
 	TU_CHECK(slice && marker, "export: unfinished slice %d, marker %d",
 		 slice, marker);
+	tu_json_free(j);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Export: two calls 100 ns apart stay 0.1 us apart (not rounded to the
+ * 0.256 us steps of Unix nanoseconds held in a double), a job's hang
+ * findings are markers too, and a wait is named by its system call. */
+static void test_unit_export_times_and_hangs(void)
+{
+	char *dir = tu_tmpdir("gen-export");
+	TU_CHECK_FATAL(gen_open(dir, 0) == 0, "cannot write a trace");
+	uint64_t t0 = dlt_now_ns();
+	gen_call_at(t0, 7, 40);	      /* cudaFree */
+	gen_call_at(t0 + 100, 7, 40); /* and again, 100 ns later */
+	gen_stall(7, 6000000000ull);  /* poll, 6 s */
+	uint64_t vals[3] = {2, 0, 0xabcdef};
+	gen_enter(141, vals, 3); /* ncclCommInitRank of 2, never returns */
+	gen_close();
+	struct tu_proc p;
+	const char *args[] = {"export", "--format", "chrome", dir, NULL};
+	analyze(&p, args);
+	TU_CHECK(tu_exit_code(p.status) == 0, "export: %s\n%s",
+		 tu_status_str(p.status), p.err);
+	struct tu_json *j = parse_out(&p, "export");
+	const struct tu_json *evs = tu_jget(j, "traceEvents");
+	double ts[2] = {-1, -1};
+	size_t ncalls = 0;
+	int init_hang = 0, missing = 0, poll = 0;
+	for (size_t i = 0; i < tu_jlen(evs); i++) {
+		const struct tu_json *e = tu_jat(evs, i);
+		const char *n = tu_jstr(e, "name");
+		if (same_str(n, "cudaFree") && ncalls < 2)
+			ts[ncalls++] = jnum(e, "ts", -1);
+		init_hang |= same_str(n, "error INIT_HANG");
+		missing |= same_str(n, "error MISSING_RANK");
+		poll |= same_str(n, "blocked in poll");
+	}
+	TU_CHECK(ncalls == 2 && ts[1] - ts[0] > 0.099 && ts[1] - ts[0] < 0.101,
+		 "export: calls 100 ns apart at %.4f and %.4f us", ts[0],
+		 ts[1]);
+	TU_CHECK(init_hang && missing,
+		 "export: hang findings missing from the markers (INIT_HANG "
+		 "%d, MISSING_RANK %d)",
+		 init_hang, missing);
+	TU_CHECK(poll, "export: the stall slice is not named by its system "
+		       "call");
 	tu_json_free(j);
 	tu_proc_free(&p);
 	tu_rmtree(dir);
@@ -2035,6 +2114,8 @@ static const struct tu_test unit_tests[] = {
 	{"driver table, driver API version, lmdeploy#1267", test_unit_driver},
 	{"no end record, call in progress; export",
 	 test_unit_incomplete_and_export},
+	{"export: sub-microsecond times, hang markers, waits by name",
+	 test_unit_export_times_and_hangs},
 	{"exit status and --fail-on", test_unit_exit_status},
 	{"every code listed and documented", test_unit_list_documented},
 	{"roles keep their promises; named values", test_unit_roles},
