@@ -726,6 +726,58 @@ static void test_unit_export_times_and_hangs(void)
 	free(dir);
 }
 
+/* diff's text: an algorithm that ran is not "selected, not executed",
+ * and a change of only the set of algorithms run says so. */
+static void test_unit_diff_text(void)
+{
+	char *da = tu_tmpdir("gen-diff-a"), *db = tu_tmpdir("gen-diff-b");
+	uint64_t v[2] = {0, 0};
+	struct gen_cand two = {2, 0, -1.f}, five = {5, 0, -1.f};
+	/* A runs algo 2; B runs algo 2 three times and algo 5 once. */
+	TU_CHECK_FATAL(gen_open(da, -1) == 0, "cannot write a trace");
+	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
+	gen_problem(GEN_PROBLEM, 64, 64);
+	gen_call(94, 0, 5000, v, 2);
+	gen_algo(94, GEN_PROBLEM, 0, &two, 1);
+	gen_exit(0);
+	gen_close();
+	TU_CHECK_FATAL(gen_open(db, -1) == 0, "cannot write a trace");
+	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
+	gen_problem(GEN_PROBLEM, 64, 64);
+	for (int i = 0; i < 4; i++) {
+		gen_call(94, 0, 5000, v, 2);
+		gen_algo(94, GEN_PROBLEM, 0, i < 3 ? &two : &five, 1);
+	}
+	gen_exit(0);
+	gen_close();
+	struct tu_proc p;
+	const char *args[] = {"diff", da, db, NULL};
+	analyze(&p, args);
+	TU_CHECK(tu_exit_code(p.status) == 0, "diff: %s\n%s",
+		 tu_status_str(p.status), p.err);
+	TU_CHECK(!tu_contains(p.out, "selected, not executed"),
+		 "diff calls an algorithm that ran not executed:\n%s", p.out);
+	TU_CHECK(tu_contains(p.out, "choice changed (1)") &&
+			 tu_contains(p.out, "changed: the set of algorithms "
+					    "run: A 2, B 2,5"),
+		 "diff does not say that only the set of algorithms run "
+		 "changed:\n%s",
+		 p.out);
+	tu_proc_free(&p);
+	const char *jargs[] = {"diff", "--json", da, db, NULL};
+	analyze(&p, jargs);
+	struct tu_json *j = parse_out(&p, "diff --json");
+	const struct tu_json *ch = tu_jat(tu_jget(j, "changes"), 0);
+	TU_CHECK(tu_contains(tu_jstr(ch, "what_changed"), "the set of"),
+		 "diff --json: what_changed %s", tu_jstr(ch, "what_changed"));
+	tu_json_free(j);
+	tu_proc_free(&p);
+	tu_rmtree(da);
+	tu_rmtree(db);
+	free(da);
+	free(db);
+}
+
 /* Exit status by --fail-on; 2 for bad arguments and no trace. */
 static void test_unit_exit_status(void)
 {
@@ -2116,6 +2168,7 @@ static const struct tu_test unit_tests[] = {
 	 test_unit_incomplete_and_export},
 	{"export: sub-microsecond times, hang markers, waits by name",
 	 test_unit_export_times_and_hangs},
+	{"diff text: what ran, what changed", test_unit_diff_text},
 	{"exit status and --fail-on", test_unit_exit_status},
 	{"every code listed and documented", test_unit_list_documented},
 	{"roles keep their promises; named values", test_unit_roles},
