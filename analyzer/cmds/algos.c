@@ -28,10 +28,10 @@ const char dlt_algos_usage[] =
 	"{\"processes\":[{...,\"problems\":[...]}]}\n"
 	"\n"
 	"PATH is a trace file or a directory of *.dltrace files.  Damage in a\n"
-	"trace and inputs that cannot be read are reported on stderr; the "
-	"exit\n"
-	"status is 2 only when no input could be read at all (or for bad\n"
-	"arguments), else 0.\n";
+	"trace and inputs that cannot be read are reported on stderr.\n"
+	"\n"
+	"exit status: 0, or 2 for bad arguments or when no input could be\n"
+	"read at all.\n";
 
 static const char *dlt_kind_name(enum dlt_conv_kind k)
 {

@@ -20,9 +20,10 @@ const char dlt_summary_usage[] =
 	"processes follows.\n"
 	"\n"
 	"PATH is a trace file or a directory of *.dltrace files.  Damage in a\n"
-	"trace and inputs that cannot be read are reported on stderr; the "
-	"exit\n"
-	"status is 2 only when no input could be read at all.\n";
+	"trace and inputs that cannot be read are reported on stderr.\n"
+	"\n"
+	"exit status: 0, or 2 for bad arguments or when no input could be\n"
+	"read at all.\n";
 
 static void dlt_put_argv(FILE *out, const struct dlt_process *p)
 {
