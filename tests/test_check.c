@@ -158,26 +158,6 @@ static const struct tu_json *expect_finding(const struct tu_json *root,
 	return f;
 }
 
-static size_t count_at_least_warning(const struct tu_json *root)
-{
-	size_t n = 0;
-	const struct tu_json *fs = tu_jget(root, "findings");
-	for (size_t i = 0; i < tu_jlen(fs); i++) {
-		const char *s = tu_jstr(tu_jat(fs, i), "severity");
-		n += s &&
-		     (strcmp(s, "warning") == 0 || strcmp(s, "error") == 0);
-	}
-	return n;
-}
-
-static void expect_healthy(const struct tu_json *root, const char *what)
-{
-	size_t n = count_at_least_warning(root);
-	TU_CHECK(n == 0, "%s: %zu warnings/errors in a healthy run", what, n);
-	if (n)
-		print_findings(root);
-}
-
 static int same_str(const char *a, const char *b)
 {
 	return a && b && strcmp(a, b) == 0;
@@ -915,7 +895,7 @@ static void test_severity_by_consequence(void)
 			 !tu_contains(tu_jstr(f, "fix"), "LD_LIBRARY_PATH"),
 		 "bash's probe: evidence or fix wrong: %s",
 		 f ? tu_jstr(f, "fix") : "(none)");
-	expect_healthy(j, "bash enable -f probe");
+	tu_expect_healthy("bash enable -f probe", dir);
 	struct tu_proc p;
 	const char *a1[] = {"check", dir, NULL};
 	analyze(&p, a1);
@@ -1357,15 +1337,17 @@ static void test_fakes_healthy(void)
 				  {DLT_FAKE_FX_NCCL, NULL, NULL}};
 	for (size_t i = 0; i < 3; i++) {
 		struct tu_proc p;
+		char *dir = NULL;
 		struct tu_json *j =
-			traced_check("fake-healthy", progs[i], env, NULL, &p);
+			traced_check("fake-healthy", progs[i], env, &dir, &p);
 		TU_CHECK(tu_exit_code(p.status) == 0, "%s %s: %s", progs[i][0],
 			 progs[i][1] ? progs[i][1] : "",
 			 tu_status_str(p.status));
-		if (j)
-			expect_healthy(j, progs[i][0]);
+		tu_expect_healthy(progs[i][0], dir);
 		tu_json_free(j);
 		tu_proc_free(&p);
+		tu_rmtree(dir);
+		free(dir);
 	}
 }
 
@@ -1471,11 +1453,14 @@ static void test_fakes_cudnn_cudart(void)
 	char *drv = tu_strfmt("FAKE_CUDA_DRIVER_VERSION=%d", m + 20);
 	char *minor = tu_strfmt("FAKE_CUDNN_CUDART=%d", m + 10);
 	const char *env2[] = {FAKE_ENV_BASE, rt, drv, minor, NULL};
-	j = traced_check("fake-cudart-minor", cmd, env2, NULL, NULL);
+	char *dir = NULL;
+	j = traced_check("fake-cudart-minor", cmd, env2, &dir, NULL);
 	TU_CHECK_FATAL(j != NULL, "no check output");
 	expect_finding(j, "CUDNN_CUDART_MISMATCH", "info", NULL);
-	expect_healthy(j, "cuDNN for an older minor CUDA");
+	tu_expect_healthy("cuDNN for an older minor CUDA", dir);
 	tu_json_free(j);
+	tu_rmtree(dir);
+	free(dir);
 	/* A newer minor than the driver supports: a warning. */
 	char *newer = tu_strfmt("FAKE_CUDNN_CUDART=%d", m + 90);
 	const char *env3[] = {FAKE_ENV_BASE, newer, NULL};
@@ -1756,7 +1741,7 @@ static void test_real_versions_healthy(void)
 	TU_CHECK(tu_exit_code(p.status) == 0, "fx_cuda_versions: %s\n%s",
 		 tu_status_str(p.status), p.err);
 	TU_CHECK_FATAL(j != NULL, "no check output");
-	expect_healthy(j, "version queries of the real CUDA libraries");
+	tu_expect_healthy("version queries of the real CUDA libraries", dir);
 	/* cuDNN 9 probes libcudnn_graph.so.9.19.0 and .9.19 before .9: the
 	 * views say so instead of listing failures. */
 	expect_probes_shown(dir, "libcudnn_graph.so.9.", 2);
@@ -1775,7 +1760,8 @@ static void test_real_no_driver(void)
 	tu_run(&plain, cmd, NULL, RUN_MS);
 	int no_driver = tu_contains(plain.out, "cudaGetDeviceCount rc=35");
 	tu_proc_free(&plain);
-	struct tu_json *j = traced_check("real-devices", cmd, NULL, NULL, NULL);
+	char *dir = NULL;
+	struct tu_json *j = traced_check("real-devices", cmd, NULL, &dir, NULL);
 	TU_CHECK_FATAL(j != NULL, "no check output");
 	if (no_driver) {
 		const struct tu_json *f =
@@ -1799,9 +1785,11 @@ static void test_real_no_driver(void)
 	} else {
 		printf("\n    a driver is installed here: only the healthy "
 		       "part is checked\n");
-		expect_healthy(j, "real CUDA with a driver");
+		tu_expect_healthy("real CUDA with a driver", dir);
 	}
 	tu_json_free(j);
+	tu_rmtree(dir);
+	free(dir);
 	free(fx);
 }
 
@@ -1830,12 +1818,15 @@ static void test_torch_healthy(void)
 			  tmp);
 	const char *cmd[] = {tu_python(), "-c", script, NULL};
 	struct tu_proc p;
-	struct tu_json *j = traced_check("torch", cmd, NULL, NULL, &p);
+	char *dir = NULL;
+	struct tu_json *j = traced_check("torch", cmd, NULL, &dir, &p);
 	TU_CHECK(tu_exit_code(p.status) == 0 && tu_contains(p.out, "ok"),
 		 "torch conv + gloo: %s\n%s", tu_status_str(p.status), p.err);
 	TU_CHECK_FATAL(j != NULL, "no check output");
-	expect_healthy(j, "python3-torch conv + one-rank gloo");
+	tu_expect_healthy("python3-torch conv + one-rank gloo", dir);
 	tu_json_free(j);
+	tu_rmtree(dir);
+	free(dir);
 	tu_proc_free(&p);
 	free(script);
 	tu_rmtree(tmp);

@@ -1321,6 +1321,8 @@ static void test_cudnn_legacy9(void)
 			 "cuDNN 9 legacy: problem ids differ between runs");
 	}
 	free(lib);
+	tu_expect_healthy("cuDNN 9 legacy, linked", d1);
+	tu_expect_healthy("cuDNN 9 legacy, dlopen", d2);
 	cudnn_done(d1, &t1, &s1);
 	cudnn_done(d2, &t2, &s2);
 }
@@ -1361,6 +1363,8 @@ static void test_cudnn_legacy7(void)
 	if (g1 && g2)
 		expect_same_calls("cuDNN 7", g1, g2);
 	free(lib);
+	tu_expect_healthy("cuDNN 7, linked", d1);
+	tu_expect_healthy("cuDNN 7, dlopen", d2);
 	cudnn_done(d1, &t1, &s1);
 	cudnn_done(d2, &t2, &s2);
 }
@@ -1685,6 +1689,8 @@ static void backend_case(const char *what, const char *const cmd[],
 			 "NOT_SUPPORTED",
 			 what, failed);
 	}
+	if (want_failed_plans == 0)
+		tu_expect_healthy(what, d);
 	cudnn_done(d, &t, &s);
 }
 
@@ -1766,6 +1772,7 @@ static void test_nccl_single(void)
 	gs_free(&s);
 	tu_proc_free(&plain);
 	tu_proc_free(&traced);
+	tu_expect_healthy(what, dir);
 	tu_rmtree(dir);
 	tu_rmtree(rdv);
 	free(dir);
@@ -1826,27 +1833,6 @@ static size_t findings(const struct tu_json *j, const char *code,
 		}
 	}
 	return n;
-}
-
-/* A healthy job: check and hangs find nothing at warning or above, and
- * hangs exits 0. */
-static void expect_no_warning(const char *what, const char *dir)
-{
-	static const char *const cmds[] = {"check", "hangs"};
-	for (size_t c = 0; c < 2; c++) {
-		int rc;
-		struct tu_json *j = analyze_json(cmds[c], dir, &rc, NULL);
-		const struct tu_json *fs = tu_jget(j, "findings");
-		for (size_t i = 0; i < tu_jlen(fs); i++) {
-			const struct tu_json *f = tu_jat(fs, i);
-			TU_CHECK(same_str(tu_jstr(f, "severity"), "info"),
-				 "%s: %s: %s %s: %s", what, cmds[c],
-				 tu_jstr(f, "severity"), tu_jstr(f, "code"),
-				 tu_jstr(f, "message"));
-		}
-		TU_CHECK(rc == 0, "%s: %s exits %d", what, cmds[c], rc);
-		tu_json_free(j);
-	}
 }
 
 /* Three ranks of one communicator, each under its own dltrace, with a
@@ -1921,7 +1907,7 @@ static void test_nccl_ranks(void)
 		 (unsigned long long)hash0, (unsigned long long)hash[0],
 		 (unsigned long long)hash[1], (unsigned long long)hash[2]);
 	/* ncclCommSplit is a split, not an init of (comm, color, key). */
-	expect_no_warning("3 ranks and a split", dir);
+	tu_expect_healthy("3 ranks and a split", dir);
 	int rc;
 	struct tu_json *j = analyze_json("check", dir, &rc, NULL);
 	const struct tu_json *f[2] = {NULL, NULL};
@@ -1963,6 +1949,7 @@ static void test_nccl_all(void)
 	gs_free(&s);
 	tu_proc_free(&plain);
 	tu_proc_free(&traced);
+	tu_expect_healthy(what, dir);
 	tu_rmtree(dir);
 	tu_rmtree(rdv);
 	free(dir);
@@ -1994,6 +1981,7 @@ static void test_nccl_dlopen(void)
 	gs_free(&s);
 	tu_proc_free(&plain);
 	tu_proc_free(&traced);
+	tu_expect_healthy(what, dir);
 	tu_rmtree(dir);
 	tu_rmtree(rdv);
 	free(dir);
@@ -2006,7 +1994,7 @@ static void test_nccl_dlopen(void)
 /* A failed dlopen, then the first call into the runtime (the wrapper finds
  * its real function and notes the library), then dlerror(): the program
  * must read its own error, under dltrace as without it. */
-static void dlerror_case(const char *what, const char *const env[])
+static void dlerror_case(const char *what, const char *const env[], int healthy)
 {
 	char *fx = tu_strfmt("%s/fx_gpu_rt", DLT_TEST_FX_GPU);
 	const char *cmd[] = {fx, "dlerror", NULL};
@@ -2025,6 +2013,9 @@ static void dlerror_case(const char *what, const char *const env[])
 	char *w2 = tu_strfmt("%s, LD_PRELOAD", what);
 	tu_expect_same_run(w2, &plain, &pre, 1);
 	free(w2);
+	/* The failed dlopen is one the program carried on from. */
+	if (healthy)
+		tu_expect_healthy(what, dir);
 	tu_proc_free(&plain);
 	tu_proc_free(&traced);
 	tu_proc_free(&pre);
@@ -2036,14 +2027,15 @@ static void dlerror_case(const char *what, const char *const env[])
 static void test_dlerror_driver_found(void)
 {
 	const char *const env[] = {cuda_env()[0], NULL};
-	dlerror_case("dlerror around the first runtime call", env);
+	dlerror_case("dlerror around the first runtime call", env, 1);
 }
 
 static void test_dlerror_no_driver(void)
 {
 	const char *const env[] = {"FAKE_CUDART_DRIVER=libcuda-absent.so.1",
 				   NULL};
-	dlerror_case("dlerror around the first runtime call, no driver", env);
+	dlerror_case("dlerror around the first runtime call, no driver", env,
+		     0);
 }
 
 /* ---- suite gpu_real: the real libraries in /usr/local/cuda --------------- */

@@ -1132,6 +1132,34 @@ void tu_expect_documented(const struct tu_json *f)
 	free(sec);
 }
 
+void tu_expect_healthy(const char *what, const char *dir)
+{
+	static const char *const cmds[] = {"check", "hangs"};
+	for (size_t c = 0; c < 2; c++) {
+		struct tu_proc p;
+		int r = tu_analyze_dir(&p, cmds[c], "--json", dir);
+		int rc = tu_exit_code(p.status);
+		char err[256];
+		struct tu_json *j =
+			r == 0 ? tu_json_parse(p.out, err, sizeof(err)) : NULL;
+		TU_CHECK(j != NULL && rc == 0,
+			 "%s: dltrace-analyze %s --json: %s\n%s", what, cmds[c],
+			 r ? "timed out" : tu_status_str(p.status), p.err);
+		const struct tu_json *fs = tu_jget(j, "findings");
+		for (size_t i = 0; i < tu_jlen(fs); i++) {
+			const struct tu_json *f = tu_jat(fs, i);
+			const char *sev = tu_jstr(f, "severity");
+			tu_expect_documented(f);
+			TU_CHECK(sev && strcmp(sev, "info") == 0,
+				 "%s: a healthy run, yet %s says %s %s: %s",
+				 what, cmds[c], sev ? sev : "?",
+				 tu_jstr(f, "code"), tu_jstr(f, "message"));
+		}
+		tu_json_free(j);
+		tu_proc_free(&p);
+	}
+}
+
 /* ---- running suites -------------------------------------------------------
  */
 

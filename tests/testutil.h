@@ -199,6 +199,11 @@ char *tu_findings_section(const char *code);
  * has a fix. */
 void tu_expect_documented(const struct tu_json *f);
 
+/* A healthy run: `check` and `hangs` over every trace in dir find nothing
+ * of severity warning or error (each is a failed check, printed), every
+ * finding is documented (tu_expect_documented), and both exit 0. */
+void tu_expect_healthy(const char *what, const char *dir);
+
 /* ---- running suites -------------------------------------------------------
  */
 
