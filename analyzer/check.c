@@ -383,9 +383,8 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 	for (size_t i = 0; i < in.npaths; i++) {
 		char err[1024] = "";
 		struct dlt_gpu g;
-		struct dlt_process *p = dlt_check_load(in.paths[i], &g,
-						       &hangs[nhangs], err,
-						       sizeof(err));
+		struct dlt_process *p = dlt_check_load(
+			in.paths[i], &g, &hangs[nhangs], err, sizeof(err));
 		if (p == NULL) {
 			if (diag)
 				fprintf(diag, "dltrace-analyze: %s\n", err);

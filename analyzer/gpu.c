@@ -374,20 +374,21 @@ const char *dlt_gpu_family_version_str(const struct dlt_gpu_family *f,
 int64_t dlt_gpu_driver_api(const struct dlt_gpu *g)
 {
 	/* The runtime asks the driver only when it is loaded already; the
-	 * driver's own first call always answers. */
-	for (size_t i = 0; i < g->nfams; i++) {
-		const struct dlt_gpu_family *f = &g->fams[i];
-		if (f->family == DLT_FAM_CUDART &&
-		    f->v[DLT_FV_CUDART_driver_version] != DLT_VERSION_ABSENT &&
-		    f->v[DLT_FV_CUDART_driver_status] == 0)
-			return f->v[DLT_FV_CUDART_driver_version];
-	}
-	for (size_t i = 0; i < g->nfams; i++) {
-		const struct dlt_gpu_family *f = &g->fams[i];
-		if (f->family == DLT_FAM_CUDA &&
-		    f->v[DLT_FV_CUDA_driver_version] != DLT_VERSION_ABSENT &&
-		    f->v[DLT_FV_CUDA_driver_status] == 0)
-			return f->v[DLT_FV_CUDA_driver_version];
-	}
+	 * driver's own first call always answers.  The runtime's answer
+	 * first. */
+	static const struct {
+		int family, version, status;
+	} from[] = {{DLT_FAM_CUDART, DLT_FV_CUDART_driver_version,
+		     DLT_FV_CUDART_driver_status},
+		    {DLT_FAM_CUDA, DLT_FV_CUDA_driver_version,
+		     DLT_FV_CUDA_driver_status}};
+	for (size_t k = 0; k < sizeof(from) / sizeof(from[0]); k++)
+		for (size_t i = 0; i < g->nfams; i++) {
+			const struct dlt_gpu_family *f = &g->fams[i];
+			if (f->family == from[k].family &&
+			    f->v[from[k].version] != DLT_VERSION_ABSENT &&
+			    f->v[from[k].status] == 0)
+				return f->v[from[k].version];
+		}
 	return -1;
 }

@@ -16,7 +16,8 @@
 #include <stdio.h>
 
 #define DLT_EXIT_OK 0
-#define DLT_EXIT_FINDINGS 1 /* check, hangs: a finding at or above --fail-on */
+/* check, hangs: a finding at or above --fail-on */
+#define DLT_EXIT_FINDINGS 1
 #define DLT_EXIT_USAGE 2
 
 /* Options of a command.  Options may come before, between or after the

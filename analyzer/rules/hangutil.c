@@ -86,15 +86,21 @@ bool dlt_hang_same_job(const struct dlt_hang_proc *a,
 	       strcmp(a->master_port, b->master_port) == 0;
 }
 
-bool dlt_hang_first_in_comm(const struct dlt_job_ctx *c, size_t i)
+bool dlt_hang_first_by(const struct dlt_job_ctx *c, size_t i,
+		       uint64_t (*key)(const struct dlt_hang_proc *hp))
 {
-	uint64_t id = c->procs[i]->comm_id;
-	if (id == 0)
+	uint64_t k = key(c->procs[i]);
+	if (k == 0)
 		return false;
 	for (size_t j = 0; j < i; j++)
-		if (c->procs[j]->comm_id == id)
+		if (key(c->procs[j]) == k)
 			return false;
 	return true;
+}
+
+uint64_t dlt_hang_comm_key(const struct dlt_hang_proc *hp)
+{
+	return hp->comm_id;
 }
 
 bool dlt_hang_first_in_job(const struct dlt_job_ctx *c, size_t i)

@@ -163,27 +163,20 @@ static void dlt_split_missing(struct dlt_job_ctx *c, size_t i)
 		    missing);
 }
 
-/* The first process waiting in a split of its communicator, or one that
- * returned from it, per communicator. */
-static bool dlt_first_split(const struct dlt_job_ctx *c, size_t i)
+/* Processes are grouped by the communicator they split. */
+static uint64_t dlt_split_key(const struct dlt_hang_proc *hp)
 {
-	uint64_t parent = c->procs[i]->split_parent;
-	if (parent == 0)
-		return false;
-	for (size_t j = 0; j < i; j++)
-		if (c->procs[j]->split_parent == parent)
-			return false;
-	return true;
+	return hp->split_parent;
 }
 
 void dlt_rule_missing_rank(struct dlt_job_ctx *c)
 {
 	/* Each communicator and each job once, at its first process. */
 	for (size_t i = 0; i < c->n; i++)
-		if (dlt_hang_first_in_comm(c, i))
+		if (dlt_hang_first_by(c, i, dlt_hang_comm_key))
 			dlt_comm_missing(c, i);
 	for (size_t i = 0; i < c->n; i++)
-		if (dlt_first_split(c, i))
+		if (dlt_hang_first_by(c, i, dlt_split_key))
 			dlt_split_missing(c, i);
 	for (size_t i = 0; i < c->n; i++)
 		if (dlt_hang_first_in_job(c, i))

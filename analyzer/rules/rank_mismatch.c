@@ -98,7 +98,7 @@ void dlt_rule_rank_mismatch(struct dlt_job_ctx *c)
 {
 	/* Each communicator and each job once, at its first process. */
 	for (size_t i = 0; i < c->n; i++)
-		if (dlt_hang_first_in_comm(c, i))
+		if (dlt_hang_first_by(c, i, dlt_hang_comm_key))
 			dlt_comm_mismatch(c, i);
 	for (size_t i = 0; i < c->n; i++)
 		if (dlt_hang_first_in_job(c, i))

@@ -240,10 +240,13 @@ void dlt_ev_hang_job(struct dlt_val *o, const struct dlt_hang_proc *hp);
 /* Processes of one job: the same MASTER_ADDR:MASTER_PORT. */
 bool dlt_hang_same_job(const struct dlt_hang_proc *a,
 		       const struct dlt_hang_proc *b);
-/* Whether procs[i] is the first process of its communicator, or of its job
+/* Whether procs[i] is the first process with its key (0: none), such as
+ * its communicator's id hash (dlt_hang_comm_key), or the first of its job
  * (one with a WORLD_SIZE and a MASTER_PORT): rules that judge a
  * communicator or a job do so once, there. */
-bool dlt_hang_first_in_comm(const struct dlt_job_ctx *c, size_t i);
+bool dlt_hang_first_by(const struct dlt_job_ctx *c, size_t i,
+		       uint64_t (*key)(const struct dlt_hang_proc *hp));
+uint64_t dlt_hang_comm_key(const struct dlt_hang_proc *hp);
 bool dlt_hang_first_in_job(const struct dlt_job_ctx *c, size_t i);
 /* The wait of a rendezvous that never completed, which INIT_HANG reports:
  * in a process that did not end on its own and has no init in flight, a

@@ -20,32 +20,39 @@
  * a function's name or id, so that a function added to the table with a
  * role is understood everywhere.  A role promises values (DLT_ROLE_VALUES
  * below). */
-#define DLT_ROLE_COMM_INIT 0x1u /* makes a communicator from a unique id:  \
-				   every rank must enter it */
-#define DLT_ROLE_COMM_INIT_ALL 0x2u /* makes the communicators of several  \
-				       devices in one process */
-#define DLT_ROLE_COMM_SPLIT 0x4u /* makes a communicator from another:    \
-				    every rank of that one must enter it */
-#define DLT_ROLE_COMM_END 0x8u	 /* finalize, destroy, abort */
-#define DLT_ROLE_COLLECTIVE 0x10u /* waits for every rank of a communicator */
-#define DLT_ROLE_P2P 0x20u	  /* waits for one peer */
-#define DLT_ROLE_GROUP_END 0x40u  /* runs what a group queued */
-#define DLT_ROLE_UNIQUE_ID 0x80u  /* makes the id the inits share */
-#define DLT_ROLE_SYNC 0x100u	  /* waits for the GPU */
-#define DLT_ROLE_LAST_ERROR 0x200u /* hands back an earlier call's error */
-#define DLT_ROLE_SYMBOL_QUERY 0x400u /* looks a driver function up: "not  \
-					found" is an answer */
-#define DLT_ROLE_CONV_PREF 0x800u    /* convolution selection, pre-8.0     \
-					preference form */
-#define DLT_ROLE_CONV_HEUR 0x1000u   /* ... by heuristics (_v7) */
-#define DLT_ROLE_CONV_FIND 0x2000u   /* ... by measuring (Find, FindEx) */
-#define DLT_ROLE_CONV_EXEC 0x4000u   /* a convolution run */
-#define DLT_ROLE_CONV_FWD 0x8000u    /* direction of a CONV_ role */
+/* Communicators: made from a unique id (every rank enters it), for
+ * several devices of one process, from another communicator (every rank of
+ * that one enters it); ended (finalize, destroy, abort). */
+#define DLT_ROLE_COMM_INIT 0x1u
+#define DLT_ROLE_COMM_INIT_ALL 0x2u
+#define DLT_ROLE_COMM_SPLIT 0x4u
+#define DLT_ROLE_COMM_END 0x8u
+/* Waits for every rank of a communicator; for one peer; runs what a group
+ * queued. */
+#define DLT_ROLE_COLLECTIVE 0x10u
+#define DLT_ROLE_P2P 0x20u
+#define DLT_ROLE_GROUP_END 0x40u
+/* Makes the id the inits share. */
+#define DLT_ROLE_UNIQUE_ID 0x80u
+/* Waits for the GPU. */
+#define DLT_ROLE_SYNC 0x100u
+/* Hands back an earlier call's error. */
+#define DLT_ROLE_LAST_ERROR 0x200u
+/* Looks a driver function up: "not found" is an answer. */
+#define DLT_ROLE_SYMBOL_QUERY 0x400u
+/* Convolutions: selection by the pre-8.0 preference form, by heuristics
+ * (_v7), by measuring (Find, FindEx); a run; and the direction. */
+#define DLT_ROLE_CONV_PREF 0x800u
+#define DLT_ROLE_CONV_HEUR 0x1000u
+#define DLT_ROLE_CONV_FIND 0x2000u
+#define DLT_ROLE_CONV_EXEC 0x4000u
+#define DLT_ROLE_CONV_FWD 0x8000u
 #define DLT_ROLE_CONV_BWD_DATA 0x10000u
 #define DLT_ROLE_CONV_BWD_FILTER 0x20000u
-#define DLT_ROLE_BK_FINALIZE 0x40000u /* backend descriptor finalized:     \
-					 NOT_SUPPORTED is an answer */
-#define DLT_ROLE_BK_EXECUTE 0x80000u  /* backend execution plan run */
+/* The backend: a descriptor finalized (NOT_SUPPORTED is an answer), an
+ * execution plan run. */
+#define DLT_ROLE_BK_FINALIZE 0x40000u
+#define DLT_ROLE_BK_EXECUTE 0x80000u
 
 /* A rank that enters one of these waits there for the others. */
 #define DLT_ROLE_INITS \
@@ -57,27 +64,27 @@
  * with the role has each required value among its values in apis.def
  * (the analyzer's unit test checks it); an optional one only some have.
  * The analyzer reads them as DLT_RV_<role>_<value> (dlt_role_val). */
-#define DLT_ROLE_VALUES(X)                                                  \
-	X(COMM_INIT, nranks, 1)                                             \
-	X(COMM_INIT, rank, 1)                                               \
-	X(COMM_INIT, id_hash, 1)                                            \
-	X(COMM_INIT, comm, 1)                                               \
-	X(COMM_INIT_ALL, ndev, 1)                                           \
-	X(COMM_SPLIT, comm, 1)                                              \
-	X(COMM_SPLIT, color, 1)                                             \
-	X(COMM_SPLIT, key, 1)                                               \
-	X(COMM_SPLIT, newcomm, 1)                                           \
-	X(UNIQUE_ID, id_hash, 1)                                            \
-	X(CONV_PREF, preference, 1)                                         \
-	X(CONV_PREF, limit, 1)                                              \
-	X(CONV_PREF, algo, 1)                                               \
-	X(CONV_HEUR, requested, 1)                                          \
-	X(CONV_HEUR, returned, 1)                                           \
-	X(CONV_FIND, requested, 1)                                          \
-	X(CONV_FIND, returned, 1)                                           \
-	X(CONV_FIND, workspace, 0)                                          \
-	X(CONV_EXEC, algo, 1)                                               \
-	X(CONV_EXEC, workspace, 1)                                          \
+#define DLT_ROLE_VALUES(X)          \
+	X(COMM_INIT, nranks, 1)     \
+	X(COMM_INIT, rank, 1)       \
+	X(COMM_INIT, id_hash, 1)    \
+	X(COMM_INIT, comm, 1)       \
+	X(COMM_INIT_ALL, ndev, 1)   \
+	X(COMM_SPLIT, comm, 1)      \
+	X(COMM_SPLIT, color, 1)     \
+	X(COMM_SPLIT, key, 1)       \
+	X(COMM_SPLIT, newcomm, 1)   \
+	X(UNIQUE_ID, id_hash, 1)    \
+	X(CONV_PREF, preference, 1) \
+	X(CONV_PREF, limit, 1)      \
+	X(CONV_PREF, algo, 1)       \
+	X(CONV_HEUR, requested, 1)  \
+	X(CONV_HEUR, returned, 1)   \
+	X(CONV_FIND, requested, 1)  \
+	X(CONV_FIND, returned, 1)   \
+	X(CONV_FIND, workspace, 0)  \
+	X(CONV_EXEC, algo, 1)       \
+	X(CONV_EXEC, workspace, 1)  \
 	X(BK_EXECUTE, plan, 1)
 
 /* ---- iterating over a parenthesised list of values ------------------- */
@@ -101,7 +108,7 @@
 #define DLT_PP_EACH_6(m, p, a, ...) m(p, a) DLT_PP_EACH_5(m, p, __VA_ARGS__)
 #define DLT_PP_EACH_7(m, p, a, ...) m(p, a) DLT_PP_EACH_6(m, p, __VA_ARGS__)
 #define DLT_PP_EACH_8(m, p, a, ...) m(p, a) DLT_PP_EACH_7(m, p, __VA_ARGS__)
-#define DLT_PP_EACH(m, p, ...)                                \
+#define DLT_PP_EACH(m, p, ...)                              \
 	DLT_PP_CAT(DLT_PP_EACH_, DLT_PP_NARGS(__VA_ARGS__)) \
 	(m, p, __VA_ARGS__)
 #define DLT_PP_EACH_X(m, p, ...) DLT_PP_EACH(m, p, __VA_ARGS__)

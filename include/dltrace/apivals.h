@@ -14,8 +14,7 @@
 #include "apiflags.h"
 
 #define DLT_V_ENUM_(api, value) DLT_V_##api##_##value,
-#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, \
-		post)                                                   \
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
 	enum { DLT_EACH_VALUE(DLT_V_ENUM_, name, values) DLT_NV_##name };
 #include "apis.def"
 #undef DLT_API
