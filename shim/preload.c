@@ -119,18 +119,16 @@ static void dlt_atfork_child(void)
 
 /* ---- start and end ------------------------------------------------------ */
 
+/* Whether this copy is the LD_PRELOAD one (the base namespace) or the
+ * audit one, which runs this constructor too.  No libdl call (see
+ * dlt_find_self): the base namespace's list of objects is _r_debug.r_map,
+ * and this copy is on it when one of them has our dynamic section. */
 static int dlt_in_base_namespace(void)
 {
-	Dl_info info;
-	struct link_map *lm = NULL;
-	if (!dladdr1((void *)&dlt_in_base_namespace, &info, (void **)&lm,
-		     RTLD_DL_LINKMAP) ||
-	    lm == NULL)
-		return 1;
-	Lmid_t id = LM_ID_BASE;
-	if (dlinfo(lm, RTLD_DI_LMID, &id) != 0)
-		return 1;
-	return id == LM_ID_BASE;
+	for (struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+		if (l->l_ld == _DYNAMIC)
+			return 1;
+	return 0;
 }
 
 static int dlt_note_startup_obj(struct dl_phdr_info *info, size_t size,
@@ -225,8 +223,8 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	/* The audit copy, when there is one, has said what it did not
 	 * understand. */
 	dlt_config_read(!audit);
+	dlt_find_self(NULL); /* before the real functions: they come after it */
 	dlt_real_resolve();
-	dlt_find_self();
 	if (pthread_key_create(&dlt_thread_key, dlt_thread_exit) == 0) {
 		dlt_thread_key_ok = true;
 		dlt_on_new_thread = dlt_thread_first_chunk;

@@ -21,6 +21,9 @@ struct dlt_find {
 	const char *skip_name;
 	void *found;
 	struct dlt_sym_where *where;
+	/* Only objects after the one named skip_name (RTLD_NEXT's order);
+	 * cleared once that object has been passed. */
+	int after_skip;
 };
 
 static uint32_t dlt_gnu_hash(const char *s)
@@ -76,9 +79,13 @@ static int dlt_find_in(struct dl_phdr_info *info, size_t size, void *data)
 	const char *oname = info->dlpi_name ? info->dlpi_name : "";
 	if (f->skip_name && *oname) {
 		const char *b = strrchr(oname, '/');
-		if (strcmp(b ? b + 1 : oname, f->skip_name) == 0)
+		if (strcmp(b ? b + 1 : oname, f->skip_name) == 0) {
+			f->after_skip = 0;
 			return 0;
+		}
 	}
+	if (f->after_skip)
+		return 0;
 	const ElfW(Dyn) *dyn = NULL;
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
@@ -178,10 +185,35 @@ static int dlt_find_in(struct dl_phdr_info *info, size_t size, void *data)
 void *dlt_sym_find(const char *name, uintptr_t skip_base, const char *skip_name,
 		   struct dlt_sym_where *where)
 {
-	struct dlt_find f = {name,	dlt_gnu_hash(name), dlt_sysv_hash(name),
-			     skip_base, skip_name,	    NULL,
-			     where};
+	struct dlt_find f = {name,
+			     dlt_gnu_hash(name),
+			     dlt_sysv_hash(name),
+			     skip_base,
+			     skip_name,
+			     NULL,
+			     where,
+			     0};
 	dl_iterate_phdr(dlt_find_in, &f);
+	return f.found;
+}
+
+void *dlt_sym_next(const char *name, const char *self_name)
+{
+	struct dlt_find f = {name,
+			     dlt_gnu_hash(name),
+			     dlt_sysv_hash(name),
+			     0,
+			     self_name,
+			     NULL,
+			     NULL,
+			     1};
+	dl_iterate_phdr(dlt_find_in, &f);
+	if (f.found == NULL && f.after_skip) {
+		/* This library is not on the list (another namespace):
+		 * every other object, in load order. */
+		f.after_skip = 0;
+		dl_iterate_phdr(dlt_find_in, &f);
+	}
 	return f.found;
 }
 
@@ -201,9 +233,14 @@ static int dlt_find_in_one(struct dl_phdr_info *info, size_t size, void *data)
 
 void *dlt_sym_find_in(uintptr_t base, const char *name)
 {
-	struct dlt_find f = {
-		name, dlt_gnu_hash(name), dlt_sysv_hash(name), 0, NULL, NULL,
-		NULL};
+	struct dlt_find f = {name,
+			     dlt_gnu_hash(name),
+			     dlt_sysv_hash(name),
+			     0,
+			     NULL,
+			     NULL,
+			     NULL,
+			     0};
 	struct dlt_find_obj o = {base, &f};
 	dl_iterate_phdr(dlt_find_in_one, &o);
 	return f.found;

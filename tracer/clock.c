@@ -17,11 +17,11 @@
  * once the process has run a few seconds).  A renewed anchor never goes
  * below what the old one gave, so one thread's timestamps never decrease.
  *
- * The counter is used only when the CPU says it is invariant (CPUID
- * 0x80000007 EDX bit 8: constant rate, runs in every idle state; hypervisors
- * clear the bit when they cannot guarantee it), when reading it is cheap
- * (not trapped by a hypervisor), and unless dlt_clock_force_monotonic()
- * said not to (DLTRACE_CLOCK=monotonic).
+ * The counter is used only when it runs at a constant rate (x86-64: CPUID
+ * 0x80000007 EDX bit 8, an invariant TSC, which hypervisors clear when they
+ * cannot guarantee it; AArch64: the generic timer's virtual count, constant
+ * by the architecture), when reading it is cheap (not trapped), and unless
+ * dlt_clock_force_monotonic() said not to (DLTRACE_CLOCK=monotonic).
  * Otherwise every timestamp is a clock_gettime. */
 #define _GNU_SOURCE
 #include "clock.h"
@@ -33,10 +33,6 @@
 
 #if defined(__x86_64__)
 #include <cpuid.h>
-#include <x86intrin.h>
-#define DLT_HAVE_TSC 1
-#else
-#define DLT_HAVE_TSC 0
 #endif
 
 #define DLT_ANCHOR_NS 100000000ull /* renew a thread's anchor after 100 ms */
@@ -44,11 +40,13 @@
 
 /* 0 unknown, 1 usable, -1 not used. */
 static _Atomic int dlt_tsc_state;
+#if DLT_HAVE_COUNTER
 /* ns per tick in 32.32 fixed point; 0 until the baseline is long enough. */
 static _Atomic uint64_t dlt_tsc_mult;
 /* The first anchor of the process: the start of the rate's baseline. */
 static _Atomic uint64_t dlt_cal_tsc;
 static _Atomic uint64_t dlt_cal_ns;
+#endif
 
 /* Each anchor keeps the rate it was made with: one straight line per
  * anchor, so that a thread's time only grows. */
@@ -61,21 +59,26 @@ static uint64_t dlt_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-#if DLT_HAVE_TSC
+#if DLT_HAVE_COUNTER
 static int dlt_tsc_probe(void)
 {
+#if defined(__x86_64__)
+	/* Only an invariant TSC runs at one rate in every power state. */
 	unsigned a, b, c, d;
 	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
 		return -1;
 	__get_cpuid(0x80000007u, &a, &b, &c, &d);
 	if (!(d & (1u << 8)))
 		return -1;
-	/* A hypervisor that traps rdtsc makes it cost microseconds: then the
-	 * vDSO clock is the cheaper of the two. */
+#endif
+	/* AArch64's generic timer has a constant rate by the architecture.
+	 * A hypervisor (or a kernel working around a timer erratum) that
+	 * traps the read makes it cost microseconds: then the vDSO clock is
+	 * the cheaper of the two. */
 	uint64_t t0 = dlt_mono_ns();
 	uint64_t x = 0;
 	for (int i = 0; i < 64; i++)
-		x ^= __rdtsc();
+		x ^= dlt_counter();
 	uint64_t t1 = dlt_mono_ns();
 	(void)x;
 	return (t1 - t0) / 64 < 100 ? 1 : -1;
@@ -92,9 +95,9 @@ static inline uint64_t dlt_extrapolate(const struct dlt_anchor *a, uint64_t tsc)
  * when that is later, so that time never goes back in one thread). */
 static uint64_t dlt_reanchor(void)
 {
-	uint64_t a = __rdtsc();
+	uint64_t a = dlt_counter();
 	uint64_t ns = dlt_mono_ns();
-	uint64_t b = __rdtsc();
+	uint64_t b = dlt_counter();
 	uint64_t mult =
 		atomic_load_explicit(&dlt_tsc_mult, memory_order_relaxed);
 	int had = dlt_anchor.span != 0;
@@ -150,7 +153,7 @@ static uint64_t dlt_reanchor(void)
 
 uint64_t dlt_now_slow(void)
 {
-#if DLT_HAVE_TSC
+#if DLT_HAVE_COUNTER
 	int st = atomic_load_explicit(&dlt_tsc_state, memory_order_relaxed);
 	if (st == 0) {
 		st = dlt_tsc_probe();

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -53,7 +54,12 @@ void dlt_writer_disable(struct dlt_writer *w, const char *why, const char *what,
 	/* One write(2) of one line: stdio may be in any state inside the
 	 * host, and a single write keeps lines of many ranks apart. */
 	char line[DLT_PATH_MAX + 256];
-	const char *desc = err ? strerrordesc_np(err) : NULL;
+	/* The untranslated text, whatever the host's locale: strerror_l with
+	 * the C locale (glibc hands back its static C locale object without
+	 * allocating).  strerrordesc_np says the same, but from glibc 2.32. */
+	const char *desc =
+		err ? strerror_l(err, newlocale(LC_ALL_MASK, "C", (locale_t)0))
+		    : NULL;
 	int n = snprintf(line, sizeof(line),
 			 "dltrace: tracing turned off: %s%s%s%s%s%s\n", why,
 			 what ? " " : "", what ? what : "", desc ? " (" : "",
@@ -104,9 +110,6 @@ static uint8_t *dlt_map_fd(int fd, uint64_t off, uint64_t len, int *err,
 		*err = errno;
 		return NULL;
 	}
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 	/* Fault the whole range in writable with one call: a page fault per
 	 * 4 KiB taken on the hot path costs microseconds on some virtual
 	 * machines.  Best effort: older kernels refuse and nothing changes. */

@@ -50,12 +50,13 @@ static void dlt_ev_searched(struct dlt_val *arr, const struct dlt_lib *lib)
 		if (hw)
 			*hw = '\0';
 		/* The legacy hardware-capability subdirectories glibc still
-		 * tries (tls/x86_64/x86_64 ...) belong to their directory. */
+		 * tries (tls/x86_64/x86_64 ..., aarch64/atomics on arm64)
+		 * belong to their directory. */
 		for (;;) {
 			char *slash = strrchr(dir, '/');
 			static const char *const caps[] = {
-				"/tls",	     "/x86_64", "/haswell",
-				"/avx512_1", "/i686",	"/sse2"};
+				"/tls",	 "/x86_64", "/haswell", "/avx512_1",
+				"/i686", "/sse2",   "/aarch64", "/atomics"};
 			bool cap = false;
 			for (size_t k = 0; slash && slash != dir &&
 					   k < sizeof(caps) / sizeof(caps[0]);
