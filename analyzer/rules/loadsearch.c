@@ -102,8 +102,14 @@ size_t dlt_loader_copies(const struct dlt_process *p, const struct dlt_lib *req,
 	if (req && req->runpath)
 		dlt_search_list(&s, req->runpath, origin, "RUNPATH");
 	dlt_search_conf(&s, "/etc/ld.so.conf", 0);
-	static const char *const defaults[] = {"/lib/x86_64-linux-gnu",
-					       "/usr/lib/x86_64-linux-gnu",
+	/* The analysing machine's, with Debian's multiarch directories. */
+#if defined(__aarch64__)
+#define DLT_MULTIARCH "aarch64-linux-gnu"
+#else
+#define DLT_MULTIARCH "x86_64-linux-gnu"
+#endif
+	static const char *const defaults[] = {"/lib/" DLT_MULTIARCH,
+					       "/usr/lib/" DLT_MULTIARCH,
 					       "/lib64",
 					       "/usr/lib64",
 					       "/lib",
