@@ -303,7 +303,7 @@ struct dlt_rec_mark {
 #define DLT_DUR_OPEN 0xffffffffu
 
 /* A wrapped call returned.  flags = API id; the values are those named by
- * the API's labels in apis.def.  With one value the record is 32 bytes.
+ * the API's values in apis.def.  With one value the record is 32 bytes.
  *
  * Since format 1.2, a call that can block and whose values are known
  * before it starts is written once, when it starts, with ret 0 and dur
