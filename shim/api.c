@@ -114,8 +114,8 @@ static void dlt_rec_call(struct dlt_writer *w, uint16_t id, int ret,
 #define DLT_UNPAREN(...) __VA_ARGS__
 
 /* Each function's type, and the prototype of its exported wrapper. */
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
-	typedef int(*dlt_fn_##name) params;                            \
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
+	typedef int(*dlt_fn_##name) params;                                   \
 	DLT_EXPORT int name params;
 #include "dltrace/apis.def"
 #undef DLT_API
@@ -125,8 +125,8 @@ static void dlt_rec_call(struct dlt_writer *w, uint16_t id, int ret,
  * is never referred to, while a flagged one without a hook fails to link
  * (-Wl,--no-undefined) and a hook of the wrong type fails to compile
  * (hooks.h). */
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
-	static void(*const dlt_hook_##name) params =                   \
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
+	static void(*const dlt_hook_##name) params =                          \
 		((flags)&DLT_AF_POST) ? dlt_post_##name : (void(*) params)0;
 #include "dltrace/apis.def"
 #undef DLT_API
@@ -206,7 +206,7 @@ static void dlt_rec_call(struct dlt_writer *w, uint16_t id, int ret,
 		return dlt_r;                                                  \
 	}
 
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post)        \
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
 	DLT_EXPORT int name params DLT_BODY(                                  \
 		id, DLT_IDX_##name, fam, name, args, flags, pre, post,        \
 		dlt_link_real(DLT_IDX_##name)) static int dlt_h_##name params \
@@ -217,14 +217,14 @@ static void dlt_rec_call(struct dlt_writer *w, uint16_t id, int ret,
 #undef DLT_API
 
 static void *const dlt_link_wrappers[DLT_API_N] = {
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
 	[DLT_IDX_##name] = (void *)name,
 #include "dltrace/apis.def"
 #undef DLT_API
 };
 
 static void *const dlt_h_wrappers[DLT_API_N] = {
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
 	[DLT_IDX_##name] = (void *)dlt_h_##name,
 #include "dltrace/apis.def"
 #undef DLT_API

@@ -18,6 +18,7 @@
 
 #include "apitable.h"
 #include "elfread.h"
+#include "dltrace/apivals.h"
 #include "seen.h"
 #include "state.h"
 #include "symlookup.h"
@@ -110,6 +111,16 @@ static void dlt_cudnn_sublib_words(int64_t version, int64_t out[4])
 
 static int64_t dlt_version_code(int fam, const int part[3]);
 
+/* A family's first slot is its version (apis.def): records made at load,
+ * from the library or its file, fill that one. */
+#define DLT_FV_VERSION 0
+_Static_assert(DLT_FV_CUDART_runtime_version == DLT_FV_VERSION &&
+		       DLT_FV_CUDNN_version == DLT_FV_VERSION &&
+		       DLT_FV_NCCL_version == DLT_FV_VERSION &&
+		       DLT_FV_CUBLAS_version == DLT_FV_VERSION &&
+		       DLT_FV_CUBLASLT_version == DLT_FV_VERSION,
+	       "every family's version is its slot 0");
+
 /* The version a cuDNN sub-library loaded at base exports as a word
  * (major << 16 | minor << 8 | patch), in cuDNN's encoding in *v; 0, or -1
  * when it exports none (the front library). */
@@ -194,18 +205,22 @@ static void dlt_family_query(int fam, uintptr_t base, bool at_load,
 		 * clears a dlerror() message the program has yet to read.  If
 		 * the driver is loaded already, its cuDriverGetVersion is a
 		 * pure query. */
-		v[0] = dlt_call_int_getter(base, "cudaRuntimeGetVersion",
-					   &v[2]);
+		v[DLT_FV_CUDART_runtime_version] =
+			dlt_call_int_getter(base, "cudaRuntimeGetVersion",
+					    &v[DLT_FV_CUDART_runtime_status]);
 		if (at_load)
 			break;
 		uintptr_t drv;
 		if (dlt_obj_find("libcuda.so", &drv) == 0)
-			v[1] = dlt_call_int_getter(drv, "cuDriverGetVersion",
-						   &v[3]);
+			v[DLT_FV_CUDART_driver_version] = dlt_call_int_getter(
+				drv, "cuDriverGetVersion",
+				&v[DLT_FV_CUDART_driver_status]);
 		dlt_kernel_driver(kdrv, kcap);
 		break;
 	case DLT_FAM_CUDA:
-		v[0] = dlt_call_int_getter(base, "cuDriverGetVersion", &v[1]);
+		v[DLT_FV_CUDA_driver_version] =
+			dlt_call_int_getter(base, "cuDriverGetVersion",
+					    &v[DLT_FV_CUDA_driver_status]);
 		dlt_kernel_driver(kdrv, kcap);
 		break;
 	case DLT_FAM_CUDNN: {
@@ -216,32 +231,36 @@ static void dlt_family_query(int fam, uintptr_t base, bool at_load,
 		dlt_size_getter gc = (dlt_size_getter)dlt_sym_find_in(
 			base, "cudnnGetCudartVersion");
 		if (gv)
-			v[0] = (int64_t)gv();
+			v[DLT_FV_CUDNN_version] = (int64_t)gv();
 		if (gc)
-			v[1] = (int64_t)gc();
+			v[DLT_FV_CUDNN_cudart_version] = (int64_t)gc();
 		/* The sub-libraries' agreement, without calling
 		 * cudnn*VersionCheck: those load the sub-library they check,
 		 * which the program may never load, and a dlopen clears a
 		 * pending dlerror().  The version words the loaded
 		 * sub-libraries export say the same (9.x). */
-		if (v[0] >= 90000)
-			dlt_cudnn_sublib_words(v[0], &v[2]);
+		if (v[DLT_FV_CUDNN_version] >= 90000)
+			dlt_cudnn_sublib_words(v[DLT_FV_CUDNN_version],
+					       &v[DLT_FV_CUDNN_sublib1_check]);
 		break;
 	}
 	case DLT_FAM_NCCL:
-		v[0] = dlt_call_int_getter(base, "ncclGetVersion", &v[1]);
-		if (v[0] == DLT_VERSION_ABSENT)
-			v[0] = dlt_call_int_getter(base, "pncclGetVersion",
-						   &v[1]);
+		v[DLT_FV_NCCL_version] = dlt_call_int_getter(
+			base, "ncclGetVersion", &v[DLT_FV_NCCL_status]);
+		if (v[DLT_FV_NCCL_version] == DLT_VERSION_ABSENT)
+			v[DLT_FV_NCCL_version] =
+				dlt_call_int_getter(base, "pncclGetVersion",
+						    &v[DLT_FV_NCCL_status]);
 		break;
 	case DLT_FAM_CUBLAS:
-		v[0] = dlt_cublas_version(base, &v[1]);
+		v[DLT_FV_CUBLAS_version] =
+			dlt_cublas_version(base, &v[DLT_FV_CUBLAS_status]);
 		break;
 	case DLT_FAM_CUBLASLT: {
 		dlt_size_getter gv = (dlt_size_getter)dlt_sym_find_in(
 			base, "cublasLtGetVersion");
 		if (gv)
-			v[0] = (int64_t)gv();
+			v[DLT_FV_CUBLASLT_version] = (int64_t)gv();
 		break;
 	}
 	}
@@ -368,7 +387,7 @@ void dlt_versions_from_file(struct dlt_writer *w, const char *real)
 		if (n >= 2)
 			snprintf(kdrv, sizeof(kdrv), "%s", suffix + 4);
 	} else if (n >= 2) {
-		v[0] = dlt_version_code(fam, part);
+		v[DLT_FV_VERSION] = dlt_version_code(fam, part);
 	}
 	if (fam == DLT_FAM_NCCL) {
 		/* NCCL prints "NCCL version 2.28.9+cuda13.0" from a string in
@@ -378,14 +397,15 @@ void dlt_versions_from_file(struct dlt_writer *w, const char *real)
 					   64u << 20, text,
 					   sizeof(text)) == 0 &&
 		    dlt_parse_version(text + 13, part) >= 2) {
-			v[0] = dlt_version_code(fam, part);
+			v[DLT_FV_VERSION] = dlt_version_code(fam, part);
 			const char *cu = strstr(text, "+cuda");
 			int cp[3];
 			if (cu && dlt_parse_version(cu + 5, cp) >= 2)
-				v[2] = dlt_version_code(DLT_FAM_CUDART, cp);
+				v[DLT_FV_NCCL_file_cuda_version] =
+					dlt_version_code(DLT_FAM_CUDART, cp);
 		}
 	}
-	if (v[0] == DLT_VERSION_ABSENT && kdrv[0] == '\0')
+	if (v[DLT_FV_VERSION] == DLT_VERSION_ABSENT && kdrv[0] == '\0')
 		return;
 	dlt_family_write(w, fam, real, 0, DLT_FAMSRC_FILE, v, kdrv);
 }
@@ -469,7 +489,7 @@ void dlt_versions_loaded(void)
 					continue;
 				cudnn_done = 1;
 				dlt_versions_absent(v);
-				v[0] = word;
+				v[DLT_FV_VERSION] = word;
 				kdrv[0] = '\0';
 			} else {
 				dlt_family_query(o->fam, o->base, true, v, kdrv,

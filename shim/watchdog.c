@@ -57,6 +57,7 @@ struct dlt_wd_thread {
 	struct dlt_rec_stall *rec; /* our record, updated in place */
 	uint64_t rec_ticket;	   /* while this says it may be (record.h) */
 	uint64_t rec_since;
+	uint16_t rec_flags; /* the record's flags (DLT_STALL_EARLY) */
 	int reported;
 	/* The thread's CPU time at the last full look, and what that look
 	 * saw: a thread whose CPU time has not moved has not run, so it is
@@ -427,6 +428,13 @@ static void dlt_wd_report(struct dlt_writer *w, struct dlt_wd_thread *t,
 	uint64_t dur = now - t->since;
 	if (dlt_wd_rec_open(w, t)) {
 		atomic_store((_Atomic uint64_t *)&t->rec->dur_ns, dur);
+		/* Recorded early, now past the threshold: a stall like any
+		 * other.  The same commit again, without the flag. */
+		if ((t->rec_flags & DLT_STALL_EARLY) && flags == 0) {
+			dlt_rec_commit(t->rec, DLT_REC_STALL, 0,
+				       sizeof(*t->rec));
+			t->rec_flags = 0;
+		}
 		return;
 	}
 	char path[64], wchan[128], detail[512];
@@ -457,6 +465,7 @@ static void dlt_wd_report(struct dlt_writer *w, struct dlt_wd_thread *t,
 	t->rec = r;
 	t->rec_ticket = dlt_rec_ticket(&dlt_tls);
 	t->rec_since = t->since;
+	t->rec_flags = flags;
 }
 
 static void dlt_wd_end(struct dlt_writer *w, struct dlt_wd_thread *t,

@@ -659,6 +659,7 @@ static void check_closefds(const char *how)
 		tally_trace(&t, tr);
 	expect_sound(what, &t);
 	expect_exact(what, &t, FX_ID_MAIN, n);
+	tu_expect_healthy(what, p.dir);
 	tally_free(&t);
 	free(what);
 	free(ns);
@@ -1087,6 +1088,7 @@ static void check_threads(const char *lib)
 	       "left, resident memory +%lld KiB (+%lld KiB plain)\n",
 	       what, (unsigned long long)t.s[FX_ID_THREAD].count,
 	       (unsigned long long)(size >> 10), maps, rss1 - rss0, prss);
+	tu_expect_healthy(what, p.dir);
 	tally_free(&t);
 	free(what);
 	free(rp);
@@ -1167,6 +1169,7 @@ static void test_dlcycles(void)
 	       "trace mappings at the end\n",
 	       what, (unsigned long long)(size >> 10),
 	       (unsigned long long)(size / n), r100 - r10, p100 - p10, maps);
+	tu_expect_healthy(what, p.dir);
 out:
 	free(what);
 	free(rp);

@@ -66,7 +66,7 @@ static void test_hang_timeout_in_time(void)
 	if (only_reaped(dir, &st))
 		TU_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 3,
 			 "reaped status recorded as %s", tu_status_str(st));
-	tu_expect_check_clean("sh -c 'exit 3' under --hang-timeout", dir);
+	tu_expect_healthy("sh -c 'exit 3' under --hang-timeout", dir);
 	tu_proc_free(&p);
 	tu_rmtree(dir);
 	free(dir);
@@ -865,7 +865,7 @@ static void test_versions_fakes(void)
 		 "NCCL's version from its file: %lld, CUDA %lld; expected "
 		 "22809 and 13000 (the fake's version string)",
 		 f ? (long long)f->v0 : -1LL, f ? (long long)f->v2 : -1LL);
-	tu_expect_check_clean("loading the fake NCCL and runtime", dir);
+	tu_expect_healthy("loading the fake NCCL and runtime", dir);
 	tu_proc_free(&p);
 
 	const char *cmd2[] = {tu_python(), "-c", script, "kill", NULL};
@@ -956,7 +956,7 @@ static void test_versions_real(void)
 		 gc ? gc : "null", want_c, c);
 	printf("\n    nccl %s, cudnn %s\n", gn ? gn : "?", gc ? gc : "?");
 	tu_json_free(root);
-	tu_expect_check_clean("ctypes version getters of NCCL and cuDNN", dir);
+	tu_expect_healthy("ctypes version getters of NCCL and cuDNN", dir);
 	tu_proc_free(&plain);
 	tu_proc_free(&p);
 	tu_rmtree(dir);
@@ -1014,7 +1014,7 @@ static void test_gloo_hang_timeout(void)
 	TU_CHECK(!tu_contains(p.err, "waitpid") &&
 			 tu_count_lines(p.err, "dltrace: ") >= 2,
 		 "no verdict, or the launcher failed to wait:\n%s", p.err);
-	tu_expect_check_clean("two gloo ranks under --hang-timeout", dir);
+	tu_expect_healthy("two gloo ranks under --hang-timeout", dir);
 	tu_proc_free(&p);
 	tu_rmtree(dir);
 	free(port_env);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "commands.h"
 #include "inputs.h"
 #include "mem.h"
@@ -114,4 +115,17 @@ void dlt_cmd_run_free(struct dlt_run_paths *rp)
 		free(rp->held);
 	}
 	rp->held = NULL;
+}
+
+int dlt_cmd_fail_on(const char *cmd, const char *value)
+{
+	int threshold = dlt_severity_parse(value);
+	if (threshold < 0 || threshold == DLT_SEV_INFO) {
+		fprintf(stderr,
+			"dltrace-analyze %s: --fail-on takes error, warning or "
+			"never, not '%s'\n",
+			cmd, value);
+		return -1;
+	}
+	return threshold;
 }

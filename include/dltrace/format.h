@@ -329,7 +329,7 @@ struct dlt_rec_mark {
 #define DLT_DUR_OPEN 0xffffffffu
 
 /* A wrapped call returned.  flags = API id; the values are those named by
- * the API's labels in apis.def.  With one value the record is 32 bytes.
+ * the API's values in apis.def.  With one value the record is 32 bytes.
  *
  * Since format 1.2, a call that can block and whose values are known
  * before it starts is written once, when it starts, with ret 0 and dur
@@ -498,7 +498,8 @@ struct dlt_rec_stall {
 	uint16_t pad;
 };
 
-/* STALL flags. */
+/* STALL flags.  EARLY is cleared in place (the record committed again)
+ * once the wait passes the threshold. */
 #define DLT_STALL_EARLY 0x1u /* before the threshold, in a traced call */
 
 enum dlt_sock_op {
