@@ -202,11 +202,13 @@ static void dlt_versions_loaded(struct dlt_val *o, const struct dlt_gpu *g)
 	static const struct {
 		int family;
 		const char *key;
-	} keys[] = {{DLT_FAM_CUDART, "cuda_runtime"},
-		    {DLT_FAM_CUDNN, "cudnn"},
-		    {DLT_FAM_NCCL, "nccl"},
-		    {DLT_FAM_CUBLAS, "cublas"},
-		    {DLT_FAM_CUBLASLT, "cublaslt"}};
+		int slot; /* of the version */
+	} keys[] = {
+		{DLT_FAM_CUDART, "cuda_runtime", DLT_FV_CUDART_runtime_version},
+		{DLT_FAM_CUDNN, "cudnn", DLT_FV_CUDNN_version},
+		{DLT_FAM_NCCL, "nccl", DLT_FV_NCCL_version},
+		{DLT_FAM_CUBLAS, "cublas", DLT_FV_CUBLAS_version},
+		{DLT_FAM_CUBLASLT, "cublaslt", DLT_FV_CUBLASLT_version}};
 	char buf[64], key[64];
 	/* The library's own answer first, then its file's. */
 	for (uint32_t src = DLT_FAMSRC_LOAD; src <= DLT_FAMSRC_FILE; src++)
@@ -218,17 +220,19 @@ static void dlt_versions_loaded(struct dlt_val *o, const struct dlt_gpu *g)
 			    !dlt_val_get(o, "kernel_driver"))
 				dlt_obj_str(o, "kernel_driver", f->kdrv);
 			const char *k = NULL;
+			int64_t v = 0;
 			for (size_t n = 0; n < sizeof(keys) / sizeof(keys[0]);
 			     n++)
-				if (keys[n].family == f->family)
+				if (keys[n].family == f->family) {
 					k = keys[n].key;
-			if (f->family == DLT_FAM_NCCL &&
-			    f->v[2] != DLT_VERSION_ABSENT && f->v[2] > 0 &&
+					v = f->v[keys[n].slot];
+				}
+			int64_t cu = f->v[DLT_FV_NCCL_file_cuda_version];
+			if (f->family == DLT_FAM_NCCL && cu > 0 &&
 			    !dlt_val_get(o, "nccl_cuda_runtime"))
 				dlt_obj_str(o, "nccl_cuda_runtime",
-					    dlt_cuda_version_str(f->v[2], buf,
+					    dlt_cuda_version_str(cu, buf,
 								 sizeof(buf)));
-			int64_t v = f->v[0];
 			if (k == NULL || dlt_val_get(o, k) || v <= 0)
 				continue;
 			if (f->family == DLT_FAM_CUDART)
