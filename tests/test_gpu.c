@@ -2295,46 +2295,6 @@ static int missing_is(const struct tu_json *f, const int *want, size_t n)
 	return 1;
 }
 
-/* Processes of process group pgid that are still running (not zombies),
- * after waiting up to ms for them to go. */
-static int group_alive(pid_t pgid, int ms)
-{
-	int alive = 0;
-	for (int waited = 0; waited <= ms; waited += 100) {
-		alive = 0;
-		DIR *d = opendir("/proc");
-		for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
-			int pid = atoi(e->d_name);
-			if (pid <= 0)
-				continue;
-			char path[64], buf[512];
-			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-			int fd = open(path, O_RDONLY | O_CLOEXEC);
-			if (fd < 0)
-				continue;
-			ssize_t l = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			if (l <= 0)
-				continue;
-			buf[l] = '\0';
-			const char *rp = strrchr(buf, ')');
-			char state;
-			int ppid, pgrp;
-			if (rp &&
-			    sscanf(rp + 2, "%c %d %d", &state, &ppid, &pgrp) ==
-				    3 &&
-			    pgrp == pgid && state != 'Z' && state != 'X')
-				alive++;
-		}
-		if (d)
-			closedir(d);
-		if (alive == 0)
-			break;
-		sleep_ms(100);
-	}
-	return alive;
-}
-
 /* ---- hangs: waiting for a state, not for a time ---------------------------
  */
 
@@ -2470,7 +2430,7 @@ static void test_hang_nccl(void)
 		TU_CHECK(!tu_contains(p[r].out, "ncclCommInitRank rc="),
 			 "rank %d: init returned before the kill:\n%s", r,
 			 p[r].out);
-		TU_CHECK(group_alive(p[r].pid, 3000) == 0,
+		TU_CHECK(tu_group_alive(p[r].pid, 3000) == 0,
 			 "rank %d: processes of the launcher's group still run",
 			 r);
 	}
@@ -2712,27 +2672,27 @@ static void test_hang_nccl_early(void)
 	free(rdv);
 }
 
-/* hangs --json over dir run with argv0 ... in front (NULL: none). */
-static struct tu_json *hangs_json_via(const char *const *prefix,
-				      const char *dir, char **text)
+/* `hangs --json DIR` run under another host name (a new UTS namespace):
+ * what an analysis on another machine sees. */
+static struct tu_json *hangs_json_elsewhere(const char *dir)
 {
-	const char *argv[16];
-	size_t k = 0;
-	for (size_t i = 0; prefix && prefix[i] && k < 12; i++)
-		argv[k++] = prefix[i];
-	argv[k++] = DLT_TEST_ANALYZE;
-	argv[k++] = "hangs";
-	argv[k++] = "--json";
-	argv[k++] = dir;
-	argv[k] = NULL;
+	const char *argv[] = {"/usr/bin/unshare",
+			      "--uts",
+			      "/bin/sh",
+			      "-c",
+			      "hostname dltrace-elsewhere && exec \"$@\"",
+			      "sh",
+			      DLT_TEST_ANALYZE,
+			      "hangs",
+			      "--json",
+			      dir,
+			      NULL};
 	struct tu_proc p;
 	tu_run(&p, argv, NULL, 60000);
 	char err[256];
 	struct tu_json *j = tu_json_parse(p.out, err, sizeof(err));
-	TU_CHECK(j != NULL, "hangs --json: %s, not JSON (%s):\n%s\n%s",
-		 tu_status_str(p.status), err, p.out, p.err);
-	if (text)
-		*text = strdup(p.out);
+	TU_CHECK(j != NULL, "hangs --json elsewhere: %s, not JSON (%s):\n%s",
+		 tu_status_str(p.status), err, p.err);
 	tu_proc_free(&p);
 	return j;
 }
@@ -2753,7 +2713,8 @@ static void test_hang_live(void)
 	struct early_poll ep;
 	start_hung_job(dir, rdv, idfile, "3", STARTED, p, &ep);
 	char *text = NULL;
-	struct tu_json *j = hangs_json_via(NULL, dir, &text);
+	int rc;
+	struct tu_json *j = hangs_json(dir, &rc, &text);
 	const struct tu_json *ranks = tu_jget(j, "ranks");
 	TU_CHECK(tu_jlen(ranks) == STARTED, "%zu ranks, expected %d",
 		 tu_jlen(ranks), STARTED);
@@ -2807,15 +2768,7 @@ static void test_hang_live(void)
 
 	/* Under another host name nothing can be known of the processes. */
 	if (geteuid() == 0 && access("/usr/bin/unshare", X_OK) == 0) {
-		const char *other[] = {"/usr/bin/unshare",
-				       "--uts",
-				       "/bin/sh",
-				       "-c",
-				       "hostname dltrace-elsewhere && exec "
-				       "\"$@\"",
-				       "sh",
-				       NULL};
-		j = hangs_json_via(other, dir, NULL);
+		j = hangs_json_elsewhere(dir);
 		ranks = tu_jget(j, "ranks");
 		for (size_t i = 0; i < tu_jlen(ranks); i++)
 			TU_CHECK(tu_contains(
@@ -2828,9 +2781,14 @@ static void test_hang_live(void)
 
 	for (int r = 0; r < STARTED; r++)
 		kill(-p[r].pid, SIGKILL);
-	for (int r = 0; r < STARTED; r++)
+	/* A SIGKILLed process goes a moment after the signal: wait for the
+	 * state, not for a time. */
+	for (int r = 0; r < STARTED; r++) {
 		tu_proc_wait(&p[r], 10000);
-	j = hangs_json_via(NULL, dir, NULL);
+		TU_CHECK(tu_group_alive(p[r].pid, 10000) == 0,
+			 "rank %d still runs after SIGKILL", r);
+	}
+	j = hangs_json(dir, &rc, NULL);
 	ranks = tu_jget(j, "ranks");
 	/* Gone, or a zombie its new parent has not reaped yet: not running
 	 * either way. */
@@ -3208,7 +3166,7 @@ static void test_hang_timeout(void)
 			 tu_contains(p.err, "rank(s) 2 never"),
 		 "verdict: expected one MISSING_RANK line naming rank 2:\n%s",
 		 p.err);
-	TU_CHECK(group_alive(p.pid, 3000) == 0,
+	TU_CHECK(tu_group_alive(p.pid, 3000) == 0,
 		 "processes of the traced tree are still running");
 
 	struct gset s;
@@ -3449,7 +3407,7 @@ static void test_hang_torch(void)
 	tu_proc_wait(&p, 10000);
 	TU_CHECK(!tu_contains(p.out, "joined"),
 		 "rank 0 joined a world of 2 alone:\n%s", p.out);
-	TU_CHECK(group_alive(p.pid, 3000) == 0, "python is still running");
+	TU_CHECK(tu_group_alive(p.pid, 3000) == 0, "python is still running");
 
 	int rc;
 	char *text = NULL;

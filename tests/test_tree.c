@@ -535,6 +535,8 @@ static void test_ends_group_killed(void)
 		usleep(100 * 1000);
 	kill(-p.pid, SIGKILL);
 	tu_proc_wait(&p, 10000);
+	TU_CHECK(tu_group_alive(p.pid, 10000) == 0,
+		 "the tree still runs after SIGKILL");
 	struct tu_json *root = tu_check_json(dir);
 	const struct tu_json *procs = tu_jget(root, "processes");
 	size_t said = 0;

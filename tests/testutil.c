@@ -1245,6 +1245,44 @@ int tu_main(int argc, char **argv, const struct tu_suite *suites)
 	return (fails || tests_failed) ? 1 : 0;
 }
 
+int tu_group_alive(pid_t pgid, int ms)
+{
+	int alive = 0;
+	for (int waited = 0; waited <= ms; waited += 100) {
+		alive = 0;
+		DIR *d = opendir("/proc");
+		for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+			int pid = atoi(e->d_name);
+			if (pid <= 0)
+				continue;
+			char path[64], buf[512];
+			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+			int fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			ssize_t l = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (l <= 0)
+				continue;
+			buf[l] = '\0';
+			const char *rp = strrchr(buf, ')');
+			char state;
+			int ppid, pgrp;
+			if (rp &&
+			    sscanf(rp + 2, "%c %d %d", &state, &ppid, &pgrp) ==
+				    3 &&
+			    pgrp == pgid && state != 'Z' && state != 'X')
+				alive++;
+		}
+		if (d)
+			closedir(d);
+		if (alive == 0)
+			break;
+		usleep(100 * 1000);
+	}
+	return alive;
+}
+
 int tu_free_port(void)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

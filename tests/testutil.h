@@ -235,6 +235,10 @@ struct tu_suite {
  * 77 when the only suite asked for was skipped. */
 int tu_main(int argc, char **argv, const struct tu_suite *suites);
 
+/* Processes of process group pgid that are still running (not zombies),
+ * after waiting up to ms for them to go (a state polled, not a time). */
+int tu_group_alive(pid_t pgid, int ms);
+
 /* A TCP port on 127.0.0.1 that was free a moment ago (for MASTER_PORT),
  * or -1. */
 int tu_free_port(void);
