@@ -479,6 +479,9 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 		dlt_process_free(p);
 		dlt_gpu_free(&g);
 	}
+	c->nruns = dlt_hang_group_runs(hangs, nhangs);
+	for (size_t i = 0; i < nhangs; i++)
+		c->procs[hang_proc[i]].run_group = hangs[i].run_group;
 	dlt_check_job(c, hangs, nhangs, hang_proc);
 	free(hangs);
 	dlt_reaps_free(&reaps);
@@ -542,6 +545,7 @@ size_t dlt_check_hang_proc(struct dlt_check *c, const struct dlt_hang_proc *hp)
 	cp->start_realtime_ns = hp->start_real;
 	cp->start_monotonic_ns = hp->start_mono;
 	cp->run_id = hp->run_id;
+	cp->run_group = hp->run_group;
 	cp->exit_code = -1;
 	cp->end_failure = !dlt_hang_completed(hp);
 	cp->versions = dlt_val_object(&c->arena);
@@ -602,14 +606,7 @@ void dlt_check_sort(struct dlt_check *c)
 
 size_t dlt_check_runs(const struct dlt_check *c)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < c->nprocs; i++) {
-		bool earlier = false;
-		for (size_t k = 0; k < i && !earlier; k++)
-			earlier = c->procs[k].run_id == c->procs[i].run_id;
-		n += !earlier;
-	}
-	return n;
+	return c->nruns;
 }
 
 int dlt_check_worst(const struct dlt_check *c)

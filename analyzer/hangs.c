@@ -21,6 +21,7 @@
 #include "json.h"
 #include "inputs.h"
 #include "live.h"
+#include "runs.h"
 #include "model.h"
 #include "reader.h"
 
@@ -310,6 +311,8 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 		break;
 	}
 	case DLT_REC_EXIT:
+		if (h->flags == DLT_EXIT_REAPED)
+			hp->reaped_ts = h->ts;
 		if (hp->ended && hp->exit_how == DLT_EXIT_REAPED)
 			break;
 		hp->ended = true;
@@ -505,4 +508,22 @@ size_t dlt_hang_load_inputs(const struct dlt_inputs *in,
 	}
 	*out = procs;
 	return n;
+}
+
+size_t dlt_hang_group_runs(struct dlt_hang_proc *procs, size_t n)
+{
+	struct dlt_run_trace *t = dlt_xcalloc(n ? n : 1, sizeof(*t));
+	uint32_t *group = dlt_xcalloc(n ? n : 1, sizeof(*group));
+	for (size_t i = 0; i < n; i++)
+		t[i] = (struct dlt_run_trace){
+			procs[i].run_id, procs[i].start_real,
+			procs[i].reaped_ts
+				? dlt_hang_wall(&procs[i], procs[i].reaped_ts)
+				: 0};
+	size_t runs = dlt_runs_group(t, n, group);
+	for (size_t i = 0; i < n; i++)
+		procs[i].run_group = group[i];
+	free(t);
+	free(group);
+	return runs;
 }

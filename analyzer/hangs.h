@@ -48,6 +48,11 @@ struct dlt_hang_proc {
 	char exe[256];
 	uint32_t pid, ppid;
 	uint64_t run_id; /* the launcher run, 0 none */
+	/* When the launcher reaped the process (REAPED), monotonic; 0 none.
+	 * And the run it belongs to among the inputs (runs.h: launcher runs
+	 * that overlap in time are one), set by dlt_hang_group_runs. */
+	uint64_t reaped_ts;
+	uint32_t run_group;
 	int32_t rank, world_size;
 	char master_addr[128], master_port[16];
 	/* The communicator of the last init entered (DLT_ROLE_COMM_INIT). */
@@ -102,6 +107,9 @@ void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h);
 struct dlt_inputs;
 size_t dlt_hang_load_inputs(const struct dlt_inputs *in,
 			    struct dlt_hang_proc **out, FILE *errs);
+
+/* Sets each process's run_group (runs.h); returns how many runs. */
+size_t dlt_hang_group_runs(struct dlt_hang_proc *procs, size_t n);
 
 /* Ended on its own (exit, _exit, exec) rather than killed or cut off. */
 bool dlt_hang_exited(const struct dlt_hang_proc *hp);

@@ -2613,10 +2613,8 @@ static void test_hang_nccl_early(void)
 	struct tu_proc p[STARTED];
 	struct early_poll ep;
 	start_hung_job(dir, rdv, idfile, "4", STARTED, p, &ep);
-	for (int r = 0; r < STARTED; r++)
-		kill(-p[r].pid, SIGKILL);
 	for (int r = 0; r < STARTED; r++) {
-		tu_proc_wait(&p[r], 10000);
+		tu_kill_group(&p[r]);
 		TU_CHECK(!tu_contains(p[r].out, "ncclCommInitRank rc="),
 			 "rank %d: init returned before the kill:\n%s", r,
 			 p[r].out);
@@ -2780,14 +2778,7 @@ static void test_hang_live(void)
 	}
 
 	for (int r = 0; r < STARTED; r++)
-		kill(-p[r].pid, SIGKILL);
-	/* A SIGKILLed process goes a moment after the signal: wait for the
-	 * state, not for a time. */
-	for (int r = 0; r < STARTED; r++) {
-		tu_proc_wait(&p[r], 10000);
-		TU_CHECK(tu_group_alive(p[r].pid, 10000) == 0,
-			 "rank %d still runs after SIGKILL", r);
-	}
+		tu_kill_group(&p[r]);
 	j = hangs_json(dir, &rc, NULL);
 	ranks = tu_jget(j, "ranks");
 	/* Gone, or a zombie its new parent has not reaped yet: not running
@@ -2863,8 +2854,7 @@ static void test_hang_first_call(void)
 	/* Killed once the watchdog has reported the wait (or after a
 	 * minute: then the checks below say what is missing). */
 	poll_traces(dir, first_call_stalled, NULL);
-	kill(-p.pid, SIGKILL);
-	tu_proc_wait(&p, 10000);
+	tu_kill_group(&p);
 	struct gset s;
 	gs_load(dir, &s);
 	struct gtrace *g = gs_only(&s, "fx_nccl");
@@ -2914,8 +2904,7 @@ static void test_hang_collective(void)
 	TU_CHECK_FATAL(tu_proc_start(&p, argv, env2) == 0, "cannot start");
 	free(argv);
 	poll_traces(dir, allreduce_in_flight, NULL);
-	kill(-p.pid, SIGKILL);
-	tu_proc_wait(&p, 10000);
+	tu_kill_group(&p);
 	TU_CHECK(!tu_contains(p.out, "ncclAllReduce rc="),
 		 "ncclAllReduce returned:\n%s", p.out);
 	struct gset s;
@@ -3017,10 +3006,8 @@ static void test_hang_split(void)
 	struct split_state want = {2, 1};
 	TU_CHECK(poll_traces(dir, split_waiting, &want),
 		 "after a minute, ranks 0 and 1 are not both in ncclCommSplit");
-	for (int r = 0; r < 2; r++) {
-		kill(-p[r].pid, SIGKILL);
-		tu_proc_wait(&p[r], 10000);
-	}
+	for (int r = 0; r < 2; r++)
+		tu_kill_group(&p[r]);
 	int rc;
 	char *text = NULL;
 	struct tu_json *j = hangs_json(dir, &rc, &text);

@@ -1283,6 +1283,14 @@ int tu_group_alive(pid_t pgid, int ms)
 	return alive;
 }
 
+void tu_kill_group(struct tu_proc *p)
+{
+	kill(-p->pid, SIGKILL);
+	tu_proc_wait(p, 10000);
+	TU_CHECK(tu_group_alive(p->pid, 10000) == 0,
+		 "process group %d still runs 10 s after SIGKILL", (int)p->pid);
+}
+
 int tu_free_port(void)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -239,6 +239,12 @@ int tu_main(int argc, char **argv, const struct tu_suite *suites);
  * after waiting up to ms for them to go (a state polled, not a time). */
 int tu_group_alive(pid_t pgid, int ms);
 
+/* SIGKILLs p's process group, reaps p, and waits until no process of the
+ * group runs (a process goes a moment after the signal; analyses of a live
+ * directory tell running from gone).  A group still running after 10 s is
+ * a failed check. */
+void tu_kill_group(struct tu_proc *p);
+
 /* A TCP port on 127.0.0.1 that was free a moment ago (for MASTER_PORT),
  * or -1. */
 int tu_free_port(void);

@@ -140,6 +140,7 @@ int dlt_cmd_hangs(int argc, char **argv)
 	 * analysis's view of them. */
 	struct dlt_check c;
 	dlt_check_init(&c);
+	c.nruns = dlt_hang_group_runs(procs, n);
 	size_t *proc = dlt_xcalloc(n, sizeof(*proc));
 	for (size_t i = 0; i < n; i++)
 		proc[i] = dlt_check_hang_proc(&c, &procs[i]);

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "commands.h"
 #include "model.h"
+#include "runs.h"
 #include "traceset.h"
 
 const char dlt_summary_usage[] =
@@ -255,19 +256,28 @@ static void dlt_put_tree(FILE *out, const struct dlt_set *s)
 	free(tr.shown);
 }
 
-/* How many launcher runs the set holds (traces made without the launcher
- * count as one). */
+/* How many runs the set holds: launcher runs that overlap in time (the
+ * ranks of one job, each under its own dltrace) are one (runs.h). */
 static size_t dlt_set_runs(const struct dlt_set *s)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < s->nprocs; i++) {
-		bool earlier = false;
-		for (size_t k = 0; k < i && !earlier; k++)
-			earlier = s->procs[k]->hdr.run_id ==
-				  s->procs[i]->hdr.run_id;
-		n += !earlier;
+	size_t n = s->nprocs;
+	struct dlt_run_trace *t = dlt_xcalloc(n ? n : 1, sizeof(*t));
+	uint32_t *group = dlt_xcalloc(n ? n : 1, sizeof(*group));
+	for (size_t i = 0; i < n; i++) {
+		const struct dlt_process *p = s->procs[i];
+		/* The launcher's record of its command's end. */
+		bool reaped =
+			p->end.how == DLT_END_REAPED && p->end.reaped_by == 0;
+		t[i] = (struct dlt_run_trace){
+			p->hdr.run_id, p->hdr.start_realtime_ns,
+			reaped ? p->hdr.start_realtime_ns +
+					 (p->end.ts - p->hdr.start_monotonic_ns)
+			       : 0};
 	}
-	return n;
+	size_t runs = dlt_runs_group(t, n, group);
+	free(t);
+	free(group);
+	return runs;
 }
 
 int dlt_cmd_summary(int argc, char **argv)
