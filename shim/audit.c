@@ -217,6 +217,7 @@ static void dlt_poke_rendezvous(struct link_map *map)
 		(struct dlt_rendezvous *)(map->l_addr + dlt_rv_offset);
 	rv->w = &dlt_audit_writer;
 	rv->layout = DLT_WRITER_LAYOUT;
+	rv->self_path = dlt_self_path;
 	rv->magic = DLT_RENDEZVOUS_MAGIC;
 }
 
@@ -442,6 +443,13 @@ DLT_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	for (uint32_t i = 0; i < dlt_nobjs; i++)
 		dlt_objs[i].pending = 0;
 	dlt_started = 1;
+	/* At exit, glibc 2.35 and later end the objects' unload reports
+	 * with this call: the records written after the exit's own cut (one
+	 * LIB_UNLOAD per object) are the last, and the file is cut again
+	 * after them. */
+	struct dlt_writer *w = dlt_w;
+	if (w && atomic_load_explicit(&w->ending, memory_order_relaxed))
+		dlt_writer_cut(w, 1);
 	errno = saved;
 }
 
@@ -462,6 +470,11 @@ static void dlt_audit_find_self(void)
 	dlt_self_dev = (uint64_t)st.st_dev;
 	dlt_self_ino = (uint64_t)st.st_ino;
 	dlt_rv_offset = (uintptr_t)&dlt_rendezvous - lm->l_addr;
+}
+
+static struct dlt_tls *dlt_audit_tls(void)
+{
+	return &dlt_tls;
 }
 
 /* The thread ends (called by the preload copy): our chunk is done. */
@@ -494,7 +507,11 @@ DLT_EXPORT unsigned int la_version(unsigned int version)
 	p.features = DLT_FEAT_AUDIT;
 	mkdir(p.dir, 0755); /* LD_PRELOAD use without the launcher */
 	dlt_audit_writer.audit_thread_exit = dlt_audit_thread_exit;
+	dlt_audit_writer.tls_of[DLT_WRITER_AUDIT] = dlt_audit_tls;
 	dlt_on_new_thread = dlt_audit_new_thread;
+	/* The preload copy uses this clock state too: one CPU probe and one
+	 * rate per process. */
+	dlt_clock_share(&dlt_audit_writer.clock);
 	if (dlt_writer_create(&dlt_audit_writer, &p) == 0) {
 		dlt_w = &dlt_audit_writer;
 		dlt_audit_on = 1;

@@ -21,13 +21,12 @@ static void *dlt_next(const char *name)
 	return dlsym(RTLD_NEXT, name);
 }
 
-void dlt_real_resolve(void)
+void *dlt_real_find(const char *name)
 {
-#define DLT_X(name, type)          \
-	if (dlt_real.name == NULL) \
-		dlt_real.name = (type)dlt_next(#name);
-	DLT_REAL_FUNCTIONS(DLT_X)
-#undef DLT_X
+	/* Not dlvsym while the program runs: a successful one clears a
+	 * dlerror() message the program has not read yet. */
+	void *p = dlt_sym_find_next(name, dlt_self_name());
+	return p ? p : dlt_next(name);
 }
 
 void *dlt_real_lookup(const char *name)

@@ -19,6 +19,7 @@ struct dlt_find {
 	uint32_t sysv_hash;
 	uintptr_t skip_base; /* objects loaded at this bias are ours */
 	const char *skip_name;
+	int after; /* look only after the first object named skip_name */
 	void *found;
 	struct dlt_sym_where *where;
 };
@@ -76,9 +77,13 @@ static int dlt_find_in(struct dl_phdr_info *info, size_t size, void *data)
 	const char *oname = info->dlpi_name ? info->dlpi_name : "";
 	if (f->skip_name && *oname) {
 		const char *b = strrchr(oname, '/');
-		if (strcmp(b ? b + 1 : oname, f->skip_name) == 0)
+		if (strcmp(b ? b + 1 : oname, f->skip_name) == 0) {
+			f->after = 0;
 			return 0;
+		}
 	}
+	if (f->after)
+		return 0;
 	const ElfW(Dyn) *dyn = NULL;
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
@@ -178,9 +183,28 @@ static int dlt_find_in(struct dl_phdr_info *info, size_t size, void *data)
 void *dlt_sym_find(const char *name, uintptr_t skip_base, const char *skip_name,
 		   struct dlt_sym_where *where)
 {
-	struct dlt_find f = {name,	dlt_gnu_hash(name), dlt_sysv_hash(name),
-			     skip_base, skip_name,	    NULL,
+	struct dlt_find f = {name,
+			     dlt_gnu_hash(name),
+			     dlt_sysv_hash(name),
+			     skip_base,
+			     skip_name,
+			     0,
+			     NULL,
 			     where};
+	dl_iterate_phdr(dlt_find_in, &f);
+	return f.found;
+}
+
+void *dlt_sym_find_next(const char *name, const char *self_name)
+{
+	struct dlt_find f = {name,
+			     dlt_gnu_hash(name),
+			     dlt_sysv_hash(name),
+			     0,
+			     self_name,
+			     1,
+			     NULL,
+			     NULL};
 	dl_iterate_phdr(dlt_find_in, &f);
 	return f.found;
 }
@@ -202,7 +226,7 @@ static int dlt_find_in_one(struct dl_phdr_info *info, size_t size, void *data)
 void *dlt_sym_find_in(uintptr_t base, const char *name)
 {
 	struct dlt_find f = {
-		name, dlt_gnu_hash(name), dlt_sysv_hash(name), 0, NULL, NULL,
+		name, dlt_gnu_hash(name), dlt_sysv_hash(name), 0, NULL, 0, NULL,
 		NULL};
 	struct dlt_find_obj o = {base, &f};
 	dl_iterate_phdr(dlt_find_in_one, &o);

@@ -14,6 +14,11 @@ struct dlt_sym_where {
 void *dlt_sym_find(const char *name, uintptr_t skip_base, const char *skip_name,
 		   struct dlt_sym_where *where);
 
+/* The first definition of name in the objects loaded after the first one
+ * whose file name is self_name (what dlsym(RTLD_NEXT) would find from
+ * there, without touching dlerror() state); NULL if none. */
+void *dlt_sym_find_next(const char *name, const char *self_name);
+
 /* The definition of name in the object loaded at base, or NULL. */
 void *dlt_sym_find_in(uintptr_t base, const char *name);
 

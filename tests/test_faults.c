@@ -468,11 +468,11 @@ static void check_fsize(const char *how)
 		 what, p.traced.err);
 	struct tally t = {0};
 	const struct tu_trace *tr = trace_with(what, &p.set, FX_ID_MAIN);
-	/* The launcher, not under the limit, may add a segment for the
-	 * exit status. */
+	/* The launcher, not under the limit, may add a chunk for the exit
+	 * status. */
 	if (tr) {
 		tally_trace(&t, tr);
-		TU_CHECK(file_size(tr->path) <= FSIZE_LIMIT + DLT_SEG_SIZE,
+		TU_CHECK(file_size(tr->path) <= FSIZE_LIMIT + DLT_CHUNK_FIRST,
 			 "%s: the trace is %llu bytes, over the limit", what,
 			 (unsigned long long)file_size(tr->path));
 	}
@@ -519,30 +519,60 @@ static void test_fsize_default(void)
 	check_fsize("default");
 }
 
-/* A limit inherited through exec, lower than a trace's first segment: the
- * new image runs untraced and says so once. */
-static void test_fsize_inherited(void)
+/* A limit inherited through exec.  Lower than what a new trace starts
+ * with (DLT_FILE_START): the new image runs untraced and says so once.
+ * Higher: it is traced until its trace reaches the limit, then says so
+ * once; what it recorded is a readable prefix, within the limit. */
+static void check_fsize_inherited(unsigned limit)
 {
 	struct pair p;
 	pair_init(&p, "fsize-exec");
 	char *fx = tu_fx("fx_faults");
-	const char *cmd[] = {fx,      "fsize-exec", "65536", fx,
-			     "marks", "3000",	    NULL};
-	pair_run(&p, "RLIMIT_FSIZE inherited through exec", cmd, NULL);
+	char *ls = numstr(limit);
+	const char *cmd[] = {fx, "fsize-exec", ls, fx, "marks", "3000", NULL};
+	char *what = tu_strfmt("RLIMIT_FSIZE %u inherited through exec", limit);
+	pair_run(&p, what, cmd, NULL);
 	TU_CHECK(tu_contains(p.plain.out, "marks 3000\n"), "fixture broken");
 	TU_CHECK(off_lines(&p.traced) == 1,
-		 "expected one \"tracing turned off\" line:\n%s", p.traced.err);
-	/* The first image's trace records the exec and fits the limit. */
-	size_t execs = 0;
+		 "%s: expected one \"tracing turned off\" line:\n%s", what,
+		 p.traced.err);
+	/* The first image's trace (made before the limit was set) records
+	 * the exec; the new image's stays within the limit. */
+	size_t execs = 0, marked = 0;
+	struct tally t = {0};
 	for (size_t i = 0; i < p.set.n; i++) {
 		execs += p.set.t[i].nrec[DLT_REC_EXEC];
-		TU_CHECK(p.set.t[i].nmarks == 0,
-			 "%s: %zu marks written over the limit",
-			 p.set.t[i].path, p.set.t[i].nmarks);
+		TU_CHECK(p.set.t[i].hdr.exec_seq == 0 ||
+				 file_size(p.set.t[i].path) <= limit,
+			 "%s: %s is %llu bytes", what, p.set.t[i].path,
+			 (unsigned long long)file_size(p.set.t[i].path));
+		if (p.set.t[i].nmarks) {
+			marked++;
+			tally_trace(&t, &p.set.t[i]);
+		}
 	}
-	TU_CHECK(execs == 1, "%zu EXEC records, expected 1", execs);
+	TU_CHECK(execs == 1, "%s: %zu EXEC records, expected 1", what, execs);
+	if (limit < DLT_FILE_START) {
+		TU_CHECK(marked == 0, "%s: marks written over the limit", what);
+	} else {
+		TU_CHECK(marked == 1, "%s: %zu traces hold marks", what,
+			 marked);
+		expect_sound(what, &t);
+		uint64_t k = expect_prefix(what, &t, FX_ID_MAIN);
+		TU_CHECK(k > 0 && k < 3000, "%s: %llu of 3000 marks", what,
+			 (unsigned long long)k);
+	}
+	tally_free(&t);
+	free(what);
+	free(ls);
 	free(fx);
 	pair_free(&p);
+}
+
+static void test_fsize_inherited(void)
+{
+	check_fsize_inherited(8192);
+	check_fsize_inherited(65536);
 }
 
 /* The launcher under the same limit as its command adds the exit status
@@ -1019,13 +1049,12 @@ out:
 /* ---- suite: threads -------------------------------------------------------
  */
 
-/* The most mappings of its trace a process can hold (tracer/chunks.c): the
- * header, the DLT_DONE_SEGS finished segments kept mapped, the segment
- * chunks are handed out from, the DLT_SEGS_AHEAD mapped ahead of it, and
- * one segment per chunk a live thread holds in each copy of the library. */
+/* The most mappings of its trace a process can hold (tracer/file.c): one,
+ * of the whole file, however many threads record. */
 static long long max_trace_maps(long long live_threads)
 {
-	return 1 + DLT_DONE_SEGS + 1 + DLT_SEGS_AHEAD + 2 * live_threads;
+	(void)live_threads;
+	return 1;
 }
 
 static void check_threads(const char *lib)
@@ -1142,12 +1171,12 @@ static void test_dlcycles(void)
 	long long maps = report_value(rt, "end_trace_maps");
 	long long live = report_value(rt, "end_threads");
 	/* Strings are written once; each cycle costs its records only.
-	 * Memory: at most the segments live at the end (one per copy of the
+	 * Memory: at most the chunks live at the end (one per copy of the
 	 * library, both maybe new since the first tenth) on top of what the
 	 * program itself grew by. */
 	TU_CHECK(size <= 2 * (1u << 20) + (uint64_t)n * 1024,
 		 "%s: the trace is %llu bytes", what, (unsigned long long)size);
-	TU_CHECK(r100 - r10 <= (p100 - p10) + 2 * (DLT_SEG_SIZE >> 10) + 512 &&
+	TU_CHECK(r100 - r10 <= (p100 - p10) + 2 * (DLT_CHUNK_BIG >> 10) + 512 &&
 			 maps >= 0 && maps <= max_trace_maps(live),
 		 "%s: resident memory grew by %lld KiB over the last nine "
 		 "tenths (%lld KiB without dltrace), %lld trace mappings",

@@ -330,26 +330,59 @@ static void test_intact(void)
 	close_scan(&o);
 }
 
-/* ---- tests: truncation ------------------------------------------------------
+/* ---- the reference trace's chunks -------------------------------------------
  */
+
+/* Where each chunk of the reference trace starts and ends (chunks have
+ * sizes of their own since format 2.0: a thread's first are small). */
+#define MAX_CHUNKS 256
+static uint64_t chunk_at[MAX_CHUNKS], chunk_end[MAX_CHUNKS];
+static size_t nchunks;
+
+static void find_chunks(void)
+{
+	const struct dlt_file_header *h = base_hdr();
+	for (uint64_t c = h->data_offset;
+	     c + sizeof(struct dlt_rec_chunk) <= h->alloc_cursor &&
+	     nchunks < MAX_CHUNKS;) {
+		const struct dlt_rec_chunk *ch = (const void *)(base_data + c);
+		if (ch->h.type != DLT_REC_CHUNK || ch->h.len == 0)
+			break;
+		chunk_at[nchunks] = c;
+		chunk_end[nchunks++] = c + ch->h.len;
+		c += ch->h.len;
+	}
+}
+
+/* Offset of a mark in the middle of chunk k, 0 if none. */
+static uint64_t mid_chunk(size_t k)
+{
+	if (k >= nchunks)
+		return 0;
+	uint64_t half = chunk_at[k] + (chunk_end[k] - chunk_at[k]) / 2;
+	for (size_t i = 0; i < intact.n; i++)
+		if (intact.m[i].off > half &&
+		    intact.m[i].off + 64 < chunk_end[k])
+			return intact.m[i].off;
+	return 0;
+}
 
 /* Offset of a mark in the middle of the second chunk, 0 if none. */
 static uint64_t mid_second_chunk(void)
 {
-	const struct dlt_file_header *h = base_hdr();
-	uint64_t cs = h->chunk_size, d = h->data_offset;
-	for (size_t i = 0; i < intact.n; i++)
-		if (intact.m[i].off > d + cs + cs / 2)
-			return intact.m[i].off;
-	return 0;
+	return mid_chunk(1);
 }
+
+/* ---- tests: truncation ------------------------------------------------------
+ */
 
 /* Offsets to cut at, from the reference trace's own layout. */
 static size_t cut_points(uint64_t *cuts, size_t max)
 {
 	const struct dlt_file_header *h = base_hdr();
-	uint64_t cs = h->chunk_size, d = h->data_offset;
+	uint64_t d = h->data_offset;
 	uint64_t mid = mid_second_chunk();
+	TU_CHECK_FATAL(nchunks >= 4, "only %zu chunks", nchunks);
 	uint64_t c[] = {
 		d,		     /* no chunk at all */
 		d + 8,		     /* inside the first chunk header */
@@ -357,9 +390,9 @@ static size_t cut_points(uint64_t *cuts, size_t max)
 		mid,		     /* exactly at a record */
 		mid + 8,	     /* inside a record, after its length */
 		mid + 24,	     /* inside a record, near its end */
-		d + cs,		     /* at a chunk boundary */
-		d + 2 * cs,	     /* at another chunk boundary */
-		d + 2 * cs + 16,     /* inside a chunk header */
+		chunk_at[1],	     /* at a chunk boundary */
+		chunk_at[2],	     /* at another chunk boundary */
+		chunk_at[2] + 16,    /* inside a chunk header */
 		h->alloc_cursor - 8, /* inside the last chunk */
 	};
 	size_t n = 0;
@@ -450,15 +483,14 @@ static int keep_outside(const struct seen_mark *m, void *arg)
 static void test_corrupt_length(void)
 {
 	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
-	const struct dlt_file_header *h = base_hdr();
-	uint64_t cs = h->chunk_size, d = h->data_offset;
 	/* A mark in the middle of the second chunk, which is not the last. */
 	uint64_t target = mid_second_chunk();
-	TU_CHECK_FATAL(target != 0 && target + 2 * cs < h->alloc_cursor,
+	TU_CHECK_FATAL(target != 0 && nchunks > 3,
 		       "no mark in the middle of a chunk with later chunks");
-	uint64_t chunk_start = d + (target - d) / cs * cs;
-	struct corrupt_range range = {target, chunk_start + cs};
-	uint32_t lens[] = {12, 8, 3, (uint32_t)cs, 1u << 28, 0xfffffff8u};
+	struct corrupt_range range = {target, chunk_end[1]};
+	uint32_t lens[] = {12,	     8,
+			   3,	     (uint32_t)(chunk_end[1] - chunk_at[1]),
+			   1u << 28, 0xfffffff8u};
 	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		char tag[64];
 		snprintf(tag, sizeof(tag), "len-%u", lens[i]);
@@ -488,16 +520,14 @@ static void test_corrupt_length(void)
 static void test_corrupt_chunk_header(void)
 {
 	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
-	const struct dlt_file_header *h = base_hdr();
-	uint64_t cs = h->chunk_size, d = h->data_offset;
-	uint64_t chunk = d + cs; /* the second chunk */
-	struct corrupt_range range = {chunk, chunk + cs};
+	uint64_t chunk = chunk_at[1]; /* the second chunk */
+	struct corrupt_range range = {chunk, chunk_end[1]};
 	struct {
 		const char *tag;
 		uint64_t off;
 		uint32_t v;
 	} cases[] = {
-		{"chunk-len", chunk, 1234}, /* length != chunk_size */
+		{"chunk-len", chunk, 1234},	       /* no chunk length */
 		{"chunk-type", chunk + 4, 0x00070007}, /* type and flags */
 	};
 	for (size_t i = 0; i < 2; i++) {
@@ -679,8 +709,7 @@ static int same_problems(const struct dlt_trace *a, const struct dlt_trace *b)
 static void test_small_windows(void)
 {
 	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
-	const struct dlt_file_header *h = base_hdr();
-	size_t cs = h->chunk_size;
+	size_t cs = DLT_CHUNK_FIRST;
 	size_t wins[] = {1, cs, 2 * cs, 3 * cs + 100};
 	for (size_t i = 0; i < sizeof(wins) / sizeof(wins[0]); i++) {
 		char tag[64];
@@ -730,7 +759,7 @@ static void test_small_windows(void)
 static void test_shrinks_while_read(void)
 {
 	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
-	uint64_t cs = base_hdr()->chunk_size;
+	uint64_t cs = DLT_CHUNK_FIRST;
 	uint64_t mid = mid_second_chunk();
 	TU_CHECK_FATAL(mid != 0, "no mark in the second chunk");
 	uint64_t cut = mid + 8; /* inside a record */
@@ -873,15 +902,14 @@ static void expect_analyze(const char *tag, size_t len, uint64_t off,
 static void test_analyze_damaged(void)
 {
 	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
-	const struct dlt_file_header *h = base_hdr();
-	uint64_t cs = h->chunk_size, d = h->data_offset;
+	TU_CHECK_FATAL(nchunks > 2, "only %zu chunks", nchunks);
 	uint64_t mid = intact.m[intact.n / 2].off;
 	uint32_t badlen = 12;
 	uint16_t minor = DLT_FORMAT_MINOR + 1, major = DLT_FORMAT_MAJOR + 1;
 
 	expect_analyze("a-intact", base_size, 0, NULL, 0, 0, 0);
 	expect_analyze("a-cut-record", mid + 8, 0, NULL, 0, 0, 1);
-	expect_analyze("a-cut-chunk", d + 2 * cs, 0, NULL, 0, 0, 1);
+	expect_analyze("a-cut-chunk", chunk_at[2], 0, NULL, 0, 0, 1);
 	expect_analyze("a-badlen", base_size, mid, &badlen, sizeof(badlen), 0,
 		       1);
 	expect_analyze("a-minor", base_size,
@@ -939,6 +967,7 @@ int main(int argc, char **argv)
 				"with the writer\n");
 		return 1;
 	}
+	find_chunks();
 	int rc = tu_main(argc, argv, suites);
 	if (rc == 0)
 		tu_rmtree(base_dir);
