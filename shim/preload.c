@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "calls.h"
 #include "convprob.h"
 #include "dltrace/dltrace.h"
 #include "exec.h"
@@ -35,6 +36,7 @@ static void dlt_thread_exit(void *arg)
 {
 	(void)arg;
 	dlt_tls_release(dlt_w, &dlt_tls);
+	dlt_calls_release();
 	/* The audit copy's chunk of this thread, too (writer.h). */
 	if (dlt_have_audit && dlt_w && dlt_w->audit_thread_exit)
 		dlt_w->audit_thread_exit();

@@ -65,7 +65,7 @@ struct dlt_wd_thread {
 };
 
 static struct dlt_wd_thread dlt_wd_threads[DLT_WD_MAX_THREADS];
-static _Atomic int dlt_wd_started;
+_Atomic int dlt_wd_started;
 /* dlt_wd_threads may hold entries: a watchdog ran in this process or in
  * the parent it was forked from. */
 static bool dlt_wd_dirty;
@@ -652,11 +652,6 @@ void dlt_watchdog_start(const char *why)
 		dlt_note(w, &dlt_tls, DLT_NOTE_INFO, text);
 	}
 	errno = saved;
-}
-
-int dlt_watchdog_running(void)
-{
-	return atomic_load_explicit(&dlt_wd_started, memory_order_relaxed);
 }
 
 void dlt_watchdog_after_fork(void)
