@@ -544,14 +544,17 @@ static const struct dlt_rec_hdr *dlt_entry_call(struct dlt_trace *t,
 {
 	uint32_t slot = (uint32_t)(word >> DLT_ENTRY_SLOT_SHIFT) &
 			(DLT_ENTRY_SLOTS - 1);
-	uint64_t dt = (word >> DLT_ENTRY_DT_SHIFT) &
-		      ((1ull << DLT_ENTRY_DT_BITS) - 1);
+	/* dt is signed: shifted up to the top and back, its sign comes
+	 * along. */
+	int64_t dt = (int64_t)(word << (64 - DLT_ENTRY_DT_SHIFT -
+					DLT_ENTRY_DT_BITS)) >>
+		     (64 - DLT_ENTRY_DT_BITS);
 	uint32_t dur =
 		(uint32_t)(word >> DLT_ENTRY_DUR_SHIFT) & DLT_ENTRY_DUR_OPEN;
 	const struct dlt_slot_def *sd = t->slots ? &t->slots[slot] : NULL;
 	if (sd == NULL || sd->chunk != t->chunk_no)
 		return NULL;
-	*base += dt;
+	*base += (uint64_t)dt;
 	struct dlt_rec_api_call *c = (void *)t->call_buf;
 	c->h.len = (uint32_t)(sizeof(*c) + sd->nv * 8u);
 	c->h.type = DLT_REC_API_CALL;

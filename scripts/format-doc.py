@@ -208,7 +208,7 @@ def entry_layout(text):
                                              num("DLT_ENTRY_SKIP")),
         "slot": "0 to %d (`DLT_ENTRY_SLOTS`)"
                 % ((1 << num("DLT_ENTRY_SLOT_BITS")) - 1),
-        "dt": "ns since the previous API_DEF or entry's start",
+        "dt": "ns since the previous API_DEF or entry's start, signed",
         "dur": "ns; %d (`DLT_ENTRY_DUR_OPEN`): not returned"
                % ((1 << num("DLT_ENTRY_DUR_BITS")) - 1),
     }

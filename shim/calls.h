@@ -80,7 +80,9 @@ DLT_CALL_INLINE uint64_t *dlt_call_entry(struct dlt_writer *w, uint16_t id,
 	uint32_t s = dlt_call_hash(id, v, n);
 	const struct dlt_call_slot *sl = &c->slot[s];
 	uint32_t nchunk = t->nchunk;
-	uint64_t dt = t0 - c->base;
+	/* Signed: a call recorded after a call it made (the runtime's
+	 * launch after the driver's) started before it. */
+	uint64_t dt = t0 - c->base + (1ull << (DLT_ENTRY_DT_BITS - 1));
 	int same = sl->chunk == nchunk && sl->id == id;
 	for (uint32_t i = 0; i < n; i++)
 		same &= sl->v[i] == v[i];
@@ -96,7 +98,9 @@ DLT_CALL_INLINE uint64_t *dlt_call_entry(struct dlt_writer *w, uint16_t id,
 		e = (uint64_t *)(void *)p;
 		uint64_t word = DLT_ENTRY_CALL |
 				((uint64_t)s << DLT_ENTRY_SLOT_SHIFT) |
-				(dt << DLT_ENTRY_DT_SHIFT) |
+				(((dt - (1ull << (DLT_ENTRY_DT_BITS - 1))) &
+				  ((1ull << DLT_ENTRY_DT_BITS) - 1))
+				 << DLT_ENTRY_DT_SHIFT) |
 				(dur << DLT_ENTRY_DUR_SHIFT);
 		if (__builtin_expect(t->nchunk != nchunk, 0)) {
 			/* A signal handler took this thread to a new chunk

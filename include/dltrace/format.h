@@ -361,15 +361,16 @@ struct dlt_rec_api_def {
 /* Format 2.0: a compact call entry, one 64-bit word in a chunk, stored
  * with one release store (so committed whole).  It stands for an API_CALL
  * of the API and values of an API_DEF with the same slot earlier in the
- * same chunk, with ret 0.  Its time is dt nanoseconds after the start of
- * the previous API_DEF or entry of the chunk; dur is its duration in
- * nanoseconds, or DLT_ENTRY_DUR_OPEN for a call that has not returned
- * (read as an API_ENTER, like an open API_CALL).  A call that does not fit
- * (a status other than 0, a longer gap or duration, a chunk without the
- * definition) is written as a record.  DLT_ENTRY_SKIP stands for nothing
- * (it fills a word the writer had to give up); other tags are reserved,
- * and a reader takes a word with one (or an entry whose slot its chunk
- * does not define) for damage. */
+ * same chunk, with ret 0.  Its time is dt nanoseconds (signed, two's
+ * complement: a call that made the previous one, recorded after it,
+ * started before it) after the start of the previous API_DEF or entry of
+ * the chunk; dur is its duration in nanoseconds, or DLT_ENTRY_DUR_OPEN for
+ * a call that has not returned (read as an API_ENTER, like an open
+ * API_CALL).  A call that does not fit (a status other than 0, a longer
+ * gap or duration, a chunk without the definition) is written as a
+ * record.  DLT_ENTRY_SKIP stands for nothing (it fills a word the writer
+ * had to give up); other tags are reserved, and a reader takes a word with
+ * one (or an entry whose slot its chunk does not define) for damage. */
 #define DLT_ENTRY_TAG_BITS 3u
 #define DLT_ENTRY_CALL 1u
 #define DLT_ENTRY_SKIP 2u
