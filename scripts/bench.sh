@@ -361,6 +361,28 @@ row "analyzer: peak RSS (KiB), $((s_b / 1000000)) MB vs $((b_b / 1000000)) MB of
 	"independent of size" "$(yes_no "$(med "${rb[@]}") <= 1.25 * $(med "${rs[@]}")")"
 rm -rf "$W/big" "$W/small"
 
+# Hostile traces: 3,000 and 12,000 failed loads of each shape; check's CPU
+# must grow like the rows (x4), not like their square (x16).
+TESTCHECK=$ROOT/$BD/bin/test_check
+for shape in 0 1; do
+	name=$([ $shape = 0 ] && echo "not found" || echo "load failed")
+	cpu=()
+	for n in 3000 12000; do
+		rm -rf "$W/hostile"
+		mkdir -p "$W/hostile"
+		"$TESTCHECK" --gen-hostile "$W/hostile" $n $shape
+		/usr/bin/time -o "$W/time.out" -f '%U %S' "$ANALYZE" check \
+			--fail-on never "$W/hostile" >/dev/null 2>&1 || true
+		read -r u s <"$W/time.out"
+		cpu+=("$(calc "$u + $s")")
+	done
+	ratio=$(calc "${cpu[1]} / (${cpu[0]} > 0 ? ${cpu[0]} : 0.01)")
+	row "analyzer: check over 3,000 vs 12,000 failed loads ($name), CPU s" \
+		"${cpu[0]}" "${cpu[1]}" "**x$ratio** for x4 the rows" \
+		"linear (x4, not x16)" "$(yes_no "$ratio < 8")"
+done
+rm -rf "$W/hostile"
+
 # ---- 9. many ranks -------------------------------------------------------------
 log "== many ranks: $RANKS traced processes, then hangs"
 mkdir -p "$W/ranks"

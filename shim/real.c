@@ -8,16 +8,15 @@
 
 struct dlt_real dlt_real;
 
-/* glibc >= 2.34 moved the dl* functions into libc under GLIBC_2.34;
- * older ones have them at GLIBC_2.2.5 (x86-64). */
+/* The default version of each function, as a call by name would bind:
+ * dlsym.  Not a fixed version list: posix_spawn@GLIBC_2.2.5 is a
+ * compatibility version that runs a script without "#!" through /bin/sh,
+ * where the current one fails with ENOEXEC.  The dl* functions moved into
+ * libc in glibc 2.34 (GLIBC_2.34) from libdl (GLIBC_2.2.5 on x86-64,
+ * GLIBC_2.17 on aarch64): whichever the loader finds next is the one the
+ * program would have called. */
 static void *dlt_next(const char *name)
 {
-	static const char *const vers[] = {"GLIBC_2.34", "GLIBC_2.2.5", NULL};
-	for (const char *const *v = vers; *v; v++) {
-		void *p = dlvsym(RTLD_NEXT, name, *v);
-		if (p)
-			return p;
-	}
 	return dlsym(RTLD_NEXT, name);
 }
 

