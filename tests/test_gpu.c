@@ -2017,12 +2017,6 @@ static void scan_launches(const char *path, struct launch_scan *l,
 	dlt_trace_close(t);
 }
 
-static uint64_t file_bytes(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
-}
-
 /* 30,000 launches of three kernels in turn, the last 1,000 failing: each
  * launch reads back as its API_CALL, in order, with its kernel, and those
  * that returned 0 after the first of their kind in a chunk were 8-byte
@@ -2082,7 +2076,7 @@ static void test_compact_calls(void)
 	/* 8 bytes a call (two per launch), and a 40-byte record per failure;
 	 * the rest (definitions, the process, its libraries, unfilled chunk
 	 * ends) is bounded apart from n. */
-	uint64_t size = file_bytes(paths[0]);
+	uint64_t size = tu_file_size(paths[0]);
 	uint64_t calls = 16 * (uint64_t)(fail_from - 1) +
 			 40 * (uint64_t)(n - fail_from + 1);
 	TU_CHECK(size <= calls + 256 * 1024,
@@ -2113,43 +2107,6 @@ static int64_t read_counter(const char *path)
 	if (fd >= 0)
 		close(fd);
 	return v;
-}
-
-/* Bytes of the trace in its committed records (chunk headers included):
- * what a SIGKILL may not lose, against which its file size is bounded. */
-static uint64_t trace_data_bytes(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct dlt_file_header h;
-	uint64_t data = 0;
-	if (fd < 0 || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	static uint8_t buf[DLT_CHUNK_MAX];
-	for (uint64_t c = h.data_offset; c + 24 <= h.alloc_cursor;) {
-		struct dlt_rec_chunk ch;
-		if (pread(fd, &ch, sizeof(ch), (off_t)c) !=
-			    (ssize_t)sizeof(ch) ||
-		    ch.h.type != DLT_REC_CHUNK || ch.h.len < DLT_CHUNK_MIN ||
-		    ch.h.len > DLT_CHUNK_MAX)
-			break;
-		if (pread(fd, buf, ch.h.len, (off_t)c) != (ssize_t)ch.h.len)
-			break;
-		uint64_t off = sizeof(ch);
-		while (off + 8 <= ch.h.len) {
-			uint64_t w;
-			memcpy(&w, buf + off, 8);
-			if (w == 0)
-				break;
-			off += (w & 7) ? 8 : (uint32_t)w;
-		}
-		data += off;
-		c += ch.h.len;
-	}
-	close(fd);
-	return data;
 }
 
 /* A program in a loop of launches is killed with SIGKILL (under LD_PRELOAD:
@@ -2207,8 +2164,10 @@ static void test_compact_sigkill(void)
 		 "failed), %lld had returned",
 		 (unsigned long long)l.n, (unsigned long long)l.bad_kernel,
 		 (unsigned long long)l.failed, (long long)done);
-	uint64_t size = file_bytes(paths[0]);
-	uint64_t data = trace_data_bytes(paths[0]);
+	struct tu_layout lay;
+	TU_CHECK(tu_trace_layout(paths[0], &lay) == 0, "%s: bad layout",
+		 paths[0]);
+	uint64_t size = lay.size, data = lay.data;
 	TU_CHECK(data > 0 && size <= data + 2 * DLT_CHUNK_BIG + DLT_STEP_MAX,
 		 "after SIGKILL: %llu bytes of file for %llu of data",
 		 (unsigned long long)size, (unsigned long long)data);
@@ -2220,7 +2179,7 @@ static void test_compact_sigkill(void)
 		 c.out, c.err);
 	struct launch_scan after;
 	scan_launches(paths[0], &after, &problems);
-	uint64_t csize = file_bytes(paths[0]);
+	uint64_t csize = tu_file_size(paths[0]);
 	TU_CHECK(problems == 0 && after.n == l.n && after.drv == l.drv &&
 			 csize <= data + 2 * DLT_CHUNK_BIG,
 		 "after compact: %zu problems, %llu launches (%llu before), "

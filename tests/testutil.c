@@ -618,6 +618,66 @@ static int tu_cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+uint64_t tu_file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+int tu_trace_layout(const char *path, struct tu_layout *l)
+{
+	memset(l, 0, sizeof(*l));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct dlt_file_header h;
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 ||
+	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    h.version_major != 2) {
+		close(fd);
+		return -1;
+	}
+	l->size = (uint64_t)st.st_size;
+	l->disk = (uint64_t)st.st_blocks * 512u;
+	l->cursor = h.alloc_cursor;
+	static uint8_t buf[DLT_CHUNK_MAX];
+	int rc = 0;
+	for (uint64_t c = h.data_offset; c < h.alloc_cursor;) {
+		struct dlt_rec_chunk ch;
+		if (pread(fd, &ch, sizeof(ch), (off_t)c) !=
+			    (ssize_t)sizeof(ch) ||
+		    ch.h.type != DLT_REC_CHUNK || ch.h.len < DLT_CHUNK_MIN ||
+		    ch.h.len > DLT_CHUNK_MAX || ch.h.len % 8 != 0) {
+			rc = -1;
+			break;
+		}
+		uint64_t len = c + ch.h.len <= h.alloc_cursor
+				       ? ch.h.len
+				       : h.alloc_cursor - c;
+		if (pread(fd, buf, len, (off_t)c) != (ssize_t)len) {
+			rc = -1;
+			break;
+		}
+		uint64_t off = sizeof(ch);
+		while (off + 8 <= len) {
+			uint64_t w;
+			memcpy(&w, buf + off, 8);
+			if (w == 0)
+				break;
+			/* A compact entry is one word; a record says its
+			 * length in its first 4 bytes. */
+			off += (w & 7) ? 8 : (uint32_t)w;
+		}
+		l->data += off;
+		l->chunks++;
+		l->last_unused = len - off;
+		c += ch.h.len;
+	}
+	close(fd);
+	return rc;
+}
+
 size_t tu_list_traces(const char *dir, char ***paths)
 {
 	size_t n = 0, cap = 16;

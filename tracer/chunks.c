@@ -141,6 +141,7 @@ static void dlt_chunk_retire(struct dlt_writer *w, struct dlt_tls *t)
 	if (t->cur == NULL || t->gen != atomic_load(&w->gen))
 		return;
 	uint8_t *c = t->chunk;
+	t->done = t->cur;
 	t->cur = t->end = NULL;
 	t->nchunk++;
 	uint32_t len = ((struct dlt_rec_hdr *)c)->len;
@@ -204,7 +205,7 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 	dlt_chunk_retire(w, t);
 	if (t->gen != gen) {
 		/* First record of this thread in this file, or after fork. */
-		t->cur = t->end = t->chunk = NULL;
+		t->cur = t->end = t->chunk = t->done = NULL;
 		t->gen = gen;
 		t->tid = dlt_gettid();
 		t->next_len = DLT_CHUNK_FIRST;
@@ -223,18 +224,21 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 	return rec;
 }
 
-/* Shortens t's chunk to what it holds if it is the last one handed out;
- * returns the new end of what was handed out.  Under w->lock. */
+/* Shortens t's chunk (the one it writes, or the one it gave back last,
+ * when tracing stopped at the next) to what it holds if it is the last one
+ * handed out; returns the new end of what was handed out.  Under
+ * w->lock. */
 static uint64_t dlt_cut_chunk(struct dlt_writer *w, struct dlt_tls *t,
 			      uint64_t end)
 {
-	if (t == NULL || t->gen != atomic_load(&w->gen) || t->cur == NULL ||
+	uint8_t *used_end = t ? (t->cur ? t->cur : t->done) : NULL;
+	if (t == NULL || t->gen != atomic_load(&w->gen) || used_end == NULL ||
 	    t->chunk == NULL)
 		return end;
 	uint8_t *base = (uint8_t *)w->hdr;
 	struct dlt_rec_hdr *ch = (struct dlt_rec_hdr *)t->chunk;
 	uint64_t start = (uint64_t)(t->chunk - base);
-	uint64_t used = (uint64_t)(t->cur - t->chunk);
+	uint64_t used = (uint64_t)(used_end - t->chunk);
 	if (start + ch->len != end || used >= ch->len)
 		return end;
 	/* The cursor first: a process killed in between leaves a last chunk
@@ -242,7 +246,8 @@ static uint64_t dlt_cut_chunk(struct dlt_writer *w, struct dlt_tls *t,
 	 * cursor. */
 	atomic_store((_Atomic uint64_t *)&w->hdr->alloc_cursor, start + used);
 	dlt_rec_commit(ch, ch->type, ch->flags, (uint32_t)used);
-	t->end = t->cur;
+	if (t->cur)
+		t->end = t->cur;
 	return start + used;
 }
 

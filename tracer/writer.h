@@ -152,7 +152,8 @@ struct dlt_open_params {
 struct dlt_tls {
 	uint8_t *cur;
 	uint8_t *end;
-	uint8_t *chunk; /* start of the current chunk */
+	uint8_t *chunk; /* start of the current (or last given back) chunk */
+	uint8_t *done;	/* where the records of a chunk given back end */
 	uint32_t gen;
 	uint32_t tid;
 	uint32_t nchunk;   /* chunks taken so far: a record can be updated in
