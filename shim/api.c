@@ -156,9 +156,19 @@ static void dlt_rec_enter(struct dlt_writer *w, uint16_t id, const uint64_t *v,
 #include "dltrace/apis.def"
 #undef DLT_API
 
+/* Each exported wrapper under a second, hidden name: the table below
+ * refers to this library's own wrapper (an exported name would be looked
+ * up in the whole process when the library is relocated, twice per
+ * process, and could bind to another object's function of that name). */
+#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
+	extern __typeof__(name) dlt_x_##name                           \
+		__attribute__((alias(#name), visibility("hidden")));
+#include "dltrace/apis.def"
+#undef DLT_API
+
 static void *const dlt_link_wrappers[DLT_API_N] = {
 #define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
-	[DLT_IDX_##name] = (void *)name,
+	[DLT_IDX_##name] = (void *)dlt_x_##name,
 #include "dltrace/apis.def"
 #undef DLT_API
 };

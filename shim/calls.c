@@ -89,6 +89,9 @@ static struct dlt_rec_api_call *dlt_call_plain(struct dlt_writer *w,
 void dlt_call_record(struct dlt_writer *w, uint16_t id, int ret, uint64_t t0,
 		     uint64_t dur, const uint64_t *v, uint32_t n)
 {
+	/* A thread that calls GPU libraries records often: its next times
+	 * come from the time-stamp counter where that works. */
+	dlt_clock_use_tsc();
 	struct dlt_calls *c = ret == 0 ? dlt_calls_get() : NULL;
 	if (c && !c->busy) {
 		c->busy = 1;
@@ -110,6 +113,7 @@ void dlt_call_open_record(struct dlt_writer *w, uint16_t id, uint64_t t0,
 	 * watchdog must already be there to see where it waits. */
 	if (__builtin_expect(!dlt_watchdog_running(), 0))
 		dlt_watchdog_start("a GPU call that can block");
+	dlt_clock_use_tsc();
 	o->kind = 0;
 	struct dlt_calls *c = dlt_calls_get();
 	void *r;

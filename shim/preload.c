@@ -54,6 +54,10 @@ DLT_EXPORT void dltrace_mark(uint32_t id, uint32_t aux, uint64_t value)
 	struct dlt_writer *w = dlt_writer_on();
 	if (w == NULL)
 		return;
+	/* A program that marks may mark often: the time-stamp counter, once
+	 * this thread has no anchor (a cheap check). */
+	if (__builtin_expect(dlt_anchor.span == 0, 0))
+		dlt_clock_use_tsc();
 	struct dlt_rec_mark *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
 	if (r == NULL)
 		return;

@@ -22,7 +22,11 @@
  * clear the bit when they cannot guarantee it), when reading it is cheap
  * (not trapped by a hypervisor), and unless dlt_clock_force_monotonic()
  * said not to (DLTRACE_CLOCK=monotonic).
- * Otherwise every timestamp is a clock_gettime. */
+ * Otherwise every timestamp is a clock_gettime.  So is every timestamp
+ * before a thread that records often asks for the counter
+ * (dlt_clock_use_tsc): the check costs two CPUID instructions, each of
+ * which traps to the hypervisor on a virtual machine, microseconds that a
+ * process writing twenty records need not pay. */
 #define _GNU_SOURCE
 #include "clock.h"
 
@@ -167,16 +171,19 @@ static uint64_t dlt_reanchor(void)
 uint64_t dlt_now_slow(void)
 {
 #if DLT_HAVE_TSC
-	int st =
-		atomic_load_explicit(&dlt_clk->tsc_state, memory_order_relaxed);
-	if (st == 0) {
-		st = dlt_tsc_probe();
-		atomic_store(&dlt_clk->tsc_state, st);
-	}
-	if (st > 0)
+	if (atomic_load_explicit(&dlt_clk->tsc_state, memory_order_relaxed) > 0)
 		return dlt_reanchor();
 #endif
 	return dlt_mono_ns();
+}
+
+void dlt_clock_use_tsc(void)
+{
+#if DLT_HAVE_TSC
+	if (atomic_load_explicit(&dlt_clk->tsc_state, memory_order_relaxed) ==
+	    0)
+		atomic_store(&dlt_clk->tsc_state, dlt_tsc_probe());
+#endif
 }
 
 void dlt_clock_force_monotonic(void)

@@ -52,6 +52,12 @@ static inline uint64_t dlt_now_ns(void)
 	return dlt_now_slow();
 }
 
+/* Timestamps come from clock_gettime until a thread that records often
+ * calls this: it asks the CPU whether its counter can be used (CPUID,
+ * which traps to the hypervisor on a virtual machine: microseconds that a
+ * process recording a few records need not pay), once per process. */
+void dlt_clock_use_tsc(void);
+
 /* Every timestamp from now on a clock_gettime (DLTRACE_CLOCK=monotonic):
  * called before the first timestamp. */
 void dlt_clock_force_monotonic(void);
