@@ -282,7 +282,12 @@ int dlt_compact_file(const char *path, unsigned flags,
 	if (v2 && last_len && h.alloc_cursor <= r->size_before &&
 	    dlt_pread_all(fd, buf, last_len, last) == 0) {
 		last_used = dlt_chunk_used(buf, last_len, v2);
-		if (last_used && last + last_used < new_end) {
+		if (last_used == sizeof(struct dlt_rec_chunk)) {
+			/* No record: the chunk goes whole (its writer was
+			 * killed right after taking it). */
+			new_end = last;
+			shorten = 2;
+		} else if (last_used && last + last_used < new_end) {
 			new_end = last + last_used;
 			shorten = 1;
 		}

@@ -2165,8 +2165,8 @@ static void test_compact_sigkill(void)
 		 (unsigned long long)l.n, (unsigned long long)l.bad_kernel,
 		 (unsigned long long)l.failed, (long long)done);
 	struct tu_layout lay;
-	TU_CHECK(tu_trace_layout(paths[0], &lay) == 0, "%s: bad layout",
-		 paths[0]);
+	int lr = tu_trace_layout(paths[0], &lay);
+	TU_CHECK(lr == 0, "%s: bad layout", paths[0]);
 	uint64_t size = lay.size, data = lay.data;
 	TU_CHECK(data > 0 && size <= data + 2 * DLT_CHUNK_BIG + DLT_STEP_MAX,
 		 "after SIGKILL: %llu bytes of file for %llu of data",

@@ -243,9 +243,12 @@ static uint64_t dlt_cut_chunk(struct dlt_writer *w, struct dlt_tls *t,
 		return end;
 	/* The cursor first: a process killed in between leaves a last chunk
 	 * that claims more than the file holds, which readers read up to the
-	 * cursor. */
+	 * cursor.  A chunk with no record goes whole. */
+	if (used == sizeof(struct dlt_rec_chunk))
+		used = 0;
 	atomic_store((_Atomic uint64_t *)&w->hdr->alloc_cursor, start + used);
-	dlt_rec_commit(ch, ch->type, ch->flags, (uint32_t)used);
+	if (used)
+		dlt_rec_commit(ch, ch->type, ch->flags, (uint32_t)used);
 	if (t->cur)
 		t->end = t->cur;
 	return start + used;

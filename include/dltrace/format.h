@@ -44,7 +44,7 @@
 #define DLT_FORMAT_MAJOR 2
 #define DLT_FORMAT_MINOR 0
 #define DLT_DATA_OFFSET 4096u	 /* first chunk; one page for the header */
-#define DLT_CHUNK_MIN 32u	 /* since 2.0: a CHUNK record and a word */
+#define DLT_CHUNK_MIN 24u	 /* since 2.0: a CHUNK record alone */
 #define DLT_CHUNK_MAX (1u << 20) /* since 2.0: the largest chunk */
 #define DLT_REC_ALIGN 8u
 #define DLT_STR_NONE 0u /* string id meaning "no string" */
