@@ -1007,9 +1007,13 @@ static void test_fork_exec(void)
 		 "%zu traces for pid %d (/bin/true after fork+exec), %zu "
 		 "naming the parent's trace as FORK parent; expected 1 and 1",
 		 true_traces, c3, true_linked);
-	/* Every mark's aux is the pid that wrote it; file names and ids. */
+	/* Every mark's aux is the pid that wrote it; file names and ids;
+	 * every trace says which program it is (a child's trace made by a
+	 * record with strings lost its own once). */
 	for (size_t i = 0; i < s.n; i++) {
 		const struct tu_trace *t = &s.t[i];
+		TU_CHECK(t->exe[0] == '/', "%s: PROC exe is \"%s\"", t->path,
+			 t->exe);
 		for (size_t k = 0; k < t->nmarks; k++)
 			TU_CHECK(t->marks[k].aux == t->hdr.pid,
 				 "%s: mark %u written by pid %u in the trace "
@@ -1786,7 +1790,8 @@ static const struct tu_test load_tests[] = {
 	{NULL, NULL}};
 
 static const struct tu_test fork_tests[] = {
-	{"fork and fork+exec get traces of their own", test_fork_exec},
+	{"fork and fork+exec: a trace per image that records, and its parent",
+	 test_fork_exec},
 	{NULL, NULL}};
 
 static const struct tu_test unwritable_tests[] = {

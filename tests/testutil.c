@@ -572,6 +572,10 @@ static int tu_trace_rec(void *ctx, const struct dlt_rec_view *v)
 	} else if (type == DLT_REC_EXIT && t->nexits < 16) {
 		const struct dlt_rec_exit *e = (const void *)v->rec;
 		t->exits[t->nexits++] = (struct tu_exit){e->h.flags, e->status};
+	} else if (type == DLT_REC_PROC && t->reader) {
+		const struct dlt_rec_proc *p = (const void *)v->rec;
+		snprintf(t->exe, sizeof(t->exe), "%s",
+			 dlt_trace_strz(t->reader, p->exe));
 	}
 	return 0;
 }
@@ -585,7 +589,9 @@ int tu_trace_load(const char *path, struct tu_trace *t, char *err,
 	if (tr == NULL)
 		return -1;
 	t->hdr = *dlt_trace_header(tr);
+	t->reader = tr;
 	dlt_trace_foreach(tr, tu_trace_rec, t);
+	t->reader = NULL;
 	dlt_trace_stats(tr, &t->stats);
 	t->nproblems = dlt_trace_problem_count(tr);
 	t->problems = calloc(t->nproblems + 1, sizeof(char *));

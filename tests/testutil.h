@@ -127,6 +127,8 @@ struct tu_trace {
 	char **problems;
 	size_t nproblems;
 	struct dlt_trace_stats stats;
+	char exe[1024];		  /* the PROC record's program, "" none */
+	struct dlt_trace *reader; /* while loading */
 };
 
 /* Reads a whole trace.  Returns 0, or -1 with err set when it cannot be

@@ -33,6 +33,11 @@ static const char *dlt_str_keep(struct dlt_writer *w, const char *s, size_t n)
 uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 		  size_t n)
 {
+	/* A forked child's trace is made before its first string: made from
+	 * inside the string lock, its process info would lose its own. */
+	if (__builtin_expect(atomic_load(&w->pending) != 0, 0) && !t->in_str &&
+	    dlt_writer_materialize(w, t) != 0)
+		return DLT_STR_NONE;
 	if (s == NULL || t->in_str || w->next_str_id == 0 ||
 	    !atomic_load_explicit(&w->enabled, memory_order_relaxed))
 		return DLT_STR_NONE;
