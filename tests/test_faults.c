@@ -1058,8 +1058,8 @@ static void check_threads(const char *lib)
 	struct pair p;
 	pair_init(&p, "threads");
 	char *fx = tu_fx("fx_faults");
-	/* Not scaled: every thread leaves a 64 KiB chunk (two with the
-	 * library) in the trace, 100 MiB for 1000 threads. */
+	/* Not scaled: every thread leaves a 4 KiB chunk (two with the
+	 * library) in the trace, 4-8 MiB for 1000 threads. */
 	const unsigned long n = 1000;
 	char *ns = numstr(n);
 	char *rp = tu_strfmt("%s/report-plain", p.scratch);
@@ -1080,9 +1080,9 @@ static void check_threads(const char *lib)
 	expect_sound(what, &t);
 	expect_exact(what, &t, FX_ID_THREAD, 2 * n);
 	/* Each thread's chunks (one per copy of the library) are given back
-	 * when it ends: what stays mapped and resident does not grow with
-	 * the number of threads.  The writer keeps the mappings of the last
-	 * DLT_DONE_SEGS finished segments, with their pages dropped. */
+	 * when it ends, their pages dropped: what stays mapped (the one
+	 * mapping of the file) and resident does not grow with the number of
+	 * threads. */
 	long long maps = report_value(rt, "end_trace_maps");
 	long long live = report_value(rt, "end_threads");
 	long long rss0 = report_value(rt, "start_rss_kb");

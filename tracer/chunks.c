@@ -130,12 +130,12 @@ int dlt_writer_prefetch(struct dlt_writer *w, uint32_t from, uint32_t to)
 	return -1;
 }
 
-/* A thread is done with its chunk (it needs a new one, or it exits).  A
- * big chunk's pages leave the process at once, so resident memory stays
- * bounded however long the process records.  Its mapping stays: a signal
- * handler that records can retire the chunk its own thread was writing a
- * record into when the signal came, and that record is finished after the
- * handler returns (the page comes back from the file). */
+/* A thread is done with its chunk (it needs a new one, or it exits).  Its
+ * pages leave the process at once, so resident memory stays bounded however
+ * long the process records and however many threads come and go.  Its mapping
+ * stays: a signal handler that records can retire the chunk its own thread was
+ * writing a record into when the signal came, and that record is finished after
+ * the handler returns (the page comes back from the file). */
 static void dlt_chunk_retire(struct dlt_writer *w, struct dlt_tls *t)
 {
 	if (t->cur == NULL || t->gen != atomic_load(&w->gen))
@@ -145,8 +145,6 @@ static void dlt_chunk_retire(struct dlt_writer *w, struct dlt_tls *t)
 	t->cur = t->end = NULL;
 	t->nchunk++;
 	uint32_t len = ((struct dlt_rec_hdr *)c)->len;
-	if (len < DLT_CHUNK_BIG)
-		return;
 	uintptr_t a = ((uintptr_t)c + 4095) & ~(uintptr_t)4095;
 	uintptr_t b = ((uintptr_t)c + len) & ~(uintptr_t)4095;
 	if (b > a)
