@@ -9,43 +9,52 @@
 #include <string.h>
 
 #include "rules/rules.h"
-
-static void dlt_check_hangs(struct dlt_check *c, struct dlt_hang_proc *procs,
-			    size_t n);
 #include "status.h"
 
 /* The rules, in the order they run.  Rules that explain failed calls come
- * before API_ERROR, which reports what is left unexplained. */
+ * before API_ERROR, which reports what is left unexplained.  The job rules
+ * come last: they run once every trace was read. */
 const struct dlt_rule dlt_rules[] = {
-	{"LIB_NOT_FOUND", DLT_SEV_ERROR, dlt_rule_lib_not_found,
+	{"LIB_NOT_FOUND", DLT_SEV_ERROR, dlt_rule_lib_not_found, NULL,
 	 "a library load failed because no file of that name was found"},
-	{"LIB_LOAD_FAILED", DLT_SEV_ERROR, dlt_rule_lib_load_failed,
+	{"LIB_LOAD_FAILED", DLT_SEV_ERROR, dlt_rule_lib_load_failed, NULL,
 	 "a library file was found but would not load"},
-	{"LIB_SHADOWED", DLT_SEV_WARNING, dlt_rule_lib_shadowed,
+	{"LIB_SHADOWED", DLT_SEV_WARNING, dlt_rule_lib_shadowed, NULL,
 	 "a library came from elsewhere than its requester's RPATH/RUNPATH "
 	 "copy"},
-	{"DUPLICATE_LIBRARY", DLT_SEV_ERROR, dlt_rule_duplicate_library,
+	{"DUPLICATE_LIBRARY", DLT_SEV_ERROR, dlt_rule_duplicate_library, NULL,
 	 "two different files of one library are mapped in one process"},
-	{"CUDNN_SUBLIB_SKEW", DLT_SEV_ERROR, dlt_rule_cudnn_sublib_skew,
+	{"CUDNN_SUBLIB_SKEW", DLT_SEV_ERROR, dlt_rule_cudnn_sublib_skew, NULL,
 	 "cuDNN's libraries come from different directories or versions"},
-	{"CUDA_DRIVER_INSUFFICIENT", DLT_SEV_ERROR, dlt_rule_cuda_driver,
+	{"CUDA_DRIVER_INSUFFICIENT", DLT_SEV_ERROR, dlt_rule_cuda_driver, NULL,
 	 "no NVIDIA driver, or one older than the CUDA runtime needs"},
-	{"CUDNN_CUDART_MISMATCH", DLT_SEV_WARNING, dlt_rule_cudnn_cudart,
+	{"CUDNN_CUDART_MISMATCH", DLT_SEV_WARNING, dlt_rule_cudnn_cudart, NULL,
 	 "cuDNN was built for another CUDA runtime than the one loaded"},
-	{"ALGO_SELECTION_FAILED", DLT_SEV_ERROR, dlt_rule_algo_selection,
+	{"ALGO_SELECTION_FAILED", DLT_SEV_ERROR, dlt_rule_algo_selection, NULL,
 	 "a convolution algorithm selection returned no usable candidate"},
-	{"ALGO_FALLBACK", DLT_SEV_WARNING, dlt_rule_algo_fallback,
+	{"ALGO_FALLBACK", DLT_SEV_WARNING, dlt_rule_algo_fallback, NULL,
 	 "a convolution ran with another algorithm than the best candidate"},
-	{"API_ERROR", DLT_SEV_WARNING, dlt_rule_api_error,
+	{"API_ERROR", DLT_SEV_WARNING, dlt_rule_api_error, NULL,
 	 "traced GPU library calls returned errors"},
-	{"DEEPBIND", DLT_SEV_WARNING, dlt_rule_deepbind,
+	{"DEEPBIND", DLT_SEV_WARNING, dlt_rule_deepbind, NULL,
 	 "a library was opened with RTLD_DEEPBIND and bypasses the tracer"},
-	{"STATIC_CUDART", DLT_SEV_INFO, dlt_rule_static_cudart,
+	{"STATIC_CUDART", DLT_SEV_INFO, dlt_rule_static_cudart, NULL,
 	 "objects with their own static CUDA runtime, whose runtime calls "
 	 "are not traced"},
-	{"TRACE_INCOMPLETE", DLT_SEV_INFO, dlt_rule_trace_incomplete,
+	{"TRACE_INCOMPLETE", DLT_SEV_INFO, dlt_rule_trace_incomplete, NULL,
 	 "a process ended by a signal, or its trace is cut short or "
 	 "damaged"},
+	{"INIT_HANG", DLT_SEV_ERROR, NULL, dlt_rule_init_hang,
+	 "a communicator init or a rendezvous was entered and never "
+	 "completed"},
+	{"MISSING_RANK", DLT_SEV_ERROR, NULL, dlt_rule_missing_rank,
+	 "ranks of a communicator or job never arrived, or left no trace"},
+	{"RANK_MISMATCH", DLT_SEV_ERROR, NULL, dlt_rule_rank_mismatch,
+	 "processes of one communicator or job disagree on its size or "
+	 "claim the same rank"},
+	{"STALL", DLT_SEV_WARNING, NULL, dlt_rule_stall,
+	 "a thread waited long in GPU, rendezvous or collective code, or "
+	 "in a job that did not finish"},
 };
 const size_t dlt_nrules = sizeof(dlt_rules) / sizeof(dlt_rules[0]);
 
@@ -118,37 +127,62 @@ static struct dlt_finding *dlt_new_finding(struct dlt_check *c, size_t rule,
 	return f;
 }
 
-struct dlt_finding *dlt_check_add(struct dlt_check *c, const char *code,
-				  enum dlt_severity sev, size_t proc,
-				  const char *message)
+static struct dlt_finding *dlt_vfinding(struct dlt_check *c, size_t rule,
+					enum dlt_severity sev, size_t proc,
+					const char *fmt, va_list ap)
 {
-	struct dlt_finding *f = dlt_new_finding(c, 0, sev, proc, message);
-	f->code = dlt_cstr(c, code);
-	f->rule = dlt_nrules;
-	return f;
+	char buf[2048];
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	return dlt_new_finding(c, rule, sev, proc, buf);
+}
+
+static void dlt_vfix(struct dlt_check *c, struct dlt_finding *f,
+		     const char *fmt, va_list ap)
+{
+	char buf[2048];
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	f->fix = dlt_cstr(c, buf);
 }
 
 struct dlt_finding *dlt_rule_finding(struct dlt_rule_ctx *c,
 				     enum dlt_severity sev, const char *fmt,
 				     ...)
 {
-	char buf[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	struct dlt_finding *f =
+		dlt_vfinding(c->chk, c->rule, sev, c->proc, fmt, ap);
 	va_end(ap);
-	return dlt_new_finding(c->chk, c->rule, sev, c->proc, buf);
+	return f;
 }
 
 void dlt_finding_fix(struct dlt_rule_ctx *c, struct dlt_finding *f,
 		     const char *fmt, ...)
 {
-	char buf[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	dlt_vfix(c->chk, f, fmt, ap);
 	va_end(ap);
-	f->fix = dlt_cstr(c->chk, buf);
+}
+
+struct dlt_finding *dlt_job_finding(struct dlt_job_ctx *c, size_t i,
+				    enum dlt_severity sev, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	struct dlt_finding *f =
+		dlt_vfinding(c->chk, c->rule, sev, c->proc[i], fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+void dlt_job_fix(struct dlt_job_ctx *c, struct dlt_finding *f, const char *fmt,
+		 ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	dlt_vfix(c->chk, f, fmt, ap);
+	va_end(ap);
 }
 
 void dlt_rule_explain(struct dlt_rule_ctx *c, size_t err_index)
@@ -165,49 +199,60 @@ static void dlt_versions(struct dlt_check *c, struct dlt_val *o,
 	char buf[64];
 	for (size_t i = 0; i < g->nfams; i++) {
 		const struct dlt_gpu_family *f = &g->fams[i];
+		const int64_t *v = f->v;
 		switch (f->family) {
-		case DLT_FAM_CUDART:
+		case DLT_FAM_CUDART: {
 			if (dlt_val_get(o, "cuda_runtime"))
 				break;
-			if (f->v[0] > 0)
+			int64_t rt = v[DLT_FV_CUDART_runtime_version];
+			int64_t drv = v[DLT_FV_CUDART_driver_version];
+			if (rt > 0)
 				dlt_obj_str(o, "cuda_runtime",
-					    dlt_cuda_version_str(f->v[0], buf,
+					    dlt_cuda_version_str(rt, buf,
 								 sizeof(buf)));
-			if (f->v[1] != DLT_VERSION_ABSENT && f->v[3] == 0)
-				dlt_obj_str(o, "driver_api",
-					    f->v[1] > 0 ? dlt_cuda_version_str(
-								  f->v[1], buf,
-								  sizeof(buf))
-							: "none");
+			if (drv != DLT_VERSION_ABSENT &&
+			    v[DLT_FV_CUDART_driver_status] == 0)
+				dlt_obj_str(
+					o, "driver_api",
+					drv > 0 ? dlt_cuda_version_str(
+							  drv, buf, sizeof(buf))
+						: "none");
 			dlt_obj_str(o, "cuda_runtime_path", f->path);
 			break;
-		case DLT_FAM_CUDA:
-			if (!dlt_val_get(o, "driver_api") && f->v[1] == 0 &&
-			    f->v[0] > 0)
+		}
+		case DLT_FAM_CUDA: {
+			int64_t drv = v[DLT_FV_CUDA_driver_version];
+			if (!dlt_val_get(o, "driver_api") &&
+			    v[DLT_FV_CUDA_driver_status] == 0 && drv > 0)
 				dlt_obj_str(o, "driver_api",
-					    dlt_cuda_version_str(f->v[0], buf,
+					    dlt_cuda_version_str(drv, buf,
 								 sizeof(buf)));
 			break;
-		case DLT_FAM_CUDNN:
+		}
+		case DLT_FAM_CUDNN: {
 			if (dlt_val_get(o, "cudnn"))
 				break;
-			if (f->v[0] > 0)
+			int64_t ver = v[DLT_FV_CUDNN_version];
+			int64_t rt = v[DLT_FV_CUDNN_cudart_version];
+			if (ver > 0)
 				dlt_obj_str(o, "cudnn",
-					    dlt_cudnn_version_str(f->v[0], buf,
+					    dlt_cudnn_version_str(ver, buf,
 								  sizeof(buf)));
-			if (f->v[1] > 0)
+			if (rt > 0)
 				dlt_obj_str(o, "cudnn_cuda_runtime",
-					    dlt_cuda_version_str(f->v[1], buf,
+					    dlt_cuda_version_str(rt, buf,
 								 sizeof(buf)));
 			dlt_obj_str(o, "cudnn_path", f->path);
 			break;
+		}
 		case DLT_FAM_NCCL:
 			if (dlt_val_get(o, "nccl"))
 				break;
-			if (f->v[0] > 0)
+			if (v[DLT_FV_NCCL_version] > 0)
 				dlt_obj_str(o, "nccl",
-					    dlt_nccl_version_str(f->v[0], buf,
-								 sizeof(buf)));
+					    dlt_nccl_version_str(
+						    v[DLT_FV_NCCL_version], buf,
+						    sizeof(buf)));
 			dlt_obj_str(o, "nccl_path", f->path);
 			break;
 		}
@@ -217,8 +262,9 @@ static void dlt_versions(struct dlt_check *c, struct dlt_val *o,
 	(void)c;
 }
 
-static size_t dlt_add_proc(struct dlt_check *c, const struct dlt_process *p,
-			   const struct dlt_gpu *g)
+/* A new, zeroed process slot at c->procs[c->nprocs]; the caller counts
+ * it. */
+static struct dlt_check_proc *dlt_new_proc(struct dlt_check *c)
 {
 	if (c->nprocs == c->capprocs) {
 		c->capprocs = c->capprocs ? c->capprocs * 2 : 16;
@@ -227,6 +273,13 @@ static size_t dlt_add_proc(struct dlt_check *c, const struct dlt_process *p,
 	}
 	struct dlt_check_proc *cp = &c->procs[c->nprocs];
 	memset(cp, 0, sizeof(*cp));
+	return cp;
+}
+
+static size_t dlt_add_proc(struct dlt_check *c, const struct dlt_process *p,
+			   const struct dlt_gpu *g)
+{
+	struct dlt_check_proc *cp = dlt_new_proc(c);
 	char how[1024];
 	cp->trace = dlt_cstr(c, p->trace);
 	cp->pid = p->hdr.pid;
@@ -255,6 +308,8 @@ size_t dlt_check_process(struct dlt_check *c, const struct dlt_process *p,
 	ctx.explained =
 		dlt_xcalloc(g->nerrs ? g->nerrs : 1, sizeof(*ctx.explained));
 	for (size_t r = 0; r < dlt_nrules; r++) {
+		if (dlt_rules[r].run == NULL)
+			continue;
 		ctx.rule = r;
 		dlt_rules[r].run(&ctx);
 	}
@@ -284,6 +339,22 @@ static void dlt_check_rec(void *ctx, struct dlt_trace *t,
 	dlt_hang_hook_rec(cl->hang, t, v);
 }
 
+struct dlt_process *dlt_check_load(const char *path, struct dlt_gpu *g,
+				   struct dlt_hang_proc *hp, char *err,
+				   size_t errlen)
+{
+	struct dlt_check_load cl = {g, hp};
+	struct dlt_load_hook hook = {dlt_check_rec, &cl};
+	dlt_gpu_init(g);
+	dlt_hang_begin(hp, path);
+	struct dlt_process *p =
+		dlt_process_load_hooked(path, &hook, err, errlen);
+	dlt_gpu_finish(g);
+	if (p)
+		dlt_hang_end(hp, &p->hdr);
+	return p;
+}
+
 size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 		       FILE *diag)
 {
@@ -304,18 +375,16 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 	}
 	/* The hang analysis spans processes: what it needs of each trace is
 	 * gathered in the same pass as the rest, and judged at the end. */
-	struct dlt_hang_proc *hangs = dlt_xcalloc(in.npaths, sizeof(*hangs));
+	struct dlt_hang_proc *hangs =
+		dlt_xcalloc(in.npaths ? in.npaths : 1, sizeof(*hangs));
+	size_t *hang_proc =
+		dlt_xcalloc(in.npaths ? in.npaths : 1, sizeof(*hang_proc));
 	size_t nhangs = 0;
 	for (size_t i = 0; i < in.npaths; i++) {
 		char err[1024] = "";
 		struct dlt_gpu g;
-		struct dlt_check_load cl = {&g, &hangs[nhangs]};
-		struct dlt_load_hook hook = {dlt_check_rec, &cl};
-		dlt_gpu_init(&g);
-		dlt_hang_begin(cl.hang, in.paths[i]);
-		struct dlt_process *p = dlt_process_load_hooked(
-			in.paths[i], &hook, err, sizeof(err));
-		dlt_gpu_finish(&g);
+		struct dlt_process *p = dlt_check_load(
+			in.paths[i], &g, &hangs[nhangs], err, sizeof(err));
 		if (p == NULL) {
 			if (diag)
 				fprintf(diag, "dltrace-analyze: %s\n", err);
@@ -332,82 +401,80 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 			for (size_t k = 0; k < p->nproblems; k++)
 				fprintf(diag, "dltrace-analyze: %s: %s\n",
 					p->trace, p->problems[k]);
-		dlt_hang_end(cl.hang, &p->hdr);
-		nhangs++;
-		dlt_check_process(c, p, &g);
+		size_t k = dlt_check_process(c, p, &g);
+		/* A rank known only from the communicator it joined. */
+		if (c->procs[k].rank < 0)
+			c->procs[k].rank = hangs[nhangs].rank;
+		hang_proc[nhangs++] = k;
 		checked++;
 		dlt_process_free(p);
 		dlt_gpu_free(&g);
 	}
-	dlt_check_hangs(c, hangs, nhangs);
+	dlt_check_job(c, hangs, nhangs, hang_proc);
 	free(hangs);
+	free(hang_proc);
 	dlt_inputs_free(&in);
 	dlt_check_sort(c);
 	return checked;
 }
 
-/* ---- hangs: findings across the processes of a job ---------------------- */
+/* ---- the job rules --------------------------------------------------- */
 
-struct dlt_check_hang_ctx {
-	struct dlt_check *c;
+struct dlt_job_slot {
+	const struct dlt_hang_proc *hp;
+	size_t proc;
 };
 
-static void dlt_check_hang_finding(void *ctx, const struct dlt_hang_finding *hf)
+static int dlt_job_slot_order(const void *a, const void *b)
 {
-	struct dlt_check *c = ((struct dlt_check_hang_ctx *)ctx)->c;
-	size_t proc = DLT_NO_PROC;
-	for (size_t i = 0; i < c->nprocs; i++)
-		if (c->procs[i].trace &&
-		    strcmp(c->procs[i].trace, hf->proc->trace) == 0)
-			proc = i;
-	enum dlt_severity sev = strcmp(hf->severity, "error") == 0
-					? DLT_SEV_ERROR
-					: DLT_SEV_WARNING;
-	struct dlt_finding *f = dlt_check_add(c, hf->code, sev, proc, hf->msg);
-	if (f == NULL)
-		return;
-	dlt_obj_str(f->evidence, "trace", hf->proc->trace);
-	if (hf->stall) {
-		dlt_obj_uint(f->evidence, "tid", hf->stall->tid);
-		dlt_obj_int(f->evidence, "syscall", hf->stall->syscall);
-		dlt_obj_uint(f->evidence, "blocked_ns", hf->stall->dur_ns);
-		dlt_obj_str(f->evidence, "wait", hf->stall->detail);
-		dlt_obj_str(f->evidence, "wchan", hf->stall->wchan);
-		dlt_obj_str(f->evidence, "stack", hf->stall->stack);
-	}
-	if (hf->call) {
-		const struct dlt_api_desc *a = dlt_api_by_id(hf->call->api);
-		dlt_obj_str(f->evidence, "call", a ? a->name : "?");
-		dlt_obj_uint(f->evidence, "in_call_ns",
-			     hf->proc->last_ts - hf->call->ts);
-	}
-	if (hf->proc->comm_id) {
-		dlt_obj_strf(f->evidence, "comm_id_hash", "%016llx",
-			     (unsigned long long)hf->proc->comm_id);
-		dlt_obj_int(f->evidence, "nranks", hf->proc->comm_nranks);
-	}
-	if (hf->missing) {
-		struct dlt_val *a = dlt_obj_array(f->evidence, "missing_ranks");
-		for (const char *q = hf->missing; *q;) {
-			char *end;
-			long r = strtol(q, &end, 10);
-			if (end == q)
-				break;
-			dlt_arr_int(a, r);
-			q = end;
-		}
-	}
+	return dlt_hang_rank_order(((const struct dlt_job_slot *)a)->hp,
+				   ((const struct dlt_job_slot *)b)->hp);
 }
 
-/* The hang analysis (analyzer/hangs.c) over the processes read: its
- * findings span processes, so they come after every trace was read. */
-static void dlt_check_hangs(struct dlt_check *c, struct dlt_hang_proc *procs,
-			    size_t n)
+void dlt_check_job(struct dlt_check *c, const struct dlt_hang_proc *procs,
+		   size_t n, const size_t *proc)
 {
 	if (n == 0)
 		return;
-	struct dlt_check_hang_ctx ctx = {c};
-	dlt_hang_analyze(procs, n, dlt_check_hang_finding, &ctx);
+	struct dlt_job_slot *slots = dlt_xcalloc(n, sizeof(*slots));
+	for (size_t i = 0; i < n; i++)
+		slots[i] = (struct dlt_job_slot){&procs[i], proc[i]};
+	qsort(slots, n, sizeof(*slots), dlt_job_slot_order);
+	const struct dlt_hang_proc **sorted = dlt_xcalloc(n, sizeof(*sorted));
+	size_t *index = dlt_xcalloc(n, sizeof(*index));
+	struct dlt_job_ctx ctx = {c, sorted, n, index, 0, true};
+	for (size_t i = 0; i < n; i++) {
+		sorted[i] = slots[i].hp;
+		index[i] = slots[i].proc;
+		ctx.completed &= dlt_hang_completed(sorted[i]);
+	}
+	for (size_t r = 0; r < dlt_nrules; r++) {
+		if (dlt_rules[r].run_job == NULL)
+			continue;
+		ctx.rule = r;
+		dlt_rules[r].run_job(&ctx);
+	}
+	free(slots);
+	free(sorted);
+	free(index);
+}
+
+size_t dlt_check_hang_proc(struct dlt_check *c, const struct dlt_hang_proc *hp)
+{
+	struct dlt_check_proc *cp = dlt_new_proc(c);
+	cp->trace = dlt_cstr(c, hp->trace);
+	cp->pid = hp->pid;
+	cp->ppid = hp->ppid;
+	cp->rank = hp->rank;
+	cp->world_size = hp->world_size;
+	cp->host = dlt_cstr(c, hp->host);
+	cp->exe = hp->exe[0] ? dlt_cstr(c, hp->exe) : NULL;
+	cp->start_realtime_ns = hp->start_real;
+	cp->start_monotonic_ns = hp->start_mono;
+	cp->exit_code = -1;
+	cp->end_failure = !dlt_hang_completed(hp);
+	cp->versions = dlt_val_object(&c->arena);
+	return c->nprocs++;
 }
 
 /* ---- ordering ------------------------------------------------------------ */
@@ -511,8 +578,8 @@ static void dlt_json_proc(struct dlt_json *j, const struct dlt_check_proc *p)
 	dlt_json_object_end(j);
 }
 
-static void dlt_json_finding(struct dlt_json *j, const struct dlt_check *c,
-			     const struct dlt_finding *f)
+void dlt_finding_json(struct dlt_json *j, const struct dlt_check *c,
+		      const struct dlt_finding *f)
 {
 	const struct dlt_check_proc *p =
 		f->proc == DLT_NO_PROC ? NULL : &c->procs[f->proc];
@@ -535,6 +602,25 @@ static void dlt_json_finding(struct dlt_json *j, const struct dlt_check *c,
 	dlt_json_object_end(j);
 }
 
+void dlt_check_json_findings(struct dlt_json *j, const struct dlt_check *c)
+{
+	dlt_json_key(j, "findings");
+	dlt_json_array_begin(j);
+	/* Most severe first, as in the text report. */
+	for (int s = DLT_SEV_ERROR; s >= DLT_SEV_INFO; s--)
+		for (size_t i = 0; i < c->nf; i++)
+			if ((int)c->f[i].severity == s)
+				dlt_finding_json(j, c, &c->f[i]);
+	dlt_json_array_end(j);
+	dlt_json_key(j, "summary");
+	dlt_json_object_begin(j);
+	for (int s = DLT_SEV_ERROR; s >= DLT_SEV_INFO; s--)
+		dlt_json_kv_uint(j, dlt_severity_name(s), c->counts[s]);
+	dlt_json_kv_uint(j, "processes", c->nprocs);
+	dlt_json_kv_uint(j, "unreadable_inputs", c->unusable);
+	dlt_json_object_end(j);
+}
+
 int dlt_check_json(FILE *out, const struct dlt_check *c)
 {
 	struct dlt_json j;
@@ -545,21 +631,7 @@ int dlt_check_json(FILE *out, const struct dlt_check *c)
 	for (size_t i = 0; i < c->nprocs; i++)
 		dlt_json_proc(&j, &c->procs[i]);
 	dlt_json_array_end(&j);
-	dlt_json_key(&j, "findings");
-	dlt_json_array_begin(&j);
-	/* Most severe first, as in the text report. */
-	for (int s = DLT_SEV_ERROR; s >= DLT_SEV_INFO; s--)
-		for (size_t i = 0; i < c->nf; i++)
-			if ((int)c->f[i].severity == s)
-				dlt_json_finding(&j, c, &c->f[i]);
-	dlt_json_array_end(&j);
-	dlt_json_key(&j, "summary");
-	dlt_json_object_begin(&j);
-	for (int s = DLT_SEV_ERROR; s >= DLT_SEV_INFO; s--)
-		dlt_json_kv_uint(&j, dlt_severity_name(s), c->counts[s]);
-	dlt_json_kv_uint(&j, "processes", c->nprocs);
-	dlt_json_kv_uint(&j, "unreadable_inputs", c->unusable);
-	dlt_json_object_end(&j);
+	dlt_check_json_findings(&j, c);
 	dlt_json_object_end(&j);
 	return dlt_json_finish(&j);
 }
@@ -649,7 +721,7 @@ static bool *dlt_group(const struct dlt_check *c, size_t *next)
 	return first;
 }
 
-void dlt_check_text(FILE *out, const struct dlt_check *c)
+size_t dlt_check_text_findings(FILE *out, const struct dlt_check *c)
 {
 	size_t *next = dlt_xcalloc(c->nf ? c->nf : 1, sizeof(*next));
 	bool *first = dlt_group(c, next);
@@ -720,7 +792,12 @@ void dlt_check_text(FILE *out, const struct dlt_check *c)
 	free(next);
 	free(first);
 	free(seen);
-	if (groups)
+	return groups;
+}
+
+void dlt_check_text(FILE *out, const struct dlt_check *c)
+{
+	if (dlt_check_text_findings(out, c))
 		fputc('\n', out);
 	fprintf(out,
 		"%zu process%s checked: %zu error%s, %zu warning%s, %zu "

@@ -1,11 +1,13 @@
-/* "check": findings about library loading, versions, GPU API errors and
- * convolution algorithm choices.  The rules live in analyzer/rules/, one
- * file per finding code, and are listed in the table in check.c;
- * docs/findings.md documents every code.
+/* "check": findings about library loading, versions, GPU API errors,
+ * convolution algorithm choices and hung jobs.  The rules live in
+ * analyzer/rules/, one file per finding code, and are listed in the table
+ * in check.c; docs/findings.md documents every code.
  *
  * Traces are checked one at a time: each is loaded (model and GPU
- * aggregate), its rules run, its findings and a short summary kept, and
- * everything else freed before the next one is read. */
+ * aggregate), its process rules run, its findings, a short summary and
+ * what the hang analysis needs of it kept, and everything else freed
+ * before the next one is read.  The job rules (hangs) run once every trace
+ * was read. */
 #ifndef DLTRACE_CHECK_H
 #define DLTRACE_CHECK_H
 
@@ -80,18 +82,26 @@ void dlt_check_free(struct dlt_check *c);
  * the number of traces checked. */
 size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 		       FILE *diag);
+/* Reads one trace in one pass into its model, its GPU aggregate (g) and
+ * the hang analysis's view of it (hp); NULL with the reason in err when
+ * the trace cannot be read (g is then still to be freed). */
+struct dlt_hang_proc;
+struct dlt_process *dlt_check_load(const char *path, struct dlt_gpu *g,
+				   struct dlt_hang_proc *hp, char *err,
+				   size_t errlen);
 /* Runs the rules on one loaded process and keeps its summary and findings;
  * returns the index of its summary.  (export uses it on processes it reads
  * itself.) */
 size_t dlt_check_process(struct dlt_check *c, const struct dlt_process *p,
 			 const struct dlt_gpu *g);
-/* A finding from an analysis outside the rule table, such as one across
- * all processes of a job (hangs): code is copied, proc is an index in
- * c->procs (or DLT_NO_PROC), and the finding sorts after the table's.
- * The evidence object is empty and ready. */
-struct dlt_finding *dlt_check_add(struct dlt_check *c, const char *code,
-				  enum dlt_severity sev, size_t proc,
-				  const char *message);
+/* Runs the job rules over the n processes of procs (the hang analysis's
+ * view of each); proc[i] is the index in c->procs of procs[i]. */
+struct dlt_hang_proc;
+void dlt_check_job(struct dlt_check *c, const struct dlt_hang_proc *procs,
+		   size_t n, const size_t *proc);
+/* A process known only from the hang analysis's view of it (hangs, the
+ * launcher after --hang-timeout); returns its index in c->procs. */
+size_t dlt_check_hang_proc(struct dlt_check *c, const struct dlt_hang_proc *hp);
 
 /* Sorts processes by start and findings by process, rule, severity. */
 void dlt_check_sort(struct dlt_check *c);
@@ -102,16 +112,29 @@ int dlt_check_worst(const struct dlt_check *c);
 /* Output: the JSON document of check --json, or the text report. */
 int dlt_check_json(FILE *out, const struct dlt_check *c);
 void dlt_check_text(FILE *out, const struct dlt_check *c);
+/* One finding as check --json writes it; the "findings" array (most severe
+ * first) and the "summary" object as members of an open object. */
+struct dlt_json;
+void dlt_finding_json(struct dlt_json *j, const struct dlt_check *c,
+		      const struct dlt_finding *f);
+void dlt_check_json_findings(struct dlt_json *j, const struct dlt_check *c);
+/* The findings as the text report shows them, one block each, most severe
+ * first; returns how many blocks. */
+size_t dlt_check_text_findings(FILE *out, const struct dlt_check *c);
 /* One line: "error LIB_NOT_FOUND pid 12 rank 0: message". */
 void dlt_finding_line(FILE *out, const struct dlt_check *c,
 		      const struct dlt_finding *f);
 
-/* The rule table, for the documentation test and "check --list". */
+/* The rule table, for the documentation test and "check --list".  A rule
+ * looks at one process at a time (run) or at every process of the job at
+ * once (run_job); the other is NULL. */
 struct dlt_rule_ctx;
+struct dlt_job_ctx;
 struct dlt_rule {
 	const char *code;
 	enum dlt_severity severity; /* the usual one; a rule may differ */
 	void (*run)(struct dlt_rule_ctx *c);
+	void (*run_job)(struct dlt_job_ctx *c);
 	const char *summary;
 };
 extern const struct dlt_rule dlt_rules[];

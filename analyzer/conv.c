@@ -10,44 +10,23 @@
 
 /* ---- names ------------------------------------------------------------- */
 
-static const struct {
-	uint16_t api;
-	enum dlt_conv_kind kind;
-	int dir;
-} dlt_conv_apis[] = {
-	/* ids from include/dltrace/apis.def, in ascending order */
-	{82, DLT_CONV_PREF, DLT_CONV_FWD},
-	{83, DLT_CONV_PREF, DLT_CONV_BWD_DATA},
-	{84, DLT_CONV_PREF, DLT_CONV_BWD_FILTER},
-	{85, DLT_CONV_HEUR, DLT_CONV_FWD},
-	{86, DLT_CONV_HEUR, DLT_CONV_BWD_DATA},
-	{87, DLT_CONV_HEUR, DLT_CONV_BWD_FILTER},
-	{88, DLT_CONV_FIND, DLT_CONV_FWD},
-	{89, DLT_CONV_FIND, DLT_CONV_BWD_DATA},
-	{90, DLT_CONV_FIND, DLT_CONV_BWD_FILTER},
-	{91, DLT_CONV_FIND, DLT_CONV_FWD},
-	{92, DLT_CONV_FIND, DLT_CONV_BWD_DATA},
-	{93, DLT_CONV_FIND, DLT_CONV_BWD_FILTER},
-	{94, DLT_CONV_EXEC, DLT_CONV_FWD},
-	{95, DLT_CONV_EXEC, DLT_CONV_BWD_DATA},
-	{96, DLT_CONV_EXEC, DLT_CONV_BWD_FILTER},
-};
-
 enum dlt_conv_kind dlt_conv_api(uint16_t api, int *dir)
 {
-	const size_t n = sizeof(dlt_conv_apis) / sizeof(dlt_conv_apis[0]);
-	/* Every API_CALL of a trace is asked about, and nearly all are not
-	 * convolutions: the table is in id order, so those outside its range
-	 * are answered without a search. */
-	if (api < dlt_conv_apis[0].api || api > dlt_conv_apis[n - 1].api)
-		return DLT_CONV_NONE;
-	for (size_t i = 0; i < n; i++) {
-		if (dlt_conv_apis[i].api == api) {
-			if (dir)
-				*dir = dlt_conv_apis[i].dir;
-			return dlt_conv_apis[i].kind;
-		}
-	}
+	/* Every API_CALL of a trace is asked about: the roles come from an
+	 * index by id. */
+	uint32_t roles = dlt_api_roles(api);
+	if (dir)
+		*dir = roles & DLT_ROLE_CONV_BWD_FILTER ? DLT_CONV_BWD_FILTER
+		       : roles & DLT_ROLE_CONV_BWD_DATA ? DLT_CONV_BWD_DATA
+							: DLT_CONV_FWD;
+	if (roles & DLT_ROLE_CONV_PREF)
+		return DLT_CONV_PREF;
+	if (roles & DLT_ROLE_CONV_HEUR)
+		return DLT_CONV_HEUR;
+	if (roles & DLT_ROLE_CONV_FIND)
+		return DLT_CONV_FIND;
+	if (roles & DLT_ROLE_CONV_EXEC)
+		return DLT_CONV_EXEC;
 	return DLT_CONV_NONE;
 }
 
@@ -313,11 +292,15 @@ void dlt_call_info_of(const struct dlt_rec_api_call *r,
 	memcpy(out->v, r->v, out->nv * sizeof(out->v[0]));
 }
 
-static int64_t dlt_call_val(const struct dlt_call_info *c, size_t i)
+/* A role value of a call, -1 when it has none. */
+static int64_t dlt_call_val(const struct dlt_call_info *c,
+			    enum dlt_role_value rv)
 {
-	if (c == NULL || c->nv <= i)
+	uint64_t v;
+	if (c == NULL ||
+	    !dlt_role_val(dlt_api_by_id(c->api), rv, c->v, c->nv, &v))
 		return -1;
-	return (int64_t)c->v[i];
+	return (int64_t)v;
 }
 
 void dlt_conv_on_selection(struct dlt_conv_set *s,
@@ -340,10 +323,15 @@ void dlt_conv_on_selection(struct dlt_conv_set *s,
 	if (call) {
 		sel.have_call = true;
 		sel.call_ns = call->dur_ns;
-		if (kind != DLT_CONV_PREF)
-			sel.requested = dlt_call_val(call, 0);
-		if (r->h.flags >= 91 && r->h.flags <= 93)
-			sel.workspace = dlt_call_val(call, 2);
+		if (kind == DLT_CONV_HEUR)
+			sel.requested =
+				dlt_call_val(call, DLT_RV_CONV_HEUR_requested);
+		if (kind == DLT_CONV_FIND) {
+			sel.requested =
+				dlt_call_val(call, DLT_RV_CONV_FIND_requested);
+			sel.workspace =
+				dlt_call_val(call, DLT_RV_CONV_FIND_workspace);
+		}
 	}
 	sel.n = n < DLT_CONV_MAX_CANDS ? n : DLT_CONV_MAX_CANDS;
 	for (uint32_t i = 0; i < sel.n; i++) {
@@ -401,7 +389,7 @@ void dlt_conv_on_exec(struct dlt_conv_set *s,
 	dlt_conv_api(r->h.flags, &dir);
 	int32_t algo = n > 0 ? r->c[0].algo : -1;
 	if (algo < 0 && call)
-		algo = (int32_t)dlt_call_val(call, 0);
+		algo = (int32_t)dlt_call_val(call, DLT_RV_CONV_EXEC_algo);
 	struct dlt_conv_entry *e = dlt_conv_entry(s, r->problem, dir);
 	/* The selection read last for this problem is the one in force. */
 	struct dlt_conv_exec *x = dlt_conv_exec_of(e, algo, e->nsel);
@@ -452,7 +440,7 @@ void dlt_conv_on_finalize(struct dlt_conv_set *s,
 void dlt_conv_on_bk_execute(struct dlt_conv_set *s,
 			    const struct dlt_call_info *call)
 {
-	int64_t plan = dlt_call_val(call, 0);
+	int64_t plan = dlt_call_val(call, DLT_RV_BK_EXECUTE_plan);
 	if (plan == -1 || plan == 0)
 		return;
 	/* A program has a handful of plans: a linear search is enough. */

@@ -37,10 +37,10 @@ static const char *dlt_row_name(const struct dlt_lib *lib)
 	return lib->requested ? lib->requested : lib->path;
 }
 
-bool *dlt_lib_failures_matter(const struct dlt_process *p)
+uint8_t *dlt_lib_fail_kinds(const struct dlt_process *p)
 {
 	size_t n = p->nlibs;
-	bool *matters = dlt_xcalloc(n ? n : 1, sizeof(*matters));
+	uint8_t *kind = dlt_xcalloc(n ? n : 1, sizeof(*kind));
 	/* Keys of the loaded rows (two each: by real path and by name), and
 	 * the names of the failed rows with their row numbers, sorted. */
 	struct dlt_name_ref *keys = dlt_xcalloc(2 * n + 1, sizeof(*keys));
@@ -73,15 +73,41 @@ bool *dlt_lib_failures_matter(const struct dlt_process *p)
 		struct dlt_name_ref probe = {key, 0};
 		size_t lo = dlt_lower_bound(keys, nkeys, sizeof(*keys), &probe,
 					    dlt_name_ref_cmp);
-		matters[i] = !(lo < nkeys && strcmp(keys[lo].name, key) == 0);
+		kind[i] = lo < nkeys && strcmp(keys[lo].name, key) == 0
+				  ? DLT_FAIL_PROBE
+				  : DLT_FAIL_REAL;
 	}
-	/* Of the failed rows with one name, only the first matters. */
+	/* Of the failed rows with one name, only the first is the failure. */
 	for (size_t i = 1; i < nfails; i++)
-		if (strcmp(fails[i].name, fails[i - 1].name) == 0)
-			matters[fails[i].row] = false;
+		if (strcmp(fails[i].name, fails[i - 1].name) == 0 &&
+		    kind[fails[i].row] == DLT_FAIL_REAL)
+			kind[fails[i].row] = DLT_FAIL_REPEAT;
 	for (size_t i = 0; i < nkeys; i++)
 		free((char *)keys[i].name);
 	free(keys);
 	free(fails);
+	return kind;
+}
+
+bool *dlt_lib_failures_matter(const struct dlt_process *p)
+{
+	uint8_t *kind = dlt_lib_fail_kinds(p);
+	bool *matters = dlt_xcalloc(p->nlibs ? p->nlibs : 1, sizeof(*matters));
+	for (size_t i = 0; i < p->nlibs; i++)
+		matters[i] = kind[i] == DLT_FAIL_REAL;
+	free(kind);
 	return matters;
+}
+
+void dlt_lib_fail_counts(const struct dlt_process *p, size_t *failed,
+			 size_t *probes)
+{
+	uint8_t *kind = dlt_lib_fail_kinds(p);
+	*failed = *probes = 0;
+	for (size_t i = 0; i < p->nlibs; i++) {
+		*failed +=
+			kind[i] == DLT_FAIL_REAL || kind[i] == DLT_FAIL_REPEAT;
+		*probes += kind[i] == DLT_FAIL_PROBE;
+	}
+	free(kind);
 }

@@ -89,8 +89,8 @@ static void dlt_gpu_on_family(struct dlt_gpu *g, struct dlt_trace *t,
 	memcpy(f->v, r->v, sizeof(f->v));
 	f->ts = r->h.ts;
 	if (f->family == DLT_FAM_CUDNN && g->conv.cudnn_version == 0 &&
-	    f->v[0] > 0)
-		g->conv.cudnn_version = f->v[0];
+	    f->v[DLT_FV_CUDNN_version] > 0)
+		g->conv.cudnn_version = f->v[DLT_FV_CUDNN_version];
 }
 
 static void dlt_gpu_add_static(struct dlt_gpu *g, const char *object,
@@ -189,7 +189,7 @@ static void dlt_gpu_on_call(struct dlt_gpu *g, const struct dlt_rec_api_call *r,
 	struct dlt_gpu_tid *th = dlt_gpu_thread(g, tid);
 	if (th->open && th->enter.api == api)
 		th->open = false;
-	if (api == 105) { /* cudnnBackendExecute */
+	if (dlt_api_roles(api) & DLT_ROLE_BK_EXECUTE) {
 		struct dlt_call_info ci;
 		dlt_call_info_of(r, &ci);
 		dlt_conv_on_bk_execute(&g->conv, &ci);
@@ -340,4 +340,55 @@ const char *dlt_gpu_err_str(const struct dlt_gpu *g,
 	else
 		snprintf(buf, cap, "api#%u returned %s", (unsigned)e->api, st);
 	return buf;
+}
+
+int64_t dlt_gpu_family_version(const struct dlt_gpu_family *f)
+{
+	switch (f->family) {
+	case DLT_FAM_CUDART:
+		return f->v[DLT_FV_CUDART_runtime_version];
+	case DLT_FAM_CUDA:
+		return f->v[DLT_FV_CUDA_driver_version];
+	case DLT_FAM_CUDNN:
+		return f->v[DLT_FV_CUDNN_version];
+	case DLT_FAM_NCCL:
+		return f->v[DLT_FV_NCCL_version];
+	}
+	return 0;
+}
+
+const char *dlt_gpu_family_version_str(const struct dlt_gpu_family *f,
+				       char *buf, size_t cap)
+{
+	int64_t v = dlt_gpu_family_version(f);
+	buf[0] = '\0';
+	if (v <= 0)
+		return buf;
+	if (f->family == DLT_FAM_NCCL)
+		return dlt_nccl_version_str(v, buf, cap);
+	if (f->family == DLT_FAM_CUDNN)
+		return dlt_cudnn_version_str(v, buf, cap);
+	return dlt_cuda_version_str(v, buf, cap);
+}
+
+int64_t dlt_gpu_driver_api(const struct dlt_gpu *g)
+{
+	/* The runtime asks the driver only when it is loaded already; the
+	 * driver's own first call always answers.  The runtime's answer
+	 * first. */
+	static const struct {
+		int family, version, status;
+	} from[] = {{DLT_FAM_CUDART, DLT_FV_CUDART_driver_version,
+		     DLT_FV_CUDART_driver_status},
+		    {DLT_FAM_CUDA, DLT_FV_CUDA_driver_version,
+		     DLT_FV_CUDA_driver_status}};
+	for (size_t k = 0; k < sizeof(from) / sizeof(from[0]); k++)
+		for (size_t i = 0; i < g->nfams; i++) {
+			const struct dlt_gpu_family *f = &g->fams[i];
+			if (f->family == from[k].family &&
+			    f->v[from[k].version] != DLT_VERSION_ABSENT &&
+			    f->v[from[k].status] == 0)
+				return f->v[from[k].version];
+		}
+	return -1;
 }

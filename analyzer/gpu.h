@@ -110,6 +110,16 @@ struct dlt_process *dlt_process_load_gpu(const char *path, struct dlt_gpu *g,
 /* The first LIB_FAMILY of a family, or NULL. */
 const struct dlt_gpu_family *dlt_gpu_family(const struct dlt_gpu *g,
 					    int family);
+/* The version a family's file reported (the runtime's, the driver's,
+ * cuDNN's, NCCL's), 0 or less when it did not; and as people write it
+ * ("" when none). */
+int64_t dlt_gpu_family_version(const struct dlt_gpu_family *f);
+const char *dlt_gpu_family_version_str(const struct dlt_gpu_family *f,
+				       char *buf, size_t cap);
+/* The driver API version the process saw: what the runtime's or the
+ * driver's first call was told by cuDriverGetVersion; 0 no driver, -1
+ * unknown. */
+int64_t dlt_gpu_driver_api(const struct dlt_gpu *g);
 /* cudnnGetVersion of the process's cuDNN, 0 when unknown. */
 int64_t dlt_gpu_cudnn_version(const struct dlt_gpu *g);
 /* "cudaGetDeviceCount returned cudaErrorInsufficientDriver (35)". */

@@ -1,11 +1,12 @@
-/* The hang analysis: the post-mortem of a job that froze.  Reads the traces of
- * every rank (usually left by processes killed with SIGKILL) and says which
- * rank never arrived, which call each rank was stuck in, in which wait, since
- * when and for how long, and who was waiting for whom.
+/* The hang analysis's view of a process: the post-mortem of a job that froze
+ * needs, of each rank's trace (usually left by a process killed with
+ * SIGKILL), which calls were in flight, which waits the watchdog saw, who the
+ * process was in the job and how it ended.  The rules that judge these
+ * across the job (which rank never arrived, where each one was stuck) are in
+ * analyzer/rules/ with every other finding.
  *
- * Streaming: each trace is read once into a small per-process summary
- * (calls in flight, stalls, identity); nothing grows with the number of
- * records. */
+ * Streaming: each trace is read once into a small per-process summary;
+ * nothing grows with the number of records. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -72,6 +73,15 @@ const char *dlt_syscall_name(int nr)
 	}
 }
 
+const char *dlt_syscall_label(int nr, char *buf, size_t cap)
+{
+	const char *n = dlt_syscall_name(nr);
+	if (n)
+		return n;
+	snprintf(buf, cap, "syscall %d", nr);
+	return buf;
+}
+
 typedef char *(*dlt_demangle_fn)(const char *, char *, size_t *, int *);
 
 /* C++ names read better demangled; libstdc++'s demangler is used when the
@@ -108,13 +118,46 @@ static void dlt_demangle_frame(const char *frame, char *out, size_t cap)
 	free(d);
 }
 
-static bool dlt_api_is_init(uint16_t id)
+bool dlt_hang_is_init(uint16_t id)
 {
-	const struct dlt_api_desc *a = dlt_api_by_id(id);
-	return a && (strcmp(a->name, "ncclCommInitRank") == 0 ||
-		     strcmp(a->name, "ncclCommInitRankConfig") == 0 ||
-		     strcmp(a->name, "ncclCommInitAll") == 0 ||
-		     strcmp(a->name, "ncclCommSplit") == 0);
+	return (dlt_api_roles(id) & DLT_ROLE_INITS) != 0;
+}
+
+/* What an init or a split says about its communicator, when it is entered
+ * (values before the call) and when it returns (after, with its status). */
+static void dlt_hp_comm(struct dlt_hang_proc *hp, uint16_t api,
+			const uint64_t *v, size_t nv, bool returned,
+			int32_t ret)
+{
+	const struct dlt_api_desc *a = dlt_api_by_id(api);
+	uint64_t nranks, rank, id, comm, color, key;
+	if (a && (a->roles & DLT_ROLE_COMM_INIT) &&
+	    dlt_role_val(a, DLT_RV_COMM_INIT_nranks, v, nv, &nranks) &&
+	    dlt_role_val(a, DLT_RV_COMM_INIT_rank, v, nv, &rank) &&
+	    dlt_role_val(a, DLT_RV_COMM_INIT_id_hash, v, nv, &id)) {
+		hp->comm_nranks = (int32_t)nranks;
+		hp->comm_rank = (int32_t)rank;
+		hp->comm_id = id;
+		hp->comm_formed = returned && ret == 0;
+		if (hp->comm_formed &&
+		    dlt_role_val(a, DLT_RV_COMM_INIT_comm, v, nv, &comm))
+			hp->comm_handle = comm;
+	}
+	if (a && (a->roles & DLT_ROLE_COMM_SPLIT) &&
+	    dlt_role_val(a, DLT_RV_COMM_SPLIT_comm, v, nv, &comm) &&
+	    dlt_role_val(a, DLT_RV_COMM_SPLIT_color, v, nv, &color) &&
+	    dlt_role_val(a, DLT_RV_COMM_SPLIT_key, v, nv, &key)) {
+		/* Handles differ between processes: the communicator split
+		 * is known across them by the id hash of its init. */
+		hp->split_parent = hp->comm_handle && comm == hp->comm_handle
+					   ? hp->comm_id
+					   : 0;
+		/* int color and key, recorded widened */
+		hp->split_color = (int32_t)color;
+		hp->split_key = (int32_t)key;
+		hp->split_entered = true;
+		hp->split_returned = returned;
+	}
 }
 
 /* One trace's worth of what matters for a hang. */
@@ -170,6 +213,8 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 		hp->world_size = r->world_size;
 		snprintf(hp->host, sizeof(hp->host), "%s",
 			 dlt_trace_strz(l->t, r->host));
+		snprintf(hp->exe, sizeof(hp->exe), "%s",
+			 dlt_trace_strz(l->t, r->exe));
 		break;
 	}
 	case DLT_REC_ENV: {
@@ -193,15 +238,10 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 		c->tid = v->tid;
 		c->api = h->flags;
 		c->ts = h->ts;
-		c->nv = nv < 4 ? (uint32_t)nv : 4;
-		for (uint32_t i = 0; i < c->nv; i++)
-			c->v[i] = r->v[i];
-		if (dlt_api_is_init(h->flags) && nv >= 3) {
-			/* nranks, rank, id hash */
-			hp->comm_nranks = (int32_t)r->v[0];
-			hp->comm_rank = (int32_t)r->v[1];
-			hp->comm_id = r->v[2];
-		}
+		c->nv = nv < DLT_HANG_CALL_VALS ? (uint32_t)nv
+						: DLT_HANG_CALL_VALS;
+		memcpy(c->v, r->v, c->nv * sizeof(c->v[0]));
+		dlt_hp_comm(hp, h->flags, r->v, nv, false, 0);
 		break;
 	}
 	case DLT_REC_API_CALL: {
@@ -213,6 +253,9 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 				break;
 			}
 		}
+		const struct dlt_rec_api_call *r = (const void *)h;
+		dlt_hp_comm(hp, h->flags, r->v, (h->len - sizeof(*r)) / 8, true,
+			    r->ret);
 		hp->last_api = h->flags;
 		hp->last_api_ts = h->ts;
 		hp->last_api_tid = v->tid;
@@ -306,6 +349,7 @@ int dlt_hang_load_one(const char *path, struct dlt_hang_proc *hp, char *err,
 void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h)
 {
 	hp->pid = h->pid;
+	hp->ppid = h->ppid;
 	hp->start_real = h->start_realtime_ns;
 	hp->start_mono = h->start_monotonic_ns;
 	if (hp->rank < 0 && hp->comm_rank >= 0)
@@ -320,12 +364,10 @@ void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h)
 	}
 }
 
-/* The first frame of a " < "-separated stack outside the C library: where
- * the program's own code waits. */
-static void dlt_first_own_frame(const char *stack, char *out, size_t cap)
+void dlt_hang_own_frame(const struct dlt_hang_stall *s, char *out, size_t cap)
 {
 	out[0] = '\0';
-	const char *p = stack;
+	const char *p = s->stack;
 	while (p && *p) {
 		const char *next = strstr(p, " < ");
 		size_t l = next ? (size_t)(next - p) : strlen(p);
@@ -338,7 +380,6 @@ static void dlt_first_own_frame(const char *stack, char *out, size_t cap)
 	}
 }
 
-/* Ended on its own (exit, _exit, exec) rather than killed or cut off. */
 bool dlt_hang_exited(const struct dlt_hang_proc *hp)
 {
 	if (!hp->ended)
@@ -348,6 +389,54 @@ bool dlt_hang_exited(const struct dlt_hang_proc *hp)
 	return true;
 }
 
+bool dlt_hang_completed(const struct dlt_hang_proc *hp)
+{
+	if (!dlt_hang_exited(hp))
+		return false;
+	switch (hp->exit_how) {
+	case DLT_EXIT_REAPED:
+		return WEXITSTATUS(hp->exit_status) == 0;
+	case DLT_EXIT_NORMAL:
+	case DLT_EXIT_UNDERSCORE:
+		/* -1: main returned and the status was not seen. */
+		return hp->exit_status == -1 || (hp->exit_status & 0xff) == 0;
+	default:
+		return true;
+	}
+}
+
+int dlt_hang_rank_order(const struct dlt_hang_proc *x,
+			const struct dlt_hang_proc *y)
+{
+	if ((x->rank < 0) != (y->rank < 0))
+		return x->rank < 0 ? 1 : -1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return strcmp(x->trace, y->trace);
+}
+
+const struct dlt_hang_call *dlt_hang_call_of(const struct dlt_hang_proc *hp,
+					     uint32_t tid)
+{
+	const struct dlt_hang_call *c = NULL;
+	for (size_t q = 0; q < hp->ninflight; q++)
+		if (hp->inflight[q].tid == tid)
+			c = &hp->inflight[q];
+	return c;
+}
+
+const char *dlt_hang_who(const struct dlt_hang_proc *hp, char *buf, size_t cap)
+{
+	if (hp->rank >= 0)
+		snprintf(buf, cap, "rank %" PRId32 " (pid %" PRIu32 ")",
+			 hp->rank, hp->pid);
+	else
+		snprintf(buf, cap, "pid %" PRIu32, hp->pid);
+	return buf;
+}
+
 /* Wall-clock ns of a process's monotonic timestamp: traces of several hosts
  * line up through the two clocks read together at each trace's start. */
 uint64_t dlt_hang_wall(const struct dlt_hang_proc *hp, uint64_t ts)
@@ -355,7 +444,7 @@ uint64_t dlt_hang_wall(const struct dlt_hang_proc *hp, uint64_t ts)
 	return hp->start_real + (ts - hp->start_mono);
 }
 
-static void dlt_fmt_dur(uint64_t ns, char *buf, size_t cap)
+void dlt_hang_fmt_dur(uint64_t ns, char *buf, size_t cap)
 {
 	if (ns >= 60ull * 1000000000ull)
 		snprintf(buf, cap, "%.1f min", (double)ns / 60e9);
@@ -367,14 +456,9 @@ static void dlt_fmt_dur(uint64_t ns, char *buf, size_t cap)
 
 void dlt_hang_wait_text(const struct dlt_hang_stall *s, char *buf, size_t cap)
 {
-	const char *sc = dlt_syscall_name(s->syscall);
-	char d[32];
-	dlt_fmt_dur(s->dur_ns, d, sizeof(d));
-	char scbuf[16];
-	if (sc == NULL) {
-		snprintf(scbuf, sizeof(scbuf), "syscall %d", s->syscall);
-		sc = scbuf;
-	}
+	char scbuf[32], d[32];
+	const char *sc = dlt_syscall_label(s->syscall, scbuf, sizeof(scbuf));
+	dlt_hang_fmt_dur(s->dur_ns, d, sizeof(d));
 	snprintf(buf, cap, "blocked in %s for %s%s%s%s", sc, d,
 		 s->detail[0] ? " (" : "", s->detail, s->detail[0] ? ")" : "");
 }
@@ -389,235 +473,6 @@ const struct dlt_hang_stall *dlt_hang_stall_of(const struct dlt_hang_proc *hp,
 		    (best == NULL || hp->stalls[i].since > best->since))
 			best = &hp->stalls[i];
 	return best;
-}
-
-void dlt_hang_analyze(struct dlt_hang_proc *procs, size_t n,
-		      dlt_hang_finding_fn emit, void *ctx)
-{
-	char msg[4096], wait[512];
-	/* INIT_HANG: an init call in flight, or a rendezvous that is still
-	 * waiting (connects failing, or a stall whose stack is in a store or
-	 * rendezvous). */
-	for (size_t i = 0; i < n; i++) {
-		struct dlt_hang_proc *hp = &procs[i];
-		for (size_t k = 0; k < hp->ninflight; k++) {
-			const struct dlt_hang_call *c = &hp->inflight[k];
-			if (!dlt_api_is_init(c->api))
-				continue;
-			const struct dlt_api_desc *a = dlt_api_by_id(c->api);
-			const struct dlt_hang_stall *s =
-				dlt_hang_stall_of(hp, c->tid);
-			uint64_t since = c->ts;
-			char d[32];
-			dlt_fmt_dur(hp->last_ts - since, d, sizeof(d));
-			wait[0] = '\0';
-			if (s)
-				dlt_hang_wait_text(s, wait, sizeof(wait));
-			snprintf(msg, sizeof(msg),
-				 "rank %d (pid %u): %s never returned; inside "
-				 "it for %s%s%s",
-				 hp->rank, hp->pid, a ? a->name : "?", d,
-				 wait[0] ? ", " : "", wait);
-			struct dlt_hang_finding f = {
-				"INIT_HANG", "error", hp, c, s, NULL, msg};
-			emit(ctx, &f);
-		}
-		bool in_init = false;
-		for (size_t k = 0; k < hp->ninflight; k++)
-			in_init |= dlt_api_is_init(hp->inflight[k].api);
-		if (in_init || dlt_hang_exited(hp))
-			continue;
-		for (size_t k = 0; k < hp->nstalls; k++) {
-			const struct dlt_hang_stall *s = &hp->stalls[k];
-			bool store = strstr(s->stack, "TCPStore") ||
-				     strstr(s->stack, "Rendezvous") ||
-				     strstr(s->stack, "rendezvous") ||
-				     strstr(s->stack, "init_process_group") ||
-				     strstr(s->stack, "waitForWorkers");
-			if (!store && hp->connect_fail == 0)
-				continue;
-			dlt_hang_wait_text(s, wait, sizeof(wait));
-			char where[256];
-			dlt_first_own_frame(s->stack, where, sizeof(where));
-			snprintf(msg, sizeof(msg),
-				 "rank %d (pid %u): the rendezvous (%s%s%s) "
-				 "never completed; thread %u %s%s%s",
-				 hp->rank, hp->pid,
-				 hp->master_addr[0] ? hp->master_addr : "store",
-				 hp->master_port[0] ? ":" : "", hp->master_port,
-				 s->tid, wait, where[0] ? " under " : "",
-				 where);
-			struct dlt_hang_finding f = {
-				"INIT_HANG", "error", hp, NULL, s, NULL, msg};
-			emit(ctx, &f);
-			break;
-		}
-	}
-	/* MISSING_RANK and RANK_MISMATCH per communicator (id hash) and per
-	 * job (MASTER_ADDR:MASTER_PORT, WORLD_SIZE). */
-	for (size_t i = 0; i < n; i++) {
-		struct dlt_hang_proc *hp = &procs[i];
-		bool first = true;
-		for (size_t j = 0; j < i && first; j++)
-			if (procs[j].comm_id && procs[j].comm_id == hp->comm_id)
-				first = false;
-		if (hp->comm_id == 0 || !first)
-			continue;
-		int32_t nranks = hp->comm_nranks;
-		bool mismatch = false;
-		uint8_t seen[4096] = {0};
-		char dups[256] = "";
-		for (size_t j = i; j < n; j++) {
-			if (procs[j].comm_id != hp->comm_id)
-				continue;
-			if (procs[j].comm_nranks != nranks)
-				mismatch = true;
-			int r = procs[j].comm_rank;
-			if (r >= 0 && r < 4096) {
-				if (seen[r]++)
-					snprintf(dups + strlen(dups),
-						 sizeof(dups) - strlen(dups),
-						 " %d", r);
-			}
-		}
-		if (mismatch) {
-			snprintf(msg, sizeof(msg),
-				 "communicator %016" PRIx64
-				 ": ranks disagree on its size (rank %d says "
-				 "%d)",
-				 hp->comm_id, hp->comm_rank, nranks);
-			struct dlt_hang_finding f = {"RANK_MISMATCH",
-						     "error",
-						     hp,
-						     NULL,
-						     NULL,
-						     NULL,
-						     msg};
-			emit(ctx, &f);
-		}
-		if (dups[0]) {
-			snprintf(msg, sizeof(msg),
-				 "communicator %016" PRIx64
-				 ": rank(s)%s claimed by more than one process",
-				 hp->comm_id, dups);
-			struct dlt_hang_finding f = {"RANK_MISMATCH",
-						     "error",
-						     hp,
-						     NULL,
-						     NULL,
-						     NULL,
-						     msg};
-			emit(ctx, &f);
-		}
-		char missing[512] = "";
-		int nmiss = 0;
-		for (int r = 0; r < nranks && r < 4096; r++)
-			if (!seen[r]) {
-				nmiss++;
-				if (strlen(missing) < sizeof(missing) - 16)
-					snprintf(missing + strlen(missing),
-						 sizeof(missing) -
-							 strlen(missing),
-						 " %d", r);
-			}
-		if (nmiss) {
-			snprintf(msg, sizeof(msg),
-				 "communicator %016" PRIx64 " of %d ranks: "
-				 "rank(s)%s never reached init (no trace "
-				 "entered it)",
-				 hp->comm_id, nranks, missing);
-			struct dlt_hang_finding f = {
-				"MISSING_RANK", "error", hp, NULL,
-				NULL,		missing, msg};
-			emit(ctx, &f);
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct dlt_hang_proc *hp = &procs[i];
-		if (hp->world_size <= 0 || hp->master_port[0] == '\0')
-			continue;
-		bool first = true;
-		for (size_t j = 0; j < i && first; j++)
-			if (procs[j].world_size == hp->world_size &&
-			    strcmp(procs[j].master_addr, hp->master_addr) ==
-				    0 &&
-			    strcmp(procs[j].master_port, hp->master_port) == 0)
-				first = false;
-		if (!first)
-			continue;
-		uint8_t seen[4096] = {0};
-		bool size_mismatch = false;
-		for (size_t j = i; j < n; j++) {
-			if (strcmp(procs[j].master_addr, hp->master_addr) ||
-			    strcmp(procs[j].master_port, hp->master_port))
-				continue;
-			if (procs[j].world_size != hp->world_size)
-				size_mismatch = true;
-			if (procs[j].rank >= 0 && procs[j].rank < 4096)
-				seen[procs[j].rank] = 1;
-		}
-		if (size_mismatch) {
-			snprintf(msg, sizeof(msg),
-				 "job %s:%s: processes disagree on WORLD_SIZE "
-				 "(rank %d says %d)",
-				 hp->master_addr, hp->master_port, hp->rank,
-				 hp->world_size);
-			struct dlt_hang_finding f = {"RANK_MISMATCH",
-						     "error",
-						     hp,
-						     NULL,
-						     NULL,
-						     NULL,
-						     msg};
-			emit(ctx, &f);
-		}
-		char missing[512] = "";
-		int nmiss = 0;
-		for (int r = 0; r < hp->world_size && r < 4096; r++)
-			if (!seen[r]) {
-				nmiss++;
-				if (strlen(missing) < sizeof(missing) - 16)
-					snprintf(missing + strlen(missing),
-						 sizeof(missing) -
-							 strlen(missing),
-						 " %d", r);
-			}
-		if (nmiss) {
-			snprintf(
-				msg, sizeof(msg),
-				"job %s:%s of WORLD_SIZE %d: rank(s)%s have no "
-				"trace (never started, or started "
-				"elsewhere without dltrace)",
-				hp->master_addr, hp->master_port,
-				hp->world_size, missing);
-			struct dlt_hang_finding f = {
-				"MISSING_RANK", "error", hp, NULL,
-				NULL,		missing, msg};
-			emit(ctx, &f);
-		}
-	}
-	/* STALL: every long wait, with the call in flight if any. */
-	for (size_t i = 0; i < n; i++) {
-		struct dlt_hang_proc *hp = &procs[i];
-		for (size_t k = 0; k < hp->nstalls; k++) {
-			const struct dlt_hang_stall *s = &hp->stalls[k];
-			const struct dlt_hang_call *c = NULL;
-			for (size_t q = 0; q < hp->ninflight; q++)
-				if (hp->inflight[q].tid == s->tid)
-					c = &hp->inflight[q];
-			const struct dlt_api_desc *a =
-				c ? dlt_api_by_id(c->api) : NULL;
-			dlt_hang_wait_text(s, wait, sizeof(wait));
-			snprintf(msg, sizeof(msg),
-				 "rank %d (pid %u) thread %u %s%s%s%s",
-				 hp->rank, hp->pid, s->tid, wait,
-				 a ? " inside " : "", a ? a->name : "",
-				 s->ended ? " (it ended)" : "");
-			struct dlt_hang_finding f = {"STALL", "warning", hp, c,
-						     s,	      NULL,	 msg};
-			emit(ctx, &f);
-		}
-	}
 }
 
 size_t dlt_hang_load_inputs(const struct dlt_inputs *in,

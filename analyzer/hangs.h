@@ -1,5 +1,8 @@
-/* Hang analysis over the traces of all ranks of a job (hangs.c): used by
- * `hangs`, `check` and the launcher's verdict. */
+/* What the hang analysis knows of each process of a job (hangs.c): a small
+ * summary read from its trace, which the job-wide rules of the check rule
+ * table (INIT_HANG, MISSING_RANK, RANK_MISMATCH, STALL in analyzer/rules/)
+ * judge across processes.  Used by `hangs`, `check` and the launcher's
+ * verdicts. */
 #ifndef DLTRACE_HANGS_H
 #define DLTRACE_HANGS_H
 
@@ -25,23 +28,37 @@ struct dlt_hang_stall {
 	char stack[768]; /* innermost first, " < " between frames */
 };
 
+#define DLT_HANG_CALL_VALS 8
+
 /* A call that was entered (API_ENTER) and has not returned. */
 struct dlt_hang_call {
 	uint32_t tid;
 	uint16_t api;
 	uint64_t ts;
 	uint32_t nv;
-	uint64_t v[4];
+	uint64_t v[DLT_HANG_CALL_VALS]; /* its values before the call */
 };
 
 struct dlt_hang_proc {
 	char trace[512];
 	char host[128];
-	uint32_t pid;
+	char exe[256];
+	uint32_t pid, ppid;
 	int32_t rank, world_size;
 	char master_addr[128], master_port[16];
-	uint64_t comm_id; /* NCCL unique id hash of the last init entered */
+	/* The communicator of the last init entered (DLT_ROLE_COMM_INIT). */
+	uint64_t comm_id; /* NCCL unique id hash */
 	int32_t comm_rank, comm_nranks;
+	/* That init returned success: every rank of the communicator came,
+	 * traced or not. */
+	bool comm_formed;
+	uint64_t comm_handle; /* the communicator it returned */
+	/* The last split entered (DLT_ROLE_COMM_SPLIT): the id hash of the
+	 * communicator it splits (0 when that is not one of comm_id's),
+	 * its color and key, and whether it returned. */
+	uint64_t split_parent;
+	int64_t split_color, split_key;
+	bool split_entered, split_returned;
 	uint64_t start_real, start_mono;
 	uint64_t last_ts; /* last sign of life, monotonic */
 	uint16_t last_api;
@@ -58,19 +75,6 @@ struct dlt_hang_proc {
 	struct dlt_hang_call inflight[DLT_HANG_MAX_INFLIGHT];
 };
 
-struct dlt_hang_finding {
-	const char *code; /* INIT_HANG, MISSING_RANK, RANK_MISMATCH, STALL */
-	const char *severity; /* error or warning */
-	const struct dlt_hang_proc *proc;
-	const struct dlt_hang_call *call;   /* or NULL */
-	const struct dlt_hang_stall *stall; /* or NULL */
-	const char *missing;		    /* " 3 5": ranks, or NULL */
-	const char *msg;
-};
-
-typedef void (*dlt_hang_finding_fn)(void *ctx,
-				    const struct dlt_hang_finding *f);
-
 /* Reads one trace into *hp; -1 with a message in err if it cannot. */
 int dlt_hang_load_one(const char *path, struct dlt_hang_proc *hp, char *err,
 		      size_t errlen);
@@ -85,10 +89,6 @@ void dlt_hang_begin(struct dlt_hang_proc *hp, const char *path);
 void dlt_hang_hook_rec(void *hp, struct dlt_trace *t,
 		       const struct dlt_rec_view *v);
 void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h);
-/* Every hang finding over the n processes. */
-void dlt_hang_analyze(struct dlt_hang_proc *procs, size_t n,
-		      dlt_hang_finding_fn emit, void *ctx);
-
 /* Loads every trace of in into a new array *out (free it); a trace that
  * cannot be read is said on errs when errs is not NULL.  Returns how many
  * loaded. */
@@ -98,6 +98,26 @@ size_t dlt_hang_load_inputs(const struct dlt_inputs *in,
 
 /* Ended on its own (exit, _exit, exec) rather than killed or cut off. */
 bool dlt_hang_exited(const struct dlt_hang_proc *hp);
+/* Ended on its own without a failure: exit status 0 (or not seen), or an
+ * exec.  A job whose processes all did so completed. */
+bool dlt_hang_completed(const struct dlt_hang_proc *hp);
+/* Whether api makes a communicator (DLT_ROLE_INITS: init, init of all
+ * devices, split): a rank that enters one waits there for the others. */
+bool dlt_hang_is_init(uint16_t api);
+/* Rank order: ranks first, ascending, then processes without a rank; then
+ * by pid and trace.  A qsort-style comparison. */
+int dlt_hang_rank_order(const struct dlt_hang_proc *x,
+			const struct dlt_hang_proc *y);
+/* A call of thread tid in flight, or NULL. */
+const struct dlt_hang_call *dlt_hang_call_of(const struct dlt_hang_proc *hp,
+					     uint32_t tid);
+/* "rank 3 (pid 4711)", or "pid 4711" for a process without a rank. */
+const char *dlt_hang_who(const struct dlt_hang_proc *hp, char *buf, size_t cap);
+/* "3.2 s", "1.5 min", "40.0 ms". */
+void dlt_hang_fmt_dur(uint64_t ns, char *buf, size_t cap);
+/* The first frame of a stall's stack outside the C library: where the
+ * program's own code waits ("" when none). */
+void dlt_hang_own_frame(const struct dlt_hang_stall *s, char *out, size_t cap);
 /* Wall-clock ns of one of the process's monotonic timestamps. */
 uint64_t dlt_hang_wall(const struct dlt_hang_proc *hp, uint64_t ts);
 /* The latest stall of thread tid, or NULL. */
@@ -107,5 +127,7 @@ const struct dlt_hang_stall *dlt_hang_stall_of(const struct dlt_hang_proc *hp,
 void dlt_hang_wait_text(const struct dlt_hang_stall *s, char *buf, size_t cap);
 /* The name of an x86-64 system call a thread can wait in, or NULL. */
 const char *dlt_syscall_name(int nr);
+/* The same, never NULL: "syscall 999" for one without a name here. */
+const char *dlt_syscall_label(int nr, char *buf, size_t cap);
 
 #endif

@@ -180,13 +180,26 @@ struct dlt_process *dlt_process_load_hooked(const char *path,
 					    const struct dlt_load_hook *hook,
 					    char *err, size_t errlen);
 
-/* Which failed loads matter: not a probe of a library that was loaded in
- * the end (cuDNN asks for libcudnn_graph.so.9.19.0, then .9.19, then .9),
- * and not a repeat of a name that already failed earlier in the process.
- * Returns p->nlibs flags, indexed like p->libs, meaningful for failed rows;
- * the caller frees them.  All rows at once: one row at a time cost a pass
- * over every row each, which a trace of many failed loads made quadratic. */
+/* What a failed row is: a failure, a probe of a library that was loaded
+ * in the end under another name (cuDNN asks for libcudnn_graph.so.9.19.0,
+ * then .9.19, then .9), or a repeat of a name that already failed earlier
+ * in the process. */
+enum dlt_fail_kind {
+	DLT_FAIL_NONE = 0, /* the row did not fail */
+	DLT_FAIL_REAL,
+	DLT_FAIL_PROBE,
+	DLT_FAIL_REPEAT,
+};
+/* The kind of every row, indexed like p->libs; the caller frees them.  All
+ * rows at once: one row at a time cost a pass over every row each, which a
+ * trace of many failed loads made quadratic. */
+uint8_t *dlt_lib_fail_kinds(const struct dlt_process *p);
+/* Which failed loads matter (DLT_FAIL_REAL), as flags indexed like
+ * p->libs; the caller frees them. */
 bool *dlt_lib_failures_matter(const struct dlt_process *p);
+/* Failed rows that are failures (repeats included) and that are probes. */
+void dlt_lib_fail_counts(const struct dlt_process *p, size_t *failed,
+			 size_t *probes);
 /* "libcudnn_graph.so" for ".../libcudnn_graph.so.9.19.0": the name a
  * library goes by whatever version suffix was asked for. */
 void dlt_lib_key(const char *name, char *buf, size_t cap);

@@ -332,3 +332,165 @@ int dlt_elf_read_mapped(uintptr_t base, const void *dyn,
 	}
 	return 0;
 }
+
+/* The dynamic entries the version and symbol readers need: virtual
+ * addresses and counts. */
+struct dlt_elf_tabs {
+	uint64_t verdef, verdefnum, verneed, verneednum;
+	uint64_t symtab, gnu_hash;
+};
+
+static int dlt_elf_take_tabs(void *ctx, int64_t tag, uint64_t val)
+{
+	struct dlt_elf_tabs *t = ctx;
+	switch (tag) {
+	case DT_VERDEF:
+		t->verdef = val;
+		break;
+	case DT_VERDEFNUM:
+		t->verdefnum = val;
+		break;
+	case DT_VERNEED:
+		t->verneed = val;
+		break;
+	case DT_VERNEEDNUM:
+		t->verneednum = val;
+		break;
+	case DT_SYMTAB:
+		t->symtab = val;
+		break;
+	case DT_GNU_HASH:
+		t->gnu_hash = val;
+		break;
+	}
+	return 0;
+}
+
+static int dlt_elf_tabs(struct dlt_elf *e, struct dlt_elf_tabs *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (e->dyn_n == 0)
+		return 0;
+	return dlt_elf_each_dyn(e, dlt_elf_take_tabs, t);
+}
+
+/* A damaged file must not loop: at most this many entries of a chain. */
+#define DLT_ELF_MAX_CHAIN 65536
+
+int dlt_elf_each_verdef(struct dlt_elf *e,
+			int (*fn)(void *ctx, const char *version), void *ctx)
+{
+	struct dlt_elf_tabs t;
+	uint64_t off;
+	if (dlt_elf_tabs(e, &t) != 0)
+		return -1;
+	if (t.verdef == 0)
+		return 0;
+	if (dlt_vaddr_to_off(e, t.verdef, &off) != 0)
+		return -1;
+	for (uint64_t i = 0; i < t.verdefnum && i < DLT_ELF_MAX_CHAIN; i++) {
+		ElfW(Verdef) vd;
+		ElfW(Verdaux) va;
+		char name[256];
+		if (dlt_pread_all(e->fd, &vd, sizeof(vd), off) != 0)
+			return -1;
+		if (!(vd.vd_flags & VER_FLG_BASE) && vd.vd_cnt > 0 &&
+		    dlt_pread_all(e->fd, &va, sizeof(va), off + vd.vd_aux) ==
+			    0 &&
+		    dlt_elf_dynstr(e, va.vda_name, name, sizeof(name)) == 0 &&
+		    fn(ctx, name))
+			return 0;
+		if (vd.vd_next == 0)
+			break;
+		off += vd.vd_next;
+	}
+	return 0;
+}
+
+int dlt_elf_each_verneed(struct dlt_elf *e,
+			 int (*fn)(void *ctx, const char *file,
+				   const char *version),
+			 void *ctx)
+{
+	struct dlt_elf_tabs t;
+	uint64_t off;
+	if (dlt_elf_tabs(e, &t) != 0)
+		return -1;
+	if (t.verneed == 0)
+		return 0;
+	if (dlt_vaddr_to_off(e, t.verneed, &off) != 0)
+		return -1;
+	for (uint64_t i = 0; i < t.verneednum && i < DLT_ELF_MAX_CHAIN; i++) {
+		ElfW(Verneed) vn;
+		char file[256], name[256];
+		if (dlt_pread_all(e->fd, &vn, sizeof(vn), off) != 0 ||
+		    dlt_elf_dynstr(e, vn.vn_file, file, sizeof(file)) != 0)
+			return -1;
+		uint64_t aoff = off + vn.vn_aux;
+		for (unsigned k = 0; k < vn.vn_cnt && k < DLT_ELF_MAX_CHAIN;
+		     k++) {
+			ElfW(Vernaux) va;
+			if (dlt_pread_all(e->fd, &va, sizeof(va), aoff) != 0)
+				return -1;
+			if (dlt_elf_dynstr(e, va.vna_name, name,
+					   sizeof(name)) == 0 &&
+			    fn(ctx, file, name))
+				return 0;
+			if (va.vna_next == 0)
+				break;
+			aoff += va.vna_next;
+		}
+		if (vn.vn_next == 0)
+			break;
+		off += vn.vn_next;
+	}
+	return 0;
+}
+
+static uint32_t dlt_gnu_hash(const char *s)
+{
+	uint32_t h = 5381;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		h = h * 33 + *p;
+	return h;
+}
+
+int dlt_elf_defines(struct dlt_elf *e, const char *name)
+{
+	struct dlt_elf_tabs t;
+	uint64_t hoff, soff;
+	if (dlt_elf_tabs(e, &t) != 0 || t.gnu_hash == 0 || t.symtab == 0 ||
+	    dlt_vaddr_to_off(e, t.gnu_hash, &hoff) != 0 ||
+	    dlt_vaddr_to_off(e, t.symtab, &soff) != 0)
+		return -1;
+	uint32_t hdr[4]; /* nbuckets, symoffset, bloom size, bloom shift */
+	if (dlt_pread_all(e->fd, hdr, sizeof(hdr), hoff) != 0 || hdr[0] == 0)
+		return -1;
+	uint32_t h = dlt_gnu_hash(name);
+	uint64_t buckets =
+		hoff + sizeof(hdr) + (uint64_t)hdr[2] * sizeof(ElfW(Addr));
+	uint64_t chains = buckets + (uint64_t)hdr[0] * 4;
+	uint32_t idx;
+	if (dlt_pread_all(e->fd, &idx, 4, buckets + (uint64_t)(h % hdr[0]) * 4))
+		return -1;
+	if (idx < hdr[1])
+		return 0;
+	for (unsigned n = 0; n < DLT_ELF_MAX_CHAIN; n++, idx++) {
+		uint32_t ch;
+		ElfW(Sym) sym;
+		char sname[512];
+		if (dlt_pread_all(e->fd, &ch, 4,
+				  chains + (uint64_t)(idx - hdr[1]) * 4) != 0)
+			return -1;
+		if ((ch | 1u) == (h | 1u) &&
+		    dlt_pread_all(e->fd, &sym, sizeof(sym),
+				  soff + (uint64_t)idx * sizeof(sym)) == 0 &&
+		    sym.st_shndx != SHN_UNDEF &&
+		    dlt_elf_dynstr(e, sym.st_name, sname, sizeof(sname)) == 0 &&
+		    strcmp(sname, name) == 0)
+			return 1;
+		if (ch & 1u)
+			break;
+	}
+	return 0;
+}

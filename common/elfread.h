@@ -44,6 +44,26 @@ int dlt_elf_dynstr(const struct dlt_elf *e, uint64_t off, char *buf,
  * there is none. */
 uint32_t dlt_elf_build_id(const struct dlt_elf *e, uint8_t *out, uint32_t cap);
 
+/* Calls fn with the name of each symbol version the object defines (its
+ * version definitions, the base one, which names the file, excepted), in
+ * order, until fn returns non-zero.  Returns 0, or -1 when they cannot be
+ * read (an object without versions has none: 0). */
+int dlt_elf_each_verdef(struct dlt_elf *e,
+			int (*fn)(void *ctx, const char *version), void *ctx);
+
+/* Calls fn with each symbol version the object needs and the file (its
+ * DT_NEEDED name) it needs it from, until fn returns non-zero.  Returns 0,
+ * or -1 when they cannot be read. */
+int dlt_elf_each_verneed(struct dlt_elf *e,
+			 int (*fn)(void *ctx, const char *file,
+				   const char *version),
+			 void *ctx);
+
+/* Whether the object defines (exports) a symbol of that name: 1 yes, 0 no,
+ * -1 when its symbol table cannot be read.  Looked up in its GNU hash
+ * table as the loader does. */
+int dlt_elf_defines(struct dlt_elf *e, const char *name);
+
 /* What the audit module records of an object. */
 struct dlt_elf_info {
 	char soname[256];

@@ -26,8 +26,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: dltrace [-o DIR] [-q] [--redact-argv] [--] COMMAND "
-		"[ARGS...]\n"
+		"usage: dltrace [-o DIR] [-q] [--redact-argv] [--hang-timeout "
+		"SEC] [--]\n"
+		"               COMMAND [ARGS...]\n"
 		"\n"
 		"Runs COMMAND (and every process it starts) with dltrace's "
 		"library\n"

@@ -38,26 +38,67 @@ def paren_groups(text):
     return groups
 
 
+def top_fields(text):
+    """text split at its top-level commas, each field stripped."""
+    fields, depth, cur = [], 0, ""
+    for c in text:
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        if c == "," and depth == 0:
+            fields.append(cur.strip())
+            cur = ""
+        else:
+            cur += c
+    fields.append(cur.strip())
+    return fields
+
+
+def api_entries():
+    """(id, family, name, params, args, flags, roles, values, pre, post) of
+    every DLT_API of apis.def."""
+    text = open(APIS).read()
+    for m in re.finditer(r"^DLT_API\((.*?)\)\s*\n(?=DLT_API|/\*|#|$)",
+                         text, re.S | re.M):
+        yield top_fields(re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S))
+
+
+def role_names(roles):
+    if roles.strip() == "0":
+        return ""
+    return ", ".join(r.strip()[len("DLT_ROLE_"):].lower()
+                     for r in roles.split("|"))
+
+
 def api_table():
     """The table of interposed functions, from apis.def."""
-    text = open(APIS).read()
-    rows = ["| id | family | function | before the call | values recorded |",
-            "|---:|---|---|---|---|"]
-    for m in re.finditer(r"^DLT_API\((\d+), (\w+), (\w+),(.*?)\n(?=DLT_API|/\*|$)",
-                         text, re.S | re.M):
-        body = m.group(4)
-        labels = re.search(r'"([^"]*)"', body)
+    rows = ["| id | family | function | before the call | roles | values recorded |",
+            "|---:|---|---|---|---|---|"]
+    for f in api_entries():
+        ident, fam, name, _params, _args, flags, roles, values, pre, post = f
         enter = ""
-        if "DLT_AF_ENTER" in body:
-            # the pre and post value lists follow the labels
-            groups = paren_groups(body[labels.end():]) if labels else []
-            same = (len(groups) >= 2 and groups[-2] == groups[-1] and
-                    "DLT_AF_NORECORD" not in body)
+        if "DLT_AF_ENTER" in flags:
+            same = (re.sub(r"\s+", "", pre) == re.sub(r"\s+", "", post) and
+                    "DLT_AF_NORECORD" not in flags)
             enter = "open API_CALL" if same else "API_ENTER"
-        rows.append("| %s | %s | `%s` | %s | %s |" % (
-            m.group(1), m.group(2), m.group(3), enter,
-            labels.group(1).replace(",", ", ") if labels else ""))
+        names = [v for v in top_fields(values.strip()[1:-1]) if v]
+        rows.append("| %s | %s | `%s` | %s | %s | %s |" % (
+            ident, fam, name, enter, role_names(roles), ", ".join(names)))
     return "\n".join(rows)
+
+
+def family_table():
+    """The LIB_FAMILY slots, from apis.def."""
+    text = open(APIS).read()
+    rows = ["| family | v[] | name | what |", "|---|---:|---|---|"]
+    for m in re.finditer(r"^DLT_FAMILY_SLOT\((\w+), (\d+), (\w+)\)"
+                         r"[ \t]*(?:/\*\s*(.*?)\s*\*/)?", text, re.M | re.S):
+        what = re.sub(r"\s+", " ", m.group(4) or "")
+        rows.append("| %s | %s | `%s` | %s |" % (m.group(1), m.group(2),
+                                                  m.group(3), what))
+    return "\n".join(rows)
+
 
 SIZES = {"char": 1, "uint8_t": 1, "uint16_t": 2, "int32_t": 4, "uint32_t": 4,
          "int64_t": 8, "uint64_t": 8, "float": 4}
@@ -260,7 +301,7 @@ def main():
     text = open(HEADER).read()
     parts, structs, order, memo = generate(text)
     apidoc = open(APIDOC).read()
-    newapi = apply(apidoc, {"apis": api_table()})
+    newapi = apply(apidoc, {"apis": api_table(), "families": family_table()})
     if mode == "--write":
         open(APIDOC, "w").write(newapi)
     elif newapi != apidoc:

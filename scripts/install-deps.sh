@@ -7,12 +7,26 @@
 #                                      the tests that use it then skip)
 #   DLTRACE_BENCH=1 scripts/...        also what scripts/bench.sh compares
 #                                      with (ltrace)
+#   DLTRACE_PORTABILITY=1 scripts/...  also what scripts/debian11.sh,
+#                                      package.sh and cross-arm64.sh need
+#                                      (debootstrap, the aarch64 cross
+#                                      compiler and libraries, qemu-user)
 set -euo pipefail
 
 pkgs=(cmake make gcc libc6-dev libcunit1-dev libunwind-dev clang-format
       python3 binutils clang libclang-rt-14-dev)
 [ "${DLTRACE_NO_TORCH:-0}" = 1 ] || pkgs+=(python3-torch)
 [ "${DLTRACE_BENCH:-0}" = 1 ] && pkgs+=(ltrace)
+if [ "${DLTRACE_PORTABILITY:-0}" = 1 ]; then
+	pkgs+=(debootstrap qemu-user-static binfmt-support
+	       gcc-aarch64-linux-gnu libc6-dev:arm64 libcunit1-dev:arm64)
+	# The arm64 libraries come through Debian's multiarch.
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		SUDO0=""
+		[ "$(id -u)" -eq 0 ] || SUDO0=sudo
+		$SUDO0 dpkg --add-architecture arm64
+	fi
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do

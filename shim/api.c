@@ -60,8 +60,8 @@ static void dlt_rec_enter(struct dlt_writer *w, uint16_t id, const uint64_t *v,
 #define DLT_UNPAREN(...) __VA_ARGS__
 
 /* Each function's type, and the prototype of its exported wrapper. */
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
-	typedef int(*dlt_fn_##name) params;                            \
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
+	typedef int(*dlt_fn_##name) params;                                   \
 	DLT_EXPORT int name params;
 #include "dltrace/apis.def"
 #undef DLT_API
@@ -71,8 +71,8 @@ static void dlt_rec_enter(struct dlt_writer *w, uint16_t id, const uint64_t *v,
  * is never referred to, while a flagged one without a hook fails to link
  * (-Wl,--no-undefined) and a hook of the wrong type fails to compile
  * (hooks.h). */
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
-	static void(*const dlt_hook_##name) params =                   \
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
+	static void(*const dlt_hook_##name) params =                          \
 		((flags)&DLT_AF_POST) ? dlt_post_##name : (void(*) params)0;
 #include "dltrace/apis.def"
 #undef DLT_API
@@ -146,7 +146,7 @@ static void dlt_rec_enter(struct dlt_writer *w, uint16_t id, const uint64_t *v,
 		return dlt_r;                                               \
 	}
 
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post)        \
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
 	DLT_EXPORT int name params DLT_BODY(                                  \
 		id, DLT_IDX_##name, fam, name, args, flags, pre, post,        \
 		dlt_link_real(DLT_IDX_##name)) static int dlt_h_##name params \
@@ -160,21 +160,21 @@ static void dlt_rec_enter(struct dlt_writer *w, uint16_t id, const uint64_t *v,
  * refers to this library's own wrapper (an exported name would be looked
  * up in the whole process when the library is relocated, twice per
  * process, and could bind to another object's function of that name). */
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
-	extern __typeof__(name) dlt_x_##name                           \
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
+	extern __typeof__(name) dlt_x_##name                                  \
 		__attribute__((alias(#name), visibility("hidden")));
 #include "dltrace/apis.def"
 #undef DLT_API
 
 static void *const dlt_link_wrappers[DLT_API_N] = {
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
 	[DLT_IDX_##name] = (void *)dlt_x_##name,
 #include "dltrace/apis.def"
 #undef DLT_API
 };
 
 static void *const dlt_h_wrappers[DLT_API_N] = {
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
 	[DLT_IDX_##name] = (void *)dlt_h_##name,
 #include "dltrace/apis.def"
 #undef DLT_API

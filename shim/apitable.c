@@ -7,7 +7,7 @@
 #include "real.h"
 
 const struct dlt_api_info dlt_apis[DLT_API_N] = {
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
 	[DLT_IDX_##name] = {id, DLT_FAM_##fam, (flags), #name},
 #include "dltrace/apis.def"
 #undef DLT_API

@@ -29,7 +29,7 @@ static inline uint64_t dlt_nccl_id_hash(const dlt_ncclUniqueId *id)
 }
 
 enum dlt_api_index {
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
 	DLT_IDX_##name,
 #include "dltrace/apis.def"
 #undef DLT_API

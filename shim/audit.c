@@ -456,6 +456,9 @@ DLT_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 	if (w == NULL)
 		return 0;
 	int saved = errno;
+	/* A search still pending has failed.  glibc 2.36 says so with
+	 * la_activity at exit as well; 2.31 only calls la_objclose. */
+	dlt_flush_failed_search();
 	uint64_t obj = (uint64_t)*cookie;
 	struct dlt_obj *o = dlt_obj_find(obj);
 	int failed_load = o && o->pending;
@@ -496,21 +499,15 @@ DLT_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 
 static void dlt_audit_find_self(void)
 {
-	Dl_info info;
-	struct link_map *lm = NULL;
-	if (!dladdr1((void *)&dlt_rendezvous, &info, (void **)&lm,
-		     RTLD_DL_LINKMAP) ||
-	    lm == NULL || info.dli_fname == NULL)
+	uintptr_t base;
+	if (dlt_find_self(&base) != 0)
 		return;
-	if (realpath(info.dli_fname, dlt_self_path) == NULL)
-		snprintf(dlt_self_path, sizeof(dlt_self_path), "%s",
-			 info.dli_fname);
 	struct stat st;
 	if (stat(dlt_self_path, &st) != 0)
 		return;
 	dlt_self_dev = (uint64_t)st.st_dev;
 	dlt_self_ino = (uint64_t)st.st_ino;
-	dlt_rv_offset = (uintptr_t)&dlt_rendezvous - lm->l_addr;
+	dlt_rv_offset = (uintptr_t)&dlt_rendezvous - base;
 }
 
 static struct dlt_tls *dlt_audit_tls(void)

@@ -826,19 +826,16 @@ static int dlt_bk_ask_cfg(void *cfg, struct dlt_bk_sel *s)
 	struct dlt_bk_fns f;
 	if (!dlt_bk_real_fns(&f))
 		return 0;
-	dlt_bk_create_fn create = f.create;
-	dlt_bk_destroy_fn destroy = f.destroy;
-	dlt_bk_getattr_fn get = f.get;
 	int64_t n = 0, idx = -1;
 	void *eng = NULL;
-	if (create(DLT_CUDNN_BK_ENGINE, &eng) != 0 || eng == NULL)
+	if (f.create(DLT_CUDNN_BK_ENGINE, &eng) != 0 || eng == NULL)
 		return 0;
-	int ok = get(cfg, DLT_CUDNN_ATTR_ENGINECFG_ENGINE,
-		     DLT_CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n, &eng) == 0 &&
-		 get(eng, DLT_CUDNN_ATTR_ENGINE_GLOBAL_INDEX,
-		     DLT_CUDNN_TYPE_INT64, 1, &n, &idx) == 0 &&
+	int ok = f.get(cfg, DLT_CUDNN_ATTR_ENGINECFG_ENGINE,
+		       DLT_CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n, &eng) == 0 &&
+		 f.get(eng, DLT_CUDNN_ATTR_ENGINE_GLOBAL_INDEX,
+		       DLT_CUDNN_TYPE_INT64, 1, &n, &idx) == 0 &&
 		 n == 1;
-	destroy(eng);
+	f.destroy(eng);
 	if (!ok)
 		return 0;
 	s->engine = dlt_bk_i32(idx);
@@ -846,21 +843,21 @@ static int dlt_bk_ask_cfg(void *cfg, struct dlt_bk_sel *s)
 	void *k[DLT_BK_KNOBS];
 	int made = 0;
 	while (made < DLT_BK_KNOBS &&
-	       create(DLT_CUDNN_BK_KNOB_CHOICE, &k[made]) == 0 && k[made])
+	       f.create(DLT_CUDNN_BK_KNOB_CHOICE, &k[made]) == 0 && k[made])
 		made++;
 	n = 0;
 	if (made > 0 &&
-	    get(cfg, DLT_CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
-		DLT_CUDNN_TYPE_BACKEND_DESCRIPTOR, made, &n, k) == 0) {
+	    f.get(cfg, DLT_CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+		  DLT_CUDNN_TYPE_BACKEND_DESCRIPTOR, made, &n, k) == 0) {
 		s->n_knobs = 0;
 		for (int64_t i = 0; i < n && i < made; i++) {
 			int32_t kt = -1;
 			int64_t kv = 0, c = 0;
-			if (get(k[i], DLT_CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE,
-				DLT_CUDNN_TYPE_KNOB_TYPE, 1, &c, &kt) != 0)
+			if (f.get(k[i], DLT_CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE,
+				  DLT_CUDNN_TYPE_KNOB_TYPE, 1, &c, &kt) != 0)
 				kt = -1;
-			if (get(k[i], DLT_CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE,
-				DLT_CUDNN_TYPE_INT64, 1, &c, &kv) != 0)
+			if (f.get(k[i], DLT_CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE,
+				  DLT_CUDNN_TYPE_INT64, 1, &c, &kv) != 0)
 				kv = 0;
 			s->knobs[s->n_knobs].type = kt;
 			s->knobs[s->n_knobs].value = kv;
@@ -869,7 +866,7 @@ static int dlt_bk_ask_cfg(void *cfg, struct dlt_bk_sel *s)
 		s->knobs_known = 1;
 	}
 	for (int i = 0; i < made; i++)
-		destroy(k[i]);
+		f.destroy(k[i]);
 	return 1;
 }
 
@@ -880,17 +877,14 @@ static int dlt_bk_ask_plan(void *plan, struct dlt_bk_sel *s)
 	struct dlt_bk_fns f;
 	if (!dlt_bk_real_fns(&f))
 		return 0;
-	dlt_bk_create_fn create = f.create;
-	dlt_bk_destroy_fn destroy = f.destroy;
-	dlt_bk_getattr_fn get = f.get;
 	void *cfg = NULL;
 	int64_t n = 0;
-	if (create(DLT_CUDNN_BK_ENGINECFG, &cfg) != 0 || cfg == NULL)
+	if (f.create(DLT_CUDNN_BK_ENGINECFG, &cfg) != 0 || cfg == NULL)
 		return 0;
-	int ok = get(plan, DLT_CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
-		     DLT_CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n, &cfg) == 0 &&
+	int ok = f.get(plan, DLT_CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+		       DLT_CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n, &cfg) == 0 &&
 		 n == 1 && dlt_bk_ask_cfg(cfg, s);
-	destroy(cfg);
+	f.destroy(cfg);
 	return ok;
 }
 

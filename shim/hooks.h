@@ -13,7 +13,7 @@
 #include "apitable.h"
 #include "state.h"
 
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
 	void dlt_post_##name params;
 #include "dltrace/apis.def"
 #undef DLT_API

@@ -108,18 +108,16 @@ static void dlt_atfork_child(void)
 
 /* ---- start and end ------------------------------------------------------ */
 
+/* Whether this copy is the LD_PRELOAD one (the base namespace) or the
+ * audit one, which runs this constructor too.  No libdl call (see
+ * dlt_find_self): the base namespace's list of objects is _r_debug.r_map,
+ * and this copy is on it when one of them has our dynamic section. */
 static int dlt_in_base_namespace(void)
 {
-	Dl_info info;
-	struct link_map *lm = NULL;
-	if (!dladdr1((void *)&dlt_in_base_namespace, &info, (void **)&lm,
-		     RTLD_DL_LINKMAP) ||
-	    lm == NULL)
-		return 1;
-	Lmid_t id = LM_ID_BASE;
-	if (dlinfo(lm, RTLD_DI_LMID, &id) != 0)
-		return 1;
-	return id == LM_ID_BASE;
+	for (struct link_map *l = _r_debug.r_map; l != NULL; l = l->l_next)
+		if (l->l_ld == _DYNAMIC)
+			return 1;
+	return 0;
 }
 
 static int dlt_note_startup_obj(struct dl_phdr_info *info, size_t size,
@@ -236,7 +234,13 @@ dlt_preload_init(int argc, char **argv, char **envp)
 		snprintf(dlt_self_path, sizeof(dlt_self_path), "%s",
 			 dlt_rendezvous.self_path);
 	else
-		dlt_find_self();
+		dlt_find_self(NULL);
+	/* The real functions are found when first needed, but for those
+	 * that may be called in a signal handler, where a walk of the loaded
+	 * objects (a lock of the loader's) could deadlock. */
+	DLT_REAL(_exit);
+	DLT_REAL(_Exit);
+	DLT_REAL(abort);
 	if (pthread_key_create(&dlt_thread_key, dlt_thread_exit) == 0) {
 		dlt_thread_key_ok = true;
 		dlt_on_new_thread = dlt_thread_first_chunk;

@@ -2,6 +2,7 @@
 #include "state.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,14 +25,45 @@ const char *dlt_self_name(void)
 	return b ? b + 1 : (dlt_self_path[0] ? dlt_self_path : "libdltrace.so");
 }
 
-void dlt_find_self(void)
+/* The loaded object one of whose segments holds addr. */
+struct dlt_self_find {
+	uintptr_t addr;
+	const char *name;
+	uintptr_t base;
+};
+
+static int dlt_self_find_cb(struct dl_phdr_info *i, size_t size, void *data)
 {
-	Dl_info info;
-	if (dladdr((void *)&dlt_find_self, &info) && info.dli_fname) {
-		if (realpath(info.dli_fname, dlt_self_path) == NULL)
-			snprintf(dlt_self_path, sizeof(dlt_self_path), "%s",
-				 info.dli_fname);
+	(void)size;
+	struct dlt_self_find *f = data;
+	for (int k = 0; k < i->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &i->dlpi_phdr[k];
+		uintptr_t lo = i->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && f->addr >= lo &&
+		    f->addr - lo < ph->p_memsz) {
+			f->name = i->dlpi_name;
+			f->base = i->dlpi_addr;
+			return 1;
+		}
 	}
+	return 0;
+}
+
+/* dl_iterate_phdr, which is libc's, rather than dladdr: before glibc 2.34
+ * libdl's functions crash when an audit module calls them from la_version
+ * or its constructor (they run before the loader has finished loading the
+ * program, and libdl then calls through a hook that is still NULL). */
+int dlt_find_self(uintptr_t *base)
+{
+	struct dlt_self_find f = {(uintptr_t)&dlt_self_path, NULL, 0};
+	if (dl_iterate_phdr(dlt_self_find_cb, &f) == 0 || f.name == NULL ||
+	    f.name[0] == '\0')
+		return -1;
+	if (realpath(f.name, dlt_self_path) == NULL)
+		snprintf(dlt_self_path, sizeof(dlt_self_path), "%s", f.name);
+	if (base)
+		*base = f.base;
+	return 0;
 }
 
 /* One line on stderr with one write(2): stdio may be in any state inside

@@ -45,8 +45,10 @@ extern struct dlt_rendezvous dlt_rendezvous;
 /* Absolute path of this library file, and its file name. */
 extern char dlt_self_path[DLT_PATH_MAX];
 const char *dlt_self_name(void);
-/* Sets dlt_self_path from the object that holds this code. */
-void dlt_find_self(void);
+/* Sets dlt_self_path from the object that holds this code, and *base
+ * (when not NULL) to its load bias.  Returns 0, or -1 when not found.
+ * Safe in the audit copy's la_version (no libdl call). */
+int dlt_find_self(uintptr_t *base);
 
 /* The preload copy writes through the audit copy's writer. */
 extern bool dlt_have_audit;

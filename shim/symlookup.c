@@ -19,9 +19,11 @@ struct dlt_find {
 	uint32_t sysv_hash;
 	uintptr_t skip_base; /* objects loaded at this bias are ours */
 	const char *skip_name;
-	int after; /* look only after the first object named skip_name */
 	void *found;
 	struct dlt_sym_where *where;
+	/* Only objects after the one named skip_name (RTLD_NEXT's order);
+	 * cleared once that object has been passed. */
+	int after_skip;
 };
 
 static uint32_t dlt_gnu_hash(const char *s)
@@ -78,11 +80,11 @@ static int dlt_find_in(struct dl_phdr_info *info, size_t size, void *data)
 	if (f->skip_name && *oname) {
 		const char *b = strrchr(oname, '/');
 		if (strcmp(b ? b + 1 : oname, f->skip_name) == 0) {
-			f->after = 0;
+			f->after_skip = 0;
 			return 0;
 		}
 	}
-	if (f->after)
+	if (f->after_skip)
 		return 0;
 	const ElfW(Dyn) *dyn = NULL;
 	for (int i = 0; i < info->dlpi_phnum; i++)
@@ -188,24 +190,30 @@ void *dlt_sym_find(const char *name, uintptr_t skip_base, const char *skip_name,
 			     dlt_sysv_hash(name),
 			     skip_base,
 			     skip_name,
-			     0,
 			     NULL,
-			     where};
+			     where,
+			     0};
 	dl_iterate_phdr(dlt_find_in, &f);
 	return f.found;
 }
 
-void *dlt_sym_find_next(const char *name, const char *self_name)
+void *dlt_sym_next(const char *name, const char *self_name)
 {
 	struct dlt_find f = {name,
 			     dlt_gnu_hash(name),
 			     dlt_sysv_hash(name),
 			     0,
 			     self_name,
-			     1,
 			     NULL,
-			     NULL};
+			     NULL,
+			     1};
 	dl_iterate_phdr(dlt_find_in, &f);
+	if (f.found == NULL && f.after_skip) {
+		/* This library is not on the list (another namespace):
+		 * every other object, in load order. */
+		f.after_skip = 0;
+		dl_iterate_phdr(dlt_find_in, &f);
+	}
 	return f.found;
 }
 
@@ -225,9 +233,14 @@ static int dlt_find_in_one(struct dl_phdr_info *info, size_t size, void *data)
 
 void *dlt_sym_find_in(uintptr_t base, const char *name)
 {
-	struct dlt_find f = {
-		name, dlt_gnu_hash(name), dlt_sysv_hash(name), 0, NULL, 0, NULL,
-		NULL};
+	struct dlt_find f = {name,
+			     dlt_gnu_hash(name),
+			     dlt_sysv_hash(name),
+			     0,
+			     NULL,
+			     NULL,
+			     NULL,
+			     0};
 	struct dlt_find_obj o = {base, &f};
 	dl_iterate_phdr(dlt_find_in_one, &o);
 	return f.found;

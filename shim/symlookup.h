@@ -14,10 +14,12 @@ struct dlt_sym_where {
 void *dlt_sym_find(const char *name, uintptr_t skip_base, const char *skip_name,
 		   struct dlt_sym_where *where);
 
-/* The first definition of name in the objects loaded after the first one
- * whose file name is self_name (what dlsym(RTLD_NEXT) would find from
- * there, without touching dlerror() state); NULL if none. */
-void *dlt_sym_find_next(const char *name, const char *self_name);
+/* What dlsym(RTLD_NEXT, name) called from the object named self_name
+ * should find, whatever the C library's version: the default version of
+ * name in the first object after self_name in load order.  (glibc before
+ * 2.35 gave dlsym an unversioned name's oldest version: the 2.2.5
+ * posix_spawn, which runs a script without "#!" with /bin/sh.) */
+void *dlt_sym_next(const char *name, const char *self_name);
 
 /* The definition of name in the object loaded at base, or NULL. */
 void *dlt_sym_find_in(uintptr_t base, const char *name);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "apitable.h"
+#include "dltrace/apivals.h"
 #include "seen.h"
 #include "state.h"
 #include "symlookup.h"
@@ -139,16 +140,20 @@ void dlt_family_note(int idx, void *real)
 		 * clears a dlerror() message the program has yet to read.  If
 		 * the driver is loaded already, its cuDriverGetVersion is a
 		 * pure query. */
-		v[0] = dlt_call_int_getter(base, "cudaRuntimeGetVersion",
-					   &v[2]);
+		v[DLT_FV_CUDART_runtime_version] =
+			dlt_call_int_getter(base, "cudaRuntimeGetVersion",
+					    &v[DLT_FV_CUDART_runtime_status]);
 		uintptr_t drv;
 		if (dlt_obj_find("libcuda.so", &drv) == 0)
-			v[1] = dlt_call_int_getter(drv, "cuDriverGetVersion",
-						   &v[3]);
+			v[DLT_FV_CUDART_driver_version] = dlt_call_int_getter(
+				drv, "cuDriverGetVersion",
+				&v[DLT_FV_CUDART_driver_status]);
 		dlt_kernel_driver(kdrv, sizeof(kdrv));
 		break;
 	case DLT_FAM_CUDA:
-		v[0] = dlt_call_int_getter(base, "cuDriverGetVersion", &v[1]);
+		v[DLT_FV_CUDA_driver_version] =
+			dlt_call_int_getter(base, "cuDriverGetVersion",
+					    &v[DLT_FV_CUDA_driver_status]);
 		dlt_kernel_driver(kdrv, sizeof(kdrv));
 		break;
 	case DLT_FAM_CUDNN: {
@@ -157,23 +162,26 @@ void dlt_family_note(int idx, void *real)
 		dlt_size_getter gc = (dlt_size_getter)dlt_sym_find_in(
 			base, "cudnnGetCudartVersion");
 		if (gv)
-			v[0] = (int64_t)gv();
+			v[DLT_FV_CUDNN_version] = (int64_t)gv();
 		if (gc)
-			v[1] = (int64_t)gc();
+			v[DLT_FV_CUDNN_cudart_version] = (int64_t)gc();
 		/* The sub-libraries' agreement, without calling
 		 * cudnn*VersionCheck: those load the sub-library they check,
 		 * which the program may never load, and a dlopen clears a
 		 * pending dlerror().  The version words the loaded
 		 * sub-libraries export say the same (9.x). */
-		if (v[0] >= 90000)
-			dlt_cudnn_sublib_words(v[0], &v[2]);
+		if (v[DLT_FV_CUDNN_version] >= 90000)
+			dlt_cudnn_sublib_words(v[DLT_FV_CUDNN_version],
+					       &v[DLT_FV_CUDNN_sublib1_check]);
 		break;
 	}
 	case DLT_FAM_NCCL:
-		v[0] = dlt_call_int_getter(base, "ncclGetVersion", &v[1]);
-		if (v[0] == DLT_VERSION_ABSENT)
-			v[0] = dlt_call_int_getter(base, "pncclGetVersion",
-						   &v[1]);
+		v[DLT_FV_NCCL_version] = dlt_call_int_getter(
+			base, "ncclGetVersion", &v[DLT_FV_NCCL_status]);
+		if (v[DLT_FV_NCCL_version] == DLT_VERSION_ABSENT)
+			v[DLT_FV_NCCL_version] =
+				dlt_call_int_getter(base, "pncclGetVersion",
+						    &v[DLT_FV_NCCL_status]);
 		break;
 	}
 	dlt_api_depth--;

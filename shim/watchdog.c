@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "state.h"
+#include "sysnum.h"
 #include "thread.h"
 
 #define DLT_WD_MAX_THREADS 2048
@@ -162,7 +163,9 @@ static int dlt_wait_detail(long nr, const uint64_t *a, char *buf, size_t cap)
 			 (unsigned long long)(a[1] & 0x7f),
 			 (unsigned long long)a[0]);
 		return -1;
+#ifdef SYS_poll /* AArch64 has ppoll only */
 	case SYS_poll:
+#endif
 	case SYS_ppoll: {
 		struct pollfd fds[8];
 		uint64_t n = a[1] < 8 ? a[1] : 8;
@@ -193,7 +196,9 @@ static int dlt_wait_detail(long nr, const uint64_t *a, char *buf, size_t cap)
 		snprintf(buf, cap, "fd %d%s%s", fd, peer[0] ? " " : "", peer);
 		return fd;
 	}
+#ifdef SYS_epoll_wait /* AArch64 has epoll_pwait only */
 	case SYS_epoll_wait:
+#endif
 	case SYS_epoll_pwait:
 		snprintf(buf, cap, "epoll fd %d", (int)a[0]);
 		return (int)a[0];
@@ -244,10 +249,20 @@ static int dlt_in_exec(const struct dlt_ranges *rs, uint64_t a)
 	return 0;
 }
 
-/* A return address follows a call instruction: e8 rel32, or ff /2 with
- * one of its operand encodings (2 to 7 bytes long). */
+/* A return address follows a call instruction: on x86-64 e8 rel32, or
+ * ff /2 with one of its operand encodings (2 to 7 bytes long). */
 static int dlt_after_call(uint64_t ret)
 {
+#if defined(__aarch64__)
+	/* BL imm26; BLR Xn; BLRAA/BLRAB/BLRAAZ/BLRABZ (pointer-authenticated
+	 * calls): every instruction is 4 bytes, the call the one before. */
+	uint32_t insn;
+	if (ret < 4 || dlt_peek(&insn, ret - 4, 4) != 4)
+		return 0;
+	return (insn & 0xfc000000u) == 0x94000000u ||
+	       (insn & 0xfffffc1fu) == 0xd63f0000u ||
+	       (insn & 0xfefff800u) == 0xd63f0800u;
+#else
 	uint8_t b[8];
 	if (dlt_peek(b, ret - 8, 8) != 8)
 		return 0;
@@ -259,6 +274,7 @@ static int dlt_after_call(uint64_t ret)
 			return 1;
 	}
 	return 0;
+#endif
 }
 
 static void dlt_symbolize(uint64_t pc, char *buf, size_t cap)
@@ -376,7 +392,7 @@ static void dlt_wd_report(struct dlt_writer *w, struct dlt_wd_thread *t,
 		return;
 	r->h.ts = now;
 	r->tid = t->tid;
-	r->syscall = (int32_t)nr;
+	r->syscall = (int32_t)dlt_sysnum_trace(nr);
 	for (int i = 0; i < 6; i++)
 		r->args[i] = a[i];
 	r->since = t->since;

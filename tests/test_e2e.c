@@ -287,6 +287,12 @@ static void check_resolution(const char *what, const char *mode,
 			tu_json_free(j);
 		}
 	}
+	/* A library found by its requester's own rule is a healthy load;
+	 * LD_LIBRARY_PATH's copy over the requester's RUNPATH copy is not
+	 * (LIB_SHADOWED). */
+	if (!(strcmp(want_via, "LD_LIBRARY_PATH") == 0 && llp &&
+	      strcmp(mode, "via-lib") == 0))
+		tu_expect_healthy(what, dir);
 	tu_proc_free(&plain);
 	tu_proc_free(&traced);
 	tu_rmtree(dir);
@@ -444,6 +450,8 @@ static void test_dlerror(void)
 		}
 		tu_json_free(j);
 	}
+	/* Failed dlopens of libraries the program carries on without. */
+	tu_expect_healthy("failed dlopens, program carries on", dir);
 	tu_proc_free(&plain);
 	tu_proc_free(&traced);
 	tu_proc_free(&pre);
@@ -703,6 +711,7 @@ static void test_marks_complete(void)
 	free(t->seen);
 	free(t);
 	tu_proc_free(&p);
+	tu_expect_healthy("32 threads of marks", dir);
 	tu_rmtree(dir);
 	free(dir);
 	free(fx);
@@ -1037,6 +1046,7 @@ static void test_fork_exec(void)
 		tu_traceset_dump(&s);
 	tu_traceset_free(&s);
 	tu_proc_free(&p);
+	tu_expect_healthy("fork and exec", dir);
 	tu_rmtree(dir);
 	free(dir);
 	free(fx);
@@ -1243,6 +1253,7 @@ static void test_exit_verdict(void)
 	tu_free_list(paths);
 	tu_proc_free(&plain);
 	tu_proc_free(&p);
+	tu_expect_healthy("fx_hello", dir);
 	tu_rmtree(dir);
 	free(dir);
 	free(fx);
@@ -1407,6 +1418,7 @@ static void test_import_torch(void)
 	}
 	tu_json_free(j);
 	tu_proc_free(&p);
+	tu_expect_healthy("import torch", dir);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -1514,6 +1526,7 @@ static void test_process_name(void)
 	tu_proc_free(&plain);
 	tu_proc_free(&traced);
 	tu_proc_free(&preload);
+	tu_expect_healthy("sh and cat", dir);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -1537,16 +1550,23 @@ static void trace_host(char *buf, size_t cap)
 		snprintf(buf, cap, "host");
 }
 
+/* A whole file as a string, or NULL when it cannot be read. */
 static char *read_text(const char *path)
 {
 	FILE *f = fopen(path, "rb");
 	if (f == NULL)
 		return NULL;
-	char *buf = calloc(1, 4096);
-	if (buf)
-		buf[fread(buf, 1, 4095, f)] = '\0';
+	size_t cap = 4096, n = 0;
+	char *s = malloc(cap);
+	for (size_t r; s && (r = fread(s + n, 1, cap - n - 1, f)) > 0;) {
+		n += r;
+		if (n + 1 == cap)
+			s = realloc(s, cap *= 2);
+	}
 	fclose(f);
-	return buf;
+	if (s)
+		s[n] = '\0';
+	return s;
 }
 
 /* Someone who can write to the trace directory plants, at the names the
@@ -1664,6 +1684,73 @@ static void test_privacy_create(void)
 
 /* ---- suite: config ----------------------------------------------------- */
 
+/* The options quoted in a source file: `{"NAME", ...` entries whose name
+ * is a word of letters and dashes (after "--" in the analyzer's tables).
+ * Returns how many were checked. */
+static size_t expect_options_documented(const char *src, const char *help,
+					const char *usage, const char *prefix,
+					const char *who)
+{
+	size_t n = 0;
+	for (const char *p = src; (p = strstr(p, "{\"")) != NULL; p += 2) {
+		const char *name = p + 2;
+		if (strncmp(name, prefix, strlen(prefix)) != 0)
+			continue;
+		size_t l = strspn(name + strlen(prefix),
+				  "abcdefghijklmnopqrstuvwxyz-");
+		if (l < 2 || name[strlen(prefix) + l] != '"')
+			continue;
+		char *opt = tu_strfmt("--%.*s", (int)l, name + strlen(prefix));
+		TU_CHECK(tu_contains(help, opt), "%s --help does not list %s",
+			 who, opt);
+		TU_CHECK(tu_contains(usage, opt),
+			 "docs/usage.md does not list %s of %s", opt, who);
+		free(opt);
+		n++;
+	}
+	return n;
+}
+
+/* Every long option of the launcher (its getopt table) and of each
+ * dltrace-analyze command (its options table) is in the program's --help
+ * and in docs/usage.md. */
+static void test_options_documented(void)
+{
+	char *usage = read_text(DLT_TEST_SRC "/docs/usage.md");
+	char *src = read_text(DLT_TEST_SRC "/launcher/launcher.c");
+	TU_CHECK_FATAL(usage && src, "cannot read the sources");
+	const char *h[] = {DLT_TEST_LAUNCHER, "--help", NULL};
+	struct tu_proc p;
+	tu_run(&p, h, NULL, 30000);
+	size_t n = expect_options_documented(src, p.out, usage, "", "dltrace");
+	TU_CHECK(n >= 6, "%zu options found in launcher.c's table", n);
+	tu_proc_free(&p);
+	free(src);
+	static const char *const cmds[] = {"check",   "hangs", "libs",
+					   "algos",   "diff",  "export",
+					   "summary", "dump"};
+	size_t total = 0;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char *file =
+			tu_strfmt(DLT_TEST_SRC "/analyzer/cmds/%s.c", cmds[i]);
+		src = read_text(file);
+		TU_CHECK_FATAL(src != NULL, "cannot read %s", file);
+		const char *a[] = {DLT_TEST_ANALYZE, cmds[i], "--help", NULL};
+		tu_run(&p, a, NULL, 30000);
+		char *who = tu_strfmt("dltrace-analyze %s", cmds[i]);
+		total +=
+			expect_options_documented(src, p.out, usage, "--", who);
+		TU_CHECK(tu_contains(p.out, "exit status"),
+			 "%s --help does not say its exit status", who);
+		free(who);
+		tu_proc_free(&p);
+		free(src);
+		free(file);
+	}
+	TU_CHECK(total >= 9, "%zu analyzer options found", total);
+	free(usage);
+}
+
 /* The size of the one trace in dir, or 0. */
 static uint64_t only_trace_size(const char *dir)
 {
@@ -1764,6 +1851,7 @@ static void test_config_bad_values(void)
 static const struct tu_test config_tests[] = {
 	{"DLTRACE_MAX_SIZE with a unit", test_max_size_units},
 	{"unusable values said once, defaults taken", test_config_bad_values},
+	{"every option in --help and docs/usage.md", test_options_documented},
 	{NULL, NULL}};
 
 static const struct tu_test resolution_tests[] = {

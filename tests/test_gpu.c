@@ -376,14 +376,9 @@ static size_t parse_calls(const char *out, struct ecall **res)
 
 static int label_index(const struct dlt_api_desc *a, const char *key)
 {
-	char buf[64];
-	for (size_t i = 0; i < 16; i++) {
-		dlt_api_label(a, i, buf, sizeof(buf));
-		if (buf[0] == '\0')
-			return -1;
-		if (strcmp(buf, key) == 0)
+	for (size_t i = 0; dlt_api_value_name(a, i); i++)
+		if (strcmp(dlt_api_value_name(a, i), key) == 0)
 			return (int)i;
-	}
 	return -1;
 }
 
@@ -1236,8 +1231,9 @@ static char *calls_text(const struct gtrace *g)
 		int l = snprintf(line, sizeof(line), "%s ret=%d",
 				 api_name(h->flags), c->ret);
 		for (size_t k = 0; a && k < call_nv(h); k++) {
-			char lab[64];
-			dlt_api_label(a, k, lab, sizeof(lab));
+			char buf[32];
+			const char *lab =
+				dlt_api_value_label(a, k, buf, sizeof(buf));
 			if (dlt_label_is_handle(lab))
 				continue;
 			l += snprintf(line + l, sizeof(line) - (size_t)l,
@@ -1327,6 +1323,8 @@ static void test_cudnn_legacy9(void)
 			 "cuDNN 9 legacy: problem ids differ between runs");
 	}
 	free(lib);
+	tu_expect_healthy("cuDNN 9 legacy, linked", d1);
+	tu_expect_healthy("cuDNN 9 legacy, dlopen", d2);
 	cudnn_done(d1, &t1, &s1);
 	cudnn_done(d2, &t2, &s2);
 }
@@ -1367,6 +1365,8 @@ static void test_cudnn_legacy7(void)
 	if (g1 && g2)
 		expect_same_calls("cuDNN 7", g1, g2);
 	free(lib);
+	tu_expect_healthy("cuDNN 7, linked", d1);
+	tu_expect_healthy("cuDNN 7, dlopen", d2);
 	cudnn_done(d1, &t1, &s1);
 	cudnn_done(d2, &t2, &s2);
 }
@@ -1691,6 +1691,8 @@ static void backend_case(const char *what, const char *const cmd[],
 			 "NOT_SUPPORTED",
 			 what, failed);
 	}
+	if (want_failed_plans == 0)
+		tu_expect_healthy(what, d);
 	cudnn_done(d, &t, &s);
 }
 
@@ -1757,8 +1759,11 @@ static void test_nccl_single(void)
 			"ncclGroupEnd",	    "ncclCommDestroy", NULL};
 		expect_enter_pairs(what, g, need);
 		expect_nccl_family(what, g, "ncclGetUniqueId");
-		uint64_t h = first_value(g, "ncclGetUniqueId", 0);
-		TU_CHECK(h != 0 && first_value(g, "ncclCommInitRank", 2) == h,
+		uint64_t h = first_value(g, "ncclGetUniqueId",
+					 DLT_V_ncclGetUniqueId_id_hash);
+		TU_CHECK(h != 0 && first_value(
+					   g, "ncclCommInitRank",
+					   DLT_V_ncclCommInitRank_id_hash) == h,
 			 "%s: ncclCommInitRank id_hash %llx, ncclGetUniqueId "
 			 "%llx",
 			 what,
@@ -1769,10 +1774,67 @@ static void test_nccl_single(void)
 	gs_free(&s);
 	tu_proc_free(&plain);
 	tu_proc_free(&traced);
+	tu_expect_healthy(what, dir);
 	tu_rmtree(dir);
 	tu_rmtree(rdv);
 	free(dir);
 	free(rdv);
+}
+
+/* ---- findings ------------------------------------------------------------ */
+
+static double jnum(const struct tu_json *o, const char *key, double dflt)
+{
+	const struct tu_json *v = tu_jget(o, key);
+	return v && v->type == TU_JNUM ? v->num : dflt;
+}
+
+/* Both strings there and equal. */
+static int same_str(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/* `dltrace-analyze CMD --json` (check or hangs) on every trace in dir,
+ * parsed, every finding documented; *rc gets its exit status (0 or 1),
+ * *text (when not NULL) the output. */
+static struct tu_json *analyze_json(const char *cmd, const char *dir, int *rc,
+				    char **text)
+{
+	struct tu_proc p;
+	int r = tu_analyze_dir(&p, cmd, "--json", dir);
+	*rc = tu_exit_code(p.status);
+	TU_CHECK(r == 0 && (*rc == 0 || *rc == 1),
+		 "dltrace-analyze %s --json: %s\n%s", cmd,
+		 r ? "timed out" : tu_status_str(p.status), p.err);
+	char err[256];
+	struct tu_json *j = tu_json_parse(p.out, err, sizeof(err));
+	TU_CHECK(j != NULL, "%s --json output is not JSON (%s):\n%.3000s", cmd,
+		 err, p.out);
+	const struct tu_json *fs = tu_jget(j, "findings");
+	for (size_t i = 0; i < tu_jlen(fs); i++)
+		tu_expect_documented(tu_jat(fs, i));
+	if (text)
+		*text = strdup(p.out);
+	tu_proc_free(&p);
+	return j;
+}
+
+/* Findings of this code; up to max of them in out. */
+static size_t findings(const struct tu_json *j, const char *code,
+		       const struct tu_json **out, size_t max)
+{
+	const struct tu_json *fs = tu_jget(j, "findings");
+	size_t n = 0;
+	for (size_t i = 0; i < tu_jlen(fs); i++) {
+		const char *c = tu_jstr(tu_jat(fs, i), "code");
+		if (c && strcmp(c, code) == 0) {
+			if (n < max)
+				out[n] = tu_jat(fs, i);
+			n++;
+		}
+	}
+	return n;
 }
 
 /* Three ranks of one communicator, each under its own dltrace, with a
@@ -1834,9 +1896,11 @@ static void test_nccl_ranks(void)
 		expect_nccl_family(what, g,
 				   r == 0 ? "ncclGetUniqueId"
 					  : "ncclCommInitRank");
-		hash[r] = first_value(g, "ncclCommInitRank", 2);
+		hash[r] = first_value(g, "ncclCommInitRank",
+				      DLT_V_ncclCommInitRank_id_hash);
 		if (r == 0)
-			hash0 = first_value(g, "ncclGetUniqueId", 0);
+			hash0 = first_value(g, "ncclGetUniqueId",
+					    DLT_V_ncclGetUniqueId_id_hash);
 	}
 	TU_CHECK(hash0 != 0 && hash[0] == hash0 && hash[1] == hash0 &&
 			 hash[2] == hash0,
@@ -1844,6 +1908,15 @@ static void test_nccl_ranks(void)
 		 "0-2: %llx %llx %llx",
 		 (unsigned long long)hash0, (unsigned long long)hash[0],
 		 (unsigned long long)hash[1], (unsigned long long)hash[2]);
+	/* ncclCommSplit is a split, not an init of (comm, color, key). */
+	tu_expect_healthy("3 ranks and a split", dir);
+	int rc;
+	struct tu_json *j = analyze_json("check", dir, &rc, NULL);
+	const struct tu_json *f[2] = {NULL, NULL};
+	TU_CHECK(findings(j, "MISSING_RANK", f, 2) == 0,
+		 "MISSING_RANK for a job whose every rank is traced: %s",
+		 tu_jstr(f[0], "message"));
+	tu_json_free(j);
 	gs_free(&s);
 	for (int r = 0; r < N; r++) {
 		tu_proc_free(&plain[r]);
@@ -1878,6 +1951,7 @@ static void test_nccl_all(void)
 	gs_free(&s);
 	tu_proc_free(&plain);
 	tu_proc_free(&traced);
+	tu_expect_healthy(what, dir);
 	tu_rmtree(dir);
 	tu_rmtree(rdv);
 	free(dir);
@@ -1909,6 +1983,7 @@ static void test_nccl_dlopen(void)
 	gs_free(&s);
 	tu_proc_free(&plain);
 	tu_proc_free(&traced);
+	tu_expect_healthy(what, dir);
 	tu_rmtree(dir);
 	tu_rmtree(rdv);
 	free(dir);
@@ -1921,7 +1996,7 @@ static void test_nccl_dlopen(void)
 /* A failed dlopen, then the first call into the runtime (the wrapper finds
  * its real function and notes the library), then dlerror(): the program
  * must read its own error, under dltrace as without it. */
-static void dlerror_case(const char *what, const char *const env[])
+static void dlerror_case(const char *what, const char *const env[], int healthy)
 {
 	char *fx = tu_strfmt("%s/fx_gpu_rt", DLT_TEST_FX_GPU);
 	const char *cmd[] = {fx, "dlerror", NULL};
@@ -1940,6 +2015,9 @@ static void dlerror_case(const char *what, const char *const env[])
 	char *w2 = tu_strfmt("%s, LD_PRELOAD", what);
 	tu_expect_same_run(w2, &plain, &pre, 1);
 	free(w2);
+	/* The failed dlopen is one the program carried on from. */
+	if (healthy)
+		tu_expect_healthy(what, dir);
 	tu_proc_free(&plain);
 	tu_proc_free(&traced);
 	tu_proc_free(&pre);
@@ -1951,14 +2029,15 @@ static void dlerror_case(const char *what, const char *const env[])
 static void test_dlerror_driver_found(void)
 {
 	const char *const env[] = {cuda_env()[0], NULL};
-	dlerror_case("dlerror around the first runtime call", env);
+	dlerror_case("dlerror around the first runtime call", env, 1);
 }
 
 static void test_dlerror_no_driver(void)
 {
 	const char *const env[] = {"FAKE_CUDART_DRIVER=libcuda-absent.so.1",
 				   NULL};
-	dlerror_case("dlerror around the first runtime call, no driver", env);
+	dlerror_case("dlerror around the first runtime call, no driver", env,
+		     0);
 }
 
 /* ---- suite gpu_compact: repeated calls as 8-byte entries ---------------- */
@@ -2394,43 +2473,56 @@ static void test_real(void)
  * its exit status. */
 static struct tu_json *hangs_json(const char *dir, int *rc, char **text)
 {
+	return analyze_json("hangs", dir, rc, text);
+}
+
+/* The findings of `hangs --json` are check's: each one is in `check
+ * --json` over the same traces with the same process, message, fix and
+ * evidence. */
+static void expect_hangs_as_check(const char *dir, const struct tu_json *hj)
+{
 	struct tu_proc p;
-	int r = tu_analyze_dir(&p, "hangs", "--json", dir);
-	*rc = tu_exit_code(p.status);
-	TU_CHECK(r == 0 && (*rc == 0 || *rc == 1),
-		 "dltrace-analyze hangs --json: %s\n%s",
-		 r ? "timed out" : tu_status_str(p.status), p.err);
+	int r = tu_analyze_dir(&p, "check", "--json", dir);
 	char err[256];
-	struct tu_json *j = tu_json_parse(p.out, err, sizeof(err));
-	TU_CHECK(j != NULL, "hangs --json output is not JSON (%s):\n%.3000s",
-		 err, p.out);
-	if (text)
-		*text = strdup(p.out);
-	tu_proc_free(&p);
-	return j;
-}
-
-static double jnum(const struct tu_json *o, const char *key, double dflt)
-{
-	const struct tu_json *v = tu_jget(o, key);
-	return v && v->type == TU_JNUM ? v->num : dflt;
-}
-
-/* Findings of this code; up to max of them in out. */
-static size_t findings(const struct tu_json *j, const char *code,
-		       const struct tu_json **out, size_t max)
-{
-	const struct tu_json *fs = tu_jget(j, "findings");
-	size_t n = 0;
-	for (size_t i = 0; i < tu_jlen(fs); i++) {
-		const char *c = tu_jstr(tu_jat(fs, i), "code");
-		if (c && strcmp(c, code) == 0) {
-			if (n < max)
-				out[n] = tu_jat(fs, i);
-			n++;
+	struct tu_json *cj =
+		r == 0 ? tu_json_parse(p.out, err, sizeof(err)) : NULL;
+	TU_CHECK(cj != NULL, "check --json on %s: %s\n%s", dir,
+		 tu_status_str(p.status), p.err);
+	const struct tu_json *hf = tu_jget(hj, "findings");
+	const struct tu_json *cf = tu_jget(cj, "findings");
+	for (size_t i = 0; cj && i < tu_jlen(hf); i++) {
+		const struct tu_json *h = tu_jat(hf, i), *same = NULL;
+		for (size_t k = 0; k < tu_jlen(cf) && !same; k++) {
+			const struct tu_json *c = tu_jat(cf, k);
+			if (!same_str(tu_jstr(c, "code"), tu_jstr(h, "code")) ||
+			    jnum(c, "pid", -1) != jnum(h, "pid", -2) ||
+			    !same_str(tu_jstr(c, "message"),
+				      tu_jstr(h, "message")))
+				continue;
+			same = c;
 		}
+		TU_CHECK(same != NULL, "hangs finding %s not in check: %s",
+			 tu_jstr(h, "code"), tu_jstr(h, "message"));
+		if (same == NULL)
+			continue;
+		const struct tu_json *he = tu_jget(h, "evidence");
+		const struct tu_json *ce = tu_jget(same, "evidence");
+		TU_CHECK(same_str(tu_jstr(h, "fix"), tu_jstr(same, "fix")) &&
+				 same_str(tu_jstr(h, "severity"),
+					  tu_jstr(same, "severity")) &&
+				 he && ce && he->n == ce->n,
+			 "%s: hangs and check differ in severity, fix or "
+			 "evidence",
+			 tu_jstr(h, "code"));
+		for (size_t k = 0; he && ce && k < he->n && k < ce->n; k++)
+			TU_CHECK(strcmp(he->keys[k], ce->keys[k]) == 0 &&
+					 he->items[k]->type ==
+						 ce->items[k]->type,
+				 "%s: evidence key %s in hangs, %s in check",
+				 tu_jstr(h, "code"), he->keys[k], ce->keys[k]);
 	}
-	return n;
+	tu_json_free(cj);
+	tu_proc_free(&p);
 }
 
 static int missing_is(const struct tu_json *f, const int *want, size_t n)
@@ -2547,7 +2639,9 @@ static size_t gt_stalls(const struct gtrace *g, uint32_t tid, int32_t nr)
 	return n;
 }
 
-enum { SYS_POLL = 7, SYS_FUTEX = 202 }; /* x86-64 */
+/* Traces number system calls as x86-64 does, on every machine (format.h);
+ * poll is ppoll on AArch64. */
+enum { SYS_POLL = 7, SYS_PPOLL = 271, SYS_FUTEX = 202 };
 
 /* Ranks of fx_nccl stuck in ncclCommInitRank with the watchdog's view of
  * them: the init thread in futex, NCCL's bootstrap thread in poll. */
@@ -2560,7 +2654,7 @@ static int nccl_ranks_stuck(struct gset *s, void *ctx)
 		if (strcmp(base_name(g->exe), "fx_nccl") == 0 &&
 		    gt_in_flight(g, "ncclCommInitRank", &tid) >= 1 &&
 		    gt_stalls(g, tid, SYS_FUTEX) >= 1 &&
-		    gt_stalls(g, 0, SYS_POLL) >= 1)
+		    gt_stalls(g, 0, SYS_POLL) + gt_stalls(g, 0, SYS_PPOLL) >= 1)
 			n++;
 	}
 	return n >= want;
@@ -2620,6 +2714,7 @@ static void test_hang_nccl(void)
 	struct tu_json *j = hangs_json(dir, &rc, &text);
 	TU_CHECK(rc == 1, "hangs exit status %d, expected 1 (a hang found)",
 		 rc);
+	expect_hangs_as_check(dir, j);
 	const struct tu_json *ranks = tu_jget(j, "ranks");
 	TU_CHECK(tu_jlen(ranks) == STARTED, "%zu ranks in the table",
 		 tu_jlen(ranks));
@@ -2692,7 +2787,8 @@ static void test_hang_nccl(void)
 	size_t polls = 0;
 	for (size_t i = 0; i < nstall && i < 8; i++) {
 		const char *sc = tu_jstr(tu_jget(f[i], "evidence"), "syscall");
-		polls += sc && strcmp(sc, "poll") == 0;
+		polls += sc &&
+			 (strcmp(sc, "poll") == 0 || strcmp(sc, "ppoll") == 0);
 	}
 	TU_CHECK(polls == STARTED,
 		 "%zu STALL findings in poll, expected one per rank (the "
@@ -2776,7 +2872,7 @@ static void test_hang_first_call(void)
 				 ((const struct dlt_rec_stall *)(const void *)h)
 						 ->tid == g->hdr.pid &&
 				 ((const struct dlt_rec_stall *)(const void *)h)
-						 ->syscall == 202;
+						 ->syscall == SYS_FUTEX;
 		}
 		TU_CHECK(enters == 1, "%zu API_ENTER of ncclCommInitRank",
 			 enters);
@@ -2861,6 +2957,110 @@ static void test_hang_collective(void)
 	free(rdv);
 }
 
+/* Ranks of fx_nccl in ncclCommSplit, and fx_nccl traces that ended. */
+struct split_state {
+	size_t want_in_split, want_ended;
+};
+
+static int split_waiting(struct gset *s, void *ctx)
+{
+	const struct split_state *w = ctx;
+	size_t in = 0, ended = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct gtrace *g = &s->t[i];
+		if (strcmp(base_name(g->exe), "fx_nccl") != 0)
+			continue;
+		in += gt_in_flight(g, "ncclCommSplit", NULL) >= 1;
+		ended += gt_count(g, DLT_REC_EXIT) >= 1;
+	}
+	return in >= w->want_in_split && ended >= w->want_ended;
+}
+
+/* Three ranks of one communicator; rank 2 never calls ncclCommSplit, so
+ * ranks 0 and 1 wait in it for ever.  The split is an init of a
+ * communicator (INIT_HANG) whose missing member is rank 2. */
+static void test_hang_split(void)
+{
+	enum { N = 3 };
+	char *rdv = tu_tmpdir("split-rdv");
+	char *dir = tu_tmpdir("hang-split");
+	TU_CHECK_FATAL(dir && rdv, "no scratch directory");
+	char *idfile = tu_strfmt("%s/id", rdv);
+	const char *const *env = nccl_env(rdv, "DLTRACE_STALL_MS=1000");
+	struct tu_proc p[N];
+	for (int r = 0; r < N; r++) {
+		char rank[8];
+		snprintf(rank, sizeof(rank), "%d", r);
+		const char *cmd[] = {DLT_FAKE_FX_NCCL,
+				     "--nranks",
+				     "3",
+				     "--rank",
+				     rank,
+				     "--id-file",
+				     idfile,
+				     r < 2 ? "--split" : NULL,
+				     NULL};
+		const char **argv = tu_launcher_argv(dir, NULL, cmd);
+		TU_CHECK_FATAL(tu_proc_start(&p[r], argv, env) == 0,
+			       "cannot start rank %d", r);
+		free(argv);
+	}
+	tu_proc_wait(&p[2], 60000);
+	TU_CHECK(tu_exit_code(p[2].status) == 0, "rank 2: %s\n%s",
+		 tu_status_str(p[2].status), p[2].err);
+	struct split_state want = {2, 1};
+	TU_CHECK(poll_traces(dir, split_waiting, &want),
+		 "after a minute, ranks 0 and 1 are not both in ncclCommSplit");
+	for (int r = 0; r < 2; r++) {
+		kill(-p[r].pid, SIGKILL);
+		tu_proc_wait(&p[r], 10000);
+	}
+	int rc;
+	char *text = NULL;
+	struct tu_json *j = hangs_json(dir, &rc, &text);
+	expect_hangs_as_check(dir, j);
+	const struct tu_json *f[8];
+	size_t nhang = findings(j, "INIT_HANG", f, 8);
+	TU_CHECK(rc == 1 && nhang == 2,
+		 "hangs: exit %d, %zu INIT_HANG findings; expected 2 (ranks 0 "
+		 "and 1 in the split)",
+		 rc, nhang);
+	for (size_t i = 0; i < nhang && i < 8; i++) {
+		const struct tu_json *ev = tu_jget(f[i], "evidence");
+		const struct tu_json *cv = tu_jget(ev, "call_values");
+		int r = (int)jnum(f[i], "rank", -1);
+		TU_CHECK(same_str(tu_jstr(ev, "call"), "ncclCommSplit") &&
+				 jnum(cv, "color", -1) == r % 2 &&
+				 jnum(cv, "key", -1) == r &&
+				 jnum(ev, "nranks", -1) == N,
+			 "INIT_HANG of rank %d: call %s, color %g, key %g, "
+			 "nranks %g",
+			 r, tu_jstr(ev, "call"), jnum(cv, "color", -1),
+			 jnum(cv, "key", -1), jnum(ev, "nranks", -1));
+	}
+	size_t nmiss = findings(j, "MISSING_RANK", f, 8);
+	const int want_missing[] = {2};
+	TU_CHECK(nmiss == 1 && missing_is(f[0], want_missing, 1) &&
+			 same_str(tu_jstr(f[0], "severity"), "error") &&
+			 tu_contains(tu_jstr(f[0], "message"), "split"),
+		 "%zu MISSING_RANK findings; expected one naming rank 2 as "
+		 "never in the split",
+		 nmiss);
+	if (nmiss)
+		printf("\n    %s\n", tu_jstr(f[0], "message"));
+	if (CU_get_number_of_failures())
+		fprintf(stderr, "hangs --json:\n%s\n", text ? text : "");
+	free(text);
+	tu_json_free(j);
+	for (int r = 0; r < N; r++)
+		tu_proc_free(&p[r]);
+	tu_rmtree(dir);
+	tu_rmtree(rdv);
+	free(idfile);
+	free(dir);
+	free(rdv);
+}
+
 /* ---- suite hang_mismatch ---------------------------------------------------
  */
 
@@ -2897,6 +3097,7 @@ static void test_hang_mismatch(void)
 	int rc;
 	char *text = NULL;
 	struct tu_json *j = hangs_json(dir, &rc, &text);
+	expect_hangs_as_check(dir, j);
 	const struct tu_json *f[4];
 	size_t n = findings(j, "RANK_MISMATCH", f, 4);
 	TU_CHECK(rc == 1 && n >= 1,
@@ -2988,7 +3189,7 @@ static void test_hang_timeout(void)
 				 "%s: a STALL of %.1f s, past the threshold: "
 				 "not the snapshot's",
 				 g->path, (double)st->dur_ns / 1e9);
-			futex += st->tid == tid && st->syscall == 202;
+			futex += st->tid == tid && st->syscall == SYS_FUTEX;
 		}
 		TU_CHECK(tid != 0 && stalls > 0 && futex == 1,
 			 "%s: %zu STALL records, %zu of the init thread %u in "
@@ -3004,6 +3205,121 @@ static void test_hang_timeout(void)
 	free(idfile);
 	free(dir);
 	free(rdv);
+}
+
+/* ---- suite hang_quiet: long waits that are no hang ------------------------
+ */
+
+/* Traces of programs whose name starts with one of want[] (NULL-ended),
+ * each with a STALL record. */
+struct quiet_want {
+	const char *const *exes;
+};
+
+static int quiet_stalled(struct gset *s, void *ctx)
+{
+	const struct quiet_want *w = ctx;
+	for (size_t k = 0; w->exes[k]; k++) {
+		int found = 0;
+		for (size_t i = 0; i < s->n && !found; i++)
+			found = strncmp(base_name(s->t[i].exe), w->exes[k],
+					strlen(w->exes[k])) == 0 &&
+				gt_count(&s->t[i], DLT_REC_STALL) > 0;
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+/* A program waits (sleeping in a loop until flag exists) past the stall
+ * threshold while every process in exes[] has its wait recorded; then it
+ * finishes with status 0.  check and hangs must find nothing to warn
+ * about: no STALL, no placeholder rank, and hangs exits 0. */
+static void quiet_wait(const char *what, const char *const cmd[],
+		       const char *const env[], const char *flag,
+		       const char *dir, const char *const exes[])
+{
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	struct tu_proc p;
+	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "%s: cannot start",
+		       what);
+	free(argv);
+	struct quiet_want w = {exes};
+	int stalled = poll_traces(dir, quiet_stalled, &w);
+	FILE *f = fopen(flag, "w");
+	if (f)
+		fclose(f);
+	tu_proc_wait(&p, 60000);
+	TU_CHECK(stalled,
+		 "%s: no STALL record in each of the traces after a "
+		 "minute: the test proves nothing",
+		 what);
+	TU_CHECK(tu_exit_code(p.status) == 0, "%s: %s\n%s", what,
+		 tu_status_str(p.status), p.err);
+	TU_CHECK(!tu_contains(p.err, "dltrace: warning") &&
+			 !tu_contains(p.err, "dltrace: error"),
+		 "%s: the launcher's verdict warns:\n%s", what, p.err);
+	int rc;
+	char *text = NULL;
+	struct tu_json *j = hangs_json(dir, &rc, &text);
+	const struct tu_json *fs = tu_jget(j, "findings");
+	TU_CHECK(rc == 0, "%s: hangs exits %d on a job that completed", what,
+		 rc);
+	for (size_t i = 0; i < tu_jlen(fs); i++) {
+		const struct tu_json *fi = tu_jat(fs, i);
+		const char *code = tu_jstr(fi, "code");
+		const char *sev = tu_jstr(fi, "severity");
+		TU_CHECK(!same_str(code, "STALL"),
+			 "%s: a STALL finding for a wait that did not matter: "
+			 "%s",
+			 what, tu_jstr(fi, "message"));
+		TU_CHECK(same_str(sev, "info"), "%s: %s %s: %s", what, sev,
+			 code, tu_jstr(fi, "message"));
+		TU_CHECK(!tu_contains(tu_jstr(fi, "message"), "rank -1"),
+			 "%s: a placeholder rank: %s", what,
+			 tu_jstr(fi, "message"));
+	}
+	if (CU_get_number_of_failures())
+		fprintf(stderr, "hangs --json:\n%s\n", text ? text : "");
+	expect_hangs_as_check(dir, j);
+	free(text);
+	tu_json_free(j);
+	tu_proc_free(&p);
+}
+
+static const char quiet_loop[] = "import os, sys, time\n"
+				 "while not os.path.exists(sys.argv[1]):\n"
+				 "    time.sleep(0.2)\n";
+
+/* A launcher script with the launcher's variables (WORLD_SIZE, no RANK)
+ * that waits for its one child. */
+static void test_quiet_launcher(void)
+{
+	char *dir = tu_tmpdir("quiet-launcher");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	char *flag = tu_strfmt("%s.go", dir);
+	const char *cmd[] = {
+		"/bin/sh",   "-c",	 "\"$0\" -c \"$1\" \"$2\"; true",
+		tu_python(), quiet_loop, flag,
+		NULL};
+	const char *env[] = {"WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
+			     "MASTER_PORT=29999", "DLTRACE_STALL_MS=300", NULL};
+	const char *const exes[] = {"dash", "python", NULL};
+	const char *const exes_sh[] = {"sh", "python", NULL};
+	char sh[1024] = "";
+	ssize_t l = readlink("/bin/sh", sh, sizeof(sh) - 1);
+	sh[l > 0 ? l : 0] = '\0';
+	quiet_wait("launcher script waiting", cmd, env, flag, dir,
+		   strstr(sh, "dash") ? exes : exes_sh);
+	unlink(flag);
+	free(flag);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static const char *python_skip(void)
+{
+	return tu_python_skip("os");
 }
 
 /* ---- suite hang_torch: Debian's python3-torch, gloo, rank 1 absent ----------
@@ -3029,6 +3345,26 @@ static int free_port(void)
 	if (fd >= 0)
 		close(fd);
 	return port;
+}
+
+/* `python3 -c 'import torch, time; time.sleep(...)'`: a framework is
+ * loaded, so the watchdog runs and records the sleep; nothing hung. */
+static void test_quiet_torch(void)
+{
+	char *dir = tu_tmpdir("quiet-torch");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	char *flag = tu_strfmt("%s.go", dir);
+	char *script = tu_strfmt("import torch\n%s", quiet_loop);
+	const char *cmd[] = {tu_python(), "-c", script, flag, NULL};
+	const char *env[] = {"DLTRACE_STALL_MS=300", NULL};
+	const char *const exes[] = {"python", NULL};
+	quiet_wait("python importing torch and sleeping", cmd, env, flag, dir,
+		   exes);
+	unlink(flag);
+	free(script);
+	free(flag);
+	tu_rmtree(dir);
+	free(dir);
 }
 
 static void test_hang_torch(void)
@@ -3087,6 +3423,7 @@ static void test_hang_torch(void)
 	int rc;
 	char *text = NULL;
 	struct tu_json *j = hangs_json(dir, &rc, &text);
+	expect_hangs_as_check(dir, j);
 	const struct tu_json *f[8];
 	size_t nhang = findings(j, "INIT_HANG", f, 8);
 	TU_CHECK(rc == 1 && nhang == 1,
@@ -3110,7 +3447,8 @@ static void test_hang_torch(void)
 			 stack ? stack : "null");
 		TU_CHECK(sc && (strcmp(sc, "clock_nanosleep") == 0 ||
 				strcmp(sc, "nanosleep") == 0 ||
-				strcmp(sc, "poll") == 0),
+				strcmp(sc, "poll") == 0 ||
+				strcmp(sc, "ppoll") == 0),
 			 "rank 0 blocked in %s, expected clock_nanosleep or "
 			 "poll",
 			 sc ? sc : "nothing");
@@ -3186,6 +3524,7 @@ static const struct tu_test hang_nccl_tests[] = {
 	{"watchdog running when the first NCCL call hangs",
 	 test_hang_first_call},
 	{"a collective that never returns is in flight", test_hang_collective},
+	{"a rank that skips ncclCommSplit", test_hang_split},
 	{NULL, NULL}};
 
 static const struct tu_test hang_mismatch_tests[] = {
@@ -3197,7 +3536,38 @@ static const struct tu_test hang_timeout_tests[] = {
 
 static const struct tu_test hang_torch_tests[] = {
 	{"gloo rendezvous with rank 1 absent, SIGKILL", test_hang_torch},
+	{"import torch, then sleep: no finding", test_quiet_torch},
 	{NULL, NULL}};
+
+static const struct tu_test hang_quiet_tests[] = {
+	{"a launcher script waiting for its child: no finding",
+	 test_quiet_launcher},
+	{NULL, NULL}};
+
+/* Under qemu-user (scripts/cross-arm64.sh sets DLTRACE_TEST_EMULATED),
+ * /proc/self/task/TID/syscall shows the emulator's own system call and
+ * registers, not the program's: the watchdog cannot see what a thread
+ * waits in there. */
+static const char *watchdog_skip(void)
+{
+	const char *e = getenv("DLTRACE_TEST_EMULATED");
+	return e && *e ? "under an emulator, /proc shows the emulator's "
+			 "system calls, not the program's"
+		       : NULL;
+}
+
+static const char *torch_hang_skip(void)
+{
+	const char *r = watchdog_skip();
+	return r ? r : torch_skip();
+}
+
+/* The quiet waits need the watchdog to see them, and python3. */
+static const char *quiet_skip(void)
+{
+	const char *r = watchdog_skip();
+	return r ? r : python_skip();
+}
 
 static const struct tu_suite suites[] = {
 	{"gpu_cuda", cuda_tests, NULL},
@@ -3206,10 +3576,11 @@ static const struct tu_suite suites[] = {
 	{"gpu_dlerror", dlerror_tests, NULL},
 	{"gpu_compact", compact_tests, NULL},
 	{"gpu_real", real_tests, real_skip},
-	{"hang_nccl", hang_nccl_tests, NULL},
+	{"hang_nccl", hang_nccl_tests, watchdog_skip},
 	{"hang_mismatch", hang_mismatch_tests, NULL},
-	{"hang_timeout", hang_timeout_tests, NULL},
-	{"hang_torch", hang_torch_tests, torch_skip},
+	{"hang_timeout", hang_timeout_tests, watchdog_skip},
+	{"hang_torch", hang_torch_tests, torch_hang_skip},
+	{"hang_quiet", hang_quiet_tests, quiet_skip},
 	{NULL, NULL, NULL}};
 
 int main(int argc, char **argv)

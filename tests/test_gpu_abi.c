@@ -64,19 +64,19 @@ cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm(
 
 /* static inline: compiled and checked, never emitted, so nothing links
  * against the libraries. */
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) \
-	static inline int dlt_abi_##name params                        \
-	{                                                              \
-		_Static_assert(sizeof(name args) == sizeof(int),       \
-			       #name " returns an int-sized status");  \
-		return (int)name args;                                 \
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
+	static inline int dlt_abi_##name params                               \
+	{                                                                     \
+		_Static_assert(sizeof(name args) == sizeof(int),              \
+			       #name " returns an int-sized status");         \
+		return (int)name args;                                        \
 	}
 #include "dltrace/apis.def"
 #undef DLT_API
 
 enum {
 	DLT_ABI_CHECKED = 0
-#define DLT_API(id, fam, name, params, args, flags, labels, pre, post) +1
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) +1
 #include "dltrace/apis.def"
 #undef DLT_API
 };

@@ -1139,6 +1139,93 @@ struct tu_json *tu_libs_json(const char *dir)
 	return j;
 }
 
+const char *tu_findings_doc(void)
+{
+	static char *doc;
+	if (doc)
+		return doc;
+	FILE *f = fopen(DLT_TEST_SRC "/docs/findings.md", "r");
+	TU_CHECK_FATAL(f != NULL, "cannot read %s/docs/findings.md",
+		       DLT_TEST_SRC);
+	size_t cap = 1 << 16, n = 0;
+	doc = malloc(cap);
+	for (size_t r; doc && (r = fread(doc + n, 1, cap - n - 1, f)) > 0;) {
+		n += r;
+		if (n + 1 == cap)
+			doc = realloc(doc, cap *= 2);
+	}
+	fclose(f);
+	TU_CHECK_FATAL(doc != NULL, "out of memory");
+	doc[n] = '\0';
+	return doc;
+}
+
+char *tu_findings_section(const char *code)
+{
+	const char *doc = tu_findings_doc();
+	char *head = tu_strfmt("\n### %s\n", code);
+	const char *at = strstr(doc, head);
+	free(head);
+	if (at == NULL)
+		return NULL;
+	at++;
+	const char *end = strstr(at + 4, "\n## ");
+	const char *next = strstr(at + 4, "\n### ");
+	if (end == NULL || (next && next < end))
+		end = next;
+	size_t len = end ? (size_t)(end - at) : strlen(at);
+	return strndup(at, len);
+}
+
+void tu_expect_documented(const struct tu_json *f)
+{
+	const char *code = tu_jstr(f, "code");
+	char *sec = code ? tu_findings_section(code) : NULL;
+	TU_CHECK(sec != NULL, "finding %s has no section in docs/findings.md",
+		 code ? code : "(no code)");
+	const char *fix = tu_jstr(f, "fix");
+	TU_CHECK(fix && fix[0], "%s: the finding has no fix: %s",
+		 code ? code : "?", tu_jstr(f, "message"));
+	const struct tu_json *ev = tu_jget(f, "evidence");
+	for (size_t i = 0; sec && ev && ev->type == TU_JOBJ && i < ev->n; i++) {
+		char *quoted = tu_strfmt("`%s`", ev->keys[i]);
+		TU_CHECK(strstr(sec, quoted) != NULL,
+			 "%s: evidence key %s is not in its section of "
+			 "docs/findings.md",
+			 code, quoted);
+		free(quoted);
+	}
+	free(sec);
+}
+
+void tu_expect_healthy(const char *what, const char *dir)
+{
+	static const char *const cmds[] = {"check", "hangs"};
+	for (size_t c = 0; c < 2; c++) {
+		struct tu_proc p;
+		int r = tu_analyze_dir(&p, cmds[c], "--json", dir);
+		int rc = tu_exit_code(p.status);
+		char err[256];
+		struct tu_json *j =
+			r == 0 ? tu_json_parse(p.out, err, sizeof(err)) : NULL;
+		TU_CHECK(j != NULL && rc == 0,
+			 "%s: dltrace-analyze %s --json: %s\n%s", what, cmds[c],
+			 r ? "timed out" : tu_status_str(p.status), p.err);
+		const struct tu_json *fs = tu_jget(j, "findings");
+		for (size_t i = 0; i < tu_jlen(fs); i++) {
+			const struct tu_json *f = tu_jat(fs, i);
+			const char *sev = tu_jstr(f, "severity");
+			tu_expect_documented(f);
+			TU_CHECK(sev && strcmp(sev, "info") == 0,
+				 "%s: a healthy run, yet %s says %s %s: %s",
+				 what, cmds[c], sev ? sev : "?",
+				 tu_jstr(f, "code"), tu_jstr(f, "message"));
+		}
+		tu_json_free(j);
+		tu_proc_free(&p);
+	}
+}
+
 /* ---- running suites -------------------------------------------------------
  */
 

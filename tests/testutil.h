@@ -205,6 +205,21 @@ int tu_analyze_dir(struct tu_proc *p, const char *subcmd, const char *opt,
  * failed checks; returns NULL then. */
 struct tu_json *tu_libs_json(const char *dir);
 
+/* docs/findings.md, read once. */
+const char *tu_findings_doc(void);
+/* The section of docs/findings.md about a finding code ("### CODE" up to
+ * the next heading), or NULL.  Caller frees. */
+char *tu_findings_section(const char *code);
+/* A finding of check --json (or hangs --json) is documented: its code has
+ * a section in docs/findings.md naming every key of its evidence, and it
+ * has a fix. */
+void tu_expect_documented(const struct tu_json *f);
+
+/* A healthy run: `check` and `hangs` over every trace in dir find nothing
+ * of severity warning or error (each is a failed check, printed), every
+ * finding is documented (tu_expect_documented), and both exit 0. */
+void tu_expect_healthy(const char *what, const char *dir);
+
 /* ---- running suites -------------------------------------------------------
  */
 

@@ -11,10 +11,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
 static uint32_t dlt_gettid(void)
 {
 	return (uint32_t)syscall(SYS_gettid);

@@ -17,11 +17,11 @@
  * once the process has run a few seconds).  A renewed anchor never goes
  * below what the old one gave, so one thread's timestamps never decrease.
  *
- * The counter is used only when the CPU says it is invariant (CPUID
- * 0x80000007 EDX bit 8: constant rate, runs in every idle state; hypervisors
- * clear the bit when they cannot guarantee it), when reading it is cheap
- * (not trapped by a hypervisor), and unless dlt_clock_force_monotonic()
- * said not to (DLTRACE_CLOCK=monotonic).
+ * The counter is used only when it runs at a constant rate (x86-64: CPUID
+ * 0x80000007 EDX bit 8, an invariant TSC, which hypervisors clear when they
+ * cannot guarantee it; AArch64: the generic timer's virtual count, constant
+ * by the architecture), when reading it is cheap (not trapped), and unless
+ * dlt_clock_force_monotonic() said not to (DLTRACE_CLOCK=monotonic).
  * Otherwise every timestamp is a clock_gettime.  So is every timestamp
  * before a thread that records often asks for the counter
  * (dlt_clock_use_tsc): the check costs two CPUID instructions, each of
@@ -37,10 +37,6 @@
 
 #if defined(__x86_64__)
 #include <cpuid.h>
-#include <x86intrin.h>
-#define DLT_HAVE_TSC 1
-#else
-#define DLT_HAVE_TSC 0
 #endif
 
 #define DLT_ANCHOR_NS 100000000ull /* renew a thread's anchor after 100 ms */
@@ -78,10 +74,12 @@ void dlt_clock_share(struct dlt_clock_shared *s)
 	dlt_clk = s;
 }
 
-#if DLT_HAVE_TSC
+#if DLT_HAVE_COUNTER
 static int dlt_tsc_probe(void)
 {
-	/* Two CPUID instructions, not __get_cpuid's four: each traps to the
+#if defined(__x86_64__)
+	/* Only an invariant TSC runs at one rate in every power state.  Two
+	 * CPUID instructions, not __get_cpuid's four: each traps to the
 	 * hypervisor on a virtual machine (4 to 8 us each measured). */
 	unsigned a, b, c, d;
 	__cpuid(0x80000000u, a, b, c, d);
@@ -90,12 +88,15 @@ static int dlt_tsc_probe(void)
 	__cpuid(0x80000007u, a, b, c, d);
 	if (!(d & (1u << 8)))
 		return -1;
-	/* A hypervisor that traps rdtsc makes it cost microseconds: then the
-	 * vDSO clock is the cheaper of the two. */
+#endif
+	/* AArch64's generic timer has a constant rate by the architecture.
+	 * A hypervisor (or a kernel working around a timer erratum) that
+	 * traps the read makes it cost microseconds: then the vDSO clock is
+	 * the cheaper of the two. */
 	uint64_t t0 = dlt_mono_ns();
 	uint64_t x = 0;
 	for (int i = 0; i < 64; i++)
-		x ^= __rdtsc();
+		x ^= dlt_counter();
 	uint64_t t1 = dlt_mono_ns();
 	(void)x;
 	return (t1 - t0) / 64 < 100 ? 1 : -1;
@@ -112,9 +113,9 @@ static inline uint64_t dlt_extrapolate(const struct dlt_anchor *a, uint64_t tsc)
  * when that is later, so that time never goes back in one thread). */
 static uint64_t dlt_reanchor(void)
 {
-	uint64_t a = __rdtsc();
+	uint64_t a = dlt_counter();
 	uint64_t ns = dlt_mono_ns();
-	uint64_t b = __rdtsc();
+	uint64_t b = dlt_counter();
 	uint64_t mult =
 		atomic_load_explicit(&dlt_clk->mult, memory_order_relaxed);
 	int had = dlt_anchor.span != 0;
@@ -168,16 +169,16 @@ static uint64_t dlt_reanchor(void)
 }
 #endif
 
-#if DLT_HAVE_TSC
+#if DLT_HAVE_COUNTER
 /* The first timestamp of the process starts the rate's baseline, before
  * anyone asked whether the counter will be used: when a thread does ask
  * (a GPU call, later), the rate is known at once, instead of every
  * timestamp of its first 20 ms being a clock read. */
 static uint64_t dlt_baseline(void)
 {
-	uint64_t a = __rdtsc();
+	uint64_t a = dlt_counter();
 	uint64_t ns = dlt_mono_ns();
-	uint64_t b = __rdtsc();
+	uint64_t b = dlt_counter();
 	uint64_t zero = 0;
 	if (b - a <= 200000u &&
 	    atomic_compare_exchange_strong(&dlt_clk->cal_ns, &zero, ns))
@@ -188,7 +189,7 @@ static uint64_t dlt_baseline(void)
 
 uint64_t dlt_now_slow(void)
 {
-#if DLT_HAVE_TSC
+#if DLT_HAVE_COUNTER
 	int st =
 		atomic_load_explicit(&dlt_clk->tsc_state, memory_order_relaxed);
 	if (st > 0)
@@ -202,7 +203,7 @@ uint64_t dlt_now_slow(void)
 
 void dlt_clock_use_tsc(void)
 {
-#if DLT_HAVE_TSC
+#if DLT_HAVE_COUNTER
 	if (atomic_load_explicit(&dlt_clk->tsc_state, memory_order_relaxed) ==
 	    0)
 		atomic_store(&dlt_clk->tsc_state, dlt_tsc_probe());

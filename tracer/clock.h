@@ -1,5 +1,5 @@
-/* Trace timestamps: CLOCK_MONOTONIC nanoseconds, from the CPU's time-stamp
- * counter when it is invariant (tracer/clock.c says how and why). */
+/* Trace timestamps: CLOCK_MONOTONIC nanoseconds, from the CPU's counter
+ * when it runs at a constant rate (tracer/clock.c says how and why). */
 #ifndef DLTRACE_CLOCK_H
 #define DLTRACE_CLOCK_H
 
@@ -7,6 +7,28 @@
 #include <stdint.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
+#endif
+
+/* The CPU's counter: x86-64's time-stamp counter, AArch64's generic timer
+ * (its virtual count, constant-rate by the architecture; the isb keeps the
+ * read from being taken ahead of the code before it, so that one thread's
+ * readings come in order). */
+#if defined(__x86_64__)
+#define DLT_HAVE_COUNTER 1
+static inline uint64_t dlt_counter(void)
+{
+	return __rdtsc();
+}
+#elif defined(__aarch64__)
+#define DLT_HAVE_COUNTER 1
+static inline uint64_t dlt_counter(void)
+{
+	uint64_t v;
+	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+	return v;
+}
+#else
+#define DLT_HAVE_COUNTER 0
 #endif
 
 /* A thread's last (counter, clock) pair and the rate it extrapolates with. */
@@ -41,9 +63,9 @@ uint64_t dlt_now_slow(void);
  * returned in the same thread.  Inline: hot calls take two of these. */
 static inline uint64_t dlt_now_ns(void)
 {
-#if defined(__x86_64__)
+#if DLT_HAVE_COUNTER
 	struct dlt_anchor *a = &dlt_anchor;
-	uint64_t tsc = __rdtsc();
+	uint64_t tsc = dlt_counter();
 	uint64_t d = tsc - a->tsc;
 	if (__builtin_expect(d < a->span, 1))
 		return a->ns +

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <locale.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -65,7 +66,12 @@ void dlt_writer_disable(struct dlt_writer *w, const char *why, const char *what,
 	/* One write(2) of one line: stdio may be in any state inside the
 	 * host, and a single write keeps lines of many ranks apart. */
 	char line[DLT_PATH_MAX + 256];
-	const char *desc = err ? strerrordesc_np(err) : NULL;
+	/* The untranslated text, whatever the host's locale: strerror_l with
+	 * the C locale (glibc hands back its static C locale object without
+	 * allocating).  strerrordesc_np says the same, but from glibc 2.32. */
+	const char *desc =
+		err ? strerror_l(err, newlocale(LC_ALL_MASK, "C", (locale_t)0))
+		    : NULL;
 	int n = snprintf(line, sizeof(line),
 			 "dltrace: tracing turned off: %s%s%s%s%s%s\n", why,
 			 what ? " " : "", what ? what : "", desc ? " (" : "",

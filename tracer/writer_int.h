@@ -5,6 +5,8 @@
 
 #include <sched.h>
 
+#include <sys/mman.h>
+
 #include "frame.h"
 #include "writer.h"
 
@@ -21,6 +23,12 @@ static inline void dlt_spin_unlock(_Atomic int *l)
 {
 	atomic_store_explicit(l, 0, memory_order_release);
 }
+
+/* Linux 5.14; older headers lack it, older kernels refuse it (EINVAL),
+ * and the pages are then made by the first stores instead. */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 
 /* The writer's file opened again by path, checked to be the same file
  * (file.c): the writer keeps no descriptor, since the host may close any

@@ -27,7 +27,11 @@ const char dlt_algos_usage[] =
 	"  --json   one JSON object: "
 	"{\"processes\":[{...,\"problems\":[...]}]}\n"
 	"\n"
-	"PATH is a trace file or a directory of *.dltrace files.\n";
+	"PATH is a trace file or a directory of *.dltrace files.  Damage in a\n"
+	"trace and inputs that cannot be read are reported on stderr.\n"
+	"\n"
+	"exit status: 0, or 2 for bad arguments or when no input could be\n"
+	"read at all.\n";
 
 static const char *dlt_kind_name(enum dlt_conv_kind k)
 {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "commands.h"
 
 int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
@@ -66,4 +67,17 @@ int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
 	}
 	*npaths = n;
 	return -1;
+}
+
+int dlt_cmd_fail_on(const char *cmd, const char *value)
+{
+	int threshold = dlt_severity_parse(value);
+	if (threshold < 0 || threshold == DLT_SEV_INFO) {
+		fprintf(stderr,
+			"dltrace-analyze %s: --fail-on takes error, warning or "
+			"never, not '%s'\n",
+			cmd, value);
+		return -1;
+	}
+	return threshold;
 }

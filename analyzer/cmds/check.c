@@ -54,14 +54,9 @@ int dlt_cmd_check(int argc, char **argv)
 			      &npaths);
 	if (rc >= 0)
 		return rc;
-	int threshold = dlt_severity_parse(fail_on);
-	if (threshold < 0 || threshold == DLT_SEV_INFO) {
-		fprintf(stderr,
-			"dltrace-analyze check: --fail-on takes error, "
-			"warning or never, not '%s'\n",
-			fail_on);
+	int threshold = dlt_cmd_fail_on("check", fail_on);
+	if (threshold < 0)
 		return DLT_EXIT_USAGE;
-	}
 	struct dlt_check c;
 	dlt_check_init(&c);
 	size_t n = dlt_check_paths(&c, npaths, argv, stderr);

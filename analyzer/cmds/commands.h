@@ -6,7 +6,8 @@
  *      traces, are reported on stderr as long as at least one trace was
  *      usable
  *   2  unusable arguments, or no usable trace among the inputs
- * Other statuses are left for commands that judge (check). */
+ *   1  commands that judge (check, hangs): a finding at or above
+ *      --fail-on */
 #ifndef DLTRACE_COMMANDS_H
 #define DLTRACE_COMMANDS_H
 
@@ -15,7 +16,8 @@
 #include <stdio.h>
 
 #define DLT_EXIT_OK 0
-#define DLT_EXIT_FINDINGS 1 /* check: something at or above --fail-on */
+/* check, hangs: a finding at or above --fail-on */
+#define DLT_EXIT_FINDINGS 1
 #define DLT_EXIT_USAGE 2
 
 /* Options of a command.  Options may come before, between or after the
@@ -32,6 +34,9 @@ struct dlt_flag_opt {
 };
 int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
 		 const struct dlt_flag_opt *opts, size_t nopts, int *npaths);
+/* The severity of --fail-on (error, warning or never) of commands that
+ * judge; -1, said on stderr, for anything else. */
+int dlt_cmd_fail_on(const char *cmd, const char *value);
 
 int dlt_cmd_summary(int argc, char **argv);
 int dlt_cmd_libs(int argc, char **argv);
@@ -55,9 +60,6 @@ void dlt_compact_ended(const char *dir);
  * to look next.  Returns the number of problems found, or -1 when dir holds
  * no trace. */
 int dlt_verdict_print(FILE *out, const char *dir);
-/* The hang findings (not the individual stalls) as "dltrace: " lines, for
- * the launcher after --hang-timeout.  Returns how many were printed. */
-int dlt_hang_verdict(FILE *out, const char *dir);
 
 /* JSON members of a convolution problem (problem, direction, shape), and a
  * choice as an object; shared by algos and diff. */

@@ -28,7 +28,10 @@ const char dlt_diff_usage[] =
 	"\n"
 	"  --json   one JSON object with \"changes\", \"unchanged\", "
 	"\"only_a\"\n"
-	"           and \"only_b\" lists\n";
+	"           and \"only_b\" lists\n"
+	"\n"
+	"exit status: 0 the runs were compared (whatever changed), 2 bad\n"
+	"arguments or a run without a usable trace.\n";
 
 struct dlt_run {
 	const char *arg;
@@ -122,7 +125,7 @@ static void dlt_text_choice(FILE *out, const char *side,
 			c->count == 1 ? "" : "s");
 	if (c->executed && strchr(c->executed_set, ',') != NULL)
 		fprintf(out, " (all run: %s)", c->executed_set);
-	else if (c->known)
+	else if (c->known && !c->executed)
 		fputs(" (selected, not executed)", out);
 	if (c->mean_us >= 0)
 		fprintf(out, ", mean %.1f us", c->mean_us);
@@ -141,11 +144,44 @@ static void dlt_text_problem(FILE *out, const struct dlt_conv_entry *e)
 		e->problem);
 }
 
+/* What differs between two choices that are not the same: whether there
+ * is one, whether it ran, the one that ran most (or was picked), or only
+ * the set of what ran. */
+static const char *dlt_what_changed(const struct dlt_pair *p, char *buf,
+				    size_t cap)
+{
+	const struct dlt_conv_choice *a = &p->ca, *b = &p->cb;
+	const char *what =
+		a->backend || b->backend ? "engines (and knobs)" : "algorithms";
+	if (a->known != b->known)
+		snprintf(buf, cap, "only %s has a choice",
+			 a->known ? "A" : "B");
+	else if (a->executed != b->executed)
+		snprintf(buf, cap, "%s ran it, %s only selected it",
+			 a->executed ? "A" : "B", a->executed ? "B" : "A");
+	else if (!a->executed && (a->backend != b->backend || a->id != b->id ||
+				  strcmp(a->knobs, b->knobs) != 0))
+		snprintf(buf, cap, "the selection's pick");
+	else if (a->backend != b->backend || a->id != b->id ||
+		 strcmp(a->knobs, b->knobs) != 0)
+		snprintf(buf, cap, "the one run most; all run: A %s, B %s",
+			 a->executed_set, b->executed_set);
+	else
+		snprintf(buf, cap, "the set of %s run: A %s, B %s", what,
+			 a->executed_set, b->executed_set);
+	return buf;
+}
+
 static void dlt_text_pair(FILE *out, const struct dlt_pair *p)
 {
 	dlt_text_problem(out, p->a->has_shape ? p->a : p->b);
 	dlt_text_choice(out, "A", p->a, &p->ca);
 	dlt_text_choice(out, "B", p->b, &p->cb);
+	if (p->changed) {
+		char what[640];
+		fprintf(out, "    changed: %s\n",
+			dlt_what_changed(p, what, sizeof(what)));
+	}
 	if (p->metric) {
 		bool us = strcmp(p->metric, "mean_call_us") == 0;
 		fprintf(out, "    B-A: %+.3f %s", p->tb - p->ta,
@@ -170,6 +206,11 @@ static void dlt_json_pair(struct dlt_json *j, const struct dlt_pair *p)
 	dlt_json_conv_problem(j, p->a->has_shape ? p->a : p->b);
 	dlt_json_side(j, "a", p->a, &p->ca);
 	dlt_json_side(j, "b", p->b, &p->cb);
+	if (p->changed) {
+		char what[640];
+		dlt_json_kv_string(j, "what_changed",
+				   dlt_what_changed(p, what, sizeof(what)));
+	}
 	dlt_json_kv_string(j, "time_metric", p->metric);
 	if (p->metric) {
 		dlt_json_kv_double(j, "time_a", p->ta);

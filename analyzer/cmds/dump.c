@@ -143,15 +143,13 @@ static void dlt_dump_time(FILE *out, uint64_t ts, uint64_t start)
 	fprintf(out, "%14s", buf);
 }
 
-/* The values of an API_CALL or API_ENTER, named by the API's labels. */
+/* The values of an API_CALL or API_ENTER, named as apis.def names them. */
 static void dlt_dump_vals(FILE *out, const struct dlt_api_desc *a,
 			  const uint64_t *v, size_t n)
 {
-	char label[64];
+	char buf[32];
 	for (size_t i = 0; i < n; i++) {
-		dlt_api_label(a, i, label, sizeof(label));
-		if (label[0] == '\0')
-			snprintf(label, sizeof(label), "v%zu", i);
+		const char *label = dlt_api_value_label(a, i, buf, sizeof(buf));
 		if (dlt_label_is_handle(label))
 			fprintf(out, " %s=0x%" PRIx64, label, v[i]);
 		else
@@ -205,15 +203,20 @@ static void dlt_dump_gpu(struct dlt_dump *d, const struct dlt_rec_hdr *h)
 		dlt_dump_str(d, "path", r->path);
 		fprintf(out, " first=%s", a ? a->name : "?");
 		dlt_dump_str(d, "kernel_driver", r->kdrv);
-		fputs(" v=[", out);
-		for (int i = 0; i < 8; i++) {
-			if (r->v[i] == DLT_VERSION_ABSENT)
-				fprintf(out, "%s-", i ? "," : "");
+		/* Each slot by its name; an absent one as "-". */
+		for (size_t i = 0; i < 8; i++) {
+			const char *n = dlt_family_slot_name(h->flags, i);
+			if (n == NULL && r->v[i] == DLT_VERSION_ABSENT)
+				continue;
+			if (n)
+				fprintf(out, " %s=", n);
 			else
-				fprintf(out, "%s%" PRId64, i ? "," : "",
-					r->v[i]);
+				fprintf(out, " v%zu=", i);
+			if (r->v[i] == DLT_VERSION_ABSENT)
+				fputc('-', out);
+			else
+				fprintf(out, "%" PRId64, r->v[i]);
 		}
-		fputc(']', out);
 		break;
 	}
 	case DLT_REC_STATIC_RUNTIME: {

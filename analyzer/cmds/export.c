@@ -20,6 +20,7 @@
 #include "conv.h"
 #include "inputs.h"
 #include "gpu.h"
+#include "hangs.h"
 #include "json.h"
 #include "status.h"
 
@@ -30,10 +31,13 @@ const char dlt_export_usage[] =
 	"per traced process, a thread track per thread, GPU library calls as\n"
 	"slices (calls that never returned run to the end of the trace),\n"
 	"blocking waits as slices, library loads and other events as instant\n"
-	"events, and the findings of `check` as markers.  Open it in\n"
-	"https://ui.perfetto.dev or chrome://tracing.\n"
+	"events, and the findings of `check` (hangs included) as markers.\n"
+	"Open it in https://ui.perfetto.dev or chrome://tracing.\n"
 	"\n"
-	"  --format chrome   the only format so far (and the default)\n";
+	"  --format chrome   the only format so far (and the default)\n"
+	"\n"
+	"exit status: 0 the timeline was written (inputs that cannot be read\n"
+	"are reported on stderr), 2 bad arguments or no usable trace.\n";
 
 struct dlt_export {
 	struct dlt_json *j;
@@ -46,13 +50,31 @@ struct dlt_export {
 	int64_t cudnn_version;
 };
 
-/* Microseconds on the common time line of a process's monotonic time. */
+/* Where a process sits on the common time line: its track and its two
+ * clocks read together at its start. */
+struct dlt_ex_track {
+	uint32_t xpid, pid;
+	uint64_t start_real, start_mono;
+};
+
+/* Microseconds since the origin of one of a process's monotonic
+ * timestamps.  In integer nanoseconds first: Unix nanoseconds as a double
+ * (about 1.8e18) are 256 ns apart, which made every timestamp a multiple
+ * of 0.256 us and back-to-back calls collapse. */
+static double dlt_us_on(const struct dlt_ex_track *t, uint64_t origin,
+			uint64_t ts)
+{
+	int64_t ns = (int64_t)(t->start_real - origin) +
+		     (int64_t)(ts - t->start_mono);
+	return (double)ns / 1000.0;
+}
+
 static double dlt_us(const struct dlt_export *x, uint64_t ts)
 {
 	const struct dlt_file_header *h = &x->p->hdr;
-	double real = (double)h->start_realtime_ns +
-		      ((double)ts - (double)h->start_monotonic_ns);
-	return (real - (double)x->origin_ns) / 1000.0;
+	struct dlt_ex_track t = {x->xpid, h->pid, h->start_realtime_ns,
+				 h->start_monotonic_ns};
+	return dlt_us_on(&t, x->origin_ns, ts);
 }
 
 static void dlt_thread_named(struct dlt_export *x, uint32_t tid)
@@ -110,10 +132,8 @@ static void dlt_args_values(struct dlt_json *j, const struct dlt_api_desc *a,
 			    const uint64_t *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		char label[64], hex[32];
-		dlt_api_label(a, i, label, sizeof(label));
-		if (label[0] == '\0')
-			snprintf(label, sizeof(label), "v%zu", i);
+		char buf[32], hex[32];
+		const char *label = dlt_api_value_label(a, i, buf, sizeof(buf));
 		if (dlt_label_is_handle(label)) {
 			snprintf(hex, sizeof(hex), "0x%" PRIx64, v[i]);
 			dlt_json_kv_string(j, label, hex);
@@ -310,14 +330,24 @@ static void dlt_ex_gpu_event(struct dlt_export *x, const struct dlt_rec_view *v)
 		dlt_json_object_begin(j);
 		dlt_ex_args_str(x, "path", r->path);
 		dlt_ex_args_str(x, "kernel_driver", r->kdrv);
+		/* Each slot by its name (docs/apis.md), absent ones null. */
 		dlt_json_key(j, "versions");
-		dlt_json_array_begin(j);
-		for (int i = 0; i < 8; i++)
+		dlt_json_object_begin(j);
+		for (size_t i = 0; i < 8; i++) {
+			char vn[16];
+			const char *n = dlt_family_slot_name(h->flags, i);
+			if (n == NULL && r->v[i] == DLT_VERSION_ABSENT)
+				continue;
+			if (n == NULL) {
+				snprintf(vn, sizeof(vn), "v%zu", i);
+				n = vn;
+			}
 			if (r->v[i] == DLT_VERSION_ABSENT)
-				dlt_json_null(j);
+				dlt_json_kv_null(j, n);
 			else
-				dlt_json_int(j, r->v[i]);
-		dlt_json_array_end(j);
+				dlt_json_kv_int(j, n, r->v[i]);
+		}
+		dlt_json_object_end(j);
 		dlt_json_object_end(j);
 		break;
 	}
@@ -385,8 +415,9 @@ static void dlt_ex_gpu_event(struct dlt_export *x, const struct dlt_rec_view *v)
 	}
 	case DLT_REC_STALL: {
 		const struct dlt_rec_stall *r = (const void *)h;
-		snprintf(name, sizeof(name), "blocked in syscall %" PRId32,
-			 r->syscall);
+		char nr[32];
+		snprintf(name, sizeof(name), "blocked in %s",
+			 dlt_syscall_label(r->syscall, nr, sizeof(nr)));
 		dlt_event(x, name, "stall", "X", r->tid, r->since);
 		dlt_json_kv_double_fine(j, "dur", (double)r->dur_ns / 1000.0);
 		dlt_json_key(j, "args");
@@ -514,34 +545,61 @@ static void dlt_ex_open_calls(struct dlt_export *x, const struct dlt_gpu *g)
 	}
 }
 
-static void dlt_ex_findings(struct dlt_export *x, const struct dlt_check *c)
+/* A finding as a process-wide marker, at its time or the process's
+ * start. */
+static void dlt_ex_marker(struct dlt_json *j, const struct dlt_ex_track *t,
+			  uint64_t origin, const struct dlt_finding *f)
 {
-	for (size_t i = 0; i < c->nf; i++) {
-		const struct dlt_finding *f = &c->f[i];
-		char name[128];
-		snprintf(name, sizeof(name), "%s %s",
-			 dlt_severity_name(f->severity), f->code);
-		uint64_t ts = f->ts ? f->ts : x->p->hdr.start_monotonic_ns;
-		dlt_event(x, name, "finding", "i", x->p->hdr.pid, ts);
-		dlt_json_kv_string(x->j, "s", "p");
-		dlt_json_key(x->j, "args");
-		dlt_json_object_begin(x->j);
-		dlt_json_kv_string(x->j, "message", f->message);
-		dlt_json_kv_string(x->j, "fix", f->fix);
-		dlt_json_key(x->j, "evidence");
-		dlt_val_json(x->j, f->evidence);
-		dlt_json_object_end(x->j);
-		dlt_json_object_end(x->j);
-	}
+	char name[128];
+	snprintf(name, sizeof(name), "%s %s", dlt_severity_name(f->severity),
+		 f->code);
+	dlt_json_object_begin(j);
+	dlt_json_kv_string(j, "name", name);
+	dlt_json_kv_string(j, "cat", "finding");
+	dlt_json_kv_string(j, "ph", "i");
+	dlt_json_kv_uint(j, "pid", t->xpid);
+	dlt_json_kv_uint(j, "tid", t->pid);
+	dlt_json_kv_double_fine(
+		j, "ts", dlt_us_on(t, origin, f->ts ? f->ts : t->start_mono));
+	dlt_json_kv_string(j, "s", "p");
+	dlt_json_key(j, "args");
+	dlt_json_object_begin(j);
+	dlt_json_kv_string(j, "message", f->message);
+	dlt_json_kv_string(j, "fix", f->fix);
+	dlt_json_key(j, "evidence");
+	dlt_val_json(j, f->evidence);
+	dlt_json_object_end(j);
+	dlt_json_object_end(j);
+}
+
+/* The job rules (hangs) span the traces: what they need of each is kept
+ * while the traces are written, and their findings are marked at the
+ * end, each on its process's track. */
+struct dlt_ex_job {
+	struct dlt_check c;
+	struct dlt_hang_proc *hangs;
+	size_t *proc;
+	struct dlt_ex_track *tracks;
+	size_t n;
+};
+
+static void dlt_ex_job_findings(struct dlt_json *j, struct dlt_ex_job *job,
+				uint64_t origin)
+{
+	dlt_check_job(&job->c, job->hangs, job->n, job->proc);
+	for (size_t i = 0; i < job->c.nf; i++)
+		if (job->c.f[i].proc != DLT_NO_PROC)
+			dlt_ex_marker(j, &job->tracks[job->c.f[i].proc], origin,
+				      &job->c.f[i]);
 }
 
 static void dlt_export_one(struct dlt_json *j, const char *path, size_t index,
-			   uint64_t origin)
+			   uint64_t origin, struct dlt_ex_job *job)
 {
 	char err[1024] = "";
 	struct dlt_gpu g;
-	struct dlt_process *p =
-		dlt_process_load_gpu(path, &g, err, sizeof(err));
+	struct dlt_hang_proc *hp = &job->hangs[job->n];
+	struct dlt_process *p = dlt_check_load(path, &g, hp, err, sizeof(err));
 	if (p == NULL) {
 		fprintf(stderr, "dltrace-analyze: %s\n", err);
 		dlt_gpu_free(&g);
@@ -566,7 +624,13 @@ static void dlt_export_one(struct dlt_json *j, const char *path, size_t index,
 		dlt_trace_close(x.t);
 	}
 	dlt_ex_open_calls(&x, &g);
-	dlt_ex_findings(&x, &c);
+	struct dlt_ex_track t = {x.xpid, p->hdr.pid, p->hdr.start_realtime_ns,
+				 p->hdr.start_monotonic_ns};
+	for (size_t i = 0; i < c.nf; i++)
+		dlt_ex_marker(j, &t, origin, &c.f[i]);
+	job->tracks[job->n] = t;
+	job->proc[job->n] = dlt_check_hang_proc(&job->c, hp);
+	job->n++;
 	free(x.tids);
 	dlt_check_free(&c);
 	dlt_process_free(p);
@@ -633,9 +697,19 @@ int dlt_cmd_export(int argc, char **argv)
 	dlt_json_object_end(&j);
 	dlt_json_key(&j, "traceEvents");
 	dlt_json_array_begin(&j);
+	struct dlt_ex_job job = {0};
+	dlt_check_init(&job.c);
+	job.hangs = dlt_xcalloc(usable, sizeof(*job.hangs));
+	job.proc = dlt_xcalloc(usable, sizeof(*job.proc));
+	job.tracks = dlt_xcalloc(usable, sizeof(*job.tracks));
 	for (size_t i = 0, k = 0; i < in.npaths; i++)
 		if (ok[i])
-			dlt_export_one(&j, in.paths[i], k++, origin);
+			dlt_export_one(&j, in.paths[i], k++, origin, &job);
+	dlt_ex_job_findings(&j, &job, origin);
+	dlt_check_free(&job.c);
+	free(job.hangs);
+	free(job.proc);
+	free(job.tracks);
 	dlt_json_array_end(&j);
 	dlt_json_object_end(&j);
 	int bad = dlt_json_finish(&j);

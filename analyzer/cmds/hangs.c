@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "apinames.h"
+#include "check.h"
 #include "commands.h"
 #include "hangs.h"
 #include "json.h"
@@ -14,118 +15,87 @@
 #include "model.h"
 
 const char dlt_hangs_usage[] =
-	"usage: dltrace-analyze hangs [--json] PATH...\n"
+	"usage: dltrace-analyze hangs [--json] [--fail-on error|warning|never] "
+	"PATH...\n"
 	"\n"
 	"For a job that hung (typically killed): per rank, the traced call\n"
 	"that never returned, the wait each thread was in and for how long,\n"
 	"and the ranks of each communicator or rendezvous that never arrived.\n"
-	"Findings: INIT_HANG, MISSING_RANK, RANK_MISMATCH, STALL.\n"
+	"Findings: INIT_HANG, MISSING_RANK, RANK_MISMATCH, STALL: the same\n"
+	"findings with the same evidence as `check` (docs/findings.md).\n"
 	"\n"
-	"  --json   one JSON object: {\"ranks\":[...],\"findings\":[...]}\n"
+	"  --json      one JSON object: {\"ranks\":[...],\"findings\":[...],\n"
+	"              \"summary\":{...}}, findings as check --json has them\n"
+	"  --fail-on   the severity at or above which the exit status is 1\n"
+	"              (default error; never: only 0 or 2)\n"
 	"\n"
-	"Exit status: 0 when no hang finding, 1 when there is one, 2 when no\n"
-	"input could be read.\n";
-
-/* ---- the command -------------------------------------------------------- */
-
-struct dlt_hang_out {
-	bool json;
-	struct dlt_json *j;
-	struct dlt_json jbuf;
-	FILE *out;
-	int nfind;
-};
-
-static void dlt_hang_print(void *ctx, const struct dlt_hang_finding *f)
-{
-	struct dlt_hang_out *o = ctx;
-	o->nfind++;
-	if (!o->json) {
-		fprintf(o->out, "%-13s %-7s %s\n", f->code, f->severity,
-			f->msg);
-		if (f->stall && f->stall->stack[0] &&
-		    strcmp(f->code, "STALL") == 0)
-			fprintf(o->out, "              stack: %s\n",
-				f->stall->stack);
-		return;
-	}
-	struct dlt_json *j = o->j;
-	dlt_json_object_begin(j);
-	dlt_json_kv_string(j, "code", f->code);
-	dlt_json_kv_string(j, "severity", f->severity);
-	dlt_json_kv_uint(j, "pid", f->proc->pid);
-	if (f->proc->rank >= 0)
-		dlt_json_kv_int(j, "rank", f->proc->rank);
-	else
-		dlt_json_kv_null(j, "rank");
-	dlt_json_kv_string(j, "message", f->msg);
-	dlt_json_key(j, "evidence");
-	dlt_json_object_begin(j);
-	dlt_json_kv_string(j, "trace", f->proc->trace);
-	if (f->call) {
-		const struct dlt_api_desc *a = dlt_api_by_id(f->call->api);
-		dlt_json_kv_string(j, "call", a ? a->name : "?");
-		dlt_json_kv_uint(j, "call_tid", f->call->tid);
-		dlt_json_kv_uint(j, "call_since_unix_ns",
-				 dlt_hang_wall(f->proc, f->call->ts));
-		dlt_json_kv_uint(j, "in_call_ns",
-				 f->proc->last_ts - f->call->ts);
-	}
-	if (f->stall) {
-		const char *sc = dlt_syscall_name(f->stall->syscall);
-		dlt_json_kv_uint(j, "tid", f->stall->tid);
-		if (sc)
-			dlt_json_kv_string(j, "syscall", sc);
-		else
-			dlt_json_kv_int(j, "syscall", f->stall->syscall);
-		dlt_json_kv_uint(j, "blocked_ns", f->stall->dur_ns);
-		dlt_json_kv_uint(j, "blocked_since_unix_ns",
-				 dlt_hang_wall(f->proc, f->stall->since));
-		dlt_json_kv_string(j, "wchan", f->stall->wchan);
-		dlt_json_kv_string(j, "wait", f->stall->detail);
-		dlt_json_kv_string(j, "stack", f->stall->stack);
-		dlt_json_kv_bool(j, "ended", f->stall->ended);
-	}
-	if (f->proc->comm_id) {
-		char hex[24];
-		snprintf(hex, sizeof(hex), "%016" PRIx64, f->proc->comm_id);
-		dlt_json_kv_string(j, "comm_id_hash", hex);
-		dlt_json_kv_int(j, "nranks", f->proc->comm_nranks);
-	}
-	if (f->missing) {
-		dlt_json_key(j, "missing_ranks");
-		dlt_json_array_begin(j);
-		for (const char *p = f->missing; *p;) {
-			char *end;
-			long r = strtol(p, &end, 10);
-			if (end == p)
-				break;
-			dlt_json_int(j, r);
-			p = end;
-		}
-		dlt_json_array_end(j);
-	}
-	dlt_json_object_end(j);
-	dlt_json_object_end(j);
-}
+	"exit status: 0 nothing at or above --fail-on was found (a job that\n"
+	"completed gets no error), 1 something was, 2 bad arguments or no\n"
+	"usable trace.\n";
 
 static int dlt_cmp_rank(const void *a, const void *b)
 {
-	const struct dlt_hang_proc *x = a, *y = b;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
+	return dlt_hang_rank_order(a, b);
+}
+
+/* The table: one row per process in rank order. */
+static void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
+{
+	const struct dlt_hang_call *c =
+		hp->ninflight ? &hp->inflight[hp->ninflight - 1] : NULL;
+	const struct dlt_api_desc *a = dlt_api_by_id(c ? c->api : hp->last_api);
+	const struct dlt_hang_stall *s =
+		c ? dlt_hang_stall_of(hp, c->tid)
+		  : (hp->nstalls ? &hp->stalls[0] : NULL);
+	char wait[512] = "";
+	if (s)
+		dlt_hang_wait_text(s, wait, sizeof(wait));
+	const char *state = "no end";
+	if (c)
+		state = "IN CALL";
+	else if (dlt_hang_exited(hp))
+		state = "exited";
+	else if (hp->ended)
+		state = "killed";
+	if (j == NULL) {
+		char who[16] = "-";
+		if (hp->rank >= 0)
+			snprintf(who, sizeof(who), "%" PRId32, hp->rank);
+		printf("%-6s %-8" PRIu32 " %-10s %-28s %s\n", who, hp->pid,
+		       state, a ? a->name : "-", wait[0] ? wait : "-");
+		return;
+	}
+	dlt_json_object_begin(j);
+	if (hp->rank >= 0)
+		dlt_json_kv_int(j, "rank", hp->rank);
+	else
+		dlt_json_kv_null(j, "rank");
+	dlt_json_kv_uint(j, "pid", hp->pid);
+	dlt_json_kv_string(j, "host", hp->host);
+	dlt_json_kv_string(j, "state", state);
+	dlt_json_kv_string(j, "last_call", a ? a->name : NULL);
+	dlt_json_kv_bool(j, "in_flight", c != NULL);
+	dlt_json_kv_uint(j, "last_seen_unix_ns",
+			 dlt_hang_wall(hp, hp->last_ts));
+	dlt_json_kv_string(j, "waiting_in", wait);
+	dlt_json_kv_string(j, "trace", hp->trace);
+	dlt_json_object_end(j);
 }
 
 int dlt_cmd_hangs(int argc, char **argv)
 {
 	bool json = false;
-	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL}};
+	const char *fail_on = "error";
+	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL},
+					    {"--fail-on", NULL, &fail_on}};
 	int npaths;
-	int rc = dlt_cmd_args("hangs", dlt_hangs_usage, argc, argv, opts, 1,
+	int rc = dlt_cmd_args("hangs", dlt_hangs_usage, argc, argv, opts, 2,
 			      &npaths);
 	if (rc >= 0)
 		return rc;
+	int threshold = dlt_cmd_fail_on("hangs", fail_on);
+	if (threshold < 0)
+		return DLT_EXIT_USAGE;
 	struct dlt_inputs in;
 	if (dlt_inputs_collect(&in, npaths, argv) != 0)
 		return DLT_EXIT_USAGE;
@@ -140,80 +110,44 @@ int dlt_cmd_hangs(int argc, char **argv)
 		return DLT_EXIT_USAGE;
 	}
 	qsort(procs, n, sizeof(*procs), dlt_cmp_rank);
-	struct dlt_hang_out o;
-	memset(&o, 0, sizeof(o));
-	o.json = json;
-	o.out = stdout;
-	if (json) {
-		o.j = &o.jbuf;
-		dlt_json_init(o.j, stdout, true);
-		dlt_json_object_begin(o.j);
-		dlt_json_key(o.j, "ranks");
-		dlt_json_array_begin(o.j);
+	/* The job rules of check, over processes known only from the hang
+	 * analysis's view of them. */
+	struct dlt_check c;
+	dlt_check_init(&c);
+	size_t *proc = dlt_xcalloc(n, sizeof(*proc));
+	for (size_t i = 0; i < n; i++)
+		proc[i] = dlt_check_hang_proc(&c, &procs[i]);
+	dlt_check_job(&c, procs, n, proc);
+	dlt_check_sort(&c);
+	free(proc);
+
+	struct dlt_json jbuf, *j = json ? &jbuf : NULL;
+	if (j) {
+		dlt_json_init(j, stdout, true);
+		dlt_json_object_begin(j);
+		dlt_json_key(j, "ranks");
+		dlt_json_array_begin(j);
 	} else {
 		printf("%-6s %-8s %-10s %-28s %s\n", "rank", "pid", "state",
 		       "last traced call", "waiting in");
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct dlt_hang_proc *hp = &procs[i];
-		const struct dlt_hang_call *c =
-			hp->ninflight ? &hp->inflight[hp->ninflight - 1] : NULL;
-		const struct dlt_api_desc *a =
-			dlt_api_by_id(c ? c->api : hp->last_api);
-		const struct dlt_hang_stall *s =
-			c ? dlt_hang_stall_of(hp, c->tid)
-			  : (hp->nstalls ? &hp->stalls[0] : NULL);
-		char wait[512] = "";
-		if (s)
-			dlt_hang_wait_text(s, wait, sizeof(wait));
-		const char *state = "no end";
-		if (c)
-			state = "IN CALL";
-		else if (dlt_hang_exited(hp))
-			state = "exited";
-		else if (hp->ended)
-			state = "killed";
-		if (json) {
-			dlt_json_object_begin(o.j);
-			dlt_json_kv_int(o.j, "rank", hp->rank);
-			dlt_json_kv_uint(o.j, "pid", hp->pid);
-			dlt_json_kv_string(o.j, "host", hp->host);
-			dlt_json_kv_string(o.j, "state", state);
-			if (a)
-				dlt_json_kv_string(o.j, "last_call", a->name);
-			else
-				dlt_json_kv_null(o.j, "last_call");
-			dlt_json_kv_bool(o.j, "in_flight", c != NULL);
-			dlt_json_kv_uint(o.j, "last_seen_unix_ns",
-					 dlt_hang_wall(hp, hp->last_ts));
-			dlt_json_kv_string(o.j, "waiting_in", wait);
-			dlt_json_kv_string(o.j, "trace", hp->trace);
-			dlt_json_object_end(o.j);
-		} else {
-			char who[16];
-			snprintf(who, sizeof(who), "%d", hp->rank);
-			printf("%-6s %-8u %-10s %-28s %s\n",
-			       hp->rank >= 0 ? who : "?", hp->pid, state,
-			       a ? a->name : "-", wait[0] ? wait : "-");
-		}
-	}
-	if (json) {
-		dlt_json_array_end(o.j);
-		dlt_json_key(o.j, "findings");
-		dlt_json_array_begin(o.j);
+	for (size_t i = 0; i < n; i++)
+		dlt_hang_row(j, &procs[i]);
+	if (j) {
+		dlt_json_array_end(j);
+		dlt_check_json_findings(j, &c);
+		dlt_json_object_end(j);
 	} else {
 		putchar('\n');
-	}
-	dlt_hang_analyze(procs, n, dlt_hang_print, &o);
-	if (json) {
-		dlt_json_array_end(o.j);
-		dlt_json_object_end(o.j);
-	} else if (o.nfind == 0) {
-		puts("no hang found: every traced call returned and no thread "
-		     "waited past the stall threshold");
+		if (c.nf == 0)
+			puts("no hang found: every traced call returned and no "
+			     "thread waited past the stall threshold\n");
+		dlt_check_text(stdout, &c);
 	}
 	free(procs);
-	if (json && dlt_json_finish(o.j) != 0)
+	int worst = dlt_check_worst(&c);
+	dlt_check_free(&c);
+	if (j && dlt_json_finish(j) != 0)
 		return DLT_EXIT_USAGE;
-	return o.nfind ? 1 : 0;
+	return worst >= threshold ? DLT_EXIT_FINDINGS : DLT_EXIT_OK;
 }

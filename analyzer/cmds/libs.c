@@ -3,6 +3,7 @@
  * The JSON shape is a contract with other tools; change it only by adding
  * members. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -18,7 +19,9 @@ const char dlt_libs_usage[] =
 	"LD_SO_CACHE, DEFAULT, ABSOLUTE, PRELOAD, MAIN, UNKNOWN), the file, "
 	"the\n"
 	"name asked for and who asked.  A failed load shows the error and the\n"
-	"paths the loader tried.\n"
+	"paths the loader tried; a probe of a library that loaded in the end\n"
+	"under another name (cuDNN tries libcudnn_graph.so.9.19.0, .9.19,\n"
+	"then .9) is one PROBE line and is counted apart, not as a failure.\n"
 	"\n"
 	"  --json   one JSON object: {\"processes\":[...],\"problems\":[...]}\n"
 	"\n"
@@ -71,10 +74,11 @@ static void dlt_text_tried_list(FILE *out, const struct dlt_lib *lib)
 	}
 }
 
-static void dlt_text_lib(FILE *out, const struct dlt_lib *lib)
+static void dlt_text_lib(FILE *out, const struct dlt_lib *lib, uint8_t kind)
 {
 	fprintf(out, "  %-15s ",
-		lib->failed && lib->from_fail_record
+		kind == DLT_FAIL_PROBE ? "PROBE"
+		: lib->failed && lib->from_fail_record
 			? "NOT FOUND"
 			: dlt_found_via_name(lib->found_via));
 	const char *file = lib->realpath ? lib->realpath : lib->path;
@@ -113,12 +117,23 @@ static void dlt_text_lib(FILE *out, const struct dlt_lib *lib)
 		fputs(" [preload]", out);
 	if (lib->flags & DLT_LIB_VDSO)
 		fputs(" [vdso]", out);
+	/* A probe of a library that loaded in the end under another name
+	 * (cuDNN tries libcudnn_graph.so.9.19.0, .9.19, then .9), and a name
+	 * that failed before, take one line. */
+	if (kind == DLT_FAIL_PROBE) {
+		fputs(lib->from_fail_record ? ": not found" : ": did not load",
+		      out);
+		fputs(" (a probe; the library loaded under another name)\n",
+		      out);
+		return;
+	}
 	if (lib->failed) {
-		fputs(" FAILED: ", out);
+		fputs(kind == DLT_FAIL_REPEAT ? " FAILED again: " : " FAILED: ",
+		      out);
 		dlt_fput_text(out, lib->error, "");
 	}
 	fputc('\n', out);
-	if (!lib->failed)
+	if (!lib->failed || kind == DLT_FAIL_REPEAT)
 		return;
 	dlt_text_tried_list(out, lib);
 	if (lib->flags & DLT_LIB_TRIED_CUT)
@@ -136,12 +151,18 @@ static void dlt_text_process(FILE *out, const struct dlt_process *p)
 	dlt_fput_text(out, p->exe, "(program not recorded)");
 	fputs(" [", out);
 	dlt_fput_text(out, p->trace, "");
-	fprintf(out, "]: %zu loaded, %zu failed\n", p->nlibs_loaded,
-		p->nlibs_failed);
+	size_t failed, probes;
+	dlt_lib_fail_counts(p, &failed, &probes);
+	fprintf(out, "]: %zu loaded, %zu failed", p->nlibs_loaded, failed);
+	if (probes)
+		fprintf(out, ", %zu probe%s", probes, probes == 1 ? "" : "s");
+	fputc('\n', out);
 	if (p->nlibs == 0)
 		fputs("  (no library records)\n", out);
+	uint8_t *kind = dlt_lib_fail_kinds(p);
 	for (size_t i = 0; i < p->nlibs; i++)
-		dlt_text_lib(out, &p->libs[i]);
+		dlt_text_lib(out, &p->libs[i], kind[i]);
+	free(kind);
 }
 
 static void dlt_json_names(struct dlt_json *j, char names[][DLT_NAME_LEN],
@@ -153,7 +174,8 @@ static void dlt_json_names(struct dlt_json *j, char names[][DLT_NAME_LEN],
 	dlt_json_array_end(j);
 }
 
-static void dlt_json_lib(struct dlt_json *j, const struct dlt_lib *lib)
+static void dlt_json_lib(struct dlt_json *j, const struct dlt_lib *lib,
+			 uint8_t kind)
 {
 	char names[DLT_MAX_NAMES][DLT_NAME_LEN];
 	dlt_json_object_begin(j);
@@ -167,6 +189,7 @@ static void dlt_json_lib(struct dlt_json *j, const struct dlt_lib *lib)
 	dlt_json_kv_string(j, "found_via", dlt_found_via_name(lib->found_via));
 	dlt_json_kv_string(j, "soname", lib->soname);
 	dlt_json_kv_bool(j, "failed", lib->failed);
+	dlt_json_kv_bool(j, "probe", kind == DLT_FAIL_PROBE);
 	dlt_json_kv_string(j, "error", lib->failed ? lib->error : NULL);
 	dlt_json_key(j, "dlopen_mode");
 	if (lib->dlopen_mode >= 0)
@@ -220,8 +243,10 @@ static void dlt_json_process(struct dlt_json *j, const struct dlt_process *p)
 	dlt_json_kv_string(j, "trace", p->trace);
 	dlt_json_key(j, "libraries");
 	dlt_json_array_begin(j);
+	uint8_t *kind = dlt_lib_fail_kinds(p);
 	for (size_t i = 0; i < p->nlibs; i++)
-		dlt_json_lib(j, &p->libs[i]);
+		dlt_json_lib(j, &p->libs[i], kind[i]);
+	free(kind);
 	dlt_json_array_end(j);
 	dlt_json_object_end(j);
 }

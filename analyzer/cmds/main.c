@@ -57,7 +57,7 @@ static void dlt_usage(FILE *out)
 	      "  0  the command ran.  Inputs that cannot be read and damage\n"
 	      "     found in traces are reported on stderr; what could be\n"
 	      "     read is still analysed.\n"
-	      "  1  check only: a finding at or above --fail-on.\n"
+	      "  1  check and hangs: a finding at or above --fail-on.\n"
 	      "  2  bad arguments, or not one usable trace among the inputs.\n",
 	      out);
 }

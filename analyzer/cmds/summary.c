@@ -20,9 +20,10 @@ const char dlt_summary_usage[] =
 	"processes follows.\n"
 	"\n"
 	"PATH is a trace file or a directory of *.dltrace files.  Damage in a\n"
-	"trace and inputs that cannot be read are reported on stderr; the "
-	"exit\n"
-	"status is 2 only when no input could be read at all.\n";
+	"trace and inputs that cannot be read are reported on stderr.\n"
+	"\n"
+	"exit status: 0, or 2 for bad arguments or when no input could be\n"
+	"read at all.\n";
 
 static void dlt_put_argv(FILE *out, const struct dlt_process *p)
 {
@@ -126,8 +127,15 @@ static void dlt_put_process(FILE *out, const struct dlt_set *s,
 				p->forks[i]);
 	}
 	fprintf(out, "\n  records   %" PRIu64, p->records);
+	size_t failed, probes;
+	dlt_lib_fail_counts(p, &failed, &probes);
 	fprintf(out, "\n  libraries %zu loaded, %zu failed", p->nlibs_loaded,
-		p->nlibs_failed);
+		failed);
+	if (probes)
+		fprintf(out,
+			", %zu probe%s of libraries loaded under another "
+			"name",
+			probes, probes == 1 ? "" : "s");
 	for (size_t i = 0; i < p->nnotes; i++) {
 		fprintf(out, "\n  note      [%s] ",
 			dlt_note_level_name(p->notes[i].level));

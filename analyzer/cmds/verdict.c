@@ -1,6 +1,6 @@
-/* The verdicts the launcher prints when its command is done
- * (dlt_verdict_print) or when --hang-timeout ended it (dlt_hang_verdict):
- * short views of `check` and `hangs`. */
+/* The verdict the launcher prints when its command is done or
+ * --hang-timeout ended it: a short view of `check`, whose job rules include
+ * the hang findings. */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -8,7 +8,6 @@
 
 #include "check.h"
 #include "commands.h"
-#include "hangs.h"
 #include "inputs.h"
 #include "model.h"
 
@@ -133,38 +132,4 @@ int dlt_verdict_print(FILE *out, const char *dir)
 	fflush(out);
 	dlt_check_free(&c);
 	return problems;
-}
-
-/* ---- after --hang-timeout ------------------------------------------------ */
-
-struct dlt_hang_verdict {
-	FILE *out;
-	int lines;
-};
-
-static void dlt_hang_verdict_line(void *ctx, const struct dlt_hang_finding *f)
-{
-	struct dlt_hang_verdict *v = ctx;
-	if (strcmp(f->code, "STALL") == 0 || v->lines >= 12)
-		return;
-	v->lines++;
-	fprintf(v->out, "dltrace: %s: %s\n", f->code, f->msg);
-}
-
-int dlt_hang_verdict(FILE *out, const char *dir)
-{
-	char *args[] = {(char *)dir};
-	struct dlt_inputs in;
-	if (dlt_inputs_collect(&in, 1, args) != 0)
-		return -1;
-	struct dlt_hang_proc *procs;
-	size_t n = dlt_hang_load_inputs(&in, &procs, NULL);
-	dlt_inputs_free(&in);
-	struct dlt_hang_verdict v = {out, 0};
-	dlt_hang_analyze(procs, n, dlt_hang_verdict_line, &v);
-	free(procs);
-	if (v.lines)
-		fprintf(out, "dltrace: details: dltrace-analyze hangs %s\n",
-			dir);
-	return v.lines;
 }

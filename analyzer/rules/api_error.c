@@ -15,19 +15,15 @@
 
 static bool dlt_routine(const struct dlt_gpu *g, const struct dlt_gpu_err *e)
 {
-	switch (e->api) {
-	case 61:			 /* cuGetProcAddress */
-	case 62:			 /* cuGetProcAddress_v2 */
-		return e->status == 500; /* CUDA_ERROR_NOT_FOUND */
-	case 22:			 /* cudaGetDriverEntryPoint */
-	case 23:			 /* cudaGetDriverEntryPointByVersion */
-		return e->status == 500; /* cudaErrorSymbolNotFound */
-	case 104:			 /* cudnnBackendFinalize */
+	uint32_t roles = dlt_api_roles(e->api);
+	/* CUDA_ERROR_NOT_FOUND and cudaErrorSymbolNotFound are both 500. */
+	if (roles & DLT_ROLE_SYMBOL_QUERY)
+		return e->status == 500;
+	if (roles & DLT_ROLE_BK_FINALIZE)
 		return dlt_cudnn_not_supported(
 			dlt_cudnn_status_major(dlt_gpu_cudnn_version(g),
 					       e->status),
 			e->status);
-	}
 	return false;
 }
 
@@ -102,7 +98,7 @@ void dlt_rule_api_error(struct dlt_rule_ctx *c)
 		const struct dlt_api_desc *a = dlt_api_by_id(e->api);
 		int family = a ? a->family : 0;
 		/* cudaGetLastError hands back an earlier failure. */
-		bool report = e->api == 20 || e->api == 21;
+		bool report = dlt_api_roles(e->api) & DLT_ROLE_LAST_ERROR;
 		const char *by = c->explained[i];
 		if (by)
 			continue;
@@ -137,17 +133,7 @@ void dlt_rule_api_error(struct dlt_rule_ctx *c)
 		dlt_obj_uint(ev, "first_thread", e->first_tid);
 		dlt_obj_double(ev, "last_s", dlt_rel_s(c->p, e->last_ts));
 		struct dlt_val *vals = dlt_obj_object(ev, "first_call_values");
-		for (uint32_t k = 0; k < e->nv; k++) {
-			char label[64];
-			dlt_api_label(a, k, label, sizeof(label));
-			if (label[0] == '\0')
-				snprintf(label, sizeof(label), "v%u", k);
-			if (dlt_label_is_handle(label))
-				dlt_obj_strf(vals, label, "0x%" PRIx64,
-					     e->v[k]);
-			else
-				dlt_obj_int(vals, label, (int64_t)e->v[k]);
-		}
+		dlt_ev_api_values(vals, a, e->v, e->nv);
 		const char *hint = dlt_hint(g, family, e->status);
 		if (hint)
 			dlt_finding_fix(c, f, "%s", hint);

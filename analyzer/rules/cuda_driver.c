@@ -99,29 +99,25 @@ void dlt_rule_cuda_driver(struct dlt_rule_ctx *c)
 	const struct dlt_gpu *g = c->g;
 	struct dlt_runtime rt[8];
 	size_t nrt = 0;
-	int64_t driver_api = -1; /* -1 unknown, 0 no driver */
 	const char *kdrv = NULL;
 	for (size_t i = 0; i < g->nfams; i++) {
 		const struct dlt_gpu_family *f = &g->fams[i];
 		if (dlt_is_version_string(f->kdrv) && kdrv == NULL)
 			kdrv = f->kdrv;
-		if (f->family == DLT_FAM_CUDART) {
-			if (f->v[0] > 0 && f->v[2] == 0 && nrt < 8)
-				rt[nrt++] = (struct dlt_runtime){
-					"libcudart", f->path, f->v[0]};
-			if (f->v[1] != DLT_VERSION_ABSENT && f->v[3] == 0 &&
-			    driver_api < 0)
-				driver_api = f->v[1];
-		} else if (f->family == DLT_FAM_CUDA) {
-			if (f->v[0] != DLT_VERSION_ABSENT && f->v[1] == 0 &&
-			    driver_api < 0)
-				driver_api = f->v[0];
-		} else if (f->family == DLT_FAM_CUDNN && f->v[1] > 0 &&
-			   nrt < 8) {
-			rt[nrt++] = (struct dlt_runtime){"cuDNN's own runtime",
-							 f->path, f->v[1]};
-		}
+		const int64_t *v = f->v;
+		if (f->family == DLT_FAM_CUDART &&
+		    v[DLT_FV_CUDART_runtime_version] > 0 &&
+		    v[DLT_FV_CUDART_runtime_status] == 0 && nrt < 8)
+			rt[nrt++] = (struct dlt_runtime){
+				"libcudart", f->path,
+				v[DLT_FV_CUDART_runtime_version]};
+		else if (f->family == DLT_FAM_CUDNN &&
+			 v[DLT_FV_CUDNN_cudart_version] > 0 && nrt < 8)
+			rt[nrt++] = (struct dlt_runtime){
+				"cuDNN's own runtime", f->path,
+				v[DLT_FV_CUDNN_cudart_version]};
 	}
+	int64_t driver_api = dlt_gpu_driver_api(g); /* -1 unknown, 0 none */
 	/* The driver library itself. */
 	const struct dlt_lib *cuda_loaded = NULL, *cuda_failed = NULL;
 	for (size_t i = 0; i < p->nlibs; i++) {

@@ -20,10 +20,10 @@ static int64_t dlt_runtime_version(const struct dlt_process *p,
 				   const char **source)
 {
 	const struct dlt_gpu_family *f = dlt_gpu_family(g, DLT_FAM_CUDART);
-	if (f && f->v[0] > 0) {
+	if (f && f->v[DLT_FV_CUDART_runtime_version] > 0) {
 		*path = f->path;
 		*source = "cudaRuntimeGetVersion";
-		return f->v[0];
+		return f->v[DLT_FV_CUDART_runtime_version];
 	}
 	for (size_t i = 0; i < p->nlibs; i++) {
 		const struct dlt_lib *l = &p->libs[i];
@@ -53,25 +53,20 @@ void dlt_rule_cudnn_cudart(struct dlt_rule_ctx *c)
 	int64_t rt = dlt_runtime_version(c->p, c->g, &rpath, &source);
 	if (rt <= 0)
 		return; /* cuDNN on its own runtime only: nothing to compare */
-	int64_t driver_api = -1;
-	const struct dlt_gpu_family *cf = dlt_gpu_family(c->g, DLT_FAM_CUDART);
-	if (cf && cf->v[1] > 0 && cf->v[3] == 0)
-		driver_api = cf->v[1]; /* traces of dltrace before 2026-11-30 */
-	/* The driver's own answer (cuDriverGetVersion at the first driver
-	 * call, which the runtime makes through cuGetProcAddress). */
-	const struct dlt_gpu_family *df = dlt_gpu_family(c->g, DLT_FAM_CUDA);
-	if (driver_api < 0 && df && df->v[0] > 0 && df->v[1] == 0)
-		driver_api = df->v[0];
+	int64_t driver_api = dlt_gpu_driver_api(c->g);
 	for (size_t i = 0; i < c->g->nfams; i++) {
 		const struct dlt_gpu_family *f = &c->g->fams[i];
-		if (f->family != DLT_FAM_CUDNN || f->v[1] <= 0 || f->v[1] == rt)
+		int64_t cudnn_rt = f->v[DLT_FV_CUDNN_cudart_version];
+		if (f->family != DLT_FAM_CUDNN || cudnn_rt <= 0 ||
+		    cudnn_rt == rt)
 			continue;
 		char built[32], loaded[32], ver[32];
-		dlt_cuda_version_str(f->v[1], built, sizeof(built));
+		dlt_cuda_version_str(cudnn_rt, built, sizeof(built));
 		dlt_cuda_version_str(rt, loaded, sizeof(loaded));
-		dlt_cudnn_version_str(f->v[0], ver, sizeof(ver));
-		bool major = f->v[1] / 1000 != rt / 1000;
-		bool driver_old = driver_api > 0 && driver_api < f->v[1];
+		dlt_cudnn_version_str(f->v[DLT_FV_CUDNN_version], ver,
+				      sizeof(ver));
+		bool major = cudnn_rt / 1000 != rt / 1000;
+		bool driver_old = driver_api > 0 && driver_api < cudnn_rt;
 		enum dlt_severity sev = major	     ? DLT_SEV_ERROR
 					: driver_old ? DLT_SEV_WARNING
 						     : DLT_SEV_INFO;

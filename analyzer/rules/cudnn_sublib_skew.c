@@ -93,9 +93,11 @@ void dlt_rule_cudnn_sublib_skew(struct dlt_rule_ctx *c)
 		const struct dlt_gpu_family *f = &c->g->fams[i];
 		if (f->family != DLT_FAM_CUDNN)
 			continue;
-		for (int k = 2; k < 8; k++)
-			if (f->v[k] != 0 && f->v[k] != DLT_VERSION_ABSENT)
+		for (int k = 0; k < 6; k++) {
+			int64_t st = f->v[DLT_FV_CUDNN_sublib1_check + k];
+			if (st != 0 && st != DLT_VERSION_ABSENT)
 				nbad++;
+		}
 		if (fam == NULL)
 			fam = f;
 	}
@@ -150,23 +152,25 @@ void dlt_rule_cudnn_sublib_skew(struct dlt_rule_ctx *c)
 		dlt_arr_str(da, dirs[i]);
 	if (fam) {
 		char buf[96];
-		dlt_obj_str(ev, "cudnn_version",
-			    fam->v[0] > 0 ? dlt_cudnn_version_str(
-						    fam->v[0], buf, sizeof(buf))
-					  : NULL);
+		int64_t ver = fam->v[DLT_FV_CUDNN_version];
+		dlt_obj_str(
+			ev, "cudnn_version",
+			ver > 0 ? dlt_cudnn_version_str(ver, buf, sizeof(buf))
+				: NULL);
 		dlt_obj_str(ev, "cudnn_path", fam->path);
 		struct dlt_val *vc = dlt_obj_array(ev, "version_checks");
 		bool nine = major >= 9;
-		for (int k = 2; k < 8; k++) {
-			if (fam->v[k] == DLT_VERSION_ABSENT || (nine && k >= 6))
+		/* The checks of the major's sub-libraries, in order. */
+		for (int k = 0; k < (nine ? 4 : 6); k++) {
+			int64_t st = fam->v[DLT_FV_CUDNN_sublib1_check + k];
+			if (st == DLT_VERSION_ABSENT)
 				continue;
 			struct dlt_val *o = dlt_arr_object(vc);
-			dlt_obj_str(o, "check",
-				    nine ? checks9[k - 2] : checks8[k - 2]);
-			dlt_obj_int(o, "status", fam->v[k]);
+			dlt_obj_str(o, "check", nine ? checks9[k] : checks8[k]);
+			dlt_obj_int(o, "status", st);
 			dlt_obj_str(o, "status_name",
-				    dlt_status_name(DLT_FAM_CUDNN, fam->v[0],
-						    (int32_t)fam->v[k]));
+				    dlt_status_name(DLT_FAM_CUDNN, ver,
+						    (int32_t)st));
 		}
 	}
 	struct dlt_val *fc = NULL;

@@ -9,24 +9,14 @@
 
 #include "rules.h"
 
-static const char *const dlt_cuda_families[] = {
-	"libcudart",   "libcuda",	"libnvidia-ml", "libnccl",
-	"libcublas",   "libcublasLt",	"libcufft",	"libcurand",
-	"libcusparse", "libcusolver",	"libnvrtc",	"libnvJitLink",
-	"libcupti",    "libnvToolsExt",
-};
 static const char *const dlt_runtime_families[] = {"libgomp", "libiomp5",
 						   "libomp", "libstdc++"};
 
 /* Whether rows of this family are compared, and if renamed copies count. */
 static bool dlt_watched(const char *fam, bool renamed)
 {
-	if (strncmp(fam, "libcudnn", 8) == 0)
+	if (dlt_is_gpu_family(fam))
 		return true;
-	for (size_t i = 0;
-	     i < sizeof(dlt_cuda_families) / sizeof(dlt_cuda_families[0]); i++)
-		if (strcmp(fam, dlt_cuda_families[i]) == 0)
-			return true;
 	for (size_t i = 0;
 	     i < sizeof(dlt_runtime_families) / sizeof(dlt_runtime_families[0]);
 	     i++)

@@ -3,11 +3,13 @@
  * wrong ELF class, static TLS exhausted.  The loader's message names the
  * culprit; the other objects unloaded with it are collateral, and a load
  * that failed because a dependency was missing is LIB_NOT_FOUND's. */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "elfread.h"
 #include "rules.h"
 
 struct dlt_cause {
@@ -131,14 +133,9 @@ static void dlt_file_version(const struct dlt_gpu *g, const char *path,
 	for (size_t k = 0; k < g->nfams && path; k++) {
 		const struct dlt_gpu_family *f = &g->fams[k];
 		if (f->path == NULL || strcmp(f->path, path) != 0 ||
-		    f->v[0] <= 0)
+		    dlt_gpu_family_version(f) <= 0)
 			continue;
-		if (f->family == DLT_FAM_NCCL)
-			dlt_nccl_version_str(f->v[0], buf, cap);
-		else if (f->family == DLT_FAM_CUDNN)
-			dlt_cudnn_version_str(f->v[0], buf, cap);
-		else
-			dlt_cuda_version_str(f->v[0], buf, cap);
+		dlt_gpu_family_version_str(f, buf, cap);
 		return;
 	}
 }
@@ -234,6 +231,257 @@ static size_t dlt_ev_dependencies(struct dlt_rule_ctx *c, struct dlt_val *ev,
 	return n;
 }
 
+/* ---- a copy that would work ---------------------------------------- */
+
+/* The object that needs what is missing: "(required by X)" of a version
+ * message; for an undefined symbol the object the message names first. */
+static void dlt_required_by(const char *msg, const struct dlt_cause *cause,
+			    char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	const char *r = msg ? strstr(msg, "(required by ") : NULL;
+	if (strcmp(cause->kind, "symbol_version") == 0 && r) {
+		r += strlen("(required by ");
+		snprintf(buf, cap, "%.*s", (int)strcspn(r, ")"), r);
+	} else if (strcmp(cause->kind, "undefined_symbol") == 0) {
+		dlt_message_object(msg, buf, cap);
+	}
+}
+
+/* The row of the process for a file, mapped or failed, or NULL. */
+static const struct dlt_lib *dlt_row_of(const struct dlt_process *p,
+					const char *path)
+{
+	char real[PATH_MAX];
+	const char *r = path && realpath(path, real) ? real : path;
+	for (size_t i = 0; path && i < p->nlibs; i++) {
+		const struct dlt_lib *l = &p->libs[i];
+		if (l->from_fail_record)
+			continue;
+		if ((l->path && strcmp(l->path, path) == 0) ||
+		    (l->realpath && strcmp(l->realpath, r) == 0))
+			return l;
+	}
+	return NULL;
+}
+
+/* "GLIBCXX_3.4.28" after "GLIBCXX_3.4.9": the part after the last '_' of
+ * the same prefix, compared as dotted numbers. */
+static int dlt_version_cmp(const char *a, const char *b)
+{
+	const char *x = strrchr(a, '_'), *y = strrchr(b, '_');
+	x = x ? x + 1 : a;
+	y = y ? y + 1 : b;
+	while (*x || *y) {
+		char *ex, *ey;
+		unsigned long u = strtoul(x, &ex, 10), v = strtoul(y, &ey, 10);
+		if (u != v)
+			return u < v ? -1 : 1;
+		if (ex == x || ey == y)
+			return strcmp(x, y);
+		x = *ex == '.' ? ex + 1 : ex;
+		y = *ey == '.' ? ey + 1 : ey;
+	}
+	return 0;
+}
+
+/* What a file's version definitions say about one version. */
+struct dlt_verscan {
+	const char *want;
+	size_t prefix;	  /* length of want's prefix, through its last '_' */
+	char newest[128]; /* the newest of that prefix */
+	bool has;
+};
+
+static int dlt_take_verdef(void *ctx, const char *v)
+{
+	struct dlt_verscan *s = ctx;
+	if (strcmp(v, s->want) == 0)
+		s->has = true;
+	if (strncmp(v, s->want, s->prefix) == 0 &&
+	    (s->newest[0] == '\0' || dlt_version_cmp(v, s->newest) > 0))
+		snprintf(s->newest, sizeof(s->newest), "%s", v);
+	return 0;
+}
+
+/* Whether the file at path has what is missing (the version, or the
+ * symbol), and for a version the newest of its prefix it defines.
+ * -1: the file cannot be read. */
+static int dlt_has_it(const char *path, const struct dlt_cause *cause,
+		      char *newest, size_t cap)
+{
+	struct dlt_elf e;
+	int has = -1;
+	if (cap)
+		newest[0] = '\0';
+	if (dlt_elf_open(&e, path) != 0)
+		return -1;
+	if (strcmp(cause->kind, "symbol_version") == 0) {
+		const char *u = strrchr(cause->what, '_');
+		struct dlt_verscan s = {cause->what,
+					u ? (size_t)(u - cause->what + 1) : 0,
+					"", false};
+		if (dlt_elf_each_verdef(&e, dlt_take_verdef, &s) == 0) {
+			has = s.has;
+			snprintf(newest, cap, "%s", s.newest);
+		}
+	} else {
+		has = dlt_elf_defines(&e, cause->what);
+	}
+	dlt_elf_close(&e);
+	return has;
+}
+
+/* The file (DT_NEEDED name) that a version is needed from. */
+struct dlt_vn_find {
+	const char *version;
+	char file[256];
+};
+
+static int dlt_take_verneed(void *ctx, const char *file, const char *version)
+{
+	struct dlt_vn_find *f = ctx;
+	if (strcmp(version, f->version) != 0)
+		return 0;
+	snprintf(f->file, sizeof(f->file), "%s", file);
+	return 1;
+}
+
+#define DLT_MAX_COPIES 16
+
+/* What the object that needs the missing symbol or version would get:
+ * the names it needs it from, each searched for as the loader would for
+ * it, the copy loaded left out.  Fills the evidence (required_by,
+ * loaded_copy, copies_with_it) and says the copy to use in *use (and how
+ * the loader reaches it in *use_via, the loaded copy's rule in
+ * *loaded_via), "" when none. */
+struct dlt_would_work {
+	char use[PATH_MAX];
+	const char *use_via;
+	char use_version[64];
+	char name[256];	       /* the library it needs it from */
+	char loaded[PATH_MAX]; /* the copy loaded of that name */
+	const char *loaded_via;
+	char loaded_newest[128]; /* symbol versions: its newest */
+};
+
+static void dlt_ev_copy(struct dlt_val *o, const char *path, const char *real,
+			const char *via, const char *newest)
+{
+	char ver[64];
+	dlt_obj_str(o, "path", path);
+	dlt_obj_str(o, "found_via", via);
+	dlt_lib_file_version(real, ver, sizeof(ver));
+	dlt_obj_str(o, "version", ver[0] ? ver : NULL);
+	if (newest)
+		dlt_obj_str(o, "newest_version", newest[0] ? newest : NULL);
+}
+
+static void dlt_would_work(struct dlt_rule_ctx *c, struct dlt_val *ev,
+			   const struct dlt_lib *lib,
+			   const struct dlt_cause *cause,
+			   struct dlt_would_work *w)
+{
+	memset(w, 0, sizeof(*w));
+	bool version = strcmp(cause->kind, "symbol_version") == 0;
+	if (!version && strcmp(cause->kind, "undefined_symbol") != 0)
+		return;
+	char req_path[PATH_MAX];
+	dlt_required_by(lib->error, cause, req_path, sizeof(req_path));
+	if (req_path[0] == '\0')
+		return;
+	dlt_obj_str(ev, "required_by", req_path);
+	const struct dlt_lib *req = dlt_row_of(c->p, req_path);
+	/* The names to search: for a version, the one file it is needed
+	 * from; for a symbol, every DT_NEEDED entry. */
+	char **names = NULL;
+	if (version) {
+		struct dlt_elf e;
+		struct dlt_vn_find f = {cause->what, ""};
+		if (dlt_elf_open(&e, req_path) == 0) {
+			dlt_elf_each_verneed(&e, dlt_take_verneed, &f);
+			dlt_elf_close(&e);
+		}
+		char provider[PATH_MAX];
+		dlt_message_object(lib->error, provider, sizeof(provider));
+		if (f.file[0] == '\0' && provider[0])
+			snprintf(f.file, sizeof(f.file), "%s",
+				 dlt_basename(provider));
+		names = dlt_xcalloc(2, sizeof(*names));
+		names[0] = dlt_xstrdup(f.file);
+		/* The copy loaded is the one the message names. */
+		if (provider[0]) {
+			const struct dlt_lib *row = dlt_row_of(c->p, provider);
+			snprintf(w->loaded, sizeof(w->loaded), "%s",
+				 row && row->realpath ? row->realpath
+						      : provider);
+			w->loaded_via =
+				row ? dlt_found_via_name(row->found_via) : NULL;
+		}
+	} else {
+		names = dlt_elf_needed(req_path);
+	}
+	struct dlt_val *arr = dlt_obj_array(ev, "copies_with_it");
+	for (size_t k = 0; names && names[k]; k++) {
+		const char *name = names[k];
+		char loaded[PATH_MAX] = "";
+		const char *loaded_via = NULL;
+		/* The copy of that name the process had. */
+		for (size_t i = 0; !version && i < c->p->nlibs; i++) {
+			const struct dlt_lib *l = &c->p->libs[i];
+			if (l->from_fail_record || l->realpath == NULL ||
+			    !((l->soname && strcmp(l->soname, name) == 0) ||
+			      (l->requested &&
+			       strcmp(dlt_basename(l->requested), name) == 0)))
+				continue;
+			snprintf(loaded, sizeof(loaded), "%s", l->realpath);
+			loaded_via = dlt_found_via_name(l->found_via);
+			break;
+		}
+		if (version) {
+			snprintf(loaded, sizeof(loaded), "%s", w->loaded);
+			loaded_via = w->loaded_via;
+		}
+		struct dlt_copy copies[DLT_MAX_COPIES];
+		size_t n = dlt_loader_copies(c->p, req, name, copies,
+					     DLT_MAX_COPIES);
+		for (size_t i = 0; i < n; i++) {
+			char newest[128];
+			if (strcmp(copies[i].real, loaded) == 0 ||
+			    dlt_has_it(copies[i].real, cause, newest,
+				       sizeof(newest)) != 1)
+				continue;
+			dlt_ev_copy(dlt_arr_object(arr), copies[i].path,
+				    copies[i].real, copies[i].via,
+				    version ? newest : NULL);
+			if (w->use[0])
+				continue;
+			snprintf(w->use, sizeof(w->use), "%s", copies[i].path);
+			w->use_via = copies[i].via;
+			dlt_lib_file_version(copies[i].real, w->use_version,
+					     sizeof(w->use_version));
+			snprintf(w->name, sizeof(w->name), "%s", name);
+			if (!version) {
+				snprintf(w->loaded, sizeof(w->loaded), "%s",
+					 loaded);
+				w->loaded_via = loaded_via;
+			}
+		}
+		dlt_copies_free(copies, n);
+		if (version && w->name[0] == '\0')
+			snprintf(w->name, sizeof(w->name), "%s", name);
+	}
+	dlt_free_strv(names);
+	if (w->loaded[0]) {
+		struct dlt_val *o = dlt_obj_object(ev, "loaded_copy");
+		if (version)
+			dlt_has_it(w->loaded, cause, w->loaded_newest,
+				   sizeof(w->loaded_newest));
+		dlt_ev_copy(o, w->loaded, w->loaded, w->loaded_via,
+			    version ? w->loaded_newest : NULL);
+	}
+}
+
 static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_deps *deps,
 		    const struct dlt_lib *lib)
 {
@@ -242,20 +490,11 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_deps *deps,
 		file = lib->requested;
 	struct dlt_cause cause;
 	dlt_classify(lib->error, &cause);
-	struct dlt_finding *f;
-	if (cause.what[0])
-		f = dlt_rule_finding(c, DLT_SEV_ERROR,
-				     "%s was found but did not load: %s %s",
-				     dlt_basename(file),
-				     strcmp(cause.kind, "undefined_symbol") == 0
-					     ? "undefined symbol"
-					     : "missing symbol version",
-				     cause.what);
-	else
-		f = dlt_rule_finding(c, DLT_SEV_ERROR,
-				     "%s was found but did not load: %s",
-				     dlt_basename(file),
-				     lib->error ? lib->error : "(no message)");
+	enum dlt_severity sev = dlt_failed_load_severity(c, lib);
+	bool version = strcmp(cause.kind, "symbol_version") == 0;
+	/* The message is filled in below, once the evidence says which
+	 * copy would have worked. */
+	struct dlt_finding *f = dlt_rule_finding(c, sev, "%s", "");
 	f->ts = lib->ts;
 	struct dlt_val *ev = f->evidence;
 	dlt_obj_str(ev, "file", file);
@@ -266,6 +505,8 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_deps *deps,
 	dlt_obj_str(ev, "cause", cause.kind);
 	if (cause.what[0])
 		dlt_obj_str(ev, "missing", cause.what);
+	struct dlt_would_work w;
+	dlt_would_work(c, ev, lib, &cause, &w);
 	const char *prov = NULL;
 	size_t nprov = 0;
 	if (cause.family[0]) {
@@ -275,6 +516,39 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_deps *deps,
 	const char *dep = NULL;
 	size_t ndeps = dlt_ev_dependencies(c, ev, deps, lib, &dep);
 
+	char req[PATH_MAX];
+	dlt_required_by(lib->error, &cause, req, sizeof(req));
+	const char *needer = req[0] ? dlt_basename(req) : dlt_basename(file);
+	char msg[3 * PATH_MAX], use[PATH_MAX + 128] = "";
+	if (w.use[0])
+		snprintf(use, sizeof(use), "; %s (%s%s%s) has it", w.use,
+			 w.use_via, w.use_version[0] ? ", " : "",
+			 w.use_version);
+	if (version && w.loaded[0])
+		snprintf(msg, sizeof(msg),
+			 "%s needs symbol version %s from %s, and the copy "
+			 "loaded (%s, via %s) defines %s%s%s",
+			 needer, cause.what, w.name[0] ? w.name : "its library",
+			 w.loaded, w.loaded_via ? w.loaded_via : "?",
+			 w.loaded_newest[0] ? "versions up to "
+					    : "no version "
+					      "of that kind",
+			 w.loaded_newest, use);
+	else if (cause.what[0])
+		snprintf(msg, sizeof(msg),
+			 "%s was found but did not load: %s %s%s",
+			 dlt_basename(file),
+			 version ? "missing symbol version"
+				 : "undefined symbol",
+			 cause.what, use);
+	else
+		snprintf(msg, sizeof(msg), "%s was found but did not load: %s",
+			 dlt_basename(file),
+			 lib->error ? lib->error : "(no message)");
+	f->message = dlt_arena_strdup(&c->chk->arena, msg);
+
+	char dir[PATH_MAX];
+	dlt_dirname(w.loaded, dir, sizeof(dir));
 	if (strcmp(cause.kind, "static_tls") == 0) {
 		dlt_finding_fix(c, f,
 				"glibc ran out of static TLS space: load it "
@@ -291,6 +565,32 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_deps *deps,
 				file);
 	} else if (strcmp(cause.kind, "permission") == 0) {
 		dlt_finding_fix(c, f, "make it readable: chmod a+r %s", file);
+	} else if (w.use[0] && w.loaded_via &&
+		   strcmp(w.loaded_via, "LD_LIBRARY_PATH") == 0) {
+		dlt_finding_fix(c, f,
+				"take %s out of LD_LIBRARY_PATH (it comes "
+				"first and holds a %s without %s): %s then "
+				"gets %s",
+				dir, w.name, cause.what, needer, w.use);
+	} else if (w.use[0]) {
+		dlt_finding_fix(c, f,
+				"make %s load first: LD_PRELOAD=%s, or import "
+				"the package that needs it before the one that "
+				"brought %s%s",
+				w.use, w.use,
+				w.loaded[0] ? w.loaded : "the other copy",
+				w.loaded[0] ? " (a library already loaded is "
+					      "never searched for again)"
+					    : "");
+	} else if (version && w.loaded[0]) {
+		dlt_finding_fix(c, f,
+				"no %s on this machine that %s would find "
+				"defines %s: install a newer one (for "
+				"GLIBCXX, a newer GCC runtime: conda install "
+				"-c conda-forge libstdcxx-ng, or the "
+				"distribution's libstdc++6), and take %s out "
+				"of the way",
+				w.name, needer, cause.what, w.loaded);
 	} else if (nprov) {
 		dlt_finding_fix(c, f,
 				"%s needs %s from %s, but the copy loaded is "
@@ -298,14 +598,12 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_deps *deps,
 				"LD_LIBRARY_PATH, or import the package that "
 				"needs the newer copy first), or upgrade the "
 				"package that brought the older one",
-				dlt_basename(file), cause.what, cause.family,
-				prov);
+				needer, cause.what, cause.family, prov);
 	} else if (cause.family[0]) {
 		dlt_finding_fix(c, f,
 				"no loaded %s provides %s: install the %s "
 				"version that %s was built against",
-				cause.family, cause.what, cause.family,
-				dlt_basename(file));
+				cause.family, cause.what, cause.family, needer);
 	} else if (ndeps && cause.what[0]) {
 		dlt_finding_fix(c, f,
 				"%s needs %s from one of its dependencies "
@@ -313,8 +611,7 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_deps *deps,
 				"of them is an older or different build: make "
 				"the copy %s was built against load instead "
 				"(unset LD_LIBRARY_PATH, or fix its RUNPATH)",
-				dlt_basename(file), cause.what, dep,
-				dlt_basename(file));
+				needer, cause.what, dep, needer);
 	} else {
 		dlt_finding_fix(c, f,
 				"read the loader message; `LD_DEBUG=libs,"

@@ -50,12 +50,13 @@ static void dlt_ev_searched(struct dlt_val *arr, const struct dlt_lib *lib)
 		if (hw)
 			*hw = '\0';
 		/* The legacy hardware-capability subdirectories glibc still
-		 * tries (tls/x86_64/x86_64 ...) belong to their directory. */
+		 * tries (tls/x86_64/x86_64 ..., aarch64/atomics on arm64)
+		 * belong to their directory. */
 		for (;;) {
 			char *slash = strrchr(dir, '/');
 			static const char *const caps[] = {
-				"/tls",	     "/x86_64", "/haswell",
-				"/avx512_1", "/i686",	"/sse2"};
+				"/tls",	 "/x86_64", "/haswell", "/avx512_1",
+				"/i686", "/sse2",   "/aarch64", "/atomics"};
 			bool cap = false;
 			for (size_t k = 0; slash && slash != dir &&
 					   k < sizeof(caps) / sizeof(caps[0]);
@@ -110,32 +111,43 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_lib *lib)
 	if (nfound)
 		dlt_dirname(found[0], where, sizeof(where));
 
+	/* An absolute path is opened as it is: no search, and no search
+	 * path can help. */
+	bool absolute = strchr(name, '/') != NULL;
+	const char *rel = dlt_load_relation(lib);
+	enum dlt_severity sev = dlt_failed_load_severity(c, lib);
+	char by[PATH_MAX] = "";
+	if (who)
+		snprintf(by, sizeof(by), " (%s %s)", rel, who);
+	const char *carried = sev == DLT_SEV_INFO
+				      ? "; the process carried on without it"
+				      : "";
 	struct dlt_finding *f;
 	if (optional)
 		f = dlt_rule_finding(c, DLT_SEV_INFO,
 				     "optional %s %s was not found (%s works "
 				     "without it)",
 				     optional_who, name,
-				     lib->requester
-					     ? dlt_basename(lib->requester)
-					     : "the program");
+				     who ? who : "the program");
+	else if (absolute)
+		f = dlt_rule_finding(c, sev, "%s%s does not exist%s", name, by,
+				     carried);
 	else if (nfound)
-		f = dlt_rule_finding(c, DLT_SEV_ERROR,
-				     "%s%s%s%s was not found: a copy exists in "
-				     "%s, where the loader did not look",
-				     name, who ? " (needed by " : "",
-				     who ? who : "", who ? ")" : "", where);
+		f = dlt_rule_finding(c, sev,
+				     "%s%s was not found: a copy exists in %s, "
+				     "where the loader did not look",
+				     name, by, where);
 	else
-		f = dlt_rule_finding(
-			c, DLT_SEV_ERROR,
-			"%s%s%s%s was not found in any of the %" PRIu32
-			" places the loader searched",
-			name, who ? " (needed by " : "", who ? who : "",
-			who ? ")" : "", lib->n_tried);
+		f = dlt_rule_finding(c, sev,
+				     "%s%s was not found in any of the %" PRIu32
+				     " places the loader searched%s",
+				     name, by, lib->n_tried, carried);
 	f->ts = lib->ts;
 	struct dlt_val *ev = f->evidence;
 	dlt_obj_str(ev, "requested", name);
 	dlt_obj_str(ev, "requester", lib->requester);
+	dlt_obj_str(ev, "loaded_with",
+		    dlt_lib_by_dlopen(lib) ? "dlopen" : "DT_NEEDED");
 	dlt_ev_mode(ev, lib);
 	dlt_obj_str(ev, "loader_message", lib->error);
 	dlt_ev_searched(dlt_obj_array(ev, "searched"), lib);
@@ -165,7 +177,21 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_lib *lib)
 		}
 	}
 
-	if (optional) {
+	if (sev == DLT_SEV_INFO && !optional) {
+		dlt_finding_fix(c, f,
+				"nothing to fix: %s looked for it and carried "
+				"on without it (the process ended well)",
+				who ? who : "the program");
+	} else if (absolute) {
+		dlt_finding_fix(c, f,
+				"%s asks for this exact path, which the "
+				"loader opens without searching (so "
+				"LD_LIBRARY_PATH cannot help): install the "
+				"file there, or make %s ask for the right "
+				"path",
+				who ? who : "the program",
+				who ? who : "the program");
+	} else if (optional) {
 		dlt_finding_fix(c, f,
 				"nothing to do: the library looks for it and "
 				"carries on without it (for NCCL plugins, "

@@ -110,10 +110,8 @@ const struct dlt_lib *dlt_loaded_row(const struct dlt_process *p,
 	return NULL;
 }
 
-/* Expands $ORIGIN / ${ORIGIN}; other tokens ($LIB, $PLATFORM) are left as
- * they are, which makes such a directory simply not found later. */
-static void dlt_expand_origin(const char *spec, size_t len, const char *origin,
-			      char *out, size_t cap)
+void dlt_expand_origin(const char *spec, size_t len, const char *origin,
+		       char *out, size_t cap)
 {
 	size_t o = 0;
 	for (size_t i = 0; i < len && o + 1 < cap;) {
@@ -260,12 +258,12 @@ const char *dlt_pip_package(const char *family, int cuda_major, char *buf,
 int dlt_proc_cuda_major(const struct dlt_process *p, const struct dlt_gpu *g)
 {
 	const struct dlt_gpu_family *f = dlt_gpu_family(g, DLT_FAM_CUDART);
-	if (f && f->v[0] > 0)
-		return (int)(f->v[0] / 1000);
+	if (f && f->v[DLT_FV_CUDART_runtime_version] > 0)
+		return (int)(f->v[DLT_FV_CUDART_runtime_version] / 1000);
 	/* cuDNN was built for one CUDA major: its package name says it. */
 	f = dlt_gpu_family(g, DLT_FAM_CUDNN);
-	if (f && f->v[1] > 0)
-		return (int)(f->v[1] / 1000);
+	if (f && f->v[DLT_FV_CUDNN_cudart_version] > 0)
+		return (int)(f->v[DLT_FV_CUDNN_cudart_version] / 1000);
 	for (size_t i = 0; i < p->nlibs; i++) {
 		const struct dlt_lib *l = &p->libs[i];
 		char fam[64], ver[64];
@@ -281,6 +279,63 @@ int dlt_proc_cuda_major(const struct dlt_process *p, const struct dlt_gpu *g)
 			return atoi(ver);
 	}
 	return 0;
+}
+
+bool dlt_is_gpu_family(const char *family)
+{
+	static const char *const gpu[] = {
+		"libcudart",   "libcuda",      "libnvidia-ml", "libnccl",
+		"libcublas",   "libcublasLt",  "libcufft",     "libcurand",
+		"libcusparse", "libcusolver",  "libnvrtc",     "libnvJitLink",
+		"libcupti",    "libnvToolsExt"};
+	if (strncmp(family, "libcudnn", 8) == 0)
+		return true;
+	for (size_t i = 0; i < sizeof(gpu) / sizeof(gpu[0]); i++)
+		if (strcmp(family, gpu[i]) == 0)
+			return true;
+	return false;
+}
+
+bool dlt_lib_by_dlopen(const struct dlt_lib *lib)
+{
+	if (lib->dlopen_mode < 0)
+		return false;
+	if (lib->requested == NULL) /* only the dlopen named it */
+		return true;
+	if (lib->dlopen_name == NULL)
+		return false;
+	return strcmp(lib->requested, lib->dlopen_name) == 0 ||
+	       strcmp(dlt_basename(lib->requested),
+		      dlt_basename(lib->dlopen_name)) == 0;
+}
+
+enum dlt_severity dlt_failed_load_severity(const struct dlt_rule_ctx *c,
+					   const struct dlt_lib *lib)
+{
+	/* The start-up chain: the program (or what needed it) did not
+	 * run. */
+	if (lib->dlopen_mode < 0)
+		return DLT_SEV_ERROR;
+	/* A framework that cannot load its GPU libraries may carry on, on
+	 * the CPU, and exit 0: told loudly all the same. */
+	const char *names[] = {lib->requested, lib->dlopen_name};
+	for (int i = 0; i < 2; i++) {
+		char fam[128];
+		if (names[i] == NULL)
+			continue;
+		dlt_lib_family(names[i], fam, sizeof(fam), NULL);
+		if (dlt_is_gpu_family(fam))
+			return DLT_SEV_ERROR;
+	}
+	const struct dlt_end *e = &c->p->end;
+	if (e->how == DLT_END_NONE)
+		return DLT_SEV_WARNING;
+	return dlt_end_is_failure(e) ? DLT_SEV_ERROR : DLT_SEV_INFO;
+}
+
+const char *dlt_load_relation(const struct dlt_lib *lib)
+{
+	return dlt_lib_by_dlopen(lib) ? "loaded with dlopen by" : "needed by";
 }
 
 bool dlt_is_driver_lib(const char *name)
@@ -558,5 +613,18 @@ void dlt_ev_candidates(struct dlt_val *arr, const struct dlt_conv_entry *e,
 		else
 			dlt_obj_null(o, "time_ms");
 		dlt_obj_uint(o, "memory", cd->memory);
+	}
+}
+
+void dlt_ev_api_values(struct dlt_val *o, const struct dlt_api_desc *a,
+		       const uint64_t *v, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		char buf[32];
+		const char *label = dlt_api_value_label(a, k, buf, sizeof(buf));
+		if (dlt_label_is_handle(label))
+			dlt_obj_strf(o, label, "0x%" PRIx64, v[k]);
+		else
+			dlt_obj_int(o, label, (int64_t)v[k]);
 	}
 }

@@ -1,7 +1,9 @@
 /* What a rule gets and the helpers rules share.
  *
- * A rule looks at one process (its model and GPU aggregate) and adds
- * findings with dlt_rule_finding.  Rules run in the order of the table in
+ * A process rule looks at one process (its model and GPU aggregate) and
+ * adds findings with dlt_rule_finding; a job rule looks at every process of
+ * the job at once (what the hang analysis read of each, hangs.h) and adds
+ * findings with dlt_job_finding.  Rules run in the order of the table in
  * check.c; a rule that explains failed calls (the driver is missing, the
  * cuDNN sub-libraries disagree) marks them in explained[] so that API_ERROR,
  * which runs later, reports them as consequences rather than causes. */
@@ -20,6 +22,7 @@
 #include "../apinames.h"
 #include "../check.h"
 #include "../gpu.h"
+#include "../hangs.h"
 #include "../model.h"
 #include "../status.h"
 #include "../value.h"
@@ -44,6 +47,28 @@ void dlt_finding_fix(struct dlt_rule_ctx *c, struct dlt_finding *f,
 /* Marks an error group as explained by the current rule's code. */
 void dlt_rule_explain(struct dlt_rule_ctx *c, size_t err_index);
 
+/* What a job rule gets: the processes of the job, each with its index in
+ * chk->procs. */
+struct dlt_job_ctx {
+	struct dlt_check *chk;
+	/* The processes in rank order (processes without a rank last, then
+	 * by pid), so that what is said does not depend on the order the
+	 * traces were given in. */
+	const struct dlt_hang_proc **procs;
+	size_t n;
+	const size_t *proc; /* per process: index in chk->procs */
+	size_t rule;	    /* index in the rule table */
+	/* Every process ended on its own without a failure: nothing hung. */
+	bool completed;
+};
+
+/* A new finding of the current job rule about procs[i]. */
+struct dlt_finding *dlt_job_finding(struct dlt_job_ctx *c, size_t i,
+				    enum dlt_severity sev, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void dlt_job_fix(struct dlt_job_ctx *c, struct dlt_finding *f, const char *fmt,
+		 ...) __attribute__((format(printf, 3, 4)));
+
 /* Rules, one per file in analyzer/rules/. */
 void dlt_rule_lib_not_found(struct dlt_rule_ctx *c);
 void dlt_rule_lib_load_failed(struct dlt_rule_ctx *c);
@@ -58,6 +83,10 @@ void dlt_rule_api_error(struct dlt_rule_ctx *c);
 void dlt_rule_deepbind(struct dlt_rule_ctx *c);
 void dlt_rule_static_cudart(struct dlt_rule_ctx *c);
 void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c);
+void dlt_rule_init_hang(struct dlt_job_ctx *c);
+void dlt_rule_missing_rank(struct dlt_job_ctx *c);
+void dlt_rule_rank_mismatch(struct dlt_job_ctx *c);
+void dlt_rule_stall(struct dlt_job_ctx *c);
 
 /* ---- shared helpers (libutil.c) ------------------------------------ */
 
@@ -88,6 +117,29 @@ const struct dlt_lib *dlt_loaded_row(const struct dlt_process *p,
  * directory it was loaded from.  Returns how many were put in dirs (each
  * a malloc'ed string the caller frees). */
 size_t dlt_search_dirs(const struct dlt_lib *lib, char **dirs, size_t max);
+
+/* A directory list entry with $ORIGIN / ${ORIGIN} expanded; other tokens
+ * ($LIB, $PLATFORM) are left as they are, which makes such a directory
+ * simply not found later. */
+void dlt_expand_origin(const char *spec, size_t len, const char *origin,
+		       char *out, size_t cap);
+
+/* A file the loader would find for a name. */
+struct dlt_copy {
+	char *path;	 /* directory + name */
+	char *real;	 /* its real path */
+	const char *via; /* RPATH, LD_LIBRARY_PATH, RUNPATH, LD_SO_CACHE,
+			    DEFAULT */
+};
+/* The files named name that the loader would find for the object req (a
+ * row of the process, NULL for the program), on this machine, in the
+ * loader's order: req's DT_RPATH (when it has no DT_RUNPATH),
+ * LD_LIBRARY_PATH as the process had it, req's DT_RUNPATH, the directories
+ * of /etc/ld.so.conf (which ld.so.cache indexes), the default directories.
+ * Each file once.  Returns how many; free them with dlt_copies_free. */
+size_t dlt_loader_copies(const struct dlt_process *p, const struct dlt_lib *req,
+			 const char *name, struct dlt_copy *out, size_t max);
+void dlt_copies_free(struct dlt_copy *c, size_t n);
 
 /* A regular file exists at path on this machine. */
 bool dlt_file_exists(const char *path, struct stat *st);
@@ -123,6 +175,23 @@ size_t dlt_find_unsearched(const struct dlt_process *p,
 			   const struct dlt_lib *lib, const char *name,
 			   char **found, size_t max);
 
+/* Library families of the GPU stack (libcudart, libcuda, libcudnn*,
+ * libnccl, libcublas ...). */
+bool dlt_is_gpu_family(const char *family);
+/* Whether a library row is the target of a program's dlopen (rather than
+ * a DT_NEEDED entry, of the program or of what a dlopen loads). */
+bool dlt_lib_by_dlopen(const struct dlt_lib *lib);
+/* "loaded with dlopen by" or "needed by": how the requester asked. */
+const char *dlt_load_relation(const struct dlt_lib *lib);
+/* How much a failed load matters, by its consequence: an error for the
+ * start-up chain (the program did not run), for a GPU library (a
+ * framework that cannot load libcudnn may train on the CPU and exit 0) and
+ * in a process that then failed; a warning in one that left no end
+ * record; an info in one that carried on and ended well (bash's `enable
+ * -f` probe, a plugin looked for). */
+enum dlt_severity dlt_failed_load_severity(const struct dlt_rule_ctx *c,
+					   const struct dlt_lib *lib);
+
 /* Driver libraries (libcuda, libnvidia-ml): their absence is the CUDA
  * driver rule's business. */
 bool dlt_is_driver_lib(const char *name);
@@ -130,6 +199,11 @@ bool dlt_is_driver_lib(const char *name);
 /* Adds a library row to an evidence object (path, requested, requester,
  * found_via, soname, size, inode). */
 void dlt_ev_lib(struct dlt_val *o, const struct dlt_lib *lib);
+
+/* The recorded values of a call, named as apis.def names them; addresses
+ * and hashes in hex. */
+void dlt_ev_api_values(struct dlt_val *o, const struct dlt_api_desc *a,
+		       const uint64_t *v, size_t n);
 
 /* A convolution problem in evidence: id, direction, shape. */
 void dlt_ev_problem(struct dlt_val *o, const struct dlt_conv_entry *e);
@@ -142,5 +216,54 @@ void dlt_ev_candidates(struct dlt_val *arr, const struct dlt_conv_entry *e,
 		       const struct dlt_conv_sel *sel, int64_t cudnn_version);
 /* "algo 1 (IMPLICIT_PRECOMP_GEMM)". */
 const char *dlt_algo_label(int dir, int32_t algo, char *buf, size_t cap);
+
+/* ---- evidence of the job rules (hangutil.c) --------------------------- */
+
+/* The call in flight: call, call_tid, call_since_unix_ns, in_call_ns,
+ * call_values (the values recorded when it was entered, by name). */
+void dlt_ev_hang_call(struct dlt_val *o, const struct dlt_hang_proc *hp,
+		      const struct dlt_hang_call *c);
+/* The wait: tid, syscall (its name), syscall_nr, blocked_ns,
+ * blocked_since_unix_ns, wait, wchan, stack, ended. */
+void dlt_ev_hang_stall(struct dlt_val *o, const struct dlt_hang_proc *hp,
+		       const struct dlt_hang_stall *s);
+/* The communicator of the last init entered: comm_id_hash, nranks,
+ * comm_rank; nothing when there is none. */
+void dlt_ev_hang_comm(struct dlt_val *o, const struct dlt_hang_proc *hp);
+/* The job of the launcher's variables: master_addr, master_port,
+ * world_size. */
+void dlt_ev_hang_job(struct dlt_val *o, const struct dlt_hang_proc *hp);
+/* Ranks above this are not told apart (no job has that many processes
+ * traced into one place). */
+#define DLT_HANG_MAX_RANKS 4096
+
+/* Processes of one job: the same MASTER_ADDR:MASTER_PORT. */
+bool dlt_hang_same_job(const struct dlt_hang_proc *a,
+		       const struct dlt_hang_proc *b);
+/* Whether procs[i] is the first process with its key (0: none), such as
+ * its communicator's id hash (dlt_hang_comm_key), or the first of its job
+ * (one with a WORLD_SIZE and a MASTER_PORT): rules that judge a
+ * communicator or a job do so once, there. */
+bool dlt_hang_first_by(const struct dlt_job_ctx *c, size_t i,
+		       uint64_t (*key)(const struct dlt_hang_proc *hp));
+uint64_t dlt_hang_comm_key(const struct dlt_hang_proc *hp);
+bool dlt_hang_first_in_job(const struct dlt_job_ctx *c, size_t i);
+/* The wait of a rendezvous that never completed, which INIT_HANG reports:
+ * in a process that did not end on its own and has no init in flight, a
+ * long wait whose stack is in the store (TCPStore, waitForWorkers,
+ * rendezvous code), or any long wait while connects to the store failed.
+ * NULL when there is none. */
+const struct dlt_hang_stall *
+dlt_hang_rendezvous_stall(const struct dlt_hang_proc *hp);
+/* Whether a wait matters: inside a traced GPU call, in GPU library,
+ * rendezvous or collective code, or, in a job that did not complete, any
+ * wait but a parent's for its children. */
+bool dlt_hang_stall_matters(const struct dlt_job_ctx *c,
+			    const struct dlt_hang_proc *hp,
+			    const struct dlt_hang_stall *s);
+/* Ranks 0..n-1 not set in seen[], as " 1 3" (cut to cap) and as an array
+ * under key; returns how many. */
+size_t dlt_hang_missing(const uint8_t *seen, int n, char *text, size_t cap,
+			struct dlt_val *o, const char *key);
 
 #endif

@@ -64,14 +64,7 @@ void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
 		dlt_obj_double(v, "since_s", dlt_rel_s(p, o->ts));
 		dlt_obj_double(v, "for_s",
 			       end > o->ts ? (double)(end - o->ts) / 1e9 : 0.0);
-		for (uint32_t k = 0; k < o->nv; k++) {
-			char label[64];
-			dlt_api_label(a, k, label, sizeof(label));
-			if (label[0] && dlt_label_is_handle(label))
-				dlt_obj_strf(v, label, "0x%" PRIx64, o->v[k]);
-			else if (label[0])
-				dlt_obj_int(v, label, (int64_t)o->v[k]);
-		}
+		dlt_ev_api_values(v, a, o->v, o->nv);
 	}
 	if (sig == 9 || no_end)
 		dlt_finding_fix(c, f,

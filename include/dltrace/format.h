@@ -321,7 +321,7 @@ struct dlt_rec_mark {
 #define DLT_DUR_OPEN 0xffffffffu
 
 /* A wrapped call returned.  flags = API id; the values are those named by
- * the API's labels in apis.def.  With one value the record is 32 bytes.
+ * the API's values in apis.def.  With one value the record is 32 bytes.
  *
  * Since format 1.2, a call that can block and whose values are known
  * before it starts is written once, when it starts, with ret 0 and dur
@@ -488,6 +488,10 @@ struct dlt_rec_bk_finalize {
 
 /* ---- stalls and rendezvous ------------------------------------------- */
 
+/* STALL.syscall of a call the writer's architecture has and x86-64 has not
+ * (AArch64 writers map the calls threads wait in to x86-64's numbers). */
+#define DLT_SYSNUM_NATIVE 100000
+
 /* A thread has stayed in one blocking system call (or a loop of identical
  * ones, such as a sleep-and-poll loop) for longer than DLTRACE_STALL_MS.
  * Written by the watchdog once per stall; dur_ns and ended are updated in
@@ -495,7 +499,7 @@ struct dlt_rec_bk_finalize {
 struct dlt_rec_stall {
 	struct dlt_rec_hdr h;
 	uint32_t tid;
-	int32_t syscall; /* number, x86-64; -1 not in a system call */
+	int32_t syscall; /* x86-64's number (DLT_SYSNUM_NATIVE); -1 none */
 	uint64_t args[6];
 	uint64_t since;	 /* CLOCK_MONOTONIC ns when the wait was first seen */
 	uint64_t dur_ns; /* updated in place */

@@ -1,0 +1,86 @@
+/* INIT_HANG: a communicator init (or split) was entered and never
+ * returned, or a rank's rendezvous never completed: where the job froze
+ * (dlt_hang_rendezvous_stall says how a rendezvous is recognised). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rules.h"
+
+static void dlt_init_call(struct dlt_job_ctx *c, size_t i,
+			  const struct dlt_hang_call *call)
+{
+	const struct dlt_hang_proc *hp = c->procs[i];
+	const struct dlt_api_desc *a = dlt_api_by_id(call->api);
+	const struct dlt_hang_stall *s = dlt_hang_stall_of(hp, call->tid);
+	char d[32], wait[512] = "";
+	dlt_hang_fmt_dur(hp->last_ts - call->ts, d, sizeof(d));
+	if (s)
+		dlt_hang_wait_text(s, wait, sizeof(wait));
+	/* Ended on its own while inside: it did not wait for ever, and a
+	 * job that completed did not hang. */
+	enum dlt_severity sev = c->completed ? DLT_SEV_WARNING : DLT_SEV_ERROR;
+	struct dlt_finding *f = dlt_job_finding(
+		c, i, sev, "%s never returned; inside it for %s%s%s",
+		a ? a->name : "?", d, wait[0] ? ", " : "", wait);
+	f->ts = call->ts;
+	dlt_ev_hang_call(f->evidence, hp, call);
+	dlt_ev_hang_stall(f->evidence, hp, s);
+	dlt_ev_hang_comm(f->evidence, hp);
+	dlt_job_fix(c, f,
+		    "an init returns once every rank of the communicator "
+		    "has joined: see MISSING_RANK for ranks that never "
+		    "entered it; if all did, rerun with NCCL_DEBUG=INFO to "
+		    "see which connection it waits for (NCCL_SOCKET_IFNAME "
+		    "picks the interface the ranks share)");
+}
+
+static void dlt_rendezvous(struct dlt_job_ctx *c, size_t i,
+			   const struct dlt_hang_stall *s)
+{
+	const struct dlt_hang_proc *hp = c->procs[i];
+	char wait[512], where[256];
+	dlt_hang_wait_text(s, wait, sizeof(wait));
+	dlt_hang_own_frame(s, where, sizeof(where));
+	struct dlt_finding *f = dlt_job_finding(
+		c, i, DLT_SEV_ERROR,
+		"the rendezvous (%s%s%s) never completed; thread %" PRIu32
+		" %s%s%s",
+		hp->master_addr[0] ? hp->master_addr : "store",
+		hp->master_port[0] ? ":" : "", hp->master_port, s->tid, wait,
+		where[0] ? " under " : "", where);
+	f->ts = s->since;
+	dlt_ev_hang_stall(f->evidence, hp, s);
+	dlt_ev_hang_job(f->evidence, hp);
+	dlt_obj_uint(f->evidence, "connect_failures", hp->connect_fail);
+	if (hp->connect_fail) {
+		dlt_obj_str(f->evidence, "connect_address", hp->connect_addr);
+		dlt_obj_str(f->evidence, "connect_error",
+			    strerror(hp->connect_err));
+		dlt_job_fix(c, f,
+			    "nothing accepted the connection to %s (%s): "
+			    "start the rank that hosts the store (rank 0) "
+			    "first, or correct MASTER_ADDR and MASTER_PORT; "
+			    "a firewall between the nodes looks the same",
+			    hp->connect_addr, strerror(hp->connect_err));
+	} else {
+		dlt_job_fix(c, f,
+			    "the store waits until WORLD_SIZE ranks have "
+			    "joined: see MISSING_RANK for those that never "
+			    "came; start them, or set WORLD_SIZE to the "
+			    "number of processes launched");
+	}
+}
+
+void dlt_rule_init_hang(struct dlt_job_ctx *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const struct dlt_hang_proc *hp = c->procs[i];
+		for (size_t k = 0; k < hp->ninflight; k++)
+			if (dlt_hang_is_init(hp->inflight[k].api))
+				dlt_init_call(c, i, &hp->inflight[k]);
+		const struct dlt_hang_stall *s = dlt_hang_rendezvous_stall(hp);
+		if (s)
+			dlt_rendezvous(c, i, s);
+	}
+}

@@ -1,0 +1,82 @@
+/* STALL: a thread stayed in one blocking system call (or a loop of
+ * identical ones) longer than DLTRACE_STALL_MS, in a wait that matters
+ * (dlt_hang_stall_matters): a sleeping program that then finished is no
+ * finding.  Waits that INIT_HANG already tells (the thread of an init in
+ * flight, the rendezvous's wait) are not said twice.  A warning in a job
+ * that did not complete; an info otherwise (a slow collective that
+ * finished). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rules.h"
+
+static bool dlt_told_by_init_hang(const struct dlt_hang_proc *hp,
+				  const struct dlt_hang_stall *s,
+				  const struct dlt_hang_call *call)
+{
+	if (call && dlt_hang_is_init(call->api) &&
+	    dlt_hang_stall_of(hp, call->tid) == s)
+		return true;
+	return dlt_hang_rendezvous_stall(hp) == s;
+}
+
+void dlt_rule_stall(struct dlt_job_ctx *c)
+{
+	enum dlt_severity sev = c->completed ? DLT_SEV_INFO : DLT_SEV_WARNING;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct dlt_hang_proc *hp = c->procs[i];
+		for (size_t k = 0; k < hp->nstalls; k++) {
+			const struct dlt_hang_stall *s = &hp->stalls[k];
+			const struct dlt_hang_call *call =
+				dlt_hang_call_of(hp, s->tid);
+			if (dlt_told_by_init_hang(hp, s, call) ||
+			    !dlt_hang_stall_matters(c, hp, s))
+				continue;
+			const struct dlt_api_desc *a =
+				call ? dlt_api_by_id(call->api) : NULL;
+			char wait[512];
+			dlt_hang_wait_text(s, wait, sizeof(wait));
+			struct dlt_finding *f = dlt_job_finding(
+				c, i, sev, "thread %" PRIu32 " %s%s%s%s",
+				s->tid, wait, a ? " inside " : "",
+				a ? a->name : "",
+				s->ended ? " (it ended)" : "");
+			f->ts = s->since;
+			dlt_ev_hang_stall(f->evidence, hp, s);
+			dlt_ev_hang_call(f->evidence, hp, call);
+			uint32_t roles = a ? a->roles : 0;
+			if (roles & (DLT_ROLE_COLLECTIVE | DLT_ROLE_P2P |
+				     DLT_ROLE_GROUP_END | DLT_ROLE_COMM_END))
+				dlt_job_fix(c, f,
+					    "%s waits for the other ranks of "
+					    "its communicator: look at what "
+					    "they are doing (their STALL and "
+					    "INIT_HANG findings; the peers in "
+					    "the wait); NCCL_DEBUG=INFO gives "
+					    "NCCL's view",
+					    a->name);
+			else if (roles & DLT_ROLE_SYNC)
+				dlt_job_fix(c, f,
+					    "%s waits for the GPU: a kernel "
+					    "that does not finish, often one "
+					    "waiting for a collective of other "
+					    "ranks; CUDA_LAUNCH_BLOCKING=1 "
+					    "shows which launch",
+					    a->name);
+			else if (a)
+				dlt_job_fix(c, f,
+					    "the wait is inside %s: the stack "
+					    "shows what it waits for",
+					    a->name);
+			else
+				dlt_job_fix(c, f,
+					    "judge by the stack: a wait in "
+					    "collective or rendezvous code "
+					    "waits for the other ranks (the "
+					    "peers in the wait); an ordinary "
+					    "wait (a data loader, a barrier) "
+					    "needs nothing");
+		}
+	}
+}
