@@ -167,6 +167,20 @@ static void expect_readable(const char *what, const struct tu_traceset *s)
 				 s->t[i].problems[k]);
 }
 
+/* The file ends at alloc_cursor and the chunk that ends there at its last
+ * record. */
+static void expect_cut(const char *what, const char *path)
+{
+	struct tu_layout l;
+	int r = tu_trace_layout(path, &l);
+	TU_CHECK(r == 0 && l.size == l.cursor && l.last_unused == 0,
+		 "%s: %s is not cut: %llu bytes, alloc_cursor %llu, %llu bytes "
+		 "after the last record of the last chunk",
+		 what, path, (unsigned long long)l.size,
+		 (unsigned long long)l.cursor,
+		 (unsigned long long)l.last_unused);
+}
+
 /* The one trace of the set holding marks of id (NULL, and a failed check,
  * unless exactly one does). */
 static const struct tu_trace *
@@ -1499,7 +1513,8 @@ static void test_spawn_noexec(void)
 /* Older kernels and network file systems refuse calls that the writer or
  * the C library use where they can: O_TMPFILE and linkat (NFS, Lustre),
  * MADV_POPULATE_WRITE (Linux < 5.14), fallocate, close_range (< 5.9),
- * clone3 and the pidfd calls (< 5.3), statx, getrandom, rseq.  fx_deny
+ * clone3 and the pidfd calls (< 5.3), statx, getrandom, rseq, open file
+ * description locks (< 3.15; the writer's lock is then flock's).  fx_deny
  * makes them fail for the whole tree (a seccomp filter); the program's
  * output and status must be a plain run's under the same filter, the trace
  * whole, and tracing never turned off. */
@@ -1532,7 +1547,8 @@ static void deny_pair(struct pair *p, const char *what, const char *cases,
 	free(deny);
 }
 
-/* Marks enough to take several segments of the trace file. */
+/* Marks enough to grow the trace file several times; every trace cut to
+ * its last record at the end. */
 static void check_fallback_marks(const char *cases)
 {
 	struct pair p;
@@ -1551,6 +1567,8 @@ static void check_fallback_marks(const char *cases)
 		expect_exact(what, &t, FX_ID_MAIN, n);
 		tally_free(&t);
 	}
+	for (size_t i = 0; i < p.set.n; i++)
+		expect_cut(what, p.set.t[i].path);
 	free(what);
 	free(ns);
 	free(fx);
@@ -1575,6 +1593,14 @@ static void test_fallback_populate(void)
 static void test_fallback_fallocate(void)
 {
 	check_fallback_marks("fallocate");
+}
+
+/* Without open file description locks the writer holds flock's: the
+ * launcher still tells that the process has ended and compacts its trace,
+ * which the process had cut itself. */
+static void test_fallback_ofdlock(void)
+{
+	check_fallback_marks("ofdlock");
 }
 
 /* Threads, fork, vfork and posix_spawn without clone3, the pidfd calls,
@@ -1627,6 +1653,8 @@ static const struct tu_test fallback_tests[] = {
 	{"linkat of /proc/self/fd refused", test_fallback_linkat},
 	{"MADV_POPULATE_WRITE refused (Linux < 5.14)", test_fallback_populate},
 	{"fallocate refused", test_fallback_fallocate},
+	{"open file description locks refused (Linux < 3.15)",
+	 test_fallback_ofdlock},
 	{"clone3, pidfd, statx, getrandom, rseq refused",
 	 test_fallback_newer_calls},
 	{"close_range refused (Linux < 5.9)", test_fallback_close_range},
@@ -1664,20 +1692,6 @@ static const struct tu_test dlcycles_tests[] = {
  * the launcher compacts the traces of processes killed before it ends.
  * Under LD_PRELOAD alone nothing cleans up after the process: what is
  * seen is what the process did itself. */
-
-/* The file ends at alloc_cursor and the chunk that ends there at its last
- * record. */
-static void expect_cut(const char *what, const char *path)
-{
-	struct tu_layout l;
-	int r = tu_trace_layout(path, &l);
-	TU_CHECK(r == 0 && l.size == l.cursor && l.last_unused == 0,
-		 "%s: %s is not cut: %llu bytes, alloc_cursor %llu, %llu bytes "
-		 "after the last record of the last chunk",
-		 what, path, (unsigned long long)l.size,
-		 (unsigned long long)l.cursor,
-		 (unsigned long long)l.last_unused);
-}
 
 /* Loads the traces of dir: none with a reader problem. */
 static void load_clean(const char *what, const char *dir,

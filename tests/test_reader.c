@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -1112,6 +1113,22 @@ static void test_compact_live_lock(void)
 	dlt_compact_file(path, 0, &r);
 	TU_CHECK(r.verdict == DLT_COMPACT_DONE, "after unmapping: verdict %d",
 		 r.verdict);
+	unlink(path);
+	free(path);
+	/* The same with flock's lock, which a writer takes where the kernel
+	 * has no open file description locks. */
+	path = write_copy("live-flock", base_size, 0, NULL, 0);
+	fd = open(path, O_RDWR);
+	TU_CHECK_FATAL(fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) == 0,
+		       "cannot flock %s: %s", path, strerror(errno));
+	m = mmap(NULL, base_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	TU_CHECK_FATAL(m != MAP_FAILED, "mmap: %s", strerror(errno));
+	dlt_compact_file(path, 0, &r);
+	TU_CHECK(r.verdict == DLT_COMPACT_LIVE &&
+			 tu_file_size(path) == base_size,
+		 "a mapped trace under flock: verdict %d", r.verdict);
+	munmap(m, base_size);
 	unlink(path);
 	free(path);
 }
