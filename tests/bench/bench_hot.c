@@ -92,8 +92,8 @@ static int paced(const char *what, long n)
 	double c1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	double ns_per_tick = k1 > k0 ? (t1 - t0) / (double)(k1 - k0) : 1.0;
 	printf("%.3f %d %.3f\n",
-	       n > 0 ? (double)in_call * ns_per_tick / (double)n : 0.0,
-	       acc & 1, n > 0 ? (c1 - c0) / (double)n : 0.0);
+	       n > 0 ? (double)in_call * ns_per_tick / (double)n : 0.0, acc & 1,
+	       n > 0 ? (c1 - c0) / (double)n : 0.0);
 	return 0;
 }
 
