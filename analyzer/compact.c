@@ -21,6 +21,7 @@
 
 #include "dltrace/format.h"
 #include "reader.h"
+#include "tracelock.h"
 
 #define DLT_PAGE 4096u
 
@@ -28,13 +29,7 @@
  * locks do not work here (errno says why). */
 static int dlt_compact_lock(int fd)
 {
-	struct flock l;
-	memset(&l, 0, sizeof(l));
-	l.l_type = F_WRLCK;
-	l.l_whence = SEEK_SET;
-	l.l_start = 0;
-	l.l_len = 1;
-	if (fcntl(fd, F_OFD_SETLK, &l) == 0) {
+	if (dlt_trace_lock_ofd(fd, 1) == 0) {
 		/* A writer where open file description locks were missing
 		 * took flock's. */
 		if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)

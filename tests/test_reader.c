@@ -21,6 +21,7 @@
 #include "compact.h"
 #include "record.h"
 #include "testutil.h"
+#include "tracelock.h"
 
 #define MAIN_MARKS 5000u /* id 1, about 2.5 chunks */
 #define SIDE_MARKS 3000u /* id 2, written by a second thread */
@@ -1096,8 +1097,7 @@ static void test_compact_live_lock(void)
 {
 	char *path = write_copy("live", base_size, 0, NULL, 0);
 	int fd = open(path, O_RDWR);
-	struct flock l = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_len = 1};
-	TU_CHECK_FATAL(fd >= 0 && fcntl(fd, F_OFD_SETLK, &l) == 0,
+	TU_CHECK_FATAL(fd >= 0 && dlt_trace_lock_ofd(fd, 0) == 0,
 		       "cannot lock %s: %s", path, strerror(errno));
 	void *m = mmap(NULL, base_size, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "writer_int.h"
 #include "hash.h"
+#include "tracelock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -153,13 +154,7 @@ int dlt_file_extend(int fd, uint64_t off, uint64_t len)
  * where the kernel has them (3.15), flock otherwise. */
 static int dlt_file_hold(int fd)
 {
-	struct flock l;
-	memset(&l, 0, sizeof(l));
-	l.l_type = F_RDLCK;
-	l.l_whence = SEEK_SET;
-	l.l_start = 0;
-	l.l_len = 1;
-	if (fcntl(fd, F_OFD_SETLK, &l) == 0)
+	if (dlt_trace_lock_ofd(fd, 0) == 0)
 		return 0;
 	if (errno == EINVAL && flock(fd, LOCK_SH | LOCK_NB) == 0)
 		return 0;
