@@ -1184,8 +1184,9 @@ void tu_expect_documented(const struct tu_json *f)
 	TU_CHECK(sec != NULL, "finding %s has no section in docs/findings.md",
 		 code ? code : "(no code)");
 	const char *fix = tu_jstr(f, "fix");
+	const char *msg = tu_jstr(f, "message");
 	TU_CHECK(fix && fix[0], "%s: the finding has no fix: %s",
-		 code ? code : "?", tu_jstr(f, "message"));
+		 code ? code : "?", msg ? msg : "(no message)");
 	const struct tu_json *ev = tu_jget(f, "evidence");
 	for (size_t i = 0; sec && ev && ev->type == TU_JOBJ && i < ev->n; i++) {
 		char *quoted = tu_strfmt("`%s`", ev->keys[i]);
