@@ -78,7 +78,7 @@ struct dlt_gpu {
 	struct dlt_arena_blk *arena;
 	struct dlt_gpu_family *fams; /* after a first call: what rules read */
 	size_t nfams, capfams;
-	/* Format 1.3: versions seen at load, from the library (source LOAD)
+	/* Format 2.1: versions seen at load, from the library (source LOAD)
 	 * or its file (FILE): only what the process loaded, not used. */
 	struct dlt_gpu_family *loaded;
 	size_t nloaded, caploaded;

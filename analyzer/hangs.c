@@ -366,7 +366,7 @@ void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h)
 		hp->rank = hp->comm_rank;
 	/* A killed process left no end record, and its stall records carry
 	 * durations up to the last update: the latest of them is when it
-	 * was last seen alive.  The watchdog's heartbeat (format 1.3) is
+	 * was last seen alive.  The watchdog's heartbeat (format 2.1) is
 	 * later still: it is stored at every tick. */
 	for (size_t i = 0; i < hp->nstalls; i++) {
 		uint64_t end = hp->stalls[i].since + hp->stalls[i].dur_ns;

@@ -28,7 +28,7 @@ struct dlt_inputs {
 int dlt_inputs_collect(struct dlt_inputs *in, int argc, char *const argv[]);
 
 /* Keeps the paths whose trace belongs to launcher run run (the header's
- * run_id, format 1.3); the others go.  *others gets how many went and
+ * run_id, format 2.1); the others go.  *others gets how many went and
  * *nruns from how many other runs (traces made without the launcher count
  * as one).  A path whose header cannot be read is kept: the reader says
  * why later. */

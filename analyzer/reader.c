@@ -12,6 +12,16 @@
 #include <unistd.h>
 
 #define DLT_MAX_PROBLEMS 64
+/* Values an API_DEF may give its slot (apis.def has at most 8). */
+#define DLT_API_DEF_MAX_VALS 8
+
+/* What an API_DEF gave a slot, valid in the chunk numbered chunk. */
+struct dlt_slot_def {
+	uint32_t chunk;
+	uint16_t id;
+	uint16_t nv;
+	uint64_t v[DLT_API_DEF_MAX_VALS];
+};
 /* Bytes read at once.  The file is read through this window rather than
  * mapped whole: a mapping's pages stay resident once touched, so memory
  * would grow with the trace, and a file cut short by another process would
@@ -50,6 +60,13 @@ struct dlt_trace {
 	 * for (dlt_open_as_enter). */
 	uint8_t *enter_buf;
 	size_t enter_cap;
+	/* Format 2.0: the API_CALL an API_DEF or a compact entry stands for
+	 * is built here; the slots the chunk being read has defined. */
+	uint64_t call_buf[(sizeof(struct dlt_rec_api_call) +
+			   8 * DLT_API_DEF_MAX_VALS) /
+			  8];
+	struct dlt_slot_def *slots;
+	uint32_t chunk_no; /* of the chunk being read, from 1 */
 	char *problems[DLT_MAX_PROBLEMS];
 	size_t nproblems;
 	size_t dropped_problems;
@@ -92,7 +109,8 @@ const char *dlt_rec_type_name(uint16_t type)
 static const struct dlt_rec_hdr *dlt_open_as_enter(struct dlt_trace *t,
 						   const struct dlt_rec_hdr *r)
 {
-	if (r->type != DLT_REC_API_CALL || t->hdr.version_minor < 2 ||
+	if (r->type != DLT_REC_API_CALL ||
+	    (t->hdr.version_major == 1 && t->hdr.version_minor < 2) ||
 	    r->len < sizeof(struct dlt_rec_api_call))
 		return r;
 	const struct dlt_rec_api_call *c = (const void *)r;
@@ -265,8 +283,9 @@ static struct dlt_trace *dlt_trace_init(const uint8_t *head, size_t size,
 		why = "format version 0 is not supported";
 	else if (h.header_size < 128 || h.header_size > DLT_DATA_OFFSET)
 		why = "bad header size";
-	else if (h.chunk_size < 4096 || h.chunk_size % 4096 != 0 ||
-		 h.chunk_size > (64u << 20))
+	else if (h.version_major == 1 &&
+		 (h.chunk_size < 4096 || h.chunk_size % 4096 != 0 ||
+		  h.chunk_size > (64u << 20)))
 		why = "bad chunk size";
 	else if (h.data_offset < h.header_size || h.data_offset % 8 != 0 ||
 		 h.data_offset > (1u << 20))
@@ -284,11 +303,13 @@ static struct dlt_trace *dlt_trace_init(const uint8_t *head, size_t size,
 	t->fd = -1;
 	t->size = size;
 	t->hdr = h;
-	t->chunk_size = h.chunk_size;
+	/* Since 2.0 chunks have sizes of their own, at most DLT_CHUNK_MAX. */
+	t->chunk_size = h.version_major == 1 ? h.chunk_size : 0;
 	t->stats.bytes = size;
 	if (size < sizeof(h))
 		dlt_problem(t, "file ends inside the header (%zu bytes)", size);
-	if (h.version_minor > DLT_FORMAT_MINOR)
+	if (h.version_major == DLT_FORMAT_MAJOR &&
+	    h.version_minor > DLT_FORMAT_MINOR)
 		dlt_problem(t,
 			    "written by a newer dltrace (format %u.%u, this "
 			    "reader knows %u.%u): records of unknown types are "
@@ -329,6 +350,7 @@ void dlt_trace_close(struct dlt_trace *t)
 	free(t->soff);
 	free(t->sdata);
 	free(t->enter_buf);
+	free(t->slots);
 	dlt_drop_window(t);
 	if (t->fd >= 0)
 		close(t->fd);
@@ -410,32 +432,41 @@ void dlt_trace_set_window(struct dlt_trace *t, size_t bytes)
 	t->want_wcap = bytes;
 }
 
-/* The bytes [off, off + len) of the file, len at most one chunk, off at a
- * chunk boundary; NULL when there is no memory for the window.  When the
- * file has fewer bytes than it had at open (another process truncated it,
- * or a read failed), the trace ends where they end, as if it had been cut
- * there from the start: t->end and t->size come down, so callers recheck. */
+/* The bytes [off, off + len) of the file (len at most one chunk); NULL
+ * when there is no memory for the window.  The window is filled from off
+ * on, so a chunk asked for from its start lies whole in one window.  When
+ * the file has fewer bytes than it had at open (another process truncated
+ * it, or a read failed), the trace ends where they end, as if it had been
+ * cut there from the start: t->end and t->size come down, so callers
+ * recheck. */
 static const uint8_t *dlt_bytes(struct dlt_trace *t, uint64_t off, size_t len)
 {
 	if (t->mem)
 		return t->mem + off;
 	if (off >= t->woff && off + len <= t->woff + t->wlen)
 		return t->win + (off - t->woff);
-	if (t->win == NULL) {
-		size_t cap = t->want_wcap ? t->want_wcap : DLT_WINDOW;
+	size_t cap = t->want_wcap ? t->want_wcap : DLT_WINDOW;
+	if (t->chunk_size) {
+		/* Whole chunks of a fixed size: each in one window. */
 		if (cap < t->chunk_size)
 			cap = t->chunk_size;
 		cap -= cap % t->chunk_size;
-		/* Never more than the file holds from here: a header can
-		 * claim any chunk size (fuzz: 675 bytes claiming 16 MiB
-		 * chunks made a 16 MiB window). */
-		if (t->end > off && cap > t->end - off)
-			cap = (size_t)(t->end - off);
-		t->walloc = cap;
+	}
+	if (cap < len)
+		cap = len;
+	/* Never more than the file holds from here: a header can claim any
+	 * chunk size (fuzz: 675 bytes claiming 16 MiB chunks made a 16 MiB
+	 * window). */
+	if (t->end > off && cap > t->end - off)
+		cap = (size_t)(t->end - off);
+	if (cap == 0)
+		cap = 1;
+	if (t->win == NULL || t->walloc < cap) {
+		dlt_drop_window(t);
 		if (cap == DLT_WINDOW)
 			t->win = atomic_exchange(&dlt_spare_win, NULL);
 		if (t->win == NULL)
-			t->win = malloc(cap ? cap : 1);
+			t->win = malloc(cap);
 		if (t->win == NULL) {
 			dlt_problem(t,
 				    "out of memory: reading stops at offset "
@@ -443,10 +474,13 @@ static const uint8_t *dlt_bytes(struct dlt_trace *t, uint64_t off, size_t len)
 				    (unsigned long long)off);
 			return NULL;
 		}
-		t->wcap = cap;
+		t->walloc = cap;
 	}
-	/* Whole chunks from off, so that every chunk lies in one window. */
-	size_t n = t->end - off < t->wcap ? (size_t)(t->end - off) : t->wcap;
+	t->wcap = cap;
+	size_t n = t->end > off && t->end - off < cap ? (size_t)(t->end - off)
+						      : cap;
+	if (t->end <= off)
+		n = 0;
 	int rerr;
 	size_t got = dlt_pread_full(t->fd, t->win, n, off, &rerr);
 	t->woff = off;
@@ -468,46 +502,248 @@ static const uint8_t *dlt_bytes(struct dlt_trace *t, uint64_t off, size_t len)
 	return t->win;
 }
 
+/* Format 2.0: an API_DEF read as the API_CALL it is (the slot left out),
+ * and its values kept for the compact entries of its chunk. */
+static const struct dlt_rec_hdr *
+dlt_def_call(struct dlt_trace *t, const struct dlt_rec_hdr *r, uint64_t off)
+{
+	const struct dlt_rec_api_def *d = (const void *)r;
+	size_t nv = (r->len - sizeof(*d)) / 8;
+	if (d->slot >= DLT_ENTRY_SLOTS || nv > DLT_API_DEF_MAX_VALS) {
+		dlt_problem(t,
+			    "API_DEF at offset %llu has slot %u and %zu "
+			    "values; skipped",
+			    (unsigned long long)off, d->slot, nv);
+		return NULL;
+	}
+	if (t->slots == NULL) {
+		t->slots = calloc(DLT_ENTRY_SLOTS, sizeof(*t->slots));
+		if (t->slots == NULL)
+			return NULL;
+	}
+	struct dlt_slot_def *sd = &t->slots[d->slot];
+	sd->chunk = t->chunk_no;
+	sd->id = r->flags;
+	sd->nv = (uint16_t)nv;
+	memcpy(sd->v, d->v, nv * 8);
+	struct dlt_rec_api_call *c = (void *)t->call_buf;
+	c->h = *r;
+	c->h.type = DLT_REC_API_CALL;
+	c->h.len = (uint32_t)(sizeof(*c) + nv * 8);
+	c->ret = d->ret;
+	c->dur = d->dur;
+	memcpy(c->v, d->v, nv * 8);
+	return &c->h;
+}
+
+/* Format 2.0: the API_CALL a compact entry stands for; NULL when its
+ * chunk does not define its slot.  *base is the start of the previous
+ * API_DEF or entry of the chunk. */
+static const struct dlt_rec_hdr *dlt_entry_call(struct dlt_trace *t,
+						uint64_t word, uint64_t *base)
+{
+	uint32_t slot = (uint32_t)(word >> DLT_ENTRY_SLOT_SHIFT) &
+			(DLT_ENTRY_SLOTS - 1);
+	/* dt is signed: shifted up to the top and back, its sign comes
+	 * along. */
+	int64_t dt = (int64_t)(word << (64 - DLT_ENTRY_DT_SHIFT -
+					DLT_ENTRY_DT_BITS)) >>
+		     (64 - DLT_ENTRY_DT_BITS);
+	uint32_t dur =
+		(uint32_t)(word >> DLT_ENTRY_DUR_SHIFT) & DLT_ENTRY_DUR_OPEN;
+	const struct dlt_slot_def *sd = t->slots ? &t->slots[slot] : NULL;
+	if (sd == NULL || sd->chunk != t->chunk_no)
+		return NULL;
+	*base += (uint64_t)dt;
+	struct dlt_rec_api_call *c = (void *)t->call_buf;
+	c->h.len = (uint32_t)(sizeof(*c) + sd->nv * 8u);
+	c->h.type = DLT_REC_API_CALL;
+	c->h.flags = sd->id;
+	c->h.ts = *base;
+	c->ret = 0;
+	c->dur = dur == DLT_ENTRY_DUR_OPEN ? DLT_DUR_OPEN : dur;
+	memcpy(c->v, sd->v, sd->nv * 8u);
+	return &c->h;
+}
+
+/* Format 2.0: whether a CHUNK record could start at p, found while
+ * looking for the next chunk after a damaged one.  Chunks are handed out
+ * in file order under one lock, so their seq and time only grow; a record
+ * whose bytes happen to look like a CHUNK header seldom has both right. */
+static int dlt_chunk_plausible(const struct dlt_rec_chunk *ch,
+			       uint32_t last_seq, uint64_t last_ts,
+			       uint64_t scanned)
+{
+	if (ch->h.type != DLT_REC_CHUNK || ch->h.flags > DLT_WRITER_LAUNCHER ||
+	    ch->h.len < DLT_CHUNK_MIN || ch->h.len % 8 != 0 ||
+	    ch->h.len > DLT_CHUNK_MAX)
+		return 0;
+	uint64_t gap = ch->seq - (uint64_t)last_seq;
+	if (ch->seq <= last_seq && last_seq != UINT32_MAX)
+		return 0;
+	if (last_seq != UINT32_MAX && gap > 1 + scanned / DLT_CHUNK_MIN)
+		return 0;
+	const uint64_t slack = 1000000000ull;
+	const uint64_t day = 86400ull * 1000000000ull;
+	return ch->h.ts + slack >= last_ts && ch->h.ts <= last_ts + day;
+}
+
+/* Format 2.0: the offset of the next plausible chunk after damage at c,
+ * or 0: a chunk is at most DLT_CHUNK_MAX bytes, so the next one starts
+ * within that. */
+static uint64_t dlt_resync(struct dlt_trace *t, uint64_t c, uint32_t last_seq,
+			   uint64_t last_ts)
+{
+	uint64_t stop = c + DLT_CHUNK_MAX + 8;
+	for (uint64_t p = c + 8;
+	     p < stop && p + sizeof(struct dlt_rec_chunk) <= t->end; p += 8) {
+		const uint8_t *b =
+			dlt_bytes(t, p, sizeof(struct dlt_rec_chunk));
+		if (b == NULL || p + sizeof(struct dlt_rec_chunk) > t->end)
+			return 0;
+		if (dlt_chunk_plausible((const void *)b, last_seq, last_ts,
+					p - c))
+			return p;
+	}
+	return 0;
+}
+
 /* Walks every chunk and hands each committed record to fn.  With strings_only
  * it collects STRING records instead.  Damage stops the chunk, not the file:
- * chunks have a fixed size, so the next one is always where it should be. */
+ * before format 2.0 chunks have a fixed size, so the next one is always where
+ * it should be; since, the next one is where the damaged one said, or found
+ * by its look (dlt_resync). */
 static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 		    void *ctx)
 {
 	struct dlt_trace_stats st = {0, 0, t->size, 0};
-	for (uint64_t c = t->hdr.data_offset; c + 32 <= t->end;
-	     c += t->chunk_size) {
-		uint64_t cend = c + t->chunk_size;
-		if (cend > t->end)
-			cend = t->end;
+	int v2 = t->hdr.version_major >= 2;
+	uint32_t last_seq = UINT32_MAX;
+	uint64_t last_ts = t->hdr.start_monotonic_ns;
+	t->chunk_no = 0;
+	uint64_t c = t->hdr.data_offset;
+	while (c + sizeof(struct dlt_rec_chunk) <= t->end) {
+		uint64_t clen = t->chunk_size;
+		if (v2) {
+			const uint8_t *hb =
+				dlt_bytes(t, c, sizeof(struct dlt_rec_chunk));
+			if (hb == NULL ||
+			    c + sizeof(struct dlt_rec_chunk) > t->end)
+				break;
+			const struct dlt_rec_chunk *ch = (const void *)hb;
+			if (ch->h.len == 0 && ch->h.type == 0) {
+				dlt_problem(
+					t,
+					"no chunk at offset %llu, below the "
+					"end of what was handed out; "
+					"reading stops there",
+					(unsigned long long)c);
+				break;
+			}
+			if (ch->h.type != DLT_REC_CHUNK ||
+			    ch->h.len < DLT_CHUNK_MIN || ch->h.len % 8 != 0 ||
+			    ch->h.len > DLT_CHUNK_MAX) {
+				uint64_t next =
+					dlt_resync(t, c, last_seq, last_ts);
+				if (next)
+					dlt_problem(
+						t,
+						"corrupt chunk header at "
+						"offset %llu; reading goes on "
+						"at the next chunk, offset "
+						"%llu",
+						(unsigned long long)c,
+						(unsigned long long)next);
+				else
+					dlt_problem(t,
+						    "corrupt chunk header at "
+						    "offset %llu; no chunk "
+						    "after it: reading stops "
+						    "there",
+						    (unsigned long long)c);
+				if (next == 0)
+					break;
+				c = next;
+				continue;
+			}
+			clen = ch->h.len;
+			last_seq = ch->seq;
+			last_ts = ch->h.ts;
+		}
+		uint64_t cend = c + clen < t->end ? c + clen : t->end;
 		const uint8_t *base = dlt_bytes(t, c, (size_t)(cend - c));
-		if (base == NULL || c + 32 > t->end)
+		if (base == NULL || c + sizeof(struct dlt_rec_chunk) > t->end)
 			break;
 		if (cend > t->end)
 			cend = t->end;
 		const struct dlt_rec_chunk *ch = (const void *)base;
-		if (ch->h.len == 0 && ch->h.type == 0)
-			continue; /* handed out, never written: writer killed */
-		if (ch->h.type != DLT_REC_CHUNK || ch->h.len != t->chunk_size) {
+		if (!v2 && ch->h.len == 0 && ch->h.type == 0) {
+			/* handed out, never written: writer killed */
+			c += clen;
+			continue;
+		}
+		if (!v2 && (ch->h.type != DLT_REC_CHUNK ||
+			    ch->h.len != t->chunk_size)) {
 			dlt_problem(t,
 				    "corrupt chunk header at offset %llu; that "
 				    "chunk is skipped",
 				    (unsigned long long)c);
+			c += clen;
 			continue;
 		}
 		st.chunks++;
 		st.records++;
-		struct dlt_rec_view v = {NULL, 0, ch->tid, ch->h.flags};
+		t->chunk_no++;
+		uint64_t ebase = 0; /* time of the last API_DEF or entry */
+		int have_base = 0;
+		struct dlt_rec_view v = {NULL, 0, ch->tid, ch->h.flags, 0};
 		uint64_t off = c + sizeof(*ch);
-		while (off + sizeof(struct dlt_rec_hdr) <= cend) {
-			const struct dlt_rec_hdr *r =
-				(const void *)(base + (off - c));
-			if (r->len == 0)
+		while (off + 8 <= cend) {
+			const uint8_t *rp = base + (off - c);
+			uint64_t word;
+			memcpy(&word, rp, 8);
+			if (word == 0)
 				break; /* end of what was committed */
-			if (r->len < sizeof(*r) || r->len % 8 != 0 ||
-			    r->len > cend - off) {
+			uint32_t tag = (uint32_t)word &
+				       ((1u << DLT_ENTRY_TAG_BITS) - 1);
+			if (v2 &&
+			    (tag == DLT_ENTRY_CALL || tag == DLT_ENTRY_SKIP)) {
+				st.records++;
+				const struct dlt_rec_hdr *e = NULL;
+				if (tag == DLT_ENTRY_CALL && !strings_only) {
+					e = have_base ? dlt_entry_call(t, word,
+								       &ebase)
+						      : NULL;
+					/* A slot its chunk never defined: the
+					 * word is damage, not an entry. */
+					if (e == NULL) {
+						dlt_problem(
+							t,
+							"compact entry at "
+							"offset %llu refers to "
+							"no definition in its "
+							"chunk; the rest of "
+							"that chunk is skipped",
+							(unsigned long long)
+								off);
+						break;
+					}
+					v.rec = dlt_open_as_enter(t, e);
+					v.offset = off;
+					v.compact = 1;
+					int stop = fn(ctx, &v);
+					v.compact = 0;
+					if (stop)
+						return stop;
+				}
+				off += 8;
+				continue;
+			}
+			const struct dlt_rec_hdr *r = (const void *)rp;
+			if (off + sizeof(*r) > cend || r->len < sizeof(*r) ||
+			    r->len % 8 != 0 || r->len > cend - off) {
 				if (off + r->len > t->size && cend == t->end &&
-				    r->len <= t->chunk_size)
+				    r->len <= clen)
 					dlt_problem(t,
 						    "file is cut inside a "
 						    "record at "
@@ -537,7 +773,21 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 			} else if (r->type == DLT_REC_STRING) {
 				if (strings_only)
 					dlt_add_string(t, (const void *)r, off);
-			} else if (!strings_only && r->type != DLT_REC_CHUNK) {
+			} else if (r->type == DLT_REC_API_DEF && v2) {
+				const struct dlt_rec_hdr *d =
+					strings_only ? NULL
+						     : dlt_def_call(t, r, off);
+				ebase = r->ts;
+				have_base = 1;
+				if (d) {
+					v.rec = dlt_open_as_enter(t, d);
+					v.offset = off;
+					int stop = fn(ctx, &v);
+					if (stop)
+						return stop;
+				}
+			} else if (!strings_only && r->type != DLT_REC_CHUNK &&
+				   r->type != DLT_REC_API_DEF) {
 				v.rec = dlt_open_as_enter(t, r);
 				v.offset = off;
 				int stop = fn(ctx, &v);
@@ -546,6 +796,7 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 			}
 			off += r->len;
 		}
+		c += clen;
 	}
 	t->stats = st;
 	return 0;

@@ -23,6 +23,9 @@ struct dlt_rec_view {
 	uint64_t offset;	       /* of the record in the file */
 	uint32_t tid;		       /* thread that wrote the chunk */
 	uint32_t writer;	       /* enum dlt_writer_kind */
+	/* 1: rec is the API_CALL (or API_ENTER) a compact entry of format
+	 * 2.0 stands for, built by the reader; the entry is 8 bytes. */
+	uint32_t compact;
 };
 
 /* Called for each record in file order; return non-zero to stop. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -133,6 +134,31 @@ int dlt_elf_dynstr(const struct dlt_elf *e, uint64_t off, char *buf, size_t cap)
 	return 0;
 }
 
+/* The GNU build-id in the n bytes of notes at buf, at most cap bytes of
+ * it; its length, 0 when there is none. */
+static uint32_t dlt_notes_build_id(const uint8_t *buf, size_t n, uint8_t *out,
+				   uint32_t cap)
+{
+	size_t p = 0;
+	while (p + sizeof(ElfW(Nhdr)) <= n) {
+		ElfW(Nhdr) nh;
+		memcpy(&nh, buf + p, sizeof(nh));
+		size_t name_off = p + sizeof(nh);
+		size_t desc_off = name_off + ((nh.n_namesz + 3u) & ~3u);
+		size_t next = desc_off + ((nh.n_descsz + 3u) & ~3u);
+		if (next > n || next <= p)
+			break;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp(buf + name_off, "GNU", 4) == 0) {
+			uint32_t l = nh.n_descsz < cap ? nh.n_descsz : cap;
+			memcpy(out, buf + desc_off, l);
+			return l;
+		}
+		p = next;
+	}
+	return 0;
+}
+
 uint32_t dlt_elf_build_id(const struct dlt_elf *e, uint8_t *out, uint32_t cap)
 {
 	for (int i = 0; i < e->nph; i++) {
@@ -143,24 +169,9 @@ uint32_t dlt_elf_build_id(const struct dlt_elf *e, uint8_t *out, uint32_t cap)
 							   : sizeof(buf);
 		if (dlt_pread_all(e->fd, buf, n, e->ph[i].p_offset))
 			continue;
-		size_t p = 0;
-		while (p + sizeof(ElfW(Nhdr)) <= n) {
-			ElfW(Nhdr) nh;
-			memcpy(&nh, buf + p, sizeof(nh));
-			size_t name_off = p + sizeof(nh);
-			size_t desc_off = name_off + ((nh.n_namesz + 3u) & ~3u);
-			size_t next = desc_off + ((nh.n_descsz + 3u) & ~3u);
-			if (next > n || next <= p)
-				break;
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    memcmp(buf + name_off, "GNU", 4) == 0) {
-				uint32_t l =
-					nh.n_descsz < cap ? nh.n_descsz : cap;
-				memcpy(out, buf + desc_off, l);
-				return l;
-			}
-			p = next;
-		}
+		uint32_t l = dlt_notes_build_id(buf, n, out, cap);
+		if (l)
+			return l;
 	}
 	return 0;
 }
@@ -296,6 +307,119 @@ int dlt_elf_section_string(const char *path, const char *section,
 	return found;
 }
 
+/* Whether [p, p + n) is mapped in this process: mincore says ENOMEM for an
+ * address range with a hole, and reads nothing. */
+static int dlt_mapped(uintptr_t p, size_t n)
+{
+	static long page;
+	if (page == 0)
+		page = sysconf(_SC_PAGESIZE);
+	if (n == 0 || p + n < p)
+		return 0;
+	uintptr_t a = p & ~(uintptr_t)(page - 1);
+	size_t len = (size_t)(p + n - a);
+	unsigned char vec[64];
+	if ((len + (size_t)page - 1) / (size_t)page > sizeof(vec))
+		return 0;
+	return mincore((void *)a, len, vec) == 0;
+}
+
+/* An address the dynamic section gives: absolute once the loader rewrote
+ * it, else relative to the load bias (as symlookup.c reads it). */
+static uintptr_t dlt_dyn_ptr(uintptr_t base, uint64_t v)
+{
+	return v < base ? base + (uintptr_t)v : (uintptr_t)v;
+}
+
+static void dlt_mapped_str(const char *tab, uint64_t sz, uint64_t off,
+			   char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	if (off >= sz)
+		return;
+	size_t n = strnlen(tab + off, (size_t)(sz - off));
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(buf, tab + off, n);
+	buf[n] = '\0';
+}
+
+int dlt_elf_read_mapped(uintptr_t base, const void *dyn,
+			struct dlt_elf_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (base == 0 || dyn == NULL || !dlt_mapped(base, sizeof(ElfW(Ehdr))))
+		return -1;
+	const ElfW(Ehdr) *eh = (const void *)base;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] !=
+		    (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+	    eh->e_phentsize != sizeof(ElfW(Phdr)) || eh->e_phnum == 0 ||
+	    eh->e_phnum > DLT_ELF_MAX_PHDRS ||
+	    !dlt_mapped(base + eh->e_phoff, eh->e_phnum * sizeof(ElfW(Phdr))))
+		return -1;
+	const ElfW(Phdr) *ph = (const void *)(base + eh->e_phoff);
+	/* These are this object's headers: its dynamic segment is where the
+	 * loader says. */
+	uint64_t ndyn = 0;
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_DYNAMIC &&
+		    base + ph[i].p_vaddr == (uintptr_t)dyn)
+			ndyn = ph[i].p_memsz / sizeof(ElfW(Dyn));
+	if (ndyn == 0 || ndyn > DLT_ELF_MAX_DYN ||
+	    !dlt_mapped((uintptr_t)dyn, ndyn * sizeof(ElfW(Dyn))))
+		return -1;
+	const ElfW(Dyn) *d = dyn;
+	uint64_t strtab = 0, strsz = 0, soname = 0, runpath = 0, rpath = 0;
+	for (uint64_t k = 0; k < ndyn; k++) {
+		if (d[k].d_tag == DT_NULL)
+			break;
+		switch (d[k].d_tag) {
+		case DT_STRTAB:
+			strtab = d[k].d_un.d_ptr;
+			break;
+		case DT_STRSZ:
+			strsz = d[k].d_un.d_val;
+			break;
+		case DT_SONAME:
+			soname = d[k].d_un.d_val + 1;
+			break;
+		case DT_RUNPATH:
+			runpath = d[k].d_un.d_val + 1;
+			break;
+		case DT_RPATH:
+			rpath = d[k].d_un.d_val + 1;
+			break;
+		}
+	}
+	if (soname || runpath || rpath) {
+		const char *tab = (const char *)dlt_dyn_ptr(base, strtab);
+		if (strtab == 0 || strsz == 0 || strsz > (1u << 26) ||
+		    !dlt_mapped((uintptr_t)tab, (size_t)strsz))
+			return -1;
+		if (soname)
+			dlt_mapped_str(tab, strsz, soname - 1, out->soname,
+				       sizeof(out->soname));
+		if (runpath)
+			dlt_mapped_str(tab, strsz, runpath - 1, out->runpath,
+				       sizeof(out->runpath));
+		if (rpath)
+			dlt_mapped_str(tab, strsz, rpath - 1, out->rpath,
+				       sizeof(out->rpath));
+	}
+	out->has_runpath = runpath != 0;
+	out->has_rpath = rpath != 0;
+	for (int i = 0; i < eh->e_phnum && out->build_id_len == 0; i++) {
+		if (ph[i].p_type != PT_NOTE || ph[i].p_filesz > 4096 ||
+		    !dlt_mapped(base + ph[i].p_vaddr, ph[i].p_filesz))
+			continue;
+		out->build_id_len = dlt_notes_build_id(
+			(const void *)(base + ph[i].p_vaddr), ph[i].p_filesz,
+			out->build_id, sizeof(out->build_id));
+	}
+	return 0;
+}
+
 /* The dynamic entries the version and symbol readers need: virtual
  * addresses and counts. */
 struct dlt_elf_tabs {
@@ -426,8 +550,7 @@ int dlt_elf_defines(struct dlt_elf *e, const char *name)
 	    dlt_vaddr_to_off(e, t.gnu_hash, &hoff) != 0 ||
 	    dlt_vaddr_to_off(e, t.symtab, &soff) != 0)
 		return -1;
-	uint32_t hdr[4]; /* nbuckets, symoffset, bloom size, bloom shift
-			  */
+	uint32_t hdr[4]; /* nbuckets, symoffset, bloom size, bloom shift */
 	if (dlt_pread_all(e->fd, hdr, sizeof(hdr), hoff) != 0 || hdr[0] == 0)
 		return -1;
 	uint32_t h = dlt_gnu_hash(name);

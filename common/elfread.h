@@ -1,7 +1,7 @@
-/* Reading ELF files from disk (not from the loader's in-memory copy, whose
- * layout differs between glibc ports), for the audit module (SONAME,
- * RUNPATH, RPATH, build-id of each object mapped) and the analyzer
- * (DT_NEEDED of files on the analysing machine).  Nothing is allocated:
+/* Reading ELF objects, for the audit module (SONAME, RUNPATH, RPATH,
+ * build-id of each object mapped: from the loader's mapped copy when it
+ * can be checked, else from disk) and the analyzer (DT_NEEDED of files on
+ * the analysing machine).  Nothing is allocated:
  * the audit module calls this with the loader's lock held. */
 #ifndef DLTRACE_ELFREAD_H
 #define DLTRACE_ELFREAD_H
@@ -86,5 +86,15 @@ int dlt_elf_read(const char *path, struct dlt_elf_info *out);
 int dlt_elf_section_string(const char *path, const char *section,
 			   const char *prefix, uint64_t max_bytes, char *out,
 			   size_t cap);
+
+/* Fills *out from an object the loader has mapped at load bias base with
+ * its dynamic section at dyn (a link_map's l_addr and l_ld), without
+ * opening its file: the ELF and program headers where the first segment
+ * maps them, checked against dyn, every range checked to be mapped.  The
+ * dynamic section's addresses are taken either way: the loader rewrites
+ * them to absolute ones on some ports and not on others.  Returns 0, or -1
+ * when anything does not fit (then read the file). */
+int dlt_elf_read_mapped(uintptr_t base, const void *dyn,
+			struct dlt_elf_info *out);
 
 #endif

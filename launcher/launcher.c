@@ -566,6 +566,11 @@ int main(int argc, char **argv)
 	}
 	if (traced) {
 		record_reaped(dir, pid, run, status);
+		/* The traces of processes that ended without cutting their
+		 * file (killed), this one's with its new record, hold only
+		 * what they recorded; those of processes still running are
+		 * left alone. */
+		dlt_compact_ended(dir);
 		if (hung)
 			fprintf(stderr,
 				"dltrace: %s ran past --hang-timeout %g s; "

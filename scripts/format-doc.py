@@ -217,12 +217,50 @@ def generate(text):
         parts[key] = "\n".join(rows)
     consts = ["| name | value |", "|---|---|"]
     for n in ("DLT_MAGIC", "DLT_ENDIAN_MARK", "DLT_FORMAT_MAJOR",
-              "DLT_FORMAT_MINOR", "DLT_DATA_OFFSET", "DLT_REC_ALIGN",
-              "DLT_STR_NONE"):
+              "DLT_FORMAT_MINOR", "DLT_DATA_OFFSET", "DLT_CHUNK_MIN",
+              "DLT_CHUNK_MAX", "DLT_REC_ALIGN", "DLT_STR_NONE"):
         m = re.search(r"#define %s\s+(\S+)" % n, text)
         consts.append("| `%s` | `%s` |" % (n, m.group(1)))
     parts["constants"] = "\n".join(consts)
+    parts["entry layout"] = entry_layout(text)
     return parts, structs, order, memo
+
+
+def entry_layout(text):
+    """The compact entry's fields, low bit first, as a table.  They must
+    tile the 64-bit word without gaps or overlaps."""
+    d = dict((n, v) for n, v, _ in parse_defines(text, "DLT_ENTRY_"))
+
+    def num(name):
+        return int(d[name].rstrip("u"))
+    fields = [("tag", 0, num("DLT_ENTRY_TAG_BITS"))]
+    for f in ("SLOT", "DT", "DUR"):
+        fields.append((f.lower(), num("DLT_ENTRY_%s_SHIFT" % f),
+                       num("DLT_ENTRY_%s_BITS" % f)))
+    at = 0
+    for name, shift, bits in fields:
+        if shift != at:
+            raise SystemExit("format-doc: entry field %s starts at bit %d, "
+                             "expected %d" % (name, shift, at))
+        at += bits
+    if at != 64:
+        raise SystemExit("format-doc: the entry fields take %d bits, not 64"
+                         % at)
+    meaning = {
+        "tag": "`DLT_ENTRY_CALL` (%d): a call; `DLT_ENTRY_SKIP` (%d): "
+               "nothing; others reserved" % (num("DLT_ENTRY_CALL"),
+                                             num("DLT_ENTRY_SKIP")),
+        "slot": "0 to %d (`DLT_ENTRY_SLOTS`)"
+                % ((1 << num("DLT_ENTRY_SLOT_BITS")) - 1),
+        "dt": "ns since the previous API_DEF or entry's start, signed",
+        "dur": "ns; %d (`DLT_ENTRY_DUR_OPEN`): not returned"
+               % ((1 << num("DLT_ENTRY_DUR_BITS")) - 1),
+    }
+    rows = ["| bits | field | meaning |", "|---|---|---|"]
+    for name, shift, bits in fields:
+        rows.append("| %d–%d | `%s` | %s |" % (shift, shift + bits - 1,
+                                              name, meaning[name]))
+    return "\n".join(rows)
 
 
 def static_asserts(structs, order, memo):
@@ -235,6 +273,18 @@ def static_asserts(structs, order, memo):
             lines.append("_Static_assert(offsetof(struct %s, %s) == %d, "
                          "\"%s.%s\");" % (name, f["name"], off, name,
                                           f["name"]))
+    # The compact entry's fields tile its 64 bits, as the doc's table says.
+    lines += [
+        "_Static_assert(DLT_ENTRY_SLOT_SHIFT == DLT_ENTRY_TAG_BITS, \"slot\");",
+        "_Static_assert(DLT_ENTRY_DT_SHIFT == DLT_ENTRY_SLOT_SHIFT + "
+        "DLT_ENTRY_SLOT_BITS, \"dt\");",
+        "_Static_assert(DLT_ENTRY_DUR_SHIFT == DLT_ENTRY_DT_SHIFT + "
+        "DLT_ENTRY_DT_BITS, \"dur\");",
+        "_Static_assert(DLT_ENTRY_DUR_SHIFT + DLT_ENTRY_DUR_BITS == 64, "
+        "\"64 bits\");",
+        "_Static_assert(DLT_ENTRY_SLOTS == 1u << DLT_ENTRY_SLOT_BITS, "
+        "\"slots\");",
+    ]
     return "\n".join(lines) + "\n"
 
 

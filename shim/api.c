@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "apitable.h"
+#include "calls.h"
 #include "hooks.h"
 #include "prefetch.h"
 #include "state.h"
@@ -52,61 +53,6 @@ static void dlt_rec_enter(struct dlt_writer *w, uint16_t id, const uint64_t *v,
 	for (uint32_t i = 0; i < n; i++)
 		r->v[i] = v[i];
 	dlt_rec_commit(r, DLT_REC_API_ENTER, id, len);
-}
-
-/* The record of a blocking call, written before the call with ret 0 and
- * dur DLT_DUR_OPEN, and closed in place when it returns: one record per
- * call instead of API_ENTER + API_CALL (format.h).  *ticket says whether it
- * can still be closed in place (record.h). */
-static struct dlt_rec_api_call *dlt_rec_open(struct dlt_writer *w, uint16_t id,
-					     uint64_t t0, const uint64_t *v,
-					     uint32_t n, uint64_t *ticket)
-{
-	if (__builtin_expect(!dlt_watchdog_running(), 0))
-		dlt_watchdog_start("a GPU call that can block");
-	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_api_call) + 8 * n);
-	struct dlt_rec_api_call *r = dlt_rec_reserve(w, &dlt_tls, len);
-	if (r == NULL)
-		return NULL;
-	r->h.ts = t0;
-	r->ret = 0;
-	r->dur = DLT_DUR_OPEN;
-	for (uint32_t i = 0; i < n; i++)
-		r->v[i] = v[i];
-	dlt_rec_commit(r, DLT_REC_API_CALL, id, len);
-	*ticket = dlt_rec_ticket(&dlt_tls);
-	return r;
-}
-
-/* Closes an open record; 0 when it can no longer be written: the caller
- * writes a complete record instead. */
-static int dlt_rec_close(struct dlt_writer *w, struct dlt_rec_api_call *r,
-			 uint64_t ticket, int ret, uint64_t dur)
-{
-	if (r == NULL || !dlt_rec_in_place(w, &dlt_tls, ticket))
-		return 0;
-	uint64_t word =
-		(uint64_t)(uint32_t)ret | ((uint64_t)dlt_dur(dur) << 32);
-	atomic_store_explicit((_Atomic uint64_t *)(void *)&r->ret, word,
-			      memory_order_release);
-	return 1;
-}
-
-static void dlt_rec_call(struct dlt_writer *w, uint16_t id, int ret,
-			 uint64_t t0, uint64_t t1, const uint64_t *v,
-			 uint32_t n)
-{
-	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_api_call) + 8 * n);
-	struct dlt_rec_api_call *r = dlt_rec_reserve(w, &dlt_tls, len);
-	if (r == NULL)
-		return;
-	r->h.ts = t0;
-	r->ret = ret;
-	r->dur = dlt_dur(t1 - t0);
-	for (uint32_t i = 0; i < n; i++)
-		r->v[i] = v[i];
-	dlt_rec_commit(r, DLT_REC_API_CALL, id, len);
-	dlt_prefetch_poll();
 }
 
 /* ---- the wrappers ------------------------------------------------------- */
@@ -140,70 +86,69 @@ static void dlt_rec_call(struct dlt_writer *w, uint16_t id, int ret,
 	 (idx) == DLT_IDX_cudaGetDriverEntryPoint || \
 	 (idx) == DLT_IDX_cudaGetDriverEntryPointByVersion)
 
-#define DLT_BODY(apiid, idx, fam, name, args, flags, pre, post, realexpr)      \
-	{                                                                      \
-		dlt_fn_##name dlt_real = (dlt_fn_##name)(realexpr);            \
-		if (__builtin_expect(dlt_real == NULL, 0))                     \
-			return dlt_missing(DLT_FAM_##fam);                     \
-		struct dlt_writer *dlt_wr = dlt_writer_on();                   \
-		if (dlt_wr == NULL || dlt_api_depth > 0 ||                     \
-		    dlt_fam_depth[DLT_FAM_##fam] > 0) {                        \
-			int dlt_r0 = dlt_real args;                            \
-			if (dlt_hook_##name && DLT_SUBST_ALWAYS(idx)) {        \
-				int dlt_e0 = errno;                            \
-				dlt_hook_ret = dlt_r0;                         \
-				dlt_hook_##name args;                          \
-				errno = dlt_e0;                                \
-			}                                                      \
-			return dlt_r0;                                         \
-		}                                                              \
-		dlt_fam_depth[DLT_FAM_##fam]++;                                \
-		struct dlt_rec_api_call *dlt_open = NULL;                      \
-		uint64_t dlt_ticket = 0;                                       \
-		uint64_t dlt_t0;                                               \
-		if (DLT_API_ONCE(flags, pre, post)) {                          \
-			uint64_t dlt_pv[] = {DLT_UNPAREN pre};                 \
-			dlt_t0 = dlt_now_ns();                                 \
-			dlt_open = dlt_rec_open(dlt_wr, apiid, dlt_t0, dlt_pv, \
-						sizeof(dlt_pv) /               \
-							sizeof(uint64_t),      \
-						&dlt_ticket);                  \
-		} else {                                                       \
-			if ((flags)&DLT_AF_ENTER) {                            \
-				uint64_t dlt_pv[] = {DLT_UNPAREN pre};         \
-				dlt_rec_enter(dlt_wr, apiid, dlt_pv,           \
-					      sizeof(dlt_pv) /                 \
-						      sizeof(uint64_t));       \
-			}                                                      \
-			dlt_t0 = dlt_now_ns();                                 \
-		}                                                              \
-		uint64_t dlt_wdc = 0;                                          \
-		if (DLT_API_ONCE(flags, pre, post) || ((flags)&DLT_AF_ENTER))  \
-			dlt_wdc = dlt_wd_call_begin(dlt_t0);                   \
-		int dlt_r = dlt_real args;                                     \
-		uint64_t dlt_t1 = dlt_now_ns();                                \
-		int dlt_e = errno;                                             \
-		if (DLT_API_ONCE(flags, pre, post) || ((flags)&DLT_AF_ENTER))  \
-			dlt_wd_call_end(dlt_wdc);                              \
-		if (!((flags)&DLT_AF_NORECORD) &&                              \
-		    !dlt_rec_close(dlt_wr, dlt_open, dlt_ticket, dlt_r,        \
-				   dlt_t1 - dlt_t0)) {                         \
-			uint64_t dlt_v[] = {DLT_UNPAREN post};                 \
-			dlt_rec_call(dlt_wr, apiid, dlt_r, dlt_t0, dlt_t1,     \
-				     dlt_v, sizeof(dlt_v) / sizeof(uint64_t)); \
-		}                                                              \
-		if (dlt_hook_##name) {                                         \
-			dlt_hook_ret = dlt_r;                                  \
-			dlt_hook_##name args;                                  \
-		}                                                              \
-		if (__builtin_expect(                                          \
-			    !atomic_load_explicit(&dlt_slots[idx].noted,       \
-						  memory_order_relaxed),       \
-			    0))                                                \
-			dlt_family_note(idx, (void *)dlt_real);                \
-		dlt_fam_depth[DLT_FAM_##fam]--;                                \
-		errno = dlt_e;                                                 \
-		return dlt_r;                                                  \
+#define DLT_BODY(apiid, idx, fam, name, args, flags, pre, post, realexpr)     \
+	{                                                                     \
+		dlt_fn_##name dlt_real = (dlt_fn_##name)(realexpr);           \
+		if (__builtin_expect(dlt_real == NULL, 0))                    \
+			return dlt_missing(DLT_FAM_##fam);                    \
+		struct dlt_writer *dlt_wr = dlt_writer_on();                  \
+		if (dlt_wr == NULL || dlt_api_depth > 0 ||                    \
+		    dlt_fam_depth[DLT_FAM_##fam] > 0) {                       \
+			int dlt_r0 = dlt_real args;                           \
+			if (dlt_hook_##name && DLT_SUBST_ALWAYS(idx)) {       \
+				int dlt_e0 = errno;                           \
+				dlt_hook_ret = dlt_r0;                        \
+				dlt_hook_##name args;                         \
+				errno = dlt_e0;                               \
+			}                                                     \
+			return dlt_r0;                                        \
+		}                                                             \
+		dlt_fam_depth[DLT_FAM_##fam]++;                               \
+		struct dlt_open_call dlt_open = {NULL, 0, 0, 0};              \
+		uint64_t dlt_t0;                                              \
+		if (DLT_API_ONCE(flags, pre, post)) {                         \
+			uint64_t dlt_pv[] = {DLT_UNPAREN pre};                \
+			dlt_t0 = dlt_now_ns();                                \
+			dlt_call_open(dlt_wr, apiid, dlt_t0, dlt_pv,          \
+				      sizeof(dlt_pv) / sizeof(uint64_t),      \
+				      &dlt_open);                             \
+		} else {                                                      \
+			if ((flags)&DLT_AF_ENTER) {                           \
+				uint64_t dlt_pv[] = {DLT_UNPAREN pre};        \
+				dlt_rec_enter(dlt_wr, apiid, dlt_pv,          \
+					      sizeof(dlt_pv) /                \
+						      sizeof(uint64_t));      \
+			}                                                     \
+			dlt_t0 = dlt_now_ns();                                \
+		}                                                             \
+		uint64_t dlt_wdc = 0;                                         \
+		if (DLT_API_ONCE(flags, pre, post) || ((flags)&DLT_AF_ENTER)) \
+			dlt_wdc = dlt_wd_call_begin(dlt_t0);                  \
+		int dlt_r = dlt_real args;                                    \
+		uint64_t dlt_t1 = dlt_now_ns();                               \
+		int dlt_e = errno;                                            \
+		if (DLT_API_ONCE(flags, pre, post) || ((flags)&DLT_AF_ENTER)) \
+			dlt_wd_call_end(dlt_wdc);                             \
+		if (!((flags)&DLT_AF_NORECORD) &&                             \
+		    !dlt_call_close(dlt_wr, &dlt_open, dlt_r,                 \
+				    dlt_t1 - dlt_t0)) {                       \
+			uint64_t dlt_v[] = {DLT_UNPAREN post};                \
+			dlt_call_done(dlt_wr, apiid, dlt_r, dlt_t0, dlt_t1,   \
+				      dlt_v,                                  \
+				      sizeof(dlt_v) / sizeof(uint64_t));      \
+		}                                                             \
+		if (dlt_hook_##name) {                                        \
+			dlt_hook_ret = dlt_r;                                 \
+			dlt_hook_##name args;                                 \
+		}                                                             \
+		if (__builtin_expect(                                         \
+			    !atomic_load_explicit(&dlt_slots[idx].noted,      \
+						  memory_order_relaxed),      \
+			    0))                                               \
+			dlt_family_note(idx, (void *)dlt_real);               \
+		dlt_fam_depth[DLT_FAM_##fam]--;                               \
+		errno = dlt_e;                                                \
+		return dlt_r;                                                 \
 	}
 
 #define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
@@ -216,9 +161,19 @@ static void dlt_rec_call(struct dlt_writer *w, uint16_t id, int ret,
 #include "dltrace/apis.def"
 #undef DLT_API
 
+/* Each exported wrapper under a second, hidden name: the table below
+ * refers to this library's own wrapper (an exported name would be looked
+ * up in the whole process when the library is relocated, twice per
+ * process, and could bind to another object's function of that name). */
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
+	extern __typeof__(name) dlt_x_##name                                  \
+		__attribute__((alias(#name), visibility("hidden")));
+#include "dltrace/apis.def"
+#undef DLT_API
+
 static void *const dlt_link_wrappers[DLT_API_N] = {
 #define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
-	[DLT_IDX_##name] = (void *)name,
+	[DLT_IDX_##name] = (void *)dlt_x_##name,
 #include "dltrace/apis.def"
 #undef DLT_API
 };

@@ -41,13 +41,10 @@ static void *dlt_find_real(const char *name)
 	return p;
 }
 
-void *dlt_link_real(int idx)
+void *dlt_link_real_find(int idx)
 {
 	struct dlt_api_slot *s = &dlt_slots[idx];
-	void *p = atomic_load_explicit(&s->link_real, memory_order_acquire);
-	if (__builtin_expect(p != NULL, 1))
-		return p;
-	p = dlt_find_real(dlt_apis[idx].name);
+	void *p = dlt_find_real(dlt_apis[idx].name);
 	if (p)
 		atomic_store_explicit(&s->link_real, p, memory_order_release);
 	return p;

@@ -57,8 +57,15 @@ extern struct dlt_api_slot dlt_slots[DLT_API_N];
 int dlt_api_lookup(const char *name);
 
 /* The real function behind the exported wrapper of idx: the first
- * definition in load order outside this library, found once. */
-void *dlt_link_real(int idx);
+ * definition in load order outside this library, found once (inline: every
+ * call asks; dlt_link_real_find the first time). */
+void *dlt_link_real_find(int idx);
+static inline void *dlt_link_real(int idx)
+{
+	void *p = atomic_load_explicit(&dlt_slots[idx].link_real,
+				       memory_order_acquire);
+	return __builtin_expect(p != NULL, 1) ? p : dlt_link_real_find(idx);
+}
 
 /* What a wrapper answers when its library is not loaded (a weak reference
  * called): the library's own "symbol not found" status. */

@@ -218,6 +218,7 @@ static void dlt_poke_rendezvous(struct link_map *map)
 		(struct dlt_rendezvous *)(map->l_addr + dlt_rv_offset);
 	rv->w = &dlt_audit_writer;
 	rv->layout = DLT_WRITER_LAYOUT;
+	rv->self_path = dlt_self_path;
 	rv->magic = DLT_RENDEZVOUS_MAGIC;
 }
 
@@ -263,6 +264,44 @@ static int dlt_memo_hit(const struct dlt_file_memo *m, const char *path,
 	       m->mtime_ns == dlt_mtime_ns(st) && strcmp(m->path, path) == 0;
 }
 
+/* realpath(path), with the real path of its directory remembered:
+ * libraries come from a few directories, and realpath costs a readlink per
+ * component of the path, each time. */
+static char *dlt_realpath(const char *path, char *out)
+{
+	static struct {
+		char dir[1024];
+		char real[1024];
+	} seen[4];
+	static unsigned next;
+	const char *slash = strrchr(path, '/');
+	struct stat lst;
+	size_t dl = slash ? (size_t)(slash - path) : 0;
+	/* A link as the last component: its target decides. */
+	if (slash == NULL || dl == 0 || dl >= sizeof(seen[0].dir) ||
+	    lstat(path, &lst) != 0 || S_ISLNK(lst.st_mode))
+		return realpath(path, out);
+	unsigned k = 0;
+	for (; k < 4; k++)
+		if (strncmp(seen[k].dir, path, dl) == 0 &&
+		    seen[k].dir[dl] == '\0')
+			break;
+	if (k == 4) {
+		char dir[1024];
+		memcpy(dir, path, dl);
+		dir[dl] = '\0';
+		k = next++ % 4;
+		if (realpath(dir, seen[k].real) == NULL ||
+		    strlen(seen[k].real) >= sizeof(seen[k].real)) {
+			seen[k].dir[0] = '\0';
+			return realpath(path, out);
+		}
+		memcpy(seen[k].dir, dir, dl + 1);
+	}
+	int n = snprintf(out, DLT_PATH_MAX, "%s%s", seen[k].real, slash);
+	return n > 0 && n < DLT_PATH_MAX ? out : realpath(path, out);
+}
+
 DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 				   uintptr_t *cookie)
 {
@@ -301,7 +340,10 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 	int hit = memo && dlt_memo_hit(memo, path, &st, gen);
 	struct dlt_elf_info ei;
 	memset(&ei, 0, sizeof(ei));
-	if (have_file && !hit)
+	/* From the loader's mapped copy, which is what runs (a file replaced
+	 * since is not); the file where that cannot be checked. */
+	if (have_file && !hit &&
+	    dlt_elf_read_mapped(map->l_addr, map->l_ld, &ei) != 0)
 		dlt_elf_read(path, &ei);
 
 	uint32_t n_tried = 0;
@@ -322,7 +364,7 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 	} else {
 		fs.path = dlt_str(w, &dlt_tls, path);
 		fs.real = fs.path;
-		if (have_file && realpath(path, real) != NULL &&
+		if (have_file && dlt_realpath(path, real) != NULL &&
 		    strcmp(real, path))
 			fs.real = dlt_str(w, &dlt_tls, real);
 		fs.soname = ei.soname[0] ? dlt_str(w, &dlt_tls, ei.soname) : 0;
@@ -450,6 +492,13 @@ DLT_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	for (uint32_t i = 0; i < dlt_nobjs; i++)
 		dlt_objs[i].pending = 0;
 	dlt_started = 1;
+	/* At exit, glibc 2.35 and later end the objects' unload reports
+	 * with this call: the records written after the exit's own cut (one
+	 * LIB_UNLOAD per object) are the last, and the file is cut again
+	 * after them. */
+	struct dlt_writer *w = dlt_w;
+	if (w && atomic_load_explicit(&w->ending, memory_order_relaxed))
+		dlt_writer_cut(w, 1);
 	errno = saved;
 }
 
@@ -464,6 +513,11 @@ static void dlt_audit_find_self(void)
 	dlt_self_dev = (uint64_t)st.st_dev;
 	dlt_self_ino = (uint64_t)st.st_ino;
 	dlt_rv_offset = (uintptr_t)&dlt_rendezvous - base;
+}
+
+static struct dlt_tls *dlt_audit_tls(void)
+{
+	return &dlt_tls;
 }
 
 /* The thread ends (called by the preload copy): our chunk is done. */
@@ -496,7 +550,11 @@ DLT_EXPORT unsigned int la_version(unsigned int version)
 	p.features = DLT_FEAT_AUDIT;
 	mkdir(p.dir, 0755); /* LD_PRELOAD use without the launcher */
 	dlt_audit_writer.audit_thread_exit = dlt_audit_thread_exit;
+	dlt_audit_writer.tls_of[DLT_WRITER_AUDIT] = dlt_audit_tls;
 	dlt_on_new_thread = dlt_audit_new_thread;
+	/* The preload copy uses this clock state too: one CPU probe and one
+	 * rate per process. */
+	dlt_clock_share(&dlt_audit_writer.clock);
 	if (dlt_writer_create(&dlt_audit_writer, &p) == 0) {
 		dlt_w = &dlt_audit_writer;
 		dlt_audit_on = 1;

@@ -14,6 +14,7 @@
 
 /* The ids written in this process's trace: a lock-free set. */
 static _Atomic uint64_t dlt_seen[DLT_PROBLEMS_SEEN];
+static _Atomic uint32_t dlt_seen_n; /* ids in dlt_seen */
 
 /* 0 means "no problem" in the records. */
 static uint64_t dlt_hash_bytes(const void *p, size_t n)
@@ -42,8 +43,10 @@ uint64_t dlt_conv_problem_emit(struct dlt_rec_conv_problem *p)
 			return id;
 		if (cur == 0) {
 			uint64_t zero = 0;
-			if (atomic_compare_exchange_strong(slot, &zero, id))
+			if (atomic_compare_exchange_strong(slot, &zero, id)) {
+				atomic_fetch_add(&dlt_seen_n, 1);
 				break;
+			}
 			if (zero == id)
 				return id;
 		}
@@ -66,6 +69,8 @@ void dlt_convprob_after_fork(void)
 {
 	/* The child writes a trace of its own: it must write its problems
 	 * there again. */
+	if (atomic_exchange(&dlt_seen_n, 0) == 0)
+		return; /* untouched: clearing would copy its pages */
 	for (uint32_t i = 0; i < DLT_PROBLEMS_SEEN; i++)
 		atomic_store_explicit(&dlt_seen[i], 0, memory_order_relaxed);
 }

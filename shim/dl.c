@@ -35,8 +35,7 @@ __attribute__((used)) void *dlt_dlopen_enter(const char *name, int mode,
 					     void *caller)
 {
 	int saved = errno;
-	if (DLT_UNLIKELY(dlt_real.dlopen == NULL))
-		dlt_real_resolve();
+	dlt_dlopen_fn real = DLT_REAL(dlopen);
 	struct dlt_writer *w = dlt_writer_on();
 	if (w && w->pid == dlt_self_pid(w)) {
 		/* Every earlier dlopen has returned: what it loaded is
@@ -70,17 +69,15 @@ __attribute__((used)) void *dlt_dlopen_enter(const char *name, int mode,
 			dlt_watchdog_start("framework loaded");
 	}
 	errno = saved;
-	return dlt_real.dlopen ? (void *)dlt_real.dlopen
-			       : (void *)dlt_dlopen_missing;
+	return real ? (void *)real : (void *)dlt_dlopen_missing;
 }
 
 DLT_EXPORT char *dlerror(void)
 {
-	if (DLT_UNLIKELY(dlt_real.dlerror == NULL))
-		dlt_real_resolve();
-	if (dlt_real.dlerror == NULL)
+	dlt_dlerror_fn real = DLT_REAL(dlerror);
+	if (real == NULL)
 		return NULL;
-	char *r = dlt_real.dlerror();
+	char *r = real();
 	struct dlt_writer *w = dlt_writer_on();
 	if (r && w && w->pid == dlt_self_pid(w)) {
 		int saved = errno;

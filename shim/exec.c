@@ -101,16 +101,15 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 		}
 	}
 	struct dlt_writer *w = dlt_writer_on();
-	if (w && w->hdr) {
-		/* An exec in a vfork child (this process's memory, another
-		 * pid) starts a child process, not this one's next image: it
-		 * is announced as a spawn by the writer's process. */
-		int vforked = w->pid != getpid();
-		int k = snprintf(
-			buf + used, DLT_ENV_BUF - used,
-			"DLTRACE_PARENT=%c:%d:%llx:%u", vforked ? 's' : kind,
-			vforked ? (int)w->pid : (int)getpid(),
-			(unsigned long long)w->hdr->trace_id, w->hdr->exec_seq);
+	char pk;
+	int ppid;
+	uint64_t pid_trace;
+	uint32_t pseq;
+	if (w && dlt_writer_parent(w, kind == 'e', &pk, &ppid, &pid_trace,
+				   &pseq) == 0) {
+		int k = snprintf(buf + used, DLT_ENV_BUF - used,
+				 "DLTRACE_PARENT=%c:%d:%llx:%u", pk, ppid,
+				 (unsigned long long)pid_trace, pseq);
 		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
 			out[n++] = buf + used;
 			used += (size_t)k + 1;
@@ -131,8 +130,10 @@ static void dlt_record_exec(const char *path, int failed, int err)
 {
 	struct dlt_writer *w = dlt_writer_on();
 	/* In a vfork child the pid differs and the memory is the parent's:
-	 * write nothing. */
-	if (w == NULL || w->pid != getpid())
+	 * write nothing.  A forked child without a trace of its own makes
+	 * none for an exec that works: its new image names the parent. */
+	if (w == NULL || w->pid != getpid() ||
+	    (!failed && atomic_load(&w->pending)))
 		return;
 	uint32_t ps = dlt_str(w, &dlt_tls, path);
 	struct dlt_rec_exec *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
@@ -172,19 +173,22 @@ static void dlt_record_exec(const char *path, int failed, int err)
 
 /* execve and execvpe: recorded before (an exec that works does not
  * return) and again if it failed. */
-static int dlt_exec(dlt_execve_fn *real, const char *path, char *const argv[],
+static int dlt_exec(dlt_execve_fn real, const char *path, char *const argv[],
 		    char *const envp[])
 {
-	if (DLT_UNLIKELY(*real == NULL))
-		dlt_real_resolve();
-	if (*real == NULL) {
+	if (real == NULL) {
 		errno = ENOSYS;
 		return -1;
 	}
 	int r;
 	dlt_record_exec(path, 0, 0);
-	DLT_WITH_CHILD_ENV(envp, 'e', env, r = (*real)(path, argv, env));
+	/* This image's trace ends here, cut to its data, unless the exec
+	 * fails (then it grows again as it needs). */
+	dlt_writer_cut(dlt_w, 1);
+	DLT_WITH_CHILD_ENV(envp, 'e', env, r = real(path, argv, env));
 	int e = errno;
+	if (dlt_w)
+		atomic_store(&dlt_w->ending, 0);
 	dlt_record_exec(path, 1, e);
 	errno = e;
 	return r;
@@ -192,7 +196,7 @@ static int dlt_exec(dlt_execve_fn *real, const char *path, char *const argv[],
 
 DLT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	return dlt_exec(&dlt_real.execve, path, argv, envp);
+	return dlt_exec(DLT_REAL(execve), path, argv, envp);
 }
 
 DLT_EXPORT int execv(const char *path, char *const argv[])
@@ -202,7 +206,7 @@ DLT_EXPORT int execv(const char *path, char *const argv[])
 
 DLT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	return dlt_exec(&dlt_real.execvpe, file, argv, envp);
+	return dlt_exec(DLT_REAL(execvpe), file, argv, envp);
 }
 
 DLT_EXPORT int execvp(const char *file, char *const argv[])
@@ -254,18 +258,16 @@ DLT_EXPORT int execle(const char *path, const char *arg, ...)
 }
 
 /* posix_spawn and posix_spawnp: the child gets the traced environment. */
-static int dlt_spawn(dlt_spawn_fn *real, pid_t *pid, const char *path,
+static int dlt_spawn(dlt_spawn_fn real, pid_t *pid, const char *path,
 		     const posix_spawn_file_actions_t *fa,
 		     const posix_spawnattr_t *attr, char *const argv[],
 		     char *const envp[])
 {
-	if (DLT_UNLIKELY(*real == NULL))
-		dlt_real_resolve();
-	if (*real == NULL)
+	if (real == NULL)
 		return ENOSYS;
 	int r;
 	DLT_WITH_CHILD_ENV(envp, 's', env,
-			   r = (*real)(pid, path, fa, attr, argv, env));
+			   r = real(pid, path, fa, attr, argv, env));
 	return r;
 }
 
@@ -274,7 +276,7 @@ DLT_EXPORT int posix_spawn(pid_t *pid, const char *path,
 			   const posix_spawnattr_t *attr, char *const argv[],
 			   char *const envp[])
 {
-	return dlt_spawn(&dlt_real.posix_spawn, pid, path, fa, attr, argv,
+	return dlt_spawn(DLT_REAL(posix_spawn), pid, path, fa, attr, argv,
 			 envp);
 }
 
@@ -283,7 +285,7 @@ DLT_EXPORT int posix_spawnp(pid_t *pid, const char *file,
 			    const posix_spawnattr_t *attr, char *const argv[],
 			    char *const envp[])
 {
-	return dlt_spawn(&dlt_real.posix_spawnp, pid, file, fa, attr, argv,
+	return dlt_spawn(DLT_REAL(posix_spawnp), pid, file, fa, attr, argv,
 			 envp);
 }
 
@@ -350,7 +352,7 @@ void dlt_maybe_reexec(char **argv)
 		 comm[0] ? comm : "1");
 	env[k++] = reexec;
 	env[k] = NULL;
-	dlt_real.execve("/proc/self/exe", argv, env);
+	DLT_REAL(execve)("/proc/self/exe", argv, env);
 	/* Still here: carry on without the audit half. */
 	munmap(env, (cnt + 4) * sizeof(char *));
 }

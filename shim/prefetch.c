@@ -1,20 +1,20 @@
-/* The prefetch thread: makes the pages of trace segments before a recording
- * thread writes there.
+/* The prefetch thread: makes the pages of the trace present in the
+ * mapping before a recording thread writes there.
  *
- * Why: making a 1 MiB segment (posix_fallocate, mmap, the pages made
- * writable with MADV_POPULATE_WRITE) takes about a millisecond on the
- * development VM, 4-7 us per 4 KiB page.  A thread that records 32-byte
- * records pays that every 32,768 records, 35-55 ns per record, more than
- * the whole per-call budget of docs/performance.md.  The recording thread
- * maps the next two segments (a few system calls: it must be that thread,
- * since mapping opens the trace file and a descriptor taken by another
- * thread could change what the program's own open() returns); this thread
- * makes their pages, so the recording thread stores into pages that exist.
+ * Why: the writer grows the file with written zeros (tracer/file.c), so
+ * its pages exist, but the first store into each page of the mapping still
+ * takes a page fault, and a thread that writes a record every few
+ * nanoseconds pays one per 4 KiB.  After the file grew, this thread maps
+ * the new pages in with one MADV_POPULATE_WRITE, so the recording thread
+ * stores into pages already there.  The recording thread does the growing
+ * itself (it must be that thread: growing opens the trace file, and a
+ * descriptor taken by another thread could change what the program's own
+ * open() returns).
  *
- * The thread is started only once a process has filled its first
- * segment (most processes never do), and only from a wrapper after the
- * library call returned, never from inside the writer (which may run in
- * a signal handler).  It blocks every signal, sleeps on a futex, is named
+ * The thread is started only once a process's trace has passed 1 MiB
+ * (most processes never do), and only from a wrapper after the library
+ * call returned, never from inside the writer (which may run in a signal
+ * handler).  It blocks every signal, sleeps on a futex, is named
  * "dltrace-pf", and the watchdog never reports it. */
 #define _GNU_SOURCE
 #include "prefetch.h"
@@ -44,16 +44,15 @@ static void dlt_pf_wake(_Atomic uint32_t *word)
 		0);
 }
 
-/* Runs in the recording thread that took a chunk in segment seg. */
-static void dlt_pf_ahead(struct dlt_writer *w, uint32_t seg)
+/* Runs in the recording thread whose chunk grew the file to pages. */
+static void dlt_pf_grow(struct dlt_writer *w, uint32_t pages)
 {
-	uint32_t want = seg + 2;
 	uint32_t cur = atomic_load(&w->prefetch_upto);
-	while (want > cur &&
-	       !atomic_compare_exchange_weak(&w->prefetch_upto, &cur, want))
+	while (pages > cur &&
+	       !atomic_compare_exchange_weak(&w->prefetch_upto, &cur, pages))
 		;
 	int st = atomic_load(&dlt_pf_state);
-	if (st == 0 && seg >= 1) {
+	if (st == 0 && pages > (DLT_STEP_MAX >> 12)) {
 		int zero = 0;
 		atomic_compare_exchange_strong(&dlt_pf_state, &zero, 1);
 	} else if (st == 2 && dlt_pf_pid == dlt_self_pid(w)) {
@@ -66,7 +65,9 @@ static void *dlt_pf_main(void *arg)
 	struct dlt_writer *w = arg;
 	prctl(PR_SET_NAME, "dltrace-pf", 0, 0, 0);
 	atomic_store(&dlt_pf_tid, (uint32_t)syscall(SYS_gettid));
-	uint32_t gen = atomic_load(&w->gen), done = 0;
+	/* What the file held when the thread was asked for is in use. */
+	uint32_t gen = atomic_load(&w->gen);
+	uint32_t done = atomic_load(&w->prefetch_upto);
 	for (;;) {
 		uint32_t upto = atomic_load(&w->prefetch_upto);
 		uint32_t g = atomic_load(&w->gen);
@@ -75,8 +76,8 @@ static void *dlt_pf_main(void *arg)
 			done = 0;
 		}
 		if (done < upto) {
-			for (uint32_t s = done; s <= upto; s++)
-				dlt_writer_prefetch(w, s);
+			if (dlt_writer_prefetch(w, done, upto) != 0)
+				return NULL; /* not possible here */
 			done = upto;
 			continue;
 		}
@@ -105,7 +106,7 @@ void dlt_prefetch_init(void)
 {
 	if (!dlt_cfg.prefetch)
 		return;
-	dlt_on_seg_ahead = dlt_pf_ahead;
+	dlt_on_grow = dlt_pf_grow;
 }
 
 void dlt_prefetch_after_fork(void)

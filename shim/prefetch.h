@@ -1,4 +1,4 @@
-/* The prefetch thread (prefetch.c): trace segments mapped ahead of use. */
+/* The prefetch thread (prefetch.c): trace pages made present ahead of use. */
 #ifndef DLTRACE_PREFETCH_H
 #define DLTRACE_PREFETCH_H
 
@@ -11,8 +11,8 @@ extern _Atomic int dlt_pf_state;
 /* Its thread id once running (the watchdog skips it), else 0. */
 extern _Atomic uint32_t dlt_pf_tid;
 
-/* In the preload copy's constructor: lets the writer ask for segments
- * ahead (unless DLTRACE_PREFETCH=0). */
+/* In the preload copy's constructor: lets the writer ask for the pages
+ * of the file as it grows (unless DLTRACE_PREFETCH=0). */
 void dlt_prefetch_init(void);
 /* Starts the thread if it was asked for; call only where the program
  * itself could create a thread (after a wrapped library call). */

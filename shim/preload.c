@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "calls.h"
 #include "convprob.h"
 #include "dltrace/dltrace.h"
 #include "exec.h"
@@ -39,6 +40,7 @@ static void dlt_thread_exit(void *arg)
 	(void)arg;
 	dlt_wd_call_release();
 	dlt_tls_release(dlt_w, &dlt_tls);
+	dlt_calls_release();
 	/* The audit copy's chunk of this thread, too (writer.h). */
 	if (dlt_have_audit && dlt_w && dlt_w->audit_thread_exit)
 		dlt_w->audit_thread_exit();
@@ -56,6 +58,10 @@ DLT_EXPORT void dltrace_mark(uint32_t id, uint32_t aux, uint64_t value)
 	struct dlt_writer *w = dlt_writer_on();
 	if (w == NULL)
 		return;
+	/* A program that marks may mark often: the time-stamp counter, once
+	 * this thread has no anchor (a cheap check). */
+	if (__builtin_expect(dlt_anchor.span == 0, 0))
+		dlt_clock_use_tsc();
 	struct dlt_rec_mark *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
 	if (r == NULL)
 		return;
@@ -69,9 +75,7 @@ DLT_EXPORT void dltrace_mark(uint32_t id, uint32_t aux, uint64_t value)
 
 DLT_EXPORT pid_t fork(void)
 {
-	if (DLT_UNLIKELY(dlt_real.fork == NULL))
-		dlt_real_resolve();
-	pid_t r = dlt_real.fork();
+	pid_t r = DLT_REAL(fork)();
 	if (r > 0) {
 		int saved = errno;
 		struct dlt_writer *w = dlt_writer_on();
@@ -89,37 +93,21 @@ DLT_EXPORT pid_t fork(void)
 }
 
 /* In the child of any fork (also one made inside libc): drop the parent's
- * mapping, which is shared with the parent, and start the child's own
- * trace.  Only system calls and our own code run here. */
+ * mapping, which is shared with the parent.  The child's own trace is made
+ * at its first record: a child that only execs (a shell running a command)
+ * costs no file and no start-up of its own, and its new image names this
+ * process's parent (docs/design.md).  Only system calls and our own code
+ * run here. */
 static void dlt_atfork_child(void)
 {
 	struct dlt_writer *w = dlt_w;
-	if (w == NULL || w->hdr == NULL)
+	if (w == NULL)
 		return;
-	int was_on = atomic_load(&w->enabled);
-	uint64_t parent = w->hdr->trace_id;
-	uint64_t features = w->hdr->features;
-	dlt_writer_forget(w);
-	if (!was_on)
-		return;
-	struct dlt_open_params p;
-	char host[256];
-	memset(&p, 0, sizeof(p));
-	dlt_read_host(host, sizeof(host));
-	p.dir = dlt_cfg.dir_abs[0] ? dlt_cfg.dir_abs : ".";
-	p.host = host;
-	p.rank = dlt_env_rank();
-	p.max_size = dlt_cfg.max_size;
-	p.run_id = dlt_cfg.run_id;
-	p.parent_trace_id = parent;
-	p.parent_kind = DLT_PARENT_FORK;
-	p.features = features;
 	dlt_exit_recorded = false;
+	dlt_writer_after_fork(w);
 	dlt_watchdog_after_fork();
 	dlt_prefetch_after_fork();
 	dlt_convprob_after_fork();
-	if (dlt_writer_create(w, &p) == 0)
-		dlt_write_process_info(w, &dlt_tls, dlt_cfg.redact_argv);
 }
 
 /* ---- start and end ------------------------------------------------------ */
@@ -181,6 +169,21 @@ static bool dlt_rendezvous_ok(void)
 	       rv->w->magic == DLT_WRITER_MAGIC;
 }
 
+static struct dlt_tls *dlt_my_tls(void)
+{
+	return &dlt_tls;
+}
+
+/* What both copies of the library share through the writer: the clock's
+ * verdict and rate, where forked children write, each copy's chunk. */
+static void dlt_writer_join(struct dlt_writer *w)
+{
+	dlt_clock_share(&w->clock);
+	w->tls_of[DLT_WRITER_SHIM] = dlt_my_tls;
+	if (dlt_cfg.dir_abs[0])
+		snprintf(w->dir, sizeof(w->dir), "%s", dlt_cfg.dir_abs);
+}
+
 /* The directory absolute, made if missing: children get it in their
  * environment whatever directory they run in. */
 static void dlt_resolve_dir(void)
@@ -203,8 +206,10 @@ static void dlt_start_alone(char **argv)
 	dlt_start_params(&p, host, sizeof(host));
 	p.features = DLT_FEAT_PRELOAD;
 	dlt_w = &dlt_own_writer; /* disabled on failure: says so once */
+	dlt_clock_share(&dlt_own_writer.clock);
 	if (dlt_writer_create(&dlt_own_writer, &p) != 0)
 		return;
+	dlt_writer_join(&dlt_own_writer);
 	dlt_write_process_info(dlt_w, &dlt_tls, dlt_cfg.redact_argv);
 	dlt_note(dlt_w, &dlt_tls, DLT_NOTE_WARN,
 		 "no LD_AUDIT module: library search rules were not observed");
@@ -218,18 +223,34 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	(void)argc;
 	(void)envp;
 	/* The audit copy runs this too, in its own namespace; it starts in
-	 * la_version instead. */
-	if (!dlt_in_base_namespace())
+	 * la_version instead.  A rendezvous is only ever made with the
+	 * preload copy (the namespace check costs a few microseconds). */
+	bool audit = dlt_rendezvous_ok();
+	if (!audit && !dlt_in_base_namespace())
 		return;
 	int saved = errno;
 	dlt_is_preload = true;
 	dlt_writer_kind_self = DLT_WRITER_SHIM;
-	bool audit = dlt_rendezvous_ok();
 	/* The audit copy, when there is one, has said what it did not
 	 * understand. */
 	dlt_config_read(!audit);
-	dlt_find_self(NULL); /* before the real functions: they come after it */
-	dlt_real_resolve();
+	if (audit && dlt_rendezvous.self_path)
+		snprintf(dlt_self_path, sizeof(dlt_self_path), "%s",
+			 dlt_rendezvous.self_path);
+	else
+		dlt_find_self(NULL);
+	/* The real functions are found when first needed, but for those
+	 * that may be called in a signal handler, where a walk of the loaded
+	 * objects (a lock of the loader's) could deadlock. */
+	DLT_REAL(_exit);
+	DLT_REAL(_Exit);
+	DLT_REAL(abort);
+	/* Shells reap their children in a SIGCHLD handler. */
+	DLT_REAL(wait);
+	DLT_REAL(waitpid);
+	DLT_REAL(wait3);
+	DLT_REAL(wait4);
+	DLT_REAL(waitid);
 	if (pthread_key_create(&dlt_thread_key, dlt_thread_exit) == 0) {
 		dlt_thread_key_ok = true;
 		dlt_on_new_thread = dlt_thread_first_chunk;
@@ -240,6 +261,7 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	if (audit) {
 		dlt_w = dlt_rendezvous.w;
 		dlt_have_audit = true;
+		dlt_writer_join(dlt_w);
 		if (dlt_thread_key_ok)
 			dlt_w->preload_thread_start = dlt_thread_first_chunk;
 		if (dlt_w->hdr)
@@ -257,21 +279,13 @@ dlt_preload_init(int argc, char **argv, char **envp)
 
 __attribute__((destructor)) static void dlt_shim_fini(void)
 {
-	if (!dlt_is_preload || dlt_exit_recorded)
+	if (!dlt_is_preload)
 		return;
 	/* exit() called from inside libc (return from main) or a destructor:
 	 * the status is not visible here; the launcher adds it if it can. */
-	dlt_record_exit(DLT_EXIT_NORMAL, -1);
-}
-
-DLT_EXPORT void abort(void)
-{
-	if (DLT_UNLIKELY(dlt_real.abort == NULL))
-		dlt_real_resolve();
-	/* The SIGABRT that follows kills the process without a word of its
-	 * own; a handler that returns from it does not stop the end. */
-	dlt_record_exit(DLT_EXIT_ABORT, SIGABRT);
-	dlt_real.abort();
+	if (!dlt_exit_recorded)
+		dlt_record_exit(DLT_EXIT_NORMAL, -1);
+	dlt_writer_cut(dlt_w, 1);
 }
 
 /* main's return value: a return from main ends the process through the C
@@ -292,6 +306,9 @@ static int dlt_main(int argc, char **argv, char **envp)
 	dlt_versions_loaded();
 	errno = saved;
 	dlt_record_exit(DLT_EXIT_MAIN, r);
+	/* The end of the process, as at exit(): atexit handlers and
+	 * destructors follow, and what they record grows the file again. */
+	dlt_writer_cut(dlt_w, 1);
 	return r;
 }
 
@@ -316,29 +333,61 @@ DLT_EXPORT int __libc_start_main(dlt_main_fn main, int argc, char **argv,
 
 DLT_EXPORT void exit(int status)
 {
-	if (DLT_UNLIKELY(dlt_real.exit == NULL))
-		dlt_real_resolve();
+	dlt_exit_fn real = DLT_REAL(exit);
 	/* The last point where the libraries are whole: atexit handlers and
 	 * destructors follow. */
 	int saved = errno;
 	dlt_versions_loaded();
 	errno = saved;
 	dlt_record_exit(DLT_EXIT_NORMAL, status);
-	dlt_real.exit(status);
+	dlt_writer_cut(dlt_w, 1);
+	real(status);
 }
 
 DLT_EXPORT void _exit(int status)
 {
-	if (DLT_UNLIKELY(dlt_real._exit == NULL))
-		dlt_real_resolve();
+	dlt_exit_fn real = DLT_REAL(_exit);
 	dlt_record_exit(DLT_EXIT_UNDERSCORE, status);
-	dlt_real._exit(status);
+	dlt_writer_cut(dlt_w, 1);
+	real(status);
 }
 
 DLT_EXPORT void _Exit(int status)
 {
-	if (DLT_UNLIKELY(dlt_real._Exit == NULL))
-		dlt_real_resolve();
+	dlt_exit_fn real = DLT_REAL(_Exit);
 	dlt_record_exit(DLT_EXIT_UNDERSCORE, status);
-	dlt_real._Exit(status);
+	dlt_writer_cut(dlt_w, 1);
+	real(status);
+}
+
+/* abort() and a failed assert() end the process by SIGABRT, which kills
+ * it without a word of its own: the end is recorded (ABORT; a handler that
+ * returns from the signal does not stop the end), then the trace is cut
+ * (only system calls, safe in a signal handler).  A SIGABRT handler that
+ * does not return leaves the process running with its trace cut; it grows
+ * again at its next chunk. */
+DLT_EXPORT void abort(void)
+{
+	dlt_abort_fn real = DLT_REAL(abort);
+	int saved = errno;
+	dlt_record_exit(DLT_EXIT_ABORT, SIGABRT);
+	dlt_writer_cut(dlt_w, 1);
+	errno = saved;
+	real();
+}
+
+/* assert.h declares it only without NDEBUG. */
+void __assert_fail(const char *expr, const char *file, unsigned int line,
+		   const char *fn) __attribute__((noreturn));
+
+DLT_EXPORT void __assert_fail(const char *expr, const char *file,
+			      unsigned int line, const char *fn)
+{
+	dlt_assert_fn real = DLT_REAL(__assert_fail);
+	int saved = errno;
+	/* The C library's abort follows, which no wrapper sees. */
+	dlt_record_exit(DLT_EXIT_ABORT, SIGABRT);
+	dlt_writer_cut(dlt_w, 1);
+	errno = saved;
+	real(expr, file, line, fn);
 }

@@ -12,19 +12,12 @@ struct dlt_real dlt_real;
  * script without "#!" with /bin/sh where the current one fails with
  * ENOEXEC, and before glibc 2.35 dlsym(RTLD_NEXT) returned it.  The dl*
  * functions are found wherever they are (libdl before glibc 2.34, which
- * this library links, libc after). */
-static void *dlt_next(const char *name)
+ * this library links, libc after).  Found on first use, while the program
+ * runs: with a walk of the symbol tables, not dlsym, whose success would
+ * clear a dlerror() message the program has not read yet. */
+void *dlt_real_find(const char *name)
 {
 	return dlt_sym_next(name, dlt_self_name());
-}
-
-void dlt_real_resolve(void)
-{
-#define DLT_X(name, type)          \
-	if (dlt_real.name == NULL) \
-		dlt_real.name = (type)dlt_next(#name);
-	DLT_REAL_FUNCTIONS(DLT_X)
-#undef DLT_X
 }
 
 void *dlt_real_lookup(const char *name)

@@ -22,8 +22,10 @@ typedef pid_t (*dlt_waitpid_fn)(pid_t, int *, int);
 typedef pid_t (*dlt_wait3_fn)(int *, int, struct rusage *);
 typedef pid_t (*dlt_wait4_fn)(pid_t, int *, int, struct rusage *);
 typedef int (*dlt_waitid_fn)(idtype_t, id_t, siginfo_t *, int);
+typedef void (*dlt_assert_fn)(const char *, const char *, unsigned int,
+			      const char *) __attribute__((noreturn));
 
-/* X(name, type) for each function resolved at start. */
+/* X(name, type) for each function the wrappers call on. */
 #define DLT_REAL_FUNCTIONS(X)         \
 	X(dlopen, dlt_dlopen_fn)      \
 	X(dlerror, dlt_dlerror_fn)    \
@@ -40,7 +42,8 @@ typedef int (*dlt_waitid_fn)(idtype_t, id_t, siginfo_t *, int);
 	X(waitpid, dlt_waitpid_fn)    \
 	X(wait3, dlt_wait3_fn)        \
 	X(wait4, dlt_wait4_fn)        \
-	X(waitid, dlt_waitid_fn)
+	X(waitid, dlt_waitid_fn)      \
+	X(__assert_fail, dlt_assert_fn)
 
 struct dlt_real {
 #define DLT_X(name, type) type name;
@@ -49,9 +52,19 @@ struct dlt_real {
 };
 extern struct dlt_real dlt_real;
 
-/* Finds them all, with dlvsym(RTLD_NEXT): in the constructor, or at the
- * first wrapped call that comes before it. */
-void dlt_real_resolve(void);
+/* The real function name, found with dlvsym(RTLD_NEXT) the first time a
+ * wrapper needs it, not all of them at start: a short process calls one or
+ * two (exit), and the lookups were a tenth of what dltrace added to the
+ * start of every process.  Threads that race store the same pointer. */
+#define DLT_REAL(name)                                                    \
+	({                                                                \
+		__typeof__(dlt_real.name) dlt_f_ = dlt_real.name;         \
+		if (__builtin_expect(dlt_f_ == NULL, 0))                  \
+			dlt_f_ = dlt_real.name =                          \
+				(__typeof__(dlt_f_))dlt_real_find(#name); \
+		dlt_f_;                                                   \
+	})
+void *dlt_real_find(const char *name);
 
 /* A function of the objects loaded before this library, found without
  * dlsym (which would clear a dlerror() message the program has not read

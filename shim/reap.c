@@ -39,10 +39,9 @@ static void dlt_record_reap(uint16_t call, pid_t pid, int status)
 
 DLT_EXPORT pid_t wait(int *status)
 {
-	if (DLT_UNLIKELY(dlt_real.wait == NULL))
-		dlt_real_resolve();
+	dlt_wait_fn real = DLT_REAL(wait);
 	int st = 0;
-	pid_t r = dlt_real.wait(status ? status : &st);
+	pid_t r = real(status ? status : &st);
 	int saved = errno;
 	if (r > 0)
 		dlt_record_reap(DLT_REAP_WAIT, r, status ? *status : st);
@@ -52,10 +51,9 @@ DLT_EXPORT pid_t wait(int *status)
 
 DLT_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
 {
-	if (DLT_UNLIKELY(dlt_real.waitpid == NULL))
-		dlt_real_resolve();
+	dlt_waitpid_fn real = DLT_REAL(waitpid);
 	int st = 0;
-	pid_t r = dlt_real.waitpid(pid, status ? status : &st, options);
+	pid_t r = real(pid, status ? status : &st, options);
 	int saved = errno;
 	if (r > 0)
 		dlt_record_reap(DLT_REAP_WAITPID, r, status ? *status : st);
@@ -65,10 +63,9 @@ DLT_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
 
 DLT_EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
 {
-	if (DLT_UNLIKELY(dlt_real.wait3 == NULL))
-		dlt_real_resolve();
+	dlt_wait3_fn real = DLT_REAL(wait3);
 	int st = 0;
-	pid_t r = dlt_real.wait3(status ? status : &st, options, ru);
+	pid_t r = real(status ? status : &st, options, ru);
 	int saved = errno;
 	if (r > 0)
 		dlt_record_reap(DLT_REAP_WAIT4, r, status ? *status : st);
@@ -78,10 +75,9 @@ DLT_EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
 
 DLT_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
 {
-	if (DLT_UNLIKELY(dlt_real.wait4 == NULL))
-		dlt_real_resolve();
+	dlt_wait4_fn real = DLT_REAL(wait4);
 	int st = 0;
-	pid_t r = dlt_real.wait4(pid, status ? status : &st, options, ru);
+	pid_t r = real(pid, status ? status : &st, options, ru);
 	int saved = errno;
 	if (r > 0)
 		dlt_record_reap(DLT_REAP_WAIT4, r, status ? *status : st);
@@ -91,13 +87,12 @@ DLT_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
 
 DLT_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 {
-	if (DLT_UNLIKELY(dlt_real.waitid == NULL))
-		dlt_real_resolve();
+	dlt_waitid_fn real = DLT_REAL(waitid);
 	siginfo_t own;
 	siginfo_t *si = info ? info : &own;
 	if (info == NULL)
 		own.si_pid = 0;
-	int r = dlt_real.waitid(idtype, id, si, options);
+	int r = real(idtype, id, si, options);
 	int saved = errno;
 	/* WNOHANG with no child ready: success with si_pid 0. */
 	if (r == 0 && si->si_pid > 0) {

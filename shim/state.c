@@ -222,6 +222,7 @@ void dlt_start_params(struct dlt_open_params *p, char *hostbuf, size_t hcap)
 	p->rank = dlt_cfg.rank;
 	p->max_size = dlt_cfg.max_size;
 	p->run_id = dlt_cfg.run_id;
+	p->redact_argv = dlt_cfg.redact_argv;
 	if (dlt_cfg.parent_kind == 'e' && dlt_cfg.parent_pid == (int)getpid()) {
 		p->parent_kind = DLT_PARENT_EXEC;
 		p->parent_trace_id = dlt_cfg.parent_id;

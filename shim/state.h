@@ -38,6 +38,7 @@ struct dlt_rendezvous {
 	struct dlt_writer *w;
 	uint32_t layout;
 	uint32_t pad;
+	const char *self_path; /* the audit copy's dlt_self_path */
 };
 extern struct dlt_rendezvous dlt_rendezvous;
 

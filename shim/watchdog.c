@@ -70,7 +70,10 @@ struct dlt_wd_thread {
 };
 
 static struct dlt_wd_thread dlt_wd_threads[DLT_WD_MAX_THREADS];
-static _Atomic int dlt_wd_started;
+_Atomic int dlt_wd_started;
+/* dlt_wd_threads may hold entries: a watchdog ran in this process or in
+ * the parent it was forked from. */
+static bool dlt_wd_dirty;
 static uint32_t dlt_wd_tid;
 static uint64_t dlt_wd_stall_ns;
 static uint64_t dlt_wd_tick_ns;
@@ -735,6 +738,7 @@ void dlt_watchdog_start(const char *why)
 		 "%s/.dltrace-snapshot",
 		 dlt_cfg.dir_abs[0] ? dlt_cfg.dir_abs : dlt_cfg.dir);
 	int saved = errno;
+	dlt_wd_dirty = true;
 	int r = dlt_start_thread(dlt_wd_main, NULL, 256 * 1024);
 	struct dlt_writer *w = dlt_writer_on();
 	if (r != 0) {
@@ -752,20 +756,21 @@ void dlt_watchdog_start(const char *why)
 	errno = saved;
 }
 
-int dlt_watchdog_running(void)
-{
-	return atomic_load_explicit(&dlt_wd_started, memory_order_relaxed);
-}
-
 void dlt_watchdog_after_fork(void)
 {
 	/* The thread did not survive the fork; the child starts its own at
 	 * its next GPU or distributed call. */
 	int was = atomic_exchange(&dlt_wd_started, 0);
-	memset(dlt_wd_threads, 0, sizeof(dlt_wd_threads));
-	/* Only the forking thread lives on, under another id. */
-	memset(dlt_wd_calls, 0, sizeof(dlt_wd_calls));
-	atomic_store(&dlt_wd_calls_hi, 0);
+	/* 800 KiB: clearing it when it was never written cost every forked
+	 * child ~200 page faults. */
+	if (dlt_wd_dirty)
+		memset(dlt_wd_threads, 0, sizeof(dlt_wd_threads));
+	dlt_wd_dirty = false;
+	/* Only the forking thread lives on, under another id; the slots
+	 * were written only if some thread made a traced blocking call. */
+	uint32_t hi = atomic_exchange(&dlt_wd_calls_hi, 0);
+	if (hi)
+		memset(dlt_wd_calls, 0, sizeof(dlt_wd_calls[0]) * hi);
 	dlt_wd_my_call = NULL;
 	dlt_wd_restart_pending = was;
 }

@@ -9,8 +9,13 @@
 
 /* Starts the watchdog thread once per process; why goes into a NOTE. */
 void dlt_watchdog_start(const char *why);
-/* 1 once the watchdog was started in this process. */
-int dlt_watchdog_running(void);
+/* 1 once the watchdog was started in this process (inline: every blocking
+ * GPU call asks). */
+extern _Atomic int dlt_wd_started;
+static inline int dlt_watchdog_running(void)
+{
+	return atomic_load_explicit(&dlt_wd_started, memory_order_relaxed);
+}
 /* In a forked child: the thread is gone; remember to start another. */
 void dlt_watchdog_after_fork(void);
 extern int dlt_wd_restart_pending;

@@ -998,18 +998,31 @@ static void test_fork_exec(void)
 			 "second child before exec: %zu EXEC records, expected "
 			 "1",
 			 t3->nrec[DLT_REC_EXEC]);
-	/* /bin/true after fork+exec has a trace of its own. */
-	size_t true_traces = 0;
+	/* The third child recorded nothing before its exec: it has no trace
+	 * of its own, and /bin/true's trace names the parent's as the trace
+	 * it was forked from (docs/design.md, "fork"). */
+	size_t true_traces = 0, true_linked = 0;
 	for (size_t i = 0; i < s.n; i++)
-		if (s.t[i].hdr.pid == (uint32_t)c3 &&
-		    s.t[i].hdr.parent_kind == DLT_PARENT_EXEC &&
-		    s.t[i].hdr.parent_trace_id != 0)
+		if (s.t[i].hdr.pid == (uint32_t)c3) {
 			true_traces++;
-	TU_CHECK(true_traces == 1, "%zu exec'd traces for /bin/true (pid %d)",
-		 true_traces, c3);
-	/* Every mark's aux is the pid that wrote it; file names and ids. */
+			true_linked +=
+				t1 &&
+				s.t[i].hdr.parent_kind == DLT_PARENT_FORK &&
+				s.t[i].hdr.parent_trace_id ==
+					t1->hdr.trace_id &&
+				s.t[i].hdr.exec_seq == 0;
+		}
+	TU_CHECK(true_traces == 1 && true_linked == 1,
+		 "%zu traces for pid %d (/bin/true after fork+exec), %zu "
+		 "naming the parent's trace as FORK parent; expected 1 and 1",
+		 true_traces, c3, true_linked);
+	/* Every mark's aux is the pid that wrote it; file names and ids;
+	 * every trace says which program it is (a child's trace made by a
+	 * record with strings lost its own once). */
 	for (size_t i = 0; i < s.n; i++) {
 		const struct tu_trace *t = &s.t[i];
+		TU_CHECK(t->exe[0] == '/', "%s: PROC exe is \"%s\"", t->path,
+			 t->exe);
 		for (size_t k = 0; k < t->nmarks; k++)
 			TU_CHECK(t->marks[k].aux == t->hdr.pid,
 				 "%s: mark %u written by pid %u in the trace "
@@ -1865,7 +1878,8 @@ static const struct tu_test load_tests[] = {
 	{NULL, NULL}};
 
 static const struct tu_test fork_tests[] = {
-	{"fork and fork+exec get traces of their own", test_fork_exec},
+	{"fork and fork+exec: a trace per image that records, and its parent",
+	 test_fork_exec},
 	{NULL, NULL}};
 
 static const struct tu_test unwritable_tests[] = {

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -166,6 +167,20 @@ static void expect_readable(const char *what, const struct tu_traceset *s)
 				 s->t[i].problems[k]);
 }
 
+/* The file ends at alloc_cursor and the chunk that ends there at its last
+ * record. */
+static void expect_cut(const char *what, const char *path)
+{
+	struct tu_layout l;
+	int r = tu_trace_layout(path, &l);
+	TU_CHECK(r == 0 && l.size == l.cursor && l.last_unused == 0,
+		 "%s: %s is not cut: %llu bytes, alloc_cursor %llu, %llu bytes "
+		 "after the last record of the last chunk",
+		 what, path, (unsigned long long)l.size,
+		 (unsigned long long)l.cursor,
+		 (unsigned long long)l.last_unused);
+}
+
 /* The one trace of the set holding marks of id (NULL, and a failed check,
  * unless exactly one does). */
 static const struct tu_trace *
@@ -178,12 +193,6 @@ trace_with(const char *what, const struct tu_traceset *s, uint32_t id)
 	if (n != 1)
 		tu_traceset_dump(s);
 	return n == 1 ? t : NULL;
-}
-
-static uint64_t file_size(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
 /* How often dltrace said it turned tracing off. */
@@ -468,13 +477,14 @@ static void check_fsize(const char *how)
 		 what, p.traced.err);
 	struct tally t = {0};
 	const struct tu_trace *tr = trace_with(what, &p.set, FX_ID_MAIN);
-	/* The launcher, not under the limit, may add a segment for the
-	 * exit status. */
+	/* The launcher, not under the limit, may add a chunk for the exit
+	 * status. */
 	if (tr) {
 		tally_trace(&t, tr);
-		TU_CHECK(file_size(tr->path) <= FSIZE_LIMIT + DLT_SEG_SIZE,
+		TU_CHECK(tu_file_size(tr->path) <=
+				 FSIZE_LIMIT + DLT_CHUNK_FIRST,
 			 "%s: the trace is %llu bytes, over the limit", what,
-			 (unsigned long long)file_size(tr->path));
+			 (unsigned long long)tu_file_size(tr->path));
 	}
 	expect_sound(what, &t);
 	uint64_t k = expect_prefix(what, &t, FX_ID_MAIN);
@@ -482,7 +492,7 @@ static void check_fsize(const char *how)
 		 (unsigned long long)k, n);
 	printf("\n    %s: %llu of %lu marks recorded, trace %llu bytes\n", what,
 	       (unsigned long long)k, n,
-	       (unsigned long long)(tr ? file_size(tr->path) : 0));
+	       (unsigned long long)(tr ? tu_file_size(tr->path) : 0));
 	tally_free(&t);
 
 	/* Under LD_PRELOAD the program's own death by SIGXFSZ is seen as
@@ -519,30 +529,60 @@ static void test_fsize_default(void)
 	check_fsize("default");
 }
 
-/* A limit inherited through exec, lower than a trace's first segment: the
- * new image runs untraced and says so once. */
-static void test_fsize_inherited(void)
+/* A limit inherited through exec.  Lower than what a new trace starts
+ * with (DLT_FILE_START): the new image runs untraced and says so once.
+ * Higher: it is traced until its trace reaches the limit, then says so
+ * once; what it recorded is a readable prefix, within the limit. */
+static void check_fsize_inherited(unsigned limit)
 {
 	struct pair p;
 	pair_init(&p, "fsize-exec");
 	char *fx = tu_fx("fx_faults");
-	const char *cmd[] = {fx,      "fsize-exec", "65536", fx,
-			     "marks", "3000",	    NULL};
-	pair_run(&p, "RLIMIT_FSIZE inherited through exec", cmd, NULL);
+	char *ls = numstr(limit);
+	const char *cmd[] = {fx, "fsize-exec", ls, fx, "marks", "3000", NULL};
+	char *what = tu_strfmt("RLIMIT_FSIZE %u inherited through exec", limit);
+	pair_run(&p, what, cmd, NULL);
 	TU_CHECK(tu_contains(p.plain.out, "marks 3000\n"), "fixture broken");
 	TU_CHECK(off_lines(&p.traced) == 1,
-		 "expected one \"tracing turned off\" line:\n%s", p.traced.err);
-	/* The first image's trace records the exec and fits the limit. */
-	size_t execs = 0;
+		 "%s: expected one \"tracing turned off\" line:\n%s", what,
+		 p.traced.err);
+	/* The first image's trace (made before the limit was set) records
+	 * the exec; the new image's stays within the limit. */
+	size_t execs = 0, marked = 0;
+	struct tally t = {0};
 	for (size_t i = 0; i < p.set.n; i++) {
 		execs += p.set.t[i].nrec[DLT_REC_EXEC];
-		TU_CHECK(p.set.t[i].nmarks == 0,
-			 "%s: %zu marks written over the limit",
-			 p.set.t[i].path, p.set.t[i].nmarks);
+		TU_CHECK(p.set.t[i].hdr.exec_seq == 0 ||
+				 tu_file_size(p.set.t[i].path) <= limit,
+			 "%s: %s is %llu bytes", what, p.set.t[i].path,
+			 (unsigned long long)tu_file_size(p.set.t[i].path));
+		if (p.set.t[i].nmarks) {
+			marked++;
+			tally_trace(&t, &p.set.t[i]);
+		}
 	}
-	TU_CHECK(execs == 1, "%zu EXEC records, expected 1", execs);
+	TU_CHECK(execs == 1, "%s: %zu EXEC records, expected 1", what, execs);
+	if (limit < DLT_FILE_START) {
+		TU_CHECK(marked == 0, "%s: marks written over the limit", what);
+	} else {
+		TU_CHECK(marked == 1, "%s: %zu traces hold marks", what,
+			 marked);
+		expect_sound(what, &t);
+		uint64_t k = expect_prefix(what, &t, FX_ID_MAIN);
+		TU_CHECK(k > 0 && k < 3000, "%s: %llu of 3000 marks", what,
+			 (unsigned long long)k);
+	}
+	tally_free(&t);
+	free(what);
+	free(ls);
 	free(fx);
 	pair_free(&p);
+}
+
+static void test_fsize_inherited(void)
+{
+	check_fsize_inherited(8192);
+	check_fsize_inherited(65536);
 }
 
 /* The launcher under the same limit as its command adds the exit status
@@ -572,9 +612,9 @@ static void test_fsize_launcher(void)
 		trace_with("launcher under RLIMIT_FSIZE", &p.set, FX_ID_MAIN);
 	if (tr) {
 		tally_trace(&t, tr);
-		TU_CHECK(file_size(tr->path) <= FSIZE_LIMIT,
+		TU_CHECK(tu_file_size(tr->path) <= FSIZE_LIMIT,
 			 "the trace is %llu bytes, over the limit",
-			 (unsigned long long)file_size(tr->path));
+			 (unsigned long long)tu_file_size(tr->path));
 	}
 	expect_sound("launcher under RLIMIT_FSIZE", &t);
 	uint64_t k =
@@ -1030,13 +1070,12 @@ out:
 /* ---- suite: threads -------------------------------------------------------
  */
 
-/* The most mappings of its trace a process can hold (tracer/chunks.c): the
- * header, the DLT_DONE_SEGS finished segments kept mapped, the segment
- * chunks are handed out from, the DLT_SEGS_AHEAD mapped ahead of it, and
- * one segment per chunk a live thread holds in each copy of the library. */
+/* The most mappings of its trace a process can hold (tracer/file.c): one,
+ * of the whole file, however many threads record. */
 static long long max_trace_maps(long long live_threads)
 {
-	return 1 + DLT_DONE_SEGS + 1 + DLT_SEGS_AHEAD + 2 * live_threads;
+	(void)live_threads;
+	return 1;
 }
 
 static void check_threads(const char *lib)
@@ -1044,8 +1083,8 @@ static void check_threads(const char *lib)
 	struct pair p;
 	pair_init(&p, "threads");
 	char *fx = tu_fx("fx_faults");
-	/* Not scaled: every thread leaves a 64 KiB chunk (two with the
-	 * library) in the trace, 100 MiB for 1000 threads. */
+	/* Not scaled: every thread leaves a 4 KiB chunk (two with the
+	 * library) in the trace, 4-8 MiB for 1000 threads. */
 	const unsigned long n = 1000;
 	char *ns = numstr(n);
 	char *rp = tu_strfmt("%s/report-plain", p.scratch);
@@ -1066,9 +1105,9 @@ static void check_threads(const char *lib)
 	expect_sound(what, &t);
 	expect_exact(what, &t, FX_ID_THREAD, 2 * n);
 	/* Each thread's chunks (one per copy of the library) are given back
-	 * when it ends: what stays mapped and resident does not grow with
-	 * the number of threads.  The writer keeps the mappings of the last
-	 * DLT_DONE_SEGS finished segments, with their pages dropped. */
+	 * when it ends, their pages dropped: what stays mapped (the one
+	 * mapping of the file) and resident does not grow with the number of
+	 * threads. */
 	long long maps = report_value(rt, "end_trace_maps");
 	long long live = report_value(rt, "end_threads");
 	long long rss0 = report_value(rt, "start_rss_kb");
@@ -1083,7 +1122,7 @@ static void check_threads(const char *lib)
 		 "%s: resident memory grew by %lld KiB (%lld KiB without "
 		 "dltrace)",
 		 what, rss1 - rss0, prss);
-	uint64_t size = tr ? file_size(tr->path) : 0;
+	uint64_t size = tr ? tu_file_size(tr->path) : 0;
 	printf("\n    %s: %llu marks, trace %llu KiB, %lld trace mappings "
 	       "left, resident memory +%lld KiB (+%lld KiB plain)\n",
 	       what, (unsigned long long)t.s[FX_ID_THREAD].count,
@@ -1146,7 +1185,7 @@ static void test_dlcycles(void)
 		 "%s: %llu DLOPEN, %llu LIB_LOAD and %llu LIB_UNLOAD records",
 		 what, (unsigned long long)opens, (unsigned long long)loads,
 		 (unsigned long long)unloads);
-	uint64_t size = file_size(path);
+	uint64_t size = tu_file_size(path);
 	long long r10 = report_value(rt, "tenth_rss_kb");
 	long long r100 = report_value(rt, "end_rss_kb");
 	long long p10 = report_value(rp, "tenth_rss_kb");
@@ -1154,12 +1193,12 @@ static void test_dlcycles(void)
 	long long maps = report_value(rt, "end_trace_maps");
 	long long live = report_value(rt, "end_threads");
 	/* Strings are written once; each cycle costs its records only.
-	 * Memory: at most the segments live at the end (one per copy of the
+	 * Memory: at most the chunks live at the end (one per copy of the
 	 * library, both maybe new since the first tenth) on top of what the
 	 * program itself grew by. */
 	TU_CHECK(size <= 2 * (1u << 20) + (uint64_t)n * 1024,
 		 "%s: the trace is %llu bytes", what, (unsigned long long)size);
-	TU_CHECK(r100 - r10 <= (p100 - p10) + 2 * (DLT_SEG_SIZE >> 10) + 512 &&
+	TU_CHECK(r100 - r10 <= (p100 - p10) + 2 * (DLT_CHUNK_BIG >> 10) + 512 &&
 			 maps >= 0 && maps <= max_trace_maps(live),
 		 "%s: resident memory grew by %lld KiB over the last nine "
 		 "tenths (%lld KiB without dltrace), %lld trace mappings",
@@ -1474,7 +1513,8 @@ static void test_spawn_noexec(void)
 /* Older kernels and network file systems refuse calls that the writer or
  * the C library use where they can: O_TMPFILE and linkat (NFS, Lustre),
  * MADV_POPULATE_WRITE (Linux < 5.14), fallocate, close_range (< 5.9),
- * clone3 and the pidfd calls (< 5.3), statx, getrandom, rseq.  fx_deny
+ * clone3 and the pidfd calls (< 5.3), statx, getrandom, rseq, open file
+ * description locks (< 3.15; the writer's lock is then flock's).  fx_deny
  * makes them fail for the whole tree (a seccomp filter); the program's
  * output and status must be a plain run's under the same filter, the trace
  * whole, and tracing never turned off. */
@@ -1507,7 +1547,8 @@ static void deny_pair(struct pair *p, const char *what, const char *cases,
 	free(deny);
 }
 
-/* Marks enough to take several segments of the trace file. */
+/* Marks enough to grow the trace file several times; every trace cut to
+ * its last record at the end. */
 static void check_fallback_marks(const char *cases)
 {
 	struct pair p;
@@ -1526,6 +1567,8 @@ static void check_fallback_marks(const char *cases)
 		expect_exact(what, &t, FX_ID_MAIN, n);
 		tally_free(&t);
 	}
+	for (size_t i = 0; i < p.set.n; i++)
+		expect_cut(what, p.set.t[i].path);
 	free(what);
 	free(ns);
 	free(fx);
@@ -1550,6 +1593,14 @@ static void test_fallback_populate(void)
 static void test_fallback_fallocate(void)
 {
 	check_fallback_marks("fallocate");
+}
+
+/* Without open file description locks the writer holds flock's: the
+ * launcher still tells that the process has ended and compacts its trace,
+ * which the process had cut itself. */
+static void test_fallback_ofdlock(void)
+{
+	check_fallback_marks("ofdlock");
 }
 
 /* Threads, fork, vfork and posix_spawn without clone3, the pidfd calls,
@@ -1602,6 +1653,8 @@ static const struct tu_test fallback_tests[] = {
 	{"linkat of /proc/self/fd refused", test_fallback_linkat},
 	{"MADV_POPULATE_WRITE refused (Linux < 5.14)", test_fallback_populate},
 	{"fallocate refused", test_fallback_fallocate},
+	{"open file description locks refused (Linux < 3.15)",
+	 test_fallback_ofdlock},
 	{"clone3, pidfd, statx, getrandom, rseq refused",
 	 test_fallback_newer_calls},
 	{"close_range refused (Linux < 5.9)", test_fallback_close_range},
@@ -1632,10 +1685,337 @@ static const struct tu_test dlcycles_tests[] = {
 	 test_dlcycles},
 	{NULL, NULL}};
 
+/* ---- suite: ends --------------------------------------------------------
+ *
+ * A trace holds what was recorded: its file is cut to its last record when
+ * its process ends, whichever way (tracer/chunks.c, dlt_writer_cut), and
+ * the launcher compacts the traces of processes killed before it ends.
+ * Under LD_PRELOAD alone nothing cleans up after the process: what is
+ * seen is what the process did itself. */
+
+/* Loads the traces of dir: none with a reader problem. */
+static void load_clean(const char *what, const char *dir,
+		       struct tu_traceset *set)
+{
+	tu_traceset_load(dir, set);
+	expect_readable(what, set);
+}
+
+static void check_end(const char *how, size_t want_traces)
+{
+	char *scratch = tu_tmpdir("end");
+	TU_CHECK_FATAL(scratch != NULL, "no scratch directory");
+	char *dir = tu_strfmt("%s/trace", scratch);
+	char *fx = tu_fx("fx_faults");
+	const char *cmd[] = {fx, "end", how, "3000", NULL};
+	char *what = tu_strfmt("end by %s", how);
+	struct tu_proc plain, pre;
+	tu_run(&plain, cmd, NULL, RUN_MS);
+	const char **env = tu_preload_env(dir, NULL, 0);
+	tu_run(&pre, cmd, env, RUN_MS);
+	free(env);
+	tu_expect_same_run(what, &plain, &pre, 1);
+	struct tu_traceset set;
+	load_clean(what, dir, &set);
+	TU_CHECK(set.n == want_traces, "%s: %zu traces, expected %zu", what,
+		 set.n, want_traces);
+	for (size_t i = 0; i < set.n; i++)
+		expect_cut(what, set.t[i].path);
+	const struct tu_trace *tr = trace_with(what, &set, FX_ID_MAIN);
+	if (tr) {
+		struct tally t = {0};
+		tally_trace(&t, tr);
+		expect_sound(what, &t);
+		expect_exact(what, &t, FX_ID_MAIN, 3000);
+		tally_free(&t);
+	}
+	tu_traceset_free(&set);
+	tu_proc_free(&plain);
+	tu_proc_free(&pre);
+	tu_rmtree(scratch);
+	free(what);
+	free(fx);
+	free(dir);
+	free(scratch);
+}
+
+static void test_end_kinds(void)
+{
+	check_end("return", 1);
+	check_end("exit", 1);
+	check_end("_exit", 1);
+	check_end("abort", 1);
+	check_end("assert", 1);
+	/* The image before the exec, and /bin/true's. */
+	check_end("exec", 2);
+}
+
+/* The header's alloc_cursor of path, 0 while it cannot be read. */
+static uint64_t cursor_of(const char *path)
+{
+	uint64_t cur = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && pread(fd, &cur, sizeof(cur),
+			     offsetof(struct dlt_file_header, alloc_cursor)) !=
+			       (ssize_t)sizeof(cur))
+		cur = 0;
+	if (fd >= 0)
+		close(fd);
+	return cur;
+}
+
+/* The trace in dir of process pid, polled until its writer has handed out
+ * at least bytes (or 30 s passed); NULL if it never showed. */
+static char *wait_trace(const char *dir, int pid, uint64_t bytes)
+{
+	char *tag = tu_strfmt(".%d.", pid);
+	char *found = NULL;
+	for (int i = 0; i < 60000 && found == NULL; i++) {
+		char **paths;
+		tu_list_traces(dir, &paths);
+		for (char **p = paths; *p && found == NULL; p++)
+			if (strstr(*p, tag) && cursor_of(*p) >= bytes)
+				found = strdup(*p);
+		tu_free_list(paths);
+		if (found == NULL)
+			usleep(500);
+	}
+	free(tag);
+	return found;
+}
+
+/* A process of the launcher's tree is killed with SIGKILL while it records
+ * (its file then holds a growth step and an unfilled chunk beyond its
+ * data); when the command ends, the launcher compacts it. */
+static void test_end_launcher(void)
+{
+	char *scratch = tu_tmpdir("end-launcher");
+	TU_CHECK_FATAL(scratch != NULL, "no scratch directory");
+	char *dir = tu_strfmt("%s/trace", scratch);
+	char *fx = tu_fx("fx_faults");
+	char *script = tu_strfmt("'%s' marks 1000000000 & echo child $!; "
+				 "wait $!; echo waited",
+				 fx);
+	const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	struct tu_proc p;
+	TU_CHECK_FATAL(tu_proc_start(&p, argv, NULL) == 0, "cannot start");
+	free(argv);
+	char line[256] = "";
+	int child = 0;
+	if (tu_proc_readline(&p, line, sizeof(line), 30000) == 1)
+		sscanf(line, "child %d", &child);
+	char *path = child > 0 ? wait_trace(dir, child, 1u << 20) : NULL;
+	if (child > 0)
+		kill(child, SIGKILL);
+	tu_proc_wait(&p, 60000);
+	TU_CHECK_FATAL(path != NULL, "no trace of the child %d grew: %s", child,
+		       line);
+	TU_CHECK(tu_exit_code(p.status) == 0 && tu_contains(p.out, "waited"),
+		 "the launcher's command: %s\n%s%s", tu_status_str(p.status),
+		 p.out, p.err);
+	struct tu_traceset set;
+	load_clean("a killed child, after the launcher", dir, &set);
+	for (size_t i = 0; i < set.n; i++)
+		expect_cut("after the launcher", set.t[i].path);
+	const struct tu_trace *tr =
+		trace_with("the killed child", &set, FX_ID_MAIN);
+	if (tr) {
+		struct tally t = {0};
+		tally_trace(&t, tr);
+		expect_sound("the killed child", &t);
+		uint64_t k = expect_prefix("the killed child", &t, FX_ID_MAIN);
+		TU_CHECK(k > 0, "no mark of the killed child");
+		tally_free(&t);
+	}
+	tu_traceset_free(&set);
+	tu_proc_free(&p);
+	tu_rmtree(scratch);
+	free(path);
+	free(script);
+	free(fx);
+	free(dir);
+	free(scratch);
+}
+
+/* dltrace-analyze compact on a directory a process is still writing into:
+ * the live trace is left alone (the process goes on, untouched), the trace
+ * of a process killed earlier is compacted; once the live one is killed
+ * too, the next compact takes it. */
+static void run_compact(const char *dir, struct tu_proc *c)
+{
+	const char *argv[] = {DLT_TEST_ANALYZE, "compact", dir, NULL};
+	tu_run(c, argv, NULL, RUN_MS);
+	TU_CHECK(tu_exit_code(c->status) == 0, "compact: %s\n%s%s",
+		 tu_status_str(c->status), c->out, c->err);
+}
+
+static int start_marks(struct tu_proc *p, const char *dir, const char *fx)
+{
+	const char *cmd[] = {fx, "marks", "1000000000", NULL};
+	const char **env = tu_preload_env(dir, NULL, 0);
+	int r = tu_proc_start(p, cmd, env);
+	free(env);
+	return r;
+}
+
+static void test_compact_live(void)
+{
+	char *scratch = tu_tmpdir("compact-live");
+	TU_CHECK_FATAL(scratch != NULL, "no scratch directory");
+	char *dir = tu_strfmt("%s/trace", scratch);
+	mkdir(dir, 0755);
+	char *fx = tu_fx("fx_faults");
+	struct tu_proc dead, live, c;
+	TU_CHECK_FATAL(start_marks(&dead, dir, fx) == 0, "cannot start");
+	char *dead_path = wait_trace(dir, dead.pid, 1u << 20);
+	kill(dead.pid, SIGKILL);
+	tu_proc_wait(&dead, 30000);
+	TU_CHECK_FATAL(dead_path != NULL, "the first process left no trace");
+	struct tu_layout before;
+	tu_trace_layout(dead_path, &before);
+	TU_CHECK_FATAL(start_marks(&live, dir, fx) == 0, "cannot start");
+	char *live_path = wait_trace(dir, live.pid, 1u << 20);
+	TU_CHECK_FATAL(live_path != NULL, "the second process left no trace");
+	for (int round = 0; round < 5; round++) {
+		run_compact(dir, &c);
+		char *kept = tu_strfmt("kept %s: its process is still running",
+				       live_path);
+		TU_CHECK(tu_contains(c.out, kept), "round %d: %s", round,
+			 c.out);
+		free(kept);
+		if (round == 0) {
+			char *done = tu_strfmt("compacted %s", dead_path);
+			TU_CHECK(tu_contains(c.out, done), "%s", c.out);
+			free(done);
+			expect_cut("the killed trace, compacted", dead_path);
+		}
+		tu_proc_free(&c);
+	}
+	/* Still recording: neither SIGBUS nor anything else came. */
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	TU_CHECK(waitid(P_PID, (id_t)live.pid, &si,
+			WEXITED | WNOHANG | WNOWAIT) == 0 &&
+			 si.si_pid == 0,
+		 "the live process ended while compact ran (%d, status %d)",
+		 (int)si.si_pid, si.si_status);
+	uint64_t grew = cursor_of(live_path);
+	kill(live.pid, SIGKILL);
+	tu_proc_wait(&live, 30000);
+	TU_CHECK(WIFSIGNALED(live.status) && WTERMSIG(live.status) == SIGKILL,
+		 "the live process: %s", tu_status_str(live.status));
+	run_compact(dir, &c);
+	expect_cut("the second trace, compacted after the kill", live_path);
+	tu_proc_free(&c);
+	struct tu_traceset set;
+	load_clean("compacted traces", dir, &set);
+	for (size_t i = 0; i < set.n; i++) {
+		struct tally t = {0};
+		tally_trace(&t, &set.t[i]);
+		expect_sound(set.t[i].path, &t);
+		TU_CHECK(expect_prefix(set.t[i].path, &t, FX_ID_MAIN) > 0,
+			 "%s: no marks", set.t[i].path);
+		tally_free(&t);
+	}
+	printf("\n    killed trace %llu -> %llu bytes; live trace reached %llu "
+	       "bytes while compact ran\n",
+	       (unsigned long long)before.size,
+	       (unsigned long long)tu_file_size(dead_path),
+	       (unsigned long long)grew);
+	tu_traceset_free(&set);
+	tu_proc_free(&dead);
+	tu_proc_free(&live);
+	tu_rmtree(scratch);
+	free(live_path);
+	free(dead_path);
+	free(fx);
+	free(dir);
+	free(scratch);
+}
+
+/* ---- suite: enospc -----------------------------------------------------
+ *
+ * A trace directory on a file system that fills up (a 1 MiB tmpfs): the
+ * writer's growth fails with ENOSPC and tracing stops with one line; the
+ * program never sees a SIGBUS and runs as it does untraced. */
+
+static char enospc_dir[4096];
+
+static const char *enospc_skip(void)
+{
+	static char why[256];
+	char *scratch = tu_tmpdir("enospc");
+	if (scratch == NULL)
+		return "no scratch directory";
+	snprintf(enospc_dir, sizeof(enospc_dir), "%s/fs", scratch);
+	free(scratch);
+	mkdir(enospc_dir, 0755);
+	if (mount("dltrace-enospc", enospc_dir, "tmpfs", MS_NOSUID | MS_NODEV,
+		  "size=1m") != 0) {
+		snprintf(why, sizeof(why),
+			 "cannot mount a small tmpfs here (%s; needs root)",
+			 strerror(errno));
+		return why;
+	}
+	return NULL;
+}
+
+static void test_enospc(void)
+{
+	char *fx = tu_fx("fx_faults");
+	const char *cmd[] = {fx, "marks", "200000", NULL};
+	struct tu_proc plain, pre;
+	tu_run(&plain, cmd, NULL, RUN_MS);
+	const char **env = tu_preload_env(enospc_dir, NULL, 0);
+	tu_run(&pre, cmd, env, RUN_MS);
+	free(env);
+	tu_expect_same_run("a full file system", &plain, &pre, 1);
+	TU_CHECK(off_lines(&pre) == 1 && tu_contains(pre.err, "cannot grow") &&
+			 tu_contains(pre.err, "No space left on device"),
+		 "expected one line \"tracing turned off: cannot grow ... (No "
+		 "space left on device)\":\n%s",
+		 pre.err);
+	struct tu_traceset set;
+	load_clean("a full file system", enospc_dir, &set);
+	const struct tu_trace *tr =
+		trace_with("a full file system", &set, FX_ID_MAIN);
+	if (tr) {
+		struct tally t = {0};
+		tally_trace(&t, tr);
+		expect_sound("a full file system", &t);
+		uint64_t k =
+			expect_prefix("a full file system", &t, FX_ID_MAIN);
+		TU_CHECK(k > 1000 && k < 200000, "%llu of 200000 marks",
+			 (unsigned long long)k);
+		expect_cut("a full file system", tr->path);
+		printf("\n    1 MiB file system: %llu of 200000 marks, trace "
+		       "%llu bytes\n",
+		       (unsigned long long)k,
+		       (unsigned long long)tu_file_size(tr->path));
+		tally_free(&t);
+	}
+	tu_traceset_free(&set);
+	tu_proc_free(&plain);
+	tu_proc_free(&pre);
+	umount2(enospc_dir, MNT_DETACH);
+	free(fx);
+}
+
 static const struct tu_test exit_tests[] = {
 	{"_exit from a thread", test_exit_thread},
 	{"abort()", test_abort},
 	{NULL, NULL}};
+
+static const struct tu_test ends_tests[] = {
+	{"the file is cut at return, exit, _exit, abort, assert, exec",
+	 test_end_kinds},
+	{"the launcher compacts a killed child's trace", test_end_launcher},
+	{"compact leaves a live trace alone", test_compact_live},
+	{NULL, NULL}};
+
+static const struct tu_test enospc_tests[] = {
+	{"the file system fills up", test_enospc}, {NULL, NULL}};
 
 static const struct tu_test sigkill_tests[] = {
 	{"SIGKILL at random moments", test_sigkill_random}, {NULL, NULL}};
@@ -1652,6 +2032,8 @@ static const struct tu_suite suites[] = {
 	{"threads", threads_tests, NULL},
 	{"dlcycles", dlcycles_tests, NULL},
 	{"exit", exit_tests, NULL},
+	{"ends", ends_tests, NULL},
+	{"enospc", enospc_tests, enospc_skip},
 	{"sigkill", sigkill_tests, NULL},
 	{NULL, NULL, NULL}};
 

@@ -13,11 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "testutil.h"
+#include "compact.h"
 #include "record.h"
+#include "testutil.h"
+#include "tracelock.h"
 
 #define MAIN_MARKS 5000u /* id 1, about 2.5 chunks */
 #define SIDE_MARKS 3000u /* id 2, written by a second thread */
@@ -330,26 +334,59 @@ static void test_intact(void)
 	close_scan(&o);
 }
 
-/* ---- tests: truncation ------------------------------------------------------
+/* ---- the reference trace's chunks -------------------------------------------
  */
+
+/* Where each chunk of the reference trace starts and ends (chunks have
+ * sizes of their own since format 2.0: a thread's first are small). */
+#define MAX_CHUNKS 256
+static uint64_t chunk_at[MAX_CHUNKS], chunk_end[MAX_CHUNKS];
+static size_t nchunks;
+
+static void find_chunks(void)
+{
+	const struct dlt_file_header *h = base_hdr();
+	for (uint64_t c = h->data_offset;
+	     c + sizeof(struct dlt_rec_chunk) <= h->alloc_cursor &&
+	     nchunks < MAX_CHUNKS;) {
+		const struct dlt_rec_chunk *ch = (const void *)(base_data + c);
+		if (ch->h.type != DLT_REC_CHUNK || ch->h.len == 0)
+			break;
+		chunk_at[nchunks] = c;
+		chunk_end[nchunks++] = c + ch->h.len;
+		c += ch->h.len;
+	}
+}
+
+/* Offset of a mark in the middle of chunk k, 0 if none. */
+static uint64_t mid_chunk(size_t k)
+{
+	if (k >= nchunks)
+		return 0;
+	uint64_t half = chunk_at[k] + (chunk_end[k] - chunk_at[k]) / 2;
+	for (size_t i = 0; i < intact.n; i++)
+		if (intact.m[i].off > half &&
+		    intact.m[i].off + 64 < chunk_end[k])
+			return intact.m[i].off;
+	return 0;
+}
 
 /* Offset of a mark in the middle of the second chunk, 0 if none. */
 static uint64_t mid_second_chunk(void)
 {
-	const struct dlt_file_header *h = base_hdr();
-	uint64_t cs = h->chunk_size, d = h->data_offset;
-	for (size_t i = 0; i < intact.n; i++)
-		if (intact.m[i].off > d + cs + cs / 2)
-			return intact.m[i].off;
-	return 0;
+	return mid_chunk(1);
 }
+
+/* ---- tests: truncation ------------------------------------------------------
+ */
 
 /* Offsets to cut at, from the reference trace's own layout. */
 static size_t cut_points(uint64_t *cuts, size_t max)
 {
 	const struct dlt_file_header *h = base_hdr();
-	uint64_t cs = h->chunk_size, d = h->data_offset;
+	uint64_t d = h->data_offset;
 	uint64_t mid = mid_second_chunk();
+	TU_CHECK_FATAL(nchunks >= 4, "only %zu chunks", nchunks);
 	uint64_t c[] = {
 		d,		     /* no chunk at all */
 		d + 8,		     /* inside the first chunk header */
@@ -357,9 +394,9 @@ static size_t cut_points(uint64_t *cuts, size_t max)
 		mid,		     /* exactly at a record */
 		mid + 8,	     /* inside a record, after its length */
 		mid + 24,	     /* inside a record, near its end */
-		d + cs,		     /* at a chunk boundary */
-		d + 2 * cs,	     /* at another chunk boundary */
-		d + 2 * cs + 16,     /* inside a chunk header */
+		chunk_at[1],	     /* at a chunk boundary */
+		chunk_at[2],	     /* at another chunk boundary */
+		chunk_at[2] + 16,    /* inside a chunk header */
 		h->alloc_cursor - 8, /* inside the last chunk */
 	};
 	size_t n = 0;
@@ -450,15 +487,14 @@ static int keep_outside(const struct seen_mark *m, void *arg)
 static void test_corrupt_length(void)
 {
 	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
-	const struct dlt_file_header *h = base_hdr();
-	uint64_t cs = h->chunk_size, d = h->data_offset;
 	/* A mark in the middle of the second chunk, which is not the last. */
 	uint64_t target = mid_second_chunk();
-	TU_CHECK_FATAL(target != 0 && target + 2 * cs < h->alloc_cursor,
+	TU_CHECK_FATAL(target != 0 && nchunks > 3,
 		       "no mark in the middle of a chunk with later chunks");
-	uint64_t chunk_start = d + (target - d) / cs * cs;
-	struct corrupt_range range = {target, chunk_start + cs};
-	uint32_t lens[] = {12, 8, 3, (uint32_t)cs, 1u << 28, 0xfffffff8u};
+	struct corrupt_range range = {target, chunk_end[1]};
+	uint32_t lens[] = {12,	     8,
+			   3,	     (uint32_t)(chunk_end[1] - chunk_at[1]),
+			   1u << 28, 0xfffffff8u};
 	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		char tag[64];
 		snprintf(tag, sizeof(tag), "len-%u", lens[i]);
@@ -488,16 +524,14 @@ static void test_corrupt_length(void)
 static void test_corrupt_chunk_header(void)
 {
 	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
-	const struct dlt_file_header *h = base_hdr();
-	uint64_t cs = h->chunk_size, d = h->data_offset;
-	uint64_t chunk = d + cs; /* the second chunk */
-	struct corrupt_range range = {chunk, chunk + cs};
+	uint64_t chunk = chunk_at[1]; /* the second chunk */
+	struct corrupt_range range = {chunk, chunk_end[1]};
 	struct {
 		const char *tag;
 		uint64_t off;
 		uint32_t v;
 	} cases[] = {
-		{"chunk-len", chunk, 1234}, /* length != chunk_size */
+		{"chunk-len", chunk, 1234},	       /* no chunk length */
 		{"chunk-type", chunk + 4, 0x00070007}, /* type and flags */
 	};
 	for (size_t i = 0; i < 2; i++) {
@@ -679,8 +713,7 @@ static int same_problems(const struct dlt_trace *a, const struct dlt_trace *b)
 static void test_small_windows(void)
 {
 	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
-	const struct dlt_file_header *h = base_hdr();
-	size_t cs = h->chunk_size;
+	size_t cs = DLT_CHUNK_FIRST;
 	size_t wins[] = {1, cs, 2 * cs, 3 * cs + 100};
 	for (size_t i = 0; i < sizeof(wins) / sizeof(wins[0]); i++) {
 		char tag[64];
@@ -730,7 +763,7 @@ static void test_small_windows(void)
 static void test_shrinks_while_read(void)
 {
 	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
-	uint64_t cs = base_hdr()->chunk_size;
+	uint64_t cs = DLT_CHUNK_FIRST;
 	uint64_t mid = mid_second_chunk();
 	TU_CHECK_FATAL(mid != 0, "no mark in the second chunk");
 	uint64_t cut = mid + 8; /* inside a record */
@@ -873,15 +906,14 @@ static void expect_analyze(const char *tag, size_t len, uint64_t off,
 static void test_analyze_damaged(void)
 {
 	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
-	const struct dlt_file_header *h = base_hdr();
-	uint64_t cs = h->chunk_size, d = h->data_offset;
+	TU_CHECK_FATAL(nchunks > 2, "only %zu chunks", nchunks);
 	uint64_t mid = intact.m[intact.n / 2].off;
 	uint32_t badlen = 12;
 	uint16_t minor = DLT_FORMAT_MINOR + 1, major = DLT_FORMAT_MAJOR + 1;
 
 	expect_analyze("a-intact", base_size, 0, NULL, 0, 0, 0);
 	expect_analyze("a-cut-record", mid + 8, 0, NULL, 0, 0, 1);
-	expect_analyze("a-cut-chunk", d + 2 * cs, 0, NULL, 0, 0, 1);
+	expect_analyze("a-cut-chunk", chunk_at[2], 0, NULL, 0, 0, 1);
 	expect_analyze("a-badlen", base_size, mid, &badlen, sizeof(badlen), 0,
 		       1);
 	expect_analyze("a-minor", base_size,
@@ -908,6 +940,199 @@ static void test_analyze_damaged(void)
 	free(path);
 }
 
+/* ---- tests: compaction (analyzer/compact.c) --------------------------------
+ */
+
+static struct dlt_compact_result compact_copy(const char *path)
+{
+	struct dlt_compact_result r;
+	dlt_compact_file(path, 0, &r);
+	TU_CHECK(r.verdict == DLT_COMPACT_DONE, "%s: compact verdict %d (%s)",
+		 path, r.verdict, r.why);
+	return r;
+}
+
+static void expect_same_read(const char *what, const char *path)
+{
+	struct opened o;
+	TU_CHECK_FATAL(open_scan(path, &o) == 0, "%s: does not open: %s", what,
+		       o.err);
+	expect_marks(&o.s, what, keep_all, NULL);
+	if (dlt_trace_problem_count(o.t))
+		print_problems(o.t);
+	TU_CHECK(dlt_trace_problem_count(o.t) == 0 && o.s.unknown_seen == 1,
+		 "%s: %zu problems, %zu unknown records", what,
+		 dlt_trace_problem_count(o.t), o.s.unknown_seen);
+	close_scan(&o);
+}
+
+/* The reference trace was never cut (the writer forgot it): compact cuts
+ * it to its last record, and every record reads as before. */
+static void test_compact_uncut(void)
+{
+	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
+	char *path = write_copy("compact", base_size, 0, NULL, 0);
+	struct tu_layout before, after;
+	TU_CHECK_FATAL(tu_trace_layout(path, &before) == 0, "bad layout");
+	TU_CHECK(before.size > before.cursor && before.last_unused > 0,
+		 "the reference trace is cut already: %llu bytes, cursor %llu",
+		 (unsigned long long)before.size,
+		 (unsigned long long)before.cursor);
+	struct dlt_compact_result r = compact_copy(path);
+	int lr = tu_trace_layout(path, &after);
+	TU_CHECK(lr == 0 && after.size == after.cursor &&
+			 after.last_unused == 0 && after.data == before.data &&
+			 r.size_after == after.size,
+		 "after compact: %llu bytes, cursor %llu, %llu unfilled, data "
+		 "%llu (was %llu)",
+		 (unsigned long long)after.size,
+		 (unsigned long long)after.cursor,
+		 (unsigned long long)after.last_unused,
+		 (unsigned long long)after.data,
+		 (unsigned long long)before.data);
+	expect_same_read("compacted", path);
+	unlink(path);
+	free(path);
+}
+
+/* A last chunk with no record (its writer was killed right after taking
+ * it) goes whole; the chunk before it is then the last. */
+static void test_compact_empty_chunk(void)
+{
+	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
+	const struct dlt_file_header *h = base_hdr();
+	uint64_t cur = h->alloc_cursor;
+	size_t len = (size_t)cur + 8192;
+	uint8_t *copy = calloc(1, len);
+	memcpy(copy, base_data, (size_t)cur);
+	struct dlt_rec_chunk ch;
+	memset(&ch, 0, sizeof(ch));
+	ch.h.len = 4096;
+	ch.h.type = DLT_REC_CHUNK;
+	ch.h.ts = h->start_monotonic_ns + 1;
+	ch.seq = (uint32_t)nchunks;
+	memcpy(copy + cur, &ch, sizeof(ch));
+	uint64_t ncur = cur + 4096;
+	memcpy(copy + offsetof(struct dlt_file_header, alloc_cursor), &ncur, 8);
+	char *path = tu_strfmt("%s/empty-chunk.dltrace", base_dir);
+	FILE *f = fopen(path, "wb");
+	TU_CHECK_FATAL(f && fwrite(copy, 1, len, f) == len && fclose(f) == 0,
+		       "cannot write %s", path);
+	free(copy);
+	compact_copy(path);
+	struct tu_layout after;
+	int lr = tu_trace_layout(path, &after);
+	TU_CHECK(lr == 0 && after.size == after.cursor && after.cursor == cur,
+		 "after compact: %llu bytes, cursor %llu (before the empty "
+		 "chunk: %llu)",
+		 (unsigned long long)after.size,
+		 (unsigned long long)after.cursor, (unsigned long long)cur);
+	expect_same_read("empty last chunk compacted", path);
+	unlink(path);
+	free(path);
+}
+
+/* A trace of format 1.2 (fixed 64 KiB chunks, a segment mapped ahead of
+ * the last chunk): cut to its cursor, the pages of its chunk tails given
+ * back, its records read as before. */
+static void test_compact_v1(void)
+{
+	const uint32_t cs = 65536;
+	size_t len = DLT_DATA_OFFSET + 3 * (size_t)cs;
+	uint8_t *f1 = calloc(1, len);
+	struct dlt_file_header h;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, DLT_MAGIC, 8);
+	h.endian = DLT_ENDIAN_MARK;
+	h.version_major = 1;
+	h.version_minor = 2;
+	h.header_size = sizeof(h);
+	h.chunk_size = cs;
+	h.alloc_cursor = DLT_DATA_OFFSET + 2 * (uint64_t)cs;
+	h.data_offset = DLT_DATA_OFFSET;
+	h.trace_id = 7;
+	memcpy(f1, &h, sizeof(h));
+	for (uint32_t k = 0; k < 2; k++) {
+		uint8_t *c = f1 + DLT_DATA_OFFSET + (size_t)k * cs;
+		struct dlt_rec_chunk ch = {{cs, DLT_REC_CHUNK, 0, 1}, 1, k};
+		memcpy(c, &ch, sizeof(ch));
+		struct dlt_rec_mark m = {
+			{sizeof(m), DLT_REC_MARK, 0, 2}, 1, checksum(1, k), k};
+		memcpy(c + sizeof(ch), &m, sizeof(m));
+	}
+	/* No PROC record: compact knows the host by the file's name. */
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	for (char *c = host; *c; c++)
+		if (*c == '.')
+			*c = '_';
+	char *path = tu_strfmt("%s/%s.1.0.dltrace", base_dir, host);
+	FILE *f = fopen(path, "wb");
+	TU_CHECK_FATAL(f && fwrite(f1, 1, len, f) == len && fclose(f) == 0,
+		       "cannot write %s", path);
+	free(f1);
+	struct dlt_compact_result r = compact_copy(path);
+	TU_CHECK(r.size_after == h.alloc_cursor && r.disk_after < r.disk_before,
+		 "1.2 trace: %llu -> %llu bytes (cursor %llu), %llu -> %llu on "
+		 "disk",
+		 (unsigned long long)r.size_before,
+		 (unsigned long long)r.size_after,
+		 (unsigned long long)h.alloc_cursor,
+		 (unsigned long long)r.disk_before,
+		 (unsigned long long)r.disk_after);
+	struct opened o;
+	TU_CHECK_FATAL(open_scan(path, &o) == 0, "does not open: %s", o.err);
+	TU_CHECK(o.s.n == 2 && dlt_trace_problem_count(o.t) == 0 &&
+			 o.s.m[0].value == 0 && o.s.m[1].value == 1,
+		 "1.2 trace after compact: %zu marks, %zu problems", o.s.n,
+		 dlt_trace_problem_count(o.t));
+	close_scan(&o);
+	unlink(path);
+	free(path);
+}
+
+/* A trace its writer still maps (the lock a writer holds, format.h) is
+ * left as it is. */
+static void test_compact_live_lock(void)
+{
+	char *path = write_copy("live", base_size, 0, NULL, 0);
+	int fd = open(path, O_RDWR);
+	TU_CHECK_FATAL(fd >= 0 && dlt_trace_lock_ofd(fd, 0) == 0,
+		       "cannot lock %s: %s", path, strerror(errno));
+	void *m = mmap(NULL, base_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	TU_CHECK_FATAL(m != MAP_FAILED, "mmap: %s", strerror(errno));
+	struct dlt_compact_result r;
+	dlt_compact_file(path, 0, &r);
+	TU_CHECK(r.verdict == DLT_COMPACT_LIVE &&
+			 tu_file_size(path) == base_size,
+		 "a mapped, locked trace: verdict %d, %llu bytes (was %zu)",
+		 r.verdict, (unsigned long long)tu_file_size(path), base_size);
+	munmap(m, base_size);
+	/* Unmapped, the lock is gone with it. */
+	dlt_compact_file(path, 0, &r);
+	TU_CHECK(r.verdict == DLT_COMPACT_DONE, "after unmapping: verdict %d",
+		 r.verdict);
+	unlink(path);
+	free(path);
+	/* The same with flock's lock, which a writer takes where the kernel
+	 * has no open file description locks. */
+	path = write_copy("live-flock", base_size, 0, NULL, 0);
+	fd = open(path, O_RDWR);
+	TU_CHECK_FATAL(fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) == 0,
+		       "cannot flock %s: %s", path, strerror(errno));
+	m = mmap(NULL, base_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	TU_CHECK_FATAL(m != MAP_FAILED, "mmap: %s", strerror(errno));
+	dlt_compact_file(path, 0, &r);
+	TU_CHECK(r.verdict == DLT_COMPACT_LIVE &&
+			 tu_file_size(path) == base_size,
+		 "a mapped trace under flock: verdict %d", r.verdict);
+	munmap(m, base_size);
+	unlink(path);
+	free(path);
+}
+
 static const struct tu_test reader_tests[] = {
 	{"intact trace reads back exactly", test_intact},
 	{"truncated inside the data", test_truncate_data},
@@ -924,13 +1149,23 @@ static const struct tu_test reader_tests[] = {
 	{"memory does not grow with the trace", test_memory_bounded},
 	{NULL, NULL}};
 
+static const struct tu_test compact_tests[] = {
+	{"a trace never cut is cut to its last record", test_compact_uncut},
+	{"an empty last chunk goes whole", test_compact_empty_chunk},
+	{"format 1.2: cut to the cursor, chunk tails given back",
+	 test_compact_v1},
+	{"a trace its writer maps is left alone", test_compact_live_lock},
+	{NULL, NULL}};
+
 static const struct tu_test cli_tests[] = {
 	{"dltrace-analyze summary on damaged traces", test_analyze_damaged},
 	{NULL, NULL}};
 
-static const struct tu_suite suites[] = {{"reader", reader_tests, NULL},
-					 {"reader_cli", cli_tests, NULL},
-					 {NULL, NULL, NULL}};
+static const struct tu_suite suites[] = {
+	{"reader", reader_tests, NULL},
+	{"reader_compact", compact_tests, NULL},
+	{"reader_cli", cli_tests, NULL},
+	{NULL, NULL, NULL}};
 
 int main(int argc, char **argv)
 {
@@ -939,6 +1174,7 @@ int main(int argc, char **argv)
 				"with the writer\n");
 		return 1;
 	}
+	find_chunks();
 	int rc = tu_main(argc, argv, suites);
 	if (rc == 0)
 		tu_rmtree(base_dir);

@@ -579,6 +579,10 @@ static int tu_trace_rec(void *ctx, const struct dlt_rec_view *v)
 		const struct dlt_rec_reap *r = (const void *)v->rec;
 		t->reaps[t->nreaps++] =
 			(struct tu_reap){r->h.flags, r->pid, r->status};
+	} else if (type == DLT_REC_PROC && t->reader) {
+		const struct dlt_rec_proc *p = (const void *)v->rec;
+		snprintf(t->exe, sizeof(t->exe), "%s",
+			 dlt_trace_strz(t->reader, p->exe));
 	}
 	return 0;
 }
@@ -592,7 +596,9 @@ int tu_trace_load(const char *path, struct tu_trace *t, char *err,
 	if (tr == NULL)
 		return -1;
 	t->hdr = *dlt_trace_header(tr);
+	t->reader = tr;
 	dlt_trace_foreach(tr, tu_trace_rec, t);
+	t->reader = NULL;
 	dlt_trace_stats(tr, &t->stats);
 	t->nproblems = dlt_trace_problem_count(tr);
 	t->problems = calloc(t->nproblems + 1, sizeof(char *));
@@ -623,6 +629,66 @@ int tu_trace_has_mark(const struct tu_trace *t, uint32_t id)
 static int tu_cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+uint64_t tu_file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+int tu_trace_layout(const char *path, struct tu_layout *l)
+{
+	memset(l, 0, sizeof(*l));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct dlt_file_header h;
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 ||
+	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    h.version_major != 2) {
+		close(fd);
+		return -1;
+	}
+	l->size = (uint64_t)st.st_size;
+	l->disk = (uint64_t)st.st_blocks * 512u;
+	l->cursor = h.alloc_cursor;
+	static uint8_t buf[DLT_CHUNK_MAX];
+	int rc = 0;
+	for (uint64_t c = h.data_offset; c < h.alloc_cursor;) {
+		struct dlt_rec_chunk ch;
+		if (pread(fd, &ch, sizeof(ch), (off_t)c) !=
+			    (ssize_t)sizeof(ch) ||
+		    ch.h.type != DLT_REC_CHUNK || ch.h.len < DLT_CHUNK_MIN ||
+		    ch.h.len > DLT_CHUNK_MAX || ch.h.len % 8 != 0) {
+			rc = -1;
+			break;
+		}
+		uint64_t len = c + ch.h.len <= h.alloc_cursor
+				       ? ch.h.len
+				       : h.alloc_cursor - c;
+		if (pread(fd, buf, len, (off_t)c) != (ssize_t)len) {
+			rc = -1;
+			break;
+		}
+		uint64_t off = sizeof(ch);
+		while (off + 8 <= len) {
+			uint64_t w;
+			memcpy(&w, buf + off, 8);
+			if (w == 0)
+				break;
+			/* A compact entry is one word; a record says its
+			 * length in its first 4 bytes. */
+			off += (w & 7) ? 8 : (uint32_t)w;
+		}
+		l->data += off;
+		l->chunks++;
+		l->last_unused = len - off;
+		c += ch.h.len;
+	}
+	close(fd);
+	return rc;
 }
 
 size_t tu_list_traces(const char *dir, char ***paths)
@@ -1145,8 +1211,9 @@ void tu_expect_documented(const struct tu_json *f)
 	TU_CHECK(sec != NULL, "finding %s has no section in docs/findings.md",
 		 code ? code : "(no code)");
 	const char *fix = tu_jstr(f, "fix");
+	const char *msg = tu_jstr(f, "message");
 	TU_CHECK(fix && fix[0], "%s: the finding has no fix: %s",
-		 code ? code : "?", tu_jstr(f, "message"));
+		 code ? code : "?", msg ? msg : "(no message)");
 	const struct tu_json *ev = tu_jget(f, "evidence");
 	for (size_t i = 0; sec && ev && ev->type == TU_JOBJ && i < ev->n; i++) {
 		char *quoted = tu_strfmt("`%s`", ev->keys[i]);

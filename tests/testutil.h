@@ -135,6 +135,8 @@ struct tu_trace {
 	char **problems;
 	size_t nproblems;
 	struct dlt_trace_stats stats;
+	char exe[1024];		  /* the PROC record's program, "" none */
+	struct dlt_trace *reader; /* while loading */
 };
 
 /* Reads a whole trace.  Returns 0, or -1 with err set when it cannot be
@@ -143,6 +145,20 @@ int tu_trace_load(const char *path, struct tu_trace *t, char *err,
 		  size_t errlen);
 void tu_trace_free(struct tu_trace *t);
 int tu_trace_has_mark(const struct tu_trace *t, uint32_t id);
+
+/* A file's size in bytes, 0 when it cannot be stat'ed. */
+uint64_t tu_file_size(const char *path);
+
+/* How a trace file of format 2.0 is laid out, read from its bytes (not
+ * through the reader): its size, the end of what was handed out, the bytes
+ * of committed records (chunk headers included), and how many bytes of the
+ * chunk that ends at alloc_cursor follow its last record.  Returns 0, or -1
+ * when the file is not a 2.x trace or a chunk header is damaged. */
+struct tu_layout {
+	uint64_t size, cursor, data, last_unused, disk;
+	size_t chunks;
+};
+int tu_trace_layout(const char *path, struct tu_layout *l);
 
 /* Every *.dltrace in dir, sorted by name.  Returns the count (0 for none or
  * an unreadable directory); *paths is a NULL-terminated array. */

@@ -1,8 +1,10 @@
 /* The slow path of recording: handing out chunks of the file to threads,
- * mapping segments and letting them go (the fast path is record.h). */
+ * growing the file, cutting it when the process ends (the fast path is
+ * record.h). */
 #define _GNU_SOURCE
 #include "writer_int.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -14,123 +16,135 @@ static uint32_t dlt_gettid(void)
 	return (uint32_t)syscall(SYS_gettid);
 }
 
-/* The mapping of segment seg, growing the file first if needed.  NULL
- * with *err set when it cannot be made. */
-static uint8_t *dlt_seg_map(struct dlt_writer *w, uint32_t seg, int *err,
-			    int populate)
+static uint64_t dlt_round_page(uint64_t n)
 {
-	uint8_t *sbase =
-		atomic_load_explicit(&w->segs[seg], memory_order_acquire);
-	if (sbase != NULL)
-		return sbase;
-	dlt_spin_lock(&w->lock);
-	sbase = atomic_load_explicit(&w->segs[seg], memory_order_acquire);
-	if (sbase == NULL) {
-		sbase = dlt_map_range(
-			w, DLT_DATA_OFFSET + (uint64_t)seg * DLT_SEG_SIZE,
-			dlt_seg_len(w, seg), err, populate);
-		if (sbase != NULL)
-			atomic_store_explicit(&w->segs[seg], sbase,
-					      memory_order_release);
-	}
-	dlt_spin_unlock(&w->lock);
-	return sbase;
+	return (n + 4095) & ~(uint64_t)4095;
 }
 
-/* The same for a recording thread: NULL when tracing had to stop. */
-static uint8_t *dlt_seg_get(struct dlt_writer *w, uint32_t seg)
+/* Grows the file so that it holds need bytes, under w->lock: to twice its
+ * size, by at most DLT_STEP_MAX at a time, so that a small trace stays
+ * small and a SIGKILL leaves at most one step beyond the data.  While the
+ * process ends, only to what is needed.  0 or an errno. */
+static int dlt_grow(struct dlt_writer *w, uint64_t need)
 {
+	uint64_t to;
+	if (atomic_load_explicit(&w->ending, memory_order_relaxed))
+		to = dlt_round_page(need);
+	else
+		to = dlt_round_page(w->size + (w->size < DLT_STEP_MAX
+						       ? w->size
+						       : DLT_STEP_MAX));
+	if (to < need)
+		to = dlt_round_page(need);
+	if (to > w->max_size)
+		to = w->max_size;
+	/* Growing past RLIMIT_FSIZE would raise SIGXFSZ in the host. */
+	to = dlt_file_room(to);
+	if (to < need)
+		return EFBIG;
 	int err = 0;
-	uint8_t *sbase = dlt_seg_map(w, seg, &err, 1);
-	if (sbase == NULL)
-		dlt_writer_disable(w, "cannot grow", w->path, err);
-	return sbase;
+	int fd = dlt_file_open(w, &err);
+	if (fd < 0)
+		return err;
+	err = dlt_file_extend(fd, w->size, to - w->size);
+	close(fd);
+	if (err)
+		return err;
+	w->size = to;
+	return 0;
 }
 
-/* Every chunk of the segment at p is done.  Its pages leave the process at
- * once, so resident memory stays bounded however long the process records;
- * its address range goes DLT_DONE_SEGS segments later.  Not at once: a
- * signal handler that records can retire the chunk its own thread was
- * writing a record into when the signal came, and that record is finished
- * after the handler returns.  A page dropped here comes back from the file
- * if it is written again; an unmapped one would be a SIGSEGV.  Only full
- * segments get here: a last segment cut short by the size limit never has
- * all DLT_SEG_SIZE / DLT_CHUNK_SIZE chunks given back. */
-static void dlt_seg_done(struct dlt_writer *w, uint8_t *p)
+/* A new chunk for t, at the end of what was handed out, for a record of
+ * len bytes; NULL when tracing had to stop.  The chunk's CHUNK record is on
+ * disk before alloc_cursor moves past it (format.h): a reader finds every
+ * chunk below the cursor. */
+static uint8_t *dlt_chunk_claim(struct dlt_writer *w, struct dlt_tls *t,
+				uint32_t len, int *grew)
 {
-	madvise(p, DLT_SEG_SIZE, MADV_DONTNEED);
-	uint32_t i = atomic_fetch_add(&w->done_next, 1) % DLT_DONE_SEGS;
-	uint8_t *old = atomic_exchange(&w->done_segs[i], p);
-	if (old)
-		munmap(old, DLT_SEG_SIZE);
-}
-
-/* Segment seg's mapping, if every chunk of it was given back: let go.
- * Whoever maps a segment that may already be finished calls this after
- * publishing the mapping; the exchange makes sure only one caller (this
- * one or the thread that retired the last chunk) lets it go. */
-static void dlt_seg_let_go_if_done(struct dlt_writer *w, uint32_t seg)
-{
-	if (atomic_load(&w->seg_retired[seg]) != DLT_SEG_SIZE / DLT_CHUNK_SIZE)
-		return;
-	uint8_t *p = atomic_exchange(&w->segs[seg], NULL);
-	if (p)
-		dlt_seg_done(w, p);
-}
-
-/* Maps the DLT_SEGS_AHEAD segments after seg, without their pages, for the
- * prefetch thread to fill.  Here, in the recording thread, because mapping
- * opens the trace file: a descriptor taken by another thread, even for a
- * moment, could change the number the program's own next open() returns. */
-static void dlt_seg_ahead(struct dlt_writer *w, uint32_t seg)
-{
-	for (uint32_t a = seg + 1;
-	     a <= seg + DLT_SEGS_AHEAD && a < DLT_MAX_SEGS; a++) {
-		if (atomic_load_explicit(&w->segs[a], memory_order_relaxed) ||
-		    DLT_DATA_OFFSET + ((uint64_t)a + 1) * DLT_SEG_SIZE >
-			    w->max_size)
-			continue;
-		int err = 0;
-		/* A failure is left for the thread that will need it. */
-		if (dlt_seg_map(w, a, &err, 0) == NULL)
-			break;
-		/* Other threads may have taken every chunk of segment a and
-		 * given them all back since this thread took its chunk: then
-		 * nobody will let go of the mapping just made (1000 short
-		 * threads left one or two such mappings behind). */
-		dlt_seg_let_go_if_done(w, a);
+	uint64_t need = sizeof(struct dlt_rec_chunk) + (uint64_t)len;
+	uint64_t clen = dlt_round_page(need);
+	if (atomic_load_explicit(&w->ending, memory_order_relaxed) == 0 &&
+	    clen < t->next_len)
+		clen = t->next_len;
+	uint8_t *base = (uint8_t *)w->hdr;
+	_Atomic uint64_t *cursor = (_Atomic uint64_t *)&w->hdr->alloc_cursor;
+	dlt_spin_lock(&w->lock);
+	uint64_t off = atomic_load_explicit(cursor, memory_order_relaxed);
+	uint64_t limit = w->max_size - w->tail_reserve;
+	if (off + clen > limit && off + need <= limit)
+		clen = (limit - off) & ~(uint64_t)(DLT_REC_ALIGN - 1);
+	if (off + clen > limit) {
+		dlt_spin_unlock(&w->lock);
+		dlt_writer_disable(w,
+				   "trace size limit reached "
+				   "(DLTRACE_MAX_SIZE) in",
+				   w->path, 0);
+		return NULL;
 	}
-	dlt_on_seg_ahead(w, seg);
+	if (off + clen > w->size) {
+		int err = dlt_grow(w, off + clen);
+		if (err) {
+			dlt_spin_unlock(&w->lock);
+			dlt_writer_disable(w, "cannot grow", w->path, err);
+			return NULL;
+		}
+		*grew = 1;
+	}
+	struct dlt_rec_chunk *c = (struct dlt_rec_chunk *)(base + off);
+	c->h.ts = dlt_now_ns();
+	c->tid = t->tid;
+	c->seq = atomic_fetch_add(&w->chunk_seq, 1);
+	dlt_rec_commit(c, DLT_REC_CHUNK, (uint16_t)dlt_writer_kind_self,
+		       (uint32_t)clen);
+	atomic_store_explicit(cursor, off + clen, memory_order_release);
+	dlt_spin_unlock(&w->lock);
+	t->chunk = (uint8_t *)c;
+	t->cur = (uint8_t *)c + sizeof(*c);
+	t->end = (uint8_t *)c + clen;
+	t->nchunk++;
+	if (t->next_len < DLT_CHUNK_BIG)
+		t->next_len *= 2;
+	return t->cur;
 }
 
-int dlt_writer_prefetch(struct dlt_writer *w, uint32_t seg)
+int dlt_writer_prefetch(struct dlt_writer *w, uint32_t from, uint32_t to)
 {
-	if (seg >= DLT_MAX_SEGS ||
-	    !atomic_load_explicit(&w->enabled, memory_order_acquire) ||
-	    w->pid != dlt_self_pid(w) || atomic_load(&w->seg_retired[seg]) != 0)
+	if (!atomic_load_explicit(&w->enabled, memory_order_acquire) ||
+	    w->hdr == NULL || w->pid != dlt_self_pid(w))
 		return -1;
-	uint8_t *p = atomic_load_explicit(&w->segs[seg], memory_order_acquire);
-	if (p == NULL)
-		return -1;
-	/* A segment let go meanwhile keeps its address range for
-	 * DLT_DONE_SEGS more segments (dlt_seg_done): this cannot touch
-	 * memory that is not the trace's. */
-	return madvise(p, dlt_seg_len(w, seg), MADV_POPULATE_WRITE) == 0 ? 0
-									 : -1;
+	uint64_t a = (uint64_t)from << 12, b = (uint64_t)to << 12;
+	if (b > w->map_len)
+		b = w->map_len;
+	if (a >= b)
+		return 0;
+	/* Past the end of a file cut meanwhile this fails with EFAULT (no
+	 * signal); a kernel without MADV_POPULATE_WRITE (5.14) says EINVAL
+	 * and the recording threads fault their pages in themselves. */
+	if (madvise((uint8_t *)w->hdr + a, b - a, MADV_POPULATE_WRITE) == 0 ||
+	    errno == EFAULT)
+		return 0;
+	return -1;
 }
 
-/* A thread is done with its chunk (it needs a new one, or it exits).  When
- * every chunk of a segment is done, nobody can reserve there again (chunks
- * are handed out in file order): the segment is let go (dlt_seg_done). */
+/* A thread is done with its chunk (it needs a new one, or it exits).  Its
+ * pages leave the process at once, so resident memory stays bounded however
+ * long the process records and however many threads come and go.  Its mapping
+ * stays: a signal handler that records can retire the chunk its own thread was
+ * writing a record into when the signal came, and that record is finished after
+ * the handler returns (the page comes back from the file). */
 static void dlt_chunk_retire(struct dlt_writer *w, struct dlt_tls *t)
 {
 	if (t->cur == NULL || t->gen != atomic_load(&w->gen))
 		return;
-	uint32_t seg = t->seg;
+	uint8_t *c = t->chunk;
+	t->done = t->cur;
 	t->cur = t->end = NULL;
 	t->nchunk++;
-	atomic_fetch_add(&w->seg_retired[seg], 1);
-	dlt_seg_let_go_if_done(w, seg);
+	uint32_t len = ((struct dlt_rec_hdr *)c)->len;
+	uintptr_t a = ((uintptr_t)c + 4095) & ~(uintptr_t)4095;
+	uintptr_t b = ((uintptr_t)c + len) & ~(uintptr_t)4095;
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
 /* Holds back asynchronous signals (never faults) while the calling thread
@@ -170,67 +184,93 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 	if (!atomic_load_explicit(&w->enabled, memory_order_relaxed) ||
 	    t->in_slow)
 		return NULL;
-	if (len > DLT_CHUNK_SIZE - sizeof(struct dlt_rec_chunk))
+	if (len > DLT_CHUNK_MAX - sizeof(struct dlt_rec_chunk))
+		return NULL;
+	/* A forked child's first record makes its trace. */
+	if (__builtin_expect(atomic_load(&w->pending) != 0, 0) &&
+	    dlt_writer_materialize(w, t) != 0)
 		return NULL;
 	sigset_t saved_mask;
 	dlt_signals_hold(&saved_mask);
 	t->in_slow = 1;
 	void *rec = NULL;
+	int grew = 0;
 	uint32_t gen = atomic_load(&w->gen);
 	dlt_chunk_retire(w, t);
 	if (t->gen != gen) {
 		/* First record of this thread in this file, or after fork. */
-		t->cur = t->end = NULL;
+		t->cur = t->end = t->chunk = t->done = NULL;
 		t->gen = gen;
 		t->tid = dlt_gettid();
+		t->next_len = DLT_CHUNK_FIRST;
 		if (dlt_on_new_thread)
 			dlt_on_new_thread();
 	}
-	/* The cursor only moves past space the file already has: a trace
-	 * whose writer is killed never claims chunks beyond its end. */
-	_Atomic uint64_t *cursor = (_Atomic uint64_t *)&w->hdr->alloc_cursor;
-	uint64_t off = atomic_load(cursor), rel;
-	uint32_t seg;
-	uint8_t *sbase;
-	for (;;) {
-		if (off + DLT_CHUNK_SIZE + w->tail_reserve > w->max_size) {
-			dlt_writer_disable(w,
-					   "trace size limit reached "
-					   "(DLTRACE_MAX_SIZE) in",
-					   w->path, 0);
-			goto out;
-		}
-		rel = off - DLT_DATA_OFFSET;
-		seg = (uint32_t)(rel / DLT_SEG_SIZE);
-		sbase = dlt_seg_get(w, seg);
-		if (sbase == NULL)
-			goto out;
-		if (atomic_compare_exchange_weak(cursor, &off,
-						 off + DLT_CHUNK_SIZE))
-			break;
-		/* Lost the race.  If the segment we looked at filled up and
-		 * was retired meanwhile, our mapping of it is not needed. */
-		dlt_seg_let_go_if_done(w, seg);
+	if (atomic_load_explicit(&w->enabled, memory_order_relaxed) &&
+	    w->hdr != NULL && dlt_chunk_claim(w, t, len, &grew) != NULL) {
+		rec = t->cur;
+		t->cur += len;
 	}
-	uint8_t *chunk = sbase + (rel % DLT_SEG_SIZE);
-	struct dlt_rec_chunk *c = (struct dlt_rec_chunk *)chunk;
-	c->h.ts = dlt_now_ns();
-	c->tid = t->tid;
-	c->seq = atomic_fetch_add(&w->chunk_seq, 1);
-	dlt_rec_commit(c, DLT_REC_CHUNK, (uint16_t)dlt_writer_kind_self,
-		       DLT_CHUNK_SIZE);
-	t->cur = chunk + sizeof(*c);
-	t->end = chunk + DLT_CHUNK_SIZE;
-	t->seg = seg;
-	t->nchunk++;
-	if (dlt_on_seg_ahead && seg + DLT_SEGS_AHEAD < DLT_MAX_SEGS &&
-	    atomic_load_explicit(&w->segs[seg + DLT_SEGS_AHEAD],
-				 memory_order_relaxed) == NULL)
-		dlt_seg_ahead(w, seg);
-	rec = t->cur;
-	t->cur += len;
-out:
+	if (grew && dlt_on_grow)
+		dlt_on_grow(w, (uint32_t)(w->size >> 12));
 	t->in_slow = 0;
 	pthread_sigmask(SIG_SETMASK, &saved_mask, NULL);
 	return rec;
+}
+
+/* Shortens t's chunk (the one it writes, or the one it gave back last,
+ * when tracing stopped at the next) to what it holds if it is the last one
+ * handed out; returns the new end of what was handed out.  Under
+ * w->lock. */
+static uint64_t dlt_cut_chunk(struct dlt_writer *w, struct dlt_tls *t,
+			      uint64_t end)
+{
+	uint8_t *used_end = t ? (t->cur ? t->cur : t->done) : NULL;
+	if (t == NULL || t->gen != atomic_load(&w->gen) || used_end == NULL ||
+	    t->chunk == NULL)
+		return end;
+	uint8_t *base = (uint8_t *)w->hdr;
+	struct dlt_rec_hdr *ch = (struct dlt_rec_hdr *)t->chunk;
+	uint64_t start = (uint64_t)(t->chunk - base);
+	uint64_t used = (uint64_t)(used_end - t->chunk);
+	if (start + ch->len != end || used >= ch->len)
+		return end;
+	/* The cursor first: a process killed in between leaves a last chunk
+	 * that claims more than the file holds, which readers read up to the
+	 * cursor.  A chunk with no record goes whole. */
+	if (used == sizeof(struct dlt_rec_chunk))
+		used = 0;
+	atomic_store((_Atomic uint64_t *)&w->hdr->alloc_cursor, start + used);
+	if (used)
+		dlt_rec_commit(ch, ch->type, ch->flags, (uint32_t)used);
+	if (t->cur)
+		t->end = t->cur;
+	return start + used;
+}
+
+void dlt_writer_cut(struct dlt_writer *w, int ending)
+{
+	/* Not in a vfork child, whose memory is its parent's. */
+	if (w == NULL || w->hdr == NULL || w->pid != getpid())
+		return;
+	sigset_t saved;
+	dlt_signals_hold(&saved);
+	if (!dlt_spin_trylock(&w->lock, 1000))
+		goto out;
+	uint64_t end = atomic_load((_Atomic uint64_t *)&w->hdr->alloc_cursor);
+	for (int k = 0; k < 2; k++) {
+		struct dlt_tls *(*of)(void) = w->tls_of[k];
+		uint64_t e = of ? dlt_cut_chunk(w, of(), end) : end;
+		if (e != end) {
+			end = e;
+			break;
+		}
+	}
+	if (ending)
+		atomic_store(&w->ending, 1);
+	if (w->size > end && dlt_file_cut(w, end) == 0)
+		w->size = end;
+	dlt_spin_unlock(&w->lock);
+out:
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }

@@ -22,7 +22,11 @@
  * cannot guarantee it; AArch64: the generic timer's virtual count, constant
  * by the architecture), when reading it is cheap (not trapped), and unless
  * dlt_clock_force_monotonic() said not to (DLTRACE_CLOCK=monotonic).
- * Otherwise every timestamp is a clock_gettime. */
+ * Otherwise every timestamp is a clock_gettime.  So is every timestamp
+ * before a thread that records often asks for the counter
+ * (dlt_clock_use_tsc): the check costs two CPUID instructions, each of
+ * which traps to the hypervisor on a virtual machine, microseconds that a
+ * process writing twenty records need not pay. */
 #define _GNU_SOURCE
 #include "clock.h"
 
@@ -38,15 +42,8 @@
 #define DLT_ANCHOR_NS 100000000ull /* renew a thread's anchor after 100 ms */
 #define DLT_CAL_MIN_NS 20000000ull /* rate usable after 20 ms of baseline */
 
-/* 0 unknown, 1 usable, -1 not used. */
-static _Atomic int dlt_tsc_state;
-#if DLT_HAVE_COUNTER
-/* ns per tick in 32.32 fixed point; 0 until the baseline is long enough. */
-static _Atomic uint64_t dlt_tsc_mult;
-/* The first anchor of the process: the start of the rate's baseline. */
-static _Atomic uint64_t dlt_cal_tsc;
-static _Atomic uint64_t dlt_cal_ns;
-#endif
+static struct dlt_clock_shared dlt_clock_own;
+static struct dlt_clock_shared *dlt_clk = &dlt_clock_own;
 
 /* Each anchor keeps the rate it was made with: one straight line per
  * anchor, so that a thread's time only grows. */
@@ -59,15 +56,36 @@ static uint64_t dlt_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+void dlt_clock_share(struct dlt_clock_shared *s)
+{
+	if (s == dlt_clk)
+		return;
+	int zero = 0;
+	int st = atomic_load(&dlt_clk->tsc_state);
+	if (st != 0 &&
+	    atomic_compare_exchange_strong(&s->tsc_state, &zero, st)) {
+		atomic_store(&s->mult, atomic_load(&dlt_clk->mult));
+		atomic_store(&s->cal_tsc, atomic_load(&dlt_clk->cal_tsc));
+		atomic_store(&s->cal_ns, atomic_load(&dlt_clk->cal_ns));
+	} else if (st < 0) {
+		/* DLTRACE_CLOCK=monotonic here holds for the shared state. */
+		atomic_store(&s->tsc_state, st);
+	}
+	dlt_clk = s;
+}
+
 #if DLT_HAVE_COUNTER
 static int dlt_tsc_probe(void)
 {
 #if defined(__x86_64__)
-	/* Only an invariant TSC runs at one rate in every power state. */
+	/* Only an invariant TSC runs at one rate in every power state.  Two
+	 * CPUID instructions, not __get_cpuid's four: each traps to the
+	 * hypervisor on a virtual machine (4 to 8 us each measured). */
 	unsigned a, b, c, d;
-	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+	__cpuid(0x80000000u, a, b, c, d);
+	if (a < 0x80000007u)
 		return -1;
-	__get_cpuid(0x80000007u, &a, &b, &c, &d);
+	__cpuid(0x80000007u, a, b, c, d);
 	if (!(d & (1u << 8)))
 		return -1;
 #endif
@@ -99,7 +117,7 @@ static uint64_t dlt_reanchor(void)
 	uint64_t ns = dlt_mono_ns();
 	uint64_t b = dlt_counter();
 	uint64_t mult =
-		atomic_load_explicit(&dlt_tsc_mult, memory_order_relaxed);
+		atomic_load_explicit(&dlt_clk->mult, memory_order_relaxed);
 	int had = dlt_anchor.span != 0;
 	/* Preempted between the reads: no anchor this time. */
 	if (b - a > 200000u) {
@@ -113,22 +131,22 @@ static uint64_t dlt_reanchor(void)
 	}
 	uint64_t tsc = a + (b - a) / 2;
 	uint64_t cal_tsc =
-		atomic_load_explicit(&dlt_cal_tsc, memory_order_relaxed);
+		atomic_load_explicit(&dlt_clk->cal_tsc, memory_order_relaxed);
 	if (cal_tsc == 0) {
 		uint64_t zero = 0;
-		if (atomic_compare_exchange_strong(&dlt_cal_ns, &zero, ns))
-			atomic_store(&dlt_cal_tsc, tsc);
+		if (atomic_compare_exchange_strong(&dlt_clk->cal_ns, &zero, ns))
+			atomic_store(&dlt_clk->cal_tsc, tsc);
 		dlt_anchor.span = 0;
 		return ns;
 	}
 	uint64_t cal_ns =
-		atomic_load_explicit(&dlt_cal_ns, memory_order_relaxed);
+		atomic_load_explicit(&dlt_clk->cal_ns, memory_order_relaxed);
 	if (ns > cal_ns + DLT_CAL_MIN_NS && tsc > cal_tsc) {
 		uint64_t m =
 			(uint64_t)(((unsigned __int128)(ns - cal_ns) << 32) /
 				   (tsc - cal_tsc));
 		if (m != 0) {
-			atomic_store_explicit(&dlt_tsc_mult, m,
+			atomic_store_explicit(&dlt_clk->mult, m,
 					      memory_order_relaxed);
 			mult = m;
 		}
@@ -151,26 +169,53 @@ static uint64_t dlt_reanchor(void)
 }
 #endif
 
+#if DLT_HAVE_COUNTER
+/* The first timestamp of the process starts the rate's baseline, before
+ * anyone asked whether the counter will be used: when a thread does ask
+ * (a GPU call, later), the rate is known at once, instead of every
+ * timestamp of its first 20 ms being a clock read. */
+static uint64_t dlt_baseline(void)
+{
+	uint64_t a = dlt_counter();
+	uint64_t ns = dlt_mono_ns();
+	uint64_t b = dlt_counter();
+	uint64_t zero = 0;
+	if (b - a <= 200000u &&
+	    atomic_compare_exchange_strong(&dlt_clk->cal_ns, &zero, ns))
+		atomic_store(&dlt_clk->cal_tsc, a + (b - a) / 2);
+	return ns;
+}
+#endif
+
 uint64_t dlt_now_slow(void)
 {
 #if DLT_HAVE_COUNTER
-	int st = atomic_load_explicit(&dlt_tsc_state, memory_order_relaxed);
-	if (st == 0) {
-		st = dlt_tsc_probe();
-		atomic_store(&dlt_tsc_state, st);
-	}
+	int st =
+		atomic_load_explicit(&dlt_clk->tsc_state, memory_order_relaxed);
 	if (st > 0)
 		return dlt_reanchor();
+	if (st == 0 &&
+	    atomic_load_explicit(&dlt_clk->cal_ns, memory_order_relaxed) == 0)
+		return dlt_baseline();
 #endif
 	return dlt_mono_ns();
 }
 
+void dlt_clock_use_tsc(void)
+{
+#if DLT_HAVE_COUNTER
+	if (atomic_load_explicit(&dlt_clk->tsc_state, memory_order_relaxed) ==
+	    0)
+		atomic_store(&dlt_clk->tsc_state, dlt_tsc_probe());
+#endif
+}
+
 void dlt_clock_force_monotonic(void)
 {
-	atomic_store(&dlt_tsc_state, -1);
+	atomic_store(&dlt_clk->tsc_state, -1);
 }
 
 int dlt_clock_uses_tsc(void)
 {
-	return atomic_load(&dlt_tsc_state) > 0;
+	return atomic_load(&dlt_clk->tsc_state) > 0;
 }

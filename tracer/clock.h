@@ -3,6 +3,7 @@
 #ifndef DLTRACE_CLOCK_H
 #define DLTRACE_CLOCK_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -40,6 +41,21 @@ struct dlt_anchor {
 extern __thread struct dlt_anchor dlt_anchor
 	__attribute__((visibility("hidden")));
 
+/* What the clock learns once per process: whether the counter is used,
+ * and its rate.  Each copy of the library has its own until it shares one
+ * (dlt_clock_share): the two copies of a process then probe the CPU once
+ * and calibrate one rate. */
+struct dlt_clock_shared {
+	_Atomic int tsc_state;	  /* 0 unknown, 1 usable, -1 not used */
+	_Atomic uint64_t mult;	  /* ns per tick, 32.32; 0 until calibrated */
+	_Atomic uint64_t cal_tsc; /* the first anchor: the rate's baseline */
+	_Atomic uint64_t cal_ns;
+};
+
+/* From now on this copy of the code uses s (which lives as long as the
+ * process), taking over what it already knew if s knows nothing yet. */
+void dlt_clock_share(struct dlt_clock_shared *s);
+
 /* Renews this thread's anchor (or reads the clock) and returns now. */
 uint64_t dlt_now_slow(void);
 
@@ -57,6 +73,12 @@ static inline uint64_t dlt_now_ns(void)
 #endif
 	return dlt_now_slow();
 }
+
+/* Timestamps come from clock_gettime until a thread that records often
+ * calls this: it asks the CPU whether its counter can be used (CPUID,
+ * which traps to the hypervisor on a virtual machine: microseconds that a
+ * process recording a few records need not pay), once per process. */
+void dlt_clock_use_tsc(void);
 
 /* Every timestamp from now on a clock_gettime (DLTRACE_CLOCK=monotonic):
  * called before the first timestamp. */

@@ -1,9 +1,19 @@
+/* The trace file: making it, naming it, mapping it, growing it and cutting
+ * it, and the trace of a forked child (made at its first record).  Every
+ * use of a kernel feature that older systems may lack is in one small
+ * function here with its fallback: O_TMPFILE and linkat of /proc/self/fd
+ * (dlt_create_unnamed: the file is named first instead), open file
+ * description locks (dlt_file_hold: flock), getrandom (dlt_random64:
+ * /dev/urandom), and MADV_POPULATE_WRITE (chunks.c, dlt_writer_prefetch:
+ * nothing is made ahead). */
 #define _GNU_SOURCE
 #include "writer_int.h"
 #include "hash.h"
+#include "tracelock.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <locale.h>
 #include <pthread.h>
 #include <sched.h>
@@ -11,16 +21,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 int dlt_writer_kind_self = DLT_WRITER_SHIM;
 void (*dlt_on_new_thread)(void);
-void (*dlt_on_seg_ahead)(struct dlt_writer *w, uint32_t seg);
+void (*dlt_on_grow)(struct dlt_writer *w, uint32_t pages);
 
 static uint64_t dlt_realtime_ns(void)
 {
@@ -71,72 +84,138 @@ void dlt_writer_disable(struct dlt_writer *w, const char *why, const char *what,
 	/* Tracing is off; the program carries on as if dltrace were absent. */
 }
 
+/* A trace id: getrandom (a system call, where /dev/urandom took an open, a
+ * read and a close per process), /dev/urandom where it is missing. */
 uint64_t dlt_random64(void)
 {
 	uint64_t v = 0;
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
-			v = 0;
-		close(fd);
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v)) {
+		v = 0;
+		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+				v = 0;
+			close(fd);
+		}
 	}
 	if (v == 0)
 		v = dlt_realtime_ns() ^ ((uint64_t)getpid() << 32);
 	return v | 1;
 }
 
-/* Makes sure the file open on fd holds [off, off+len) on disk and maps
- * it, its pages made writable at once when populate is set. */
-static uint8_t *dlt_map_fd(int fd, uint64_t off, uint64_t len, int *err,
-			   int populate)
+uint64_t dlt_file_room(uint64_t want)
 {
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    off + len > rl.rlim_cur) {
-		/* Growing past the limit would raise SIGXFSZ in the host. */
-		*err = EFBIG;
-		return NULL;
-	}
-	/* Real blocks, not a sparse hole: a store into a hole on a full disk
-	 * would kill the host with SIGBUS. */
-	int r = posix_fallocate(fd, (off_t)off, (off_t)len);
-	if (r != 0) {
-		*err = r;
-		return NULL;
-	}
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		       (off_t)off);
-	if (p == MAP_FAILED) {
-		*err = errno;
-		return NULL;
-	}
-	/* Fault the whole range in writable with one call: a page fault per
-	 * 4 KiB taken on the hot path costs microseconds on some virtual
-	 * machines.  Best effort: older kernels refuse and nothing changes. */
-	if (populate)
-		madvise(p, len, MADV_POPULATE_WRITE);
-	return p;
+	    want > rl.rlim_cur)
+		return rl.rlim_cur;
+	return want;
 }
 
-/* The same, the file opened by path: the host may close any descriptor we
- * keep, and a descriptor number it reuses must never be written through. */
-uint8_t *dlt_map_range(struct dlt_writer *w, uint64_t off, uint64_t len,
-		       int *err, int populate)
+int dlt_file_extend(int fd, uint64_t off, uint64_t len)
+{
+	/* Written zeros, not posix_fallocate and not a sparse hole: a store
+	 * into a hole on a full disk would kill the host with SIGBUS, and a
+	 * write reserves the blocks (or says ENOSPC) now.  It also leaves
+	 * the pages made in the page cache, so the first store into each only
+	 * maps it, and cutting the file again before it was written back
+	 * frees no allocated blocks (measured: a few microseconds against
+	 * 0.1 to 2 ms for fallocated ones). */
+	static const uint8_t zeros[4096];
+	struct iovec iov[64];
+	for (size_t i = 0; i < 64; i++) {
+		iov[i].iov_base = (void *)zeros;
+		iov[i].iov_len = sizeof(zeros);
+	}
+	while (len > 0) {
+		uint64_t chunk = len < sizeof(iov) / sizeof(iov[0]) * 4096
+					 ? len
+					 : sizeof(iov) / sizeof(iov[0]) * 4096;
+		int n = (int)((chunk + 4095) / 4096);
+		iov[n - 1].iov_len = chunk - (uint64_t)(n - 1) * 4096;
+		ssize_t r = pwritev(fd, iov, n, (off_t)off);
+		iov[n - 1].iov_len = sizeof(zeros);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno;
+		if (r == 0)
+			return ENOSPC;
+		off += (uint64_t)r;
+		len -= (uint64_t)r;
+	}
+	return 0;
+}
+
+/* The lock that says this process is alive and maps the file (format.h).
+ * Taken on a descriptor that is closed right after the file is mapped: the
+ * mapping keeps the open file description, and with it the lock, until the
+ * process unmaps the file, execs or ends.  An open file description lock
+ * where the kernel has them (3.15), flock otherwise. */
+static int dlt_file_hold(int fd)
+{
+	if (dlt_trace_lock_ofd(fd, 0) == 0)
+		return 0;
+	if (errno == EINVAL && flock(fd, LOCK_SH | LOCK_NB) == 0)
+		return 0;
+	return -1;
+}
+
+/* The mapping of the whole file, for up to *len bytes: less where the
+ * address space is limited.  With RLIMIT_AS set, a trace takes at most a
+ * 64th of it, so that the program's own allocations fail no sooner. */
+static uint8_t *dlt_map_file(int fd, uint64_t *len, int *err)
+{
+	uint64_t want = *len;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    want > rl.rlim_cur / 64)
+		want = rl.rlim_cur / 64;
+	want = (want + 4095) & ~(uint64_t)4095;
+	if (want < DLT_FILE_START)
+		want = DLT_FILE_START;
+	for (;;) {
+		void *p = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       fd, 0);
+		if (p != MAP_FAILED) {
+			*len = want;
+			return p;
+		}
+		*err = errno;
+		if (errno != ENOMEM || want <= DLT_FILE_START)
+			return NULL;
+		want = (want / 2 + 4095) & ~(uint64_t)4095;
+		if (want < DLT_FILE_START)
+			want = DLT_FILE_START;
+	}
+}
+
+int dlt_file_open(struct dlt_writer *w, int *err)
 {
 	int fd = open(w->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
 		*err = errno;
-		return NULL;
+		return -1;
 	}
 	struct stat st;
-	uint8_t *p = NULL;
 	if (fstat(fd, &st) != 0 || (uint64_t)st.st_ino != w->ino ||
-	    (uint64_t)st.st_dev != w->dev)
+	    (uint64_t)st.st_dev != w->dev) {
+		close(fd);
 		*err = ESTALE;
-	else
-		p = dlt_map_fd(fd, off, len, err, populate);
+		return -1;
+	}
+	return fd;
+}
+
+int dlt_file_cut(struct dlt_writer *w, uint64_t size)
+{
+	int err = 0;
+	int fd = dlt_file_open(w, &err);
+	if (fd < 0)
+		return err;
+	int r = ftruncate(fd, (off_t)size) == 0 ? 0 : errno;
 	close(fd);
-	return p;
+	return r;
 }
 
 static int dlt_sanitize_host(char *dst, size_t cap, const char *src)
@@ -169,7 +248,8 @@ static int dlt_trace_path(struct dlt_writer *w, const struct dlt_open_params *p,
 }
 
 static void dlt_fill_header(struct dlt_writer *w, uint8_t *base,
-			    const struct dlt_open_params *p)
+			    const struct dlt_open_params *p, uint64_t trace_id,
+			    int locked)
 {
 	struct dlt_file_header *h = (struct dlt_file_header *)base;
 	memcpy(h->magic, DLT_MAGIC, 8);
@@ -177,10 +257,10 @@ static void dlt_fill_header(struct dlt_writer *w, uint8_t *base,
 	h->version_major = DLT_FORMAT_MAJOR;
 	h->version_minor = DLT_FORMAT_MINOR;
 	h->header_size = sizeof(*h);
-	h->chunk_size = DLT_CHUNK_SIZE;
-	h->features = p->features;
+	h->chunk_size = 0;
+	h->features = p->features | (locked ? 0 : DLT_FEAT_NO_LOCK);
 	h->data_offset = DLT_DATA_OFFSET;
-	h->trace_id = dlt_random64();
+	h->trace_id = trace_id ? trace_id : dlt_random64();
 	h->parent_trace_id = p->parent_trace_id;
 	h->pid = (uint32_t)w->pid;
 	h->ppid = (uint32_t)getppid();
@@ -192,16 +272,49 @@ static void dlt_fill_header(struct dlt_writer *w, uint8_t *base,
 	atomic_store((_Atomic uint64_t *)&h->alloc_cursor, DLT_DATA_OFFSET);
 }
 
+/* The file on fd made ready: locked, its first bytes written, mapped.
+ * NULL with *err set when it cannot be. */
+static uint8_t *dlt_prepare(struct dlt_writer *w, int fd, int *locked, int *err)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		*err = errno;
+		return NULL;
+	}
+	w->dev = (uint64_t)st.st_dev;
+	w->ino = (uint64_t)st.st_ino;
+	*locked = dlt_file_hold(fd) == 0;
+	uint64_t start = dlt_file_room(DLT_FILE_START);
+	if (start < DLT_FILE_START) {
+		/* Growing past the limit would raise SIGXFSZ in the host. */
+		*err = EFBIG;
+		return NULL;
+	}
+	*err = dlt_file_extend(fd, 0, DLT_FILE_START);
+	if (*err)
+		return NULL;
+	w->size = DLT_FILE_START;
+	uint64_t len = w->max_size;
+	uint8_t *base = dlt_map_file(fd, &len, err);
+	if (base == NULL)
+		return NULL;
+	w->map_len = len;
+	if (w->max_size > len)
+		w->max_size = len;
+	return base;
+}
+
 /* The trace file gets its name only once its header is complete: it is
  * made unnamed in the directory (O_TMPFILE), then linked.  A process
  * killed while it starts leaves no file, rather than one of zeros that no
- * reader could tell from a damaged trace.  Returns the mapped header, or
+ * reader could tell from a damaged trace.  Returns the mapped file, or
  * NULL with *err set, or NULL with *err 0 where this cannot be done (a file
  * system without O_TMPFILE, no /proc): the caller then names the file
  * first. */
 static uint8_t *dlt_create_unnamed(struct dlt_writer *w,
 				   const struct dlt_open_params *p,
-				   const char *host, const char *rank, int *err)
+				   const char *host, const char *rank,
+				   uint64_t trace_id, int *err)
 {
 	int fd = open(p->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -212,21 +325,15 @@ static uint8_t *dlt_create_unnamed(struct dlt_writer *w,
 					   p->dir, e);
 		return NULL;
 	}
-	struct stat st;
-	uint8_t *base = NULL;
-	if (fstat(fd, &st) == 0)
-		base = dlt_map_fd(fd, 0, DLT_DATA_OFFSET, err, 0);
-	else
-		*err = errno;
+	int locked;
+	uint8_t *base = dlt_prepare(w, fd, &locked, err);
 	if (base == NULL) {
 		close(fd);
 		dlt_writer_disable(w, "cannot write a trace file in", p->dir,
 				   *err);
 		return NULL;
 	}
-	w->dev = (uint64_t)st.st_dev;
-	w->ino = (uint64_t)st.st_ino;
-	dlt_fill_header(w, base, p);
+	dlt_fill_header(w, base, p, trace_id, locked);
 	char self[64];
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	int r = -1;
@@ -241,7 +348,7 @@ static uint8_t *dlt_create_unnamed(struct dlt_writer *w,
 	}
 	close(fd);
 	if (r != 0) {
-		munmap(base, DLT_DATA_OFFSET);
+		munmap(base, w->map_len);
 		*err = 0;
 		return NULL;
 	}
@@ -251,7 +358,8 @@ static uint8_t *dlt_create_unnamed(struct dlt_writer *w,
 /* The file named first, then filled. */
 static uint8_t *dlt_create_named(struct dlt_writer *w,
 				 const struct dlt_open_params *p,
-				 const char *host, const char *rank, int *err)
+				 const char *host, const char *rank,
+				 uint64_t trace_id, int *err)
 {
 	int fd = -1;
 	for (int attempt = 0; attempt < 100; attempt++) {
@@ -275,23 +383,15 @@ static uint8_t *dlt_create_named(struct dlt_writer *w,
 				   *err);
 		return NULL;
 	}
-	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		*err = errno;
-		close(fd);
-		dlt_writer_disable(w, "cannot stat", w->path, *err);
-		return NULL;
-	}
-	w->dev = (uint64_t)st.st_dev;
-	w->ino = (uint64_t)st.st_ino;
+	int locked;
+	uint8_t *base = dlt_prepare(w, fd, &locked, err);
 	close(fd);
-	uint8_t *base = dlt_map_range(w, 0, DLT_DATA_OFFSET, err, 0);
 	if (base == NULL) {
 		unlink(w->path);
 		dlt_writer_disable(w, "cannot write", w->path, *err);
 		return NULL;
 	}
-	dlt_fill_header(w, base, p);
+	dlt_fill_header(w, base, p, trace_id, locked);
 	return base;
 }
 
@@ -299,29 +399,42 @@ static uint8_t *dlt_create_named(struct dlt_writer *w,
  * writer can address. */
 static void dlt_writer_limit(struct dlt_writer *w, uint64_t max_size)
 {
-	uint64_t cap = DLT_DATA_OFFSET + (uint64_t)DLT_MAX_SEGS * DLT_SEG_SIZE;
 	w->max_size = max_size ? max_size : DLT_DEFAULT_MAX_SIZE;
-	if (w->max_size < DLT_DATA_OFFSET + DLT_SEG_SIZE)
-		w->max_size = DLT_DATA_OFFSET + DLT_SEG_SIZE;
-	if (w->max_size > cap)
-		w->max_size = cap;
+	if (w->max_size < DLT_FILE_START + DLT_TAIL_RESERVE)
+		w->max_size = DLT_FILE_START + DLT_TAIL_RESERVE;
+	if (w->max_size > DLT_MAX_SIZE_CAP)
+		w->max_size = DLT_MAX_SIZE_CAP;
 }
 
-int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p)
+/* The state of one file, set afresh for each: what precedes pend in the
+ * struct, and the string table (by its count, without writing it).
+ * gen survives: a thread whose chunk belonged to the previous file (a
+ * forked child's parent file) must see that it changed. */
+static void dlt_writer_reset(struct dlt_writer *w)
 {
-	/* gen survives: a thread whose chunk belonged to the previous file
-	 * (a forked child's parent file) must see that it changed. */
 	uint32_t gen = atomic_load(&w->gen);
-	memset(w, 0, offsetof(struct dlt_writer, strtab));
+	memset(w, 0, offsetof(struct dlt_writer, pend));
 	atomic_store(&w->gen, gen + 1);
 	w->magic = DLT_WRITER_MAGIC;
 	w->layout = DLT_WRITER_LAYOUT;
-	w->next_str_id = 1;
+	w->str_count = 0;
+	w->str_arena_used = 0;
 	w->pid = getpid();
-	memset(w->strtab, 0, sizeof(w->strtab));
+}
 
+static int dlt_writer_open(struct dlt_writer *w,
+			   const struct dlt_open_params *p, uint64_t trace_id)
+{
+	dlt_writer_reset(w);
+	w->next_str_id = 1;
 	dlt_writer_limit(w, p->max_size);
-	w->tail_reserve = DLT_CHUNK_SIZE;
+	w->tail_reserve = DLT_TAIL_RESERVE;
+	/* What a forked child's trace will take over. */
+	w->rank = p->rank;
+	w->redact_argv = p->redact_argv;
+	w->want_max_size = p->max_size;
+	if (p->dir != w->dir)
+		snprintf(w->dir, sizeof(w->dir), "%s", p->dir);
 
 	char host[128];
 	dlt_sanitize_host(host, sizeof(host), p->host);
@@ -330,27 +443,26 @@ int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p)
 		snprintf(rank, sizeof(rank), ".r%d", p->rank);
 
 	int err = 0;
-	uint8_t *base = dlt_create_unnamed(w, p, host, rank, &err);
+	uint8_t *base = dlt_create_unnamed(w, p, host, rank, trace_id, &err);
 	if (base == NULL && err == 0)
-		base = dlt_create_named(w, p, host, rank, &err);
+		base = dlt_create_named(w, p, host, rank, trace_id, &err);
 	if (base == NULL)
 		return -err;
-	struct dlt_file_header *h = (struct dlt_file_header *)base;
-	w->hdr = h;
+	w->hdr = (struct dlt_file_header *)base;
 	atomic_store(&w->enabled, 1);
 	atomic_fetch_add(&w->gen, 1);
 	return 0;
 }
 
+int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p)
+{
+	atomic_store(&w->pending, 0);
+	return dlt_writer_open(w, p, 0);
+}
+
 int dlt_writer_attach(struct dlt_writer *w, const char *path, uint64_t max_size)
 {
-	uint32_t gen = atomic_load(&w->gen);
-	memset(w, 0, offsetof(struct dlt_writer, strtab));
-	atomic_store(&w->gen, gen + 1);
-	memset(w->strtab, 0, sizeof(w->strtab));
-	w->magic = DLT_WRITER_MAGIC;
-	w->layout = DLT_WRITER_LAYOUT;
-	w->pid = getpid();
+	dlt_writer_reset(w);
 	dlt_writer_limit(w, max_size);
 	/* The owner's string ids are unknown here: an attached writer writes
 	 * no strings (dlt_strn returns DLT_STR_NONE). */
@@ -362,28 +474,55 @@ int dlt_writer_attach(struct dlt_writer *w, const char *path, uint64_t max_size)
 	if (fd < 0)
 		return -errno;
 	struct stat st;
-	int r = fstat(fd, &st);
-	close(fd);
-	if (r != 0)
-		return -errno;
-	if ((uint64_t)st.st_size < DLT_DATA_OFFSET)
-		return -EINVAL;
-	w->dev = (uint64_t)st.st_dev;
-	w->ino = (uint64_t)st.st_ino;
 	int err = 0;
-	uint8_t *base = dlt_map_range(w, 0, DLT_DATA_OFFSET, &err, 0);
+	uint8_t *base = NULL;
+	if (fstat(fd, &st) != 0)
+		err = errno;
+	else if ((uint64_t)st.st_size < DLT_DATA_OFFSET)
+		err = EINVAL;
+	if (err == 0) {
+		w->dev = (uint64_t)st.st_dev;
+		w->ino = (uint64_t)st.st_ino;
+		w->size = (uint64_t)st.st_size;
+		if (w->max_size < w->size)
+			w->max_size = w->size;
+		uint64_t len = w->max_size;
+		(void)dlt_file_hold(fd);
+		base = dlt_map_file(fd, &len, &err);
+		w->map_len = len;
+		if (base && w->max_size > len)
+			w->max_size = len;
+	}
+	close(fd);
 	if (base == NULL)
 		return -err;
 	struct dlt_file_header *h = (struct dlt_file_header *)base;
+	uint64_t cursor = atomic_load((_Atomic uint64_t *)&h->alloc_cursor);
 	if (memcmp(h->magic, DLT_MAGIC, 8) != 0 ||
 	    h->endian != DLT_ENDIAN_MARK ||
-	    h->version_major != DLT_FORMAT_MAJOR ||
-	    h->chunk_size != DLT_CHUNK_SIZE ||
-	    h->data_offset != DLT_DATA_OFFSET) {
-		munmap(base, DLT_DATA_OFFSET);
+	    h->version_major != DLT_FORMAT_MAJOR || h->chunk_size != 0 ||
+	    h->data_offset != DLT_DATA_OFFSET || cursor < DLT_DATA_OFFSET ||
+	    cursor > w->size || cursor > w->map_len) {
+		munmap(base, w->map_len);
 		return -EINVAL;
 	}
 	w->hdr = h;
+	/* The owner's process ended: its last chunk is left as it was, and
+	 * the file grows by what the new record needs.  Chunk numbers go on
+	 * from the owner's (readers use them to find chunks after damage). */
+	w->tail_reserve = 0;
+	atomic_store(&w->ending, 1);
+	uint32_t seq = 0;
+	for (uint64_t off = DLT_DATA_OFFSET;
+	     off + sizeof(struct dlt_rec_chunk) <= cursor;) {
+		const struct dlt_rec_chunk *c = (const void *)(base + off);
+		if (c->h.type != DLT_REC_CHUNK || c->h.len < DLT_CHUNK_MIN ||
+		    c->h.len % 8 != 0 || c->h.len > DLT_CHUNK_MAX)
+			break;
+		seq = c->seq + 1;
+		off += c->h.len;
+	}
+	atomic_store(&w->chunk_seq, seq);
 	atomic_store(&w->enabled, 1);
 	atomic_fetch_add(&w->gen, 1);
 	return 0;
@@ -392,18 +531,96 @@ int dlt_writer_attach(struct dlt_writer *w, const char *path, uint64_t max_size)
 void dlt_writer_forget(struct dlt_writer *w)
 {
 	atomic_store(&w->enabled, 0);
-	for (uint32_t i = 0; i < DLT_MAX_SEGS; i++) {
-		uint8_t *s = atomic_exchange(&w->segs[i], NULL);
-		if (s)
-			munmap(s, dlt_seg_len(w, i));
-	}
-	for (uint32_t i = 0; i < DLT_DONE_SEGS; i++) {
-		uint8_t *s = atomic_exchange(&w->done_segs[i], NULL);
-		if (s)
-			munmap(s, DLT_SEG_SIZE);
-	}
 	if (w->hdr)
-		munmap(w->hdr, DLT_DATA_OFFSET);
+		munmap(w->hdr, w->map_len);
 	w->hdr = NULL;
 	atomic_fetch_add(&w->gen, 1);
+}
+
+void dlt_writer_after_fork(struct dlt_writer *w)
+{
+	int pending = atomic_load(&w->pending) != 0;
+	if (w->hdr == NULL && !pending)
+		return;
+	int was_on = atomic_load(&w->enabled);
+	struct dlt_pending pend;
+	if (pending) {
+		/* A child of a child that has no trace yet: it will get the
+		 * id chosen for it. */
+		pend.parent_trace_id = w->pend.trace_id;
+		pend.features = w->pend.features;
+	} else {
+		pend.parent_trace_id = w->hdr->trace_id;
+		pend.features = w->hdr->features & ~(uint64_t)DLT_FEAT_NO_LOCK;
+	}
+	pend.parent_pid = getppid();
+	pend.trace_id = dlt_random64();
+	dlt_writer_forget(w);
+	if (!was_on) {
+		atomic_store(&w->pending, 0);
+		return;
+	}
+	w->pend = pend;
+	w->pid = getpid();
+	atomic_store(&w->pending, 1);
+	atomic_store(&w->enabled, 1);
+}
+
+int dlt_writer_materialize(struct dlt_writer *w, struct dlt_tls *t)
+{
+	int one = 1;
+	if (!atomic_compare_exchange_strong(&w->pending, &one, 2)) {
+		/* Another thread makes it. */
+		while (atomic_load(&w->pending) == 2)
+			sched_yield();
+		return atomic_load(&w->enabled) ? 0 : -1;
+	}
+	/* Signals wait: a handler's record would wait for this very thread
+	 * to finish. */
+	sigset_t all, saved;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	struct dlt_open_params p;
+	char host[256];
+	memset(&p, 0, sizeof(p));
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+	p.dir = w->dir;
+	p.host = host;
+	p.rank = w->rank;
+	p.max_size = w->want_max_size;
+	p.redact_argv = w->redact_argv;
+	p.parent_trace_id = w->pend.parent_trace_id;
+	p.parent_kind = DLT_PARENT_FORK;
+	p.features = w->pend.features;
+	int r = dlt_writer_open(w, &p, w->pend.trace_id);
+	atomic_store(&w->pending, 0);
+	if (r == 0)
+		dlt_write_process_info(w, t, w->redact_argv);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	return r == 0 ? 0 : -1;
+}
+
+int dlt_writer_parent(struct dlt_writer *w, int exec, char *kind, int *pid,
+		      uint64_t *id, uint32_t *seq)
+{
+	if (atomic_load(&w->pending)) {
+		*kind = 's';
+		*pid = (int)w->pend.parent_pid;
+		*id = w->pend.parent_trace_id;
+		*seq = 0;
+		return 0;
+	}
+	if (w->hdr == NULL)
+		return -1;
+	/* An exec in a vfork child (this process's memory, another pid)
+	 * starts a child process, not this one's next image: it is
+	 * announced as a spawn by the writer's process. */
+	int vforked = w->pid != getpid();
+	*kind = vforked || !exec ? 's' : 'e';
+	*pid = (int)w->pid;
+	*id = w->hdr->trace_id;
+	*seq = w->hdr->exec_seq;
+	return 0;
 }

@@ -33,6 +33,11 @@ static const char *dlt_str_keep(struct dlt_writer *w, const char *s, size_t n)
 uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 		  size_t n)
 {
+	/* A forked child's trace is made before its first string: made from
+	 * inside the string lock, its process info would lose its own. */
+	if (__builtin_expect(atomic_load(&w->pending) != 0, 0) && !t->in_str &&
+	    dlt_writer_materialize(w, t) != 0)
+		return DLT_STR_NONE;
 	if (s == NULL || t->in_str || w->next_str_id == 0 ||
 	    !atomic_load_explicit(&w->enabled, memory_order_relaxed))
 		return DLT_STR_NONE;
@@ -44,13 +49,14 @@ uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 	uint32_t id = DLT_STR_NONE;
 	uint32_t mask = DLT_STRTAB_SLOTS - 1;
 	uint32_t i = (uint32_t)h & mask;
-	struct dlt_str_slot *free_slot = NULL;
+	uint16_t *free_slot = NULL;
 	for (uint32_t probe = 0; probe < DLT_STRTAB_SLOTS; probe++) {
-		struct dlt_str_slot *sl = &w->strtab[(i + probe) & mask];
-		if (sl->id == 0) {
-			free_slot = sl;
+		uint16_t *ix = &w->str_index[(i + probe) & mask];
+		if (*ix == 0 || *ix > w->str_count) {
+			free_slot = ix;
 			break;
 		}
+		const struct dlt_str_slot *sl = &w->strs[*ix - 1];
 		if (sl->hash == h && sl->len == n &&
 		    memcmp(sl->data, s, n) == 0) {
 			id = sl->id;
@@ -75,11 +81,12 @@ uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 				   ? dlt_str_keep(w, s, n)
 				   : NULL;
 	if (kept) {
-		free_slot->hash = h;
-		free_slot->data = kept;
-		free_slot->len = (uint32_t)n;
-		free_slot->id = id;
-		w->str_count++;
+		struct dlt_str_slot *sl = &w->strs[w->str_count];
+		sl->hash = h;
+		sl->data = kept;
+		sl->len = (uint32_t)n;
+		sl->id = id;
+		*free_slot = (uint16_t)++w->str_count;
 	}
 done:
 	dlt_spin_unlock(&w->str_lock);

@@ -24,13 +24,23 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 5u	     /* bump when struct dlt_writer changes */
-#define DLT_CHUNK_SIZE (64u * 1024u)
-#define DLT_SEG_SIZE (1024u * 1024u)
-#define DLT_MAX_SEGS 8192u /* 8 GiB of trace at most */
+#define DLT_WRITER_LAYOUT 6u	     /* bump when struct dlt_writer changes */
+/* A thread's first chunk, per copy of the library; each next one is twice
+ * the size, up to DLT_CHUNK_BIG: a process that records little reserves
+ * little, one that records much takes a system call per 64 KiB. */
+#define DLT_CHUNK_FIRST 4096u
+#define DLT_CHUNK_BIG (64u * 1024u)
+/* What a new file holds: the header page and the first chunk of each copy
+ * of the library, and one more. */
+#define DLT_FILE_START (DLT_DATA_OFFSET + 3u * DLT_CHUNK_FIRST)
+/* The file doubles as it fills, by at most this much at a time: what a
+ * SIGKILL can leave beyond the data. */
+#define DLT_STEP_MAX (1024u * 1024u)
 #define DLT_DEFAULT_MAX_SIZE (2ull << 30)
-#define DLT_DONE_SEGS 64u /* finished segments whose mapping is kept */
-#define DLT_SEGS_AHEAD 2u /* segments mapped ahead of the one in use */
+#define DLT_MAX_SIZE_CAP (8ull << 30)
+/* Bytes below max_size the process leaves unused: the launcher's record of
+ * how it ended still fits when the limit was reached. */
+#define DLT_TAIL_RESERVE 4096u
 #define DLT_STRTAB_SLOTS 8192u
 #ifndef DLT_PREFETCH_AHEAD
 #define DLT_PREFETCH_AHEAD 2048
@@ -39,6 +49,7 @@
 #define DLT_STR_ARENA (1u << 20) /* bytes of strings the table keeps */
 #define DLT_PATH_MAX 4096
 
+/* A string the table knows. */
 struct dlt_str_slot {
 	uint64_t hash;
 	const char *data; /* the writer's own copy (str_arena) */
@@ -46,51 +57,82 @@ struct dlt_str_slot {
 	uint32_t len;
 };
 
+/* A forked child's trace before its first record (dlt_writer_after_fork):
+ * what the file will say once it is made. */
+struct dlt_pending {
+	uint64_t trace_id; /* chosen at fork: the child's children name it */
+	uint64_t parent_trace_id; /* the parent's trace */
+	uint64_t features;
+	pid_t parent_pid;
+};
+
+struct dlt_tls;
+
 struct dlt_writer {
 	uint32_t magic;
 	uint32_t layout;
 	_Atomic uint32_t gen; /* changes whenever a new file is started */
 	_Atomic int enabled;
-	_Atomic int lock;     /* guards segs[] growth */
+	_Atomic int lock;     /* chunks, growth, cuts */
 	_Atomic int str_lock; /* guards the string table */
 	_Atomic int said;     /* the one stderr message was printed */
 	pid_t pid;	      /* process that owns the current file */
 	uint64_t dev, ino;
-	uint64_t max_size; /* bytes (dlt_open_params) */
-	/* Bytes below max_size the process leaves unused: the launcher's
-	 * record of how it ended still fits when the limit was reached. */
+	uint64_t max_size; /* bytes (dlt_open_params), within map_len */
 	uint64_t tail_reserve;
+	/* The whole file is mapped at once, for max_size bytes (beyond its
+	 * end: the writer never stores past alloc_cursor, and the file always
+	 * covers alloc_cursor), so a chunk's address never changes and a
+	 * record may be finished after its chunk was given back. */
 	struct dlt_file_header *hdr;
-	_Atomic(uint8_t *) segs[DLT_MAX_SEGS];
+	uint64_t map_len;
+	uint64_t size; /* bytes the file has (under lock) */
 	_Atomic uint32_t chunk_seq;
-	/* Segments up to this one are wanted mapped ahead of use (futex word
-	 * of the prefetch thread, shim/prefetch.c). */
+	/* The process is ending: the file was cut to its data, and a chunk
+	 * taken now is just big enough (an exec that failed clears it). */
+	_Atomic int ending;
+	/* Pages of the file up to here (in 4 KiB pages) are wanted made
+	 * before use (futex word of the prefetch thread, shim/prefetch.c). */
 	_Atomic uint32_t prefetch_upto;
-	_Atomic uint16_t
-		seg_retired[DLT_MAX_SEGS]; /* chunks done per segment */
-	/* The last DLT_DONE_SEGS segments whose chunks are all done: their
-	 * pages are dropped at once, their mappings unmapped later (see
-	 * dlt_seg_done). */
-	_Atomic(uint8_t *) done_segs[DLT_DONE_SEGS];
-	_Atomic uint32_t done_next;
+	struct dlt_pending pend;
+	/* 1: a forked child that has no file yet (pend says what it will
+	 * be); 2: the file is being made. */
+	_Atomic int pending;
+	/* What a forked child's trace takes from its parent's. */
+	int rank;
+	int redact_argv;
+	uint64_t want_max_size;
+	char dir[DLT_PATH_MAX];
+	struct dlt_clock_shared clock;
+	/* The string table: an open-addressing index of entry numbers (from
+	 * 1) into strs, filled in order.  An index entry above str_count is
+	 * free, so a new trace (a forked child's) empties the table by setting
+	 * str_count to 0, without writing it; and a lookup touches one page
+	 * of the index, where a table of whole entries made every new string
+	 * a page fault (a third of dltrace's page faults at start). */
 	uint32_t next_str_id;
 	uint32_t str_count;
 	uint32_t str_arena_used;
-	struct dlt_str_slot strtab[DLT_STRTAB_SLOTS];
+	uint16_t str_index[DLT_STRTAB_SLOTS];
+	struct dlt_str_slot strs[DLT_STRTAB_SLOTS / 4 * 3];
 	char path[DLT_PATH_MAX];
 	/* Copies of the table's strings, in anonymous memory made on first
-	 * use.  Not the STRING records themselves: a segment is unmapped once
-	 * all its chunks are done, and a lookup must never read there.  Kept
-	 * across dlt_writer_create (a forked child starts it over). */
+	 * use: a lookup never reads the trace itself (its pages may have been
+	 * let go).  Kept across dlt_writer_create (a forked child starts it
+	 * over). */
 	char *str_arena;
 	/* The two copies of the library keep separate thread-local chunks,
 	 * and only the preload copy learns when a thread ends (its pthread
 	 * key).  Each copy sets its own function here once, for the other to
 	 * call: without it, a thread that ever wrote from the audit copy (any
-	 * dlopen) kept its chunk, and its segment mapped, forever. */
+	 * dlopen) kept its chunk forever. */
 	void (*audit_thread_exit)(void); /* audit copy: give back the chunk */
 	void (*preload_thread_start)(
 		void); /* preload copy: watch for the end */
+	/* The calling thread's chunk state in each copy (indexed by enum
+	 * dlt_writer_kind), for the cut at the end of the process, which
+	 * shortens whichever of the thread's chunks is last in the file. */
+	struct dlt_tls *(*tls_of[2])(void);
 };
 
 /* What a new trace file is about. */
@@ -104,17 +146,20 @@ struct dlt_open_params {
 	uint64_t features;
 	uint64_t max_size; /* bytes the file may reach; 0: the default */
 	uint64_t run_id;   /* the launcher's run (DLTRACE_RUN), 0 none */
+	int redact_argv;   /* kept for the traces of forked children */
 };
 
 /* Per thread, per copy of the library. */
 struct dlt_tls {
 	uint8_t *cur;
 	uint8_t *end;
+	uint8_t *chunk; /* start of the current (or last given back) chunk */
+	uint8_t *done;	/* where the records of a chunk given back end */
 	uint32_t gen;
 	uint32_t tid;
-	uint32_t seg;	 /* segment of the current chunk */
-	uint32_t nchunk; /* chunks taken so far: a record can be updated in
-			  * place while this has not changed */
+	uint32_t nchunk;   /* chunks taken so far: a record can be updated in
+			    * place while this has not changed */
+	uint32_t next_len; /* bytes of this thread's next chunk */
 	int in_slow; /* inside chunk allocation: a nested record is dropped */
 	int in_str;  /* inside the string table lock */
 };
@@ -124,25 +169,15 @@ extern int dlt_writer_kind_self;
 /* Called in a thread when it takes its first chunk of a file (the shim
  * registers the thread for dlt_tls_release at its exit). */
 extern void (*dlt_on_new_thread)(void);
-/* Called (when set) after a thread took a chunk in segment seg and mapped
- * the next two segments without their pages: the shim's prefetch thread
- * makes those pages, so that the recording thread never waits for them
+/* Called (when set) after the file grew to pages pages of 4 KiB: the
+ * shim's prefetch thread makes those pages present in the mapping, so
+ * that the recording thread does not take a fault per page
  * (docs/performance.md). */
-extern void (*dlt_on_seg_ahead)(struct dlt_writer *w, uint32_t seg);
+extern void (*dlt_on_grow)(struct dlt_writer *w, uint32_t pages);
 
-/* Bytes of the file segment seg spans: DLT_SEG_SIZE, but for a last
- * segment cut short by the size limit (the file never passes it). */
-static inline uint64_t dlt_seg_len(const struct dlt_writer *w, uint32_t seg)
-{
-	uint64_t off = DLT_DATA_OFFSET + (uint64_t)seg * DLT_SEG_SIZE;
-	uint64_t room = w->max_size > off ? w->max_size - off : 0;
-	room &= ~(uint64_t)(DLT_CHUNK_SIZE - 1);
-	return room < DLT_SEG_SIZE ? room : DLT_SEG_SIZE;
-}
-
-/* Makes the pages of segment seg, if it is mapped and still in use: for
- * the prefetch thread, which opens no file.  Returns 0 or -1. */
-int dlt_writer_prefetch(struct dlt_writer *w, uint32_t seg);
+/* Makes present the mapped pages of the file in [from, to) (4 KiB pages),
+ * for the prefetch thread, which opens no file.  Returns 0 or -1. */
+int dlt_writer_prefetch(struct dlt_writer *w, uint32_t from, uint32_t to);
 
 /* Creates a new trace file under p->dir and starts writing it.  Returns 0 or
  * a negative errno; on failure *w is left disabled. */
@@ -154,9 +189,33 @@ int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p);
 int dlt_writer_attach(struct dlt_writer *w, const char *path,
 		      uint64_t max_size);
 
-/* Unmaps everything without writing (a forked child dropping the parent's
- * file, or the end of an attach). */
+/* Unmaps everything without writing (the end of an attach, a test). */
 void dlt_writer_forget(struct dlt_writer *w);
+
+/* In a forked child: lets go of the parent's file (its mapping is shared
+ * with the parent).  The child's own trace is made at its first record
+ * (dlt_writer_materialize): a child that only execs gets none, and its
+ * new image names the parent instead (dlt_writer_parent). */
+void dlt_writer_after_fork(struct dlt_writer *w);
+
+/* Makes the trace of a forked child that has none yet; called by the
+ * slow path of its first record.  0, or -1 when tracing is off. */
+int dlt_writer_materialize(struct dlt_writer *w, struct dlt_tls *t);
+
+/* Whom a new image started by this process descends from: kind 'e' (an
+ * exec of this image) or 's' (a child of process pid), trace id and exec
+ * sequence, for DLTRACE_PARENT.  A forked child without a trace of its own
+ * names its parent's trace, as a spawned child.  0, or -1 without one. */
+int dlt_writer_parent(struct dlt_writer *w, int exec, char *kind, int *pid,
+		      uint64_t *id, uint32_t *seq);
+
+/* The process ends (exit, _exit, abort, exec): cuts the file to the end
+ * of the last chunk handed out, shortening that chunk to its last record
+ * when it is the calling thread's (in either copy of the library).  Other
+ * threads may still be writing into chunks before it.  Async-signal-safe
+ * (system calls only; gives up rather than wait for a lock held long).
+ * ending: chunks taken from now on are just big enough. */
+void dlt_writer_cut(struct dlt_writer *w, int ending);
 
 /* This process's id, asked of the kernel only when w's file changed since
  * the last call (a fork makes a new one): a getpid per dlopen or per audit

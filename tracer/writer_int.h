@@ -30,9 +30,33 @@ static inline void dlt_spin_unlock(_Atomic int *l)
 #define MADV_POPULATE_WRITE 23
 #endif
 
-/* Maps [off, off+len) of w's file, growing the file first, the file opened
- * by path (file.c).  NULL with *err set when it cannot. */
-uint8_t *dlt_map_range(struct dlt_writer *w, uint64_t off, uint64_t len,
-		       int *err, int populate);
+/* The writer's file opened again by path, checked to be the same file
+ * (file.c): the writer keeps no descriptor, since the host may close any
+ * descriptor we keep, and one it reuses must never be written through.
+ * Close it at once.  -1 with *err set when it cannot. */
+int dlt_file_open(struct dlt_writer *w, int *err);
+
+/* Makes the file on fd hold [off, off + len) with real blocks, zero
+ * filled (file.c).  0 or an errno. */
+int dlt_file_extend(int fd, uint64_t off, uint64_t len);
+
+/* Bytes the file may grow to from its current size without the kernel
+ * raising SIGXFSZ in the host (RLIMIT_FSIZE), at most want. */
+uint64_t dlt_file_room(uint64_t want);
+
+/* Shortens the file to size; 0 or an errno. */
+int dlt_file_cut(struct dlt_writer *w, uint64_t size);
+
+/* The lock tried without waiting long: a cut may run in a signal
+ * handler whose thread, or another one stopped by it, holds the lock. */
+static inline int dlt_spin_trylock(_Atomic int *l, int tries)
+{
+	for (int i = 0; i < tries; i++) {
+		if (!atomic_exchange_explicit(l, 1, memory_order_acquire))
+			return 1;
+		sched_yield();
+	}
+	return 0;
+}
 
 #endif

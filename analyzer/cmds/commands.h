@@ -60,6 +60,12 @@ int dlt_cmd_algos(int argc, char **argv);
 int dlt_cmd_diff(int argc, char **argv);
 int dlt_cmd_export(int argc, char **argv);
 int dlt_cmd_hangs(int argc, char **argv);
+int dlt_cmd_compact(int argc, char **argv);
+
+/* For the launcher when its command is done: compacts the traces in dir
+ * whose processes have ended (those still running are left alone), and
+ * says nothing. */
+void dlt_compact_ended(const char *dir);
 
 /* The short verdict the launcher prints when the traced program is done:
  * the number of traces of launcher run run (0: all) in dir, then one line
@@ -88,5 +94,6 @@ extern const char dlt_algos_usage[];
 extern const char dlt_diff_usage[];
 extern const char dlt_export_usage[];
 extern const char dlt_hangs_usage[];
+extern const char dlt_compact_usage[];
 
 #endif

@@ -17,7 +17,9 @@ const char dlt_dump_usage[] =
 	"thread, writer (shim, audit, launcher), time since the trace started\n"
 	"(seconds), record type and its fields.  Records of types this "
 	"version\n"
-	"does not know are shown as \"type N len L\".\n"
+	"does not know are shown as \"type N len L\".  A call written as an\n"
+	"8-byte compact entry (format 2.0) is shown as the API_CALL it stands\n"
+	"for, marked \"compact\".\n"
 	"\n"
 	"PATH is a trace file or a directory of *.dltrace files.  Damage is\n"
 	"reported on stderr; the exit status is 2 only when no input could be\n"
@@ -447,6 +449,8 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_STACK:
 	case DLT_REC_SOCK:
 		dlt_dump_gpu(d, h);
+		if (v->compact)
+			fputs(" compact", out);
 		break;
 	case DLT_REC_MARK: {
 		const struct dlt_rec_mark *r = (const void *)h;

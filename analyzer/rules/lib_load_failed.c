@@ -186,38 +186,101 @@ static int dlt_dep_ref_cmp(const void *a, const void *b)
 	return x->row < y->row ? -1 : x->row > y->row;
 }
 
-struct dlt_deps {
-	struct dlt_dep_ref *v;
-	size_t n;
+/* A row by one of its names, sorted by name, then row. */
+struct dlt_name_ref {
+	const char *name;
+	size_t row;
 };
 
-static void dlt_deps_index(struct dlt_deps *d, const struct dlt_process *p)
+static int dlt_name_ref_cmp(const void *a, const void *b)
 {
-	d->v = dlt_xcalloc(p->nlibs + 1, sizeof(*d->v));
-	d->n = 0;
-	for (size_t i = 0; i < p->nlibs; i++)
-		if (!p->libs[i].from_fail_record && p->libs[i].requester_obj)
-			d->v[d->n++] = (struct dlt_dep_ref){
-				p->libs[i].requester_obj, i};
-	qsort(d->v, d->n, sizeof(*d->v), dlt_dep_ref_cmp);
+	const struct dlt_name_ref *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* The process's mapped rows, indexed once per process: by the object that
+ * asked for them, by path, by real path, and by the name a library goes
+ * by (SONAME, and the base name it was asked for).  Each finding looked
+ * through every row instead: a trace of many failed loads made the rule
+ * quadratic. */
+struct dlt_rows {
+	struct dlt_dep_ref *deps;
+	size_t ndeps;
+	struct dlt_name_ref *by_path, *by_real, *by_name;
+	size_t npath, nreal, nname;
+};
+
+static void dlt_rows_index(struct dlt_rows *d, const struct dlt_process *p)
+{
+	memset(d, 0, sizeof(*d));
+	d->deps = dlt_xcalloc(p->nlibs + 1, sizeof(*d->deps));
+	d->by_path = dlt_xcalloc(p->nlibs + 1, sizeof(*d->by_path));
+	d->by_real = dlt_xcalloc(p->nlibs + 1, sizeof(*d->by_real));
+	d->by_name = dlt_xcalloc(2 * p->nlibs + 1, sizeof(*d->by_name));
+	for (size_t i = 0; i < p->nlibs; i++) {
+		const struct dlt_lib *l = &p->libs[i];
+		if (l->from_fail_record)
+			continue;
+		if (l->requester_obj)
+			d->deps[d->ndeps++] =
+				(struct dlt_dep_ref){l->requester_obj, i};
+		if (l->path)
+			d->by_path[d->npath++] =
+				(struct dlt_name_ref){l->path, i};
+		if (l->realpath == NULL)
+			continue;
+		d->by_real[d->nreal++] = (struct dlt_name_ref){l->realpath, i};
+		if (l->soname)
+			d->by_name[d->nname++] =
+				(struct dlt_name_ref){l->soname, i};
+		if (l->requested)
+			d->by_name[d->nname++] = (struct dlt_name_ref){
+				dlt_basename(l->requested), i};
+	}
+	qsort(d->deps, d->ndeps, sizeof(*d->deps), dlt_dep_ref_cmp);
+	qsort(d->by_path, d->npath, sizeof(*d->by_path), dlt_name_ref_cmp);
+	qsort(d->by_real, d->nreal, sizeof(*d->by_real), dlt_name_ref_cmp);
+	qsort(d->by_name, d->nname, sizeof(*d->by_name), dlt_name_ref_cmp);
+}
+
+static void dlt_rows_free(struct dlt_rows *d)
+{
+	free(d->deps);
+	free(d->by_path);
+	free(d->by_real);
+	free(d->by_name);
+}
+
+/* The first row (in p->libs order) whose key is name, or SIZE_MAX. */
+static size_t dlt_rows_first(const struct dlt_name_ref *v, size_t n,
+			     const char *name)
+{
+	if (name == NULL)
+		return SIZE_MAX;
+	struct dlt_name_ref key = {name, 0};
+	size_t lo = dlt_lower_bound(v, n, sizeof(*v), &key, dlt_name_ref_cmp);
+	return lo < n && strcmp(v[lo].name, name) == 0 ? v[lo].row : SIZE_MAX;
 }
 
 /* The dependencies the loader mapped for the failed object: where a symbol
  * it needs should have come from, whatever the library is called. */
 static size_t dlt_ev_dependencies(struct dlt_rule_ctx *c, struct dlt_val *ev,
-				  const struct dlt_deps *deps,
+				  const struct dlt_rows *rows,
 				  const struct dlt_lib *lib,
 				  const char **first_path)
 {
 	size_t n = 0;
 	struct dlt_val *arr = NULL;
 	struct dlt_dep_ref key = {lib->obj, 0};
-	size_t lo = dlt_lower_bound(deps->v, deps->n, sizeof(*deps->v), &key,
-				    dlt_dep_ref_cmp);
-	for (size_t k = lo;
-	     lib->obj && k < deps->n && deps->v[k].requester_obj == lib->obj;
+	size_t lo = dlt_lower_bound(rows->deps, rows->ndeps,
+				    sizeof(*rows->deps), &key, dlt_dep_ref_cmp);
+	for (size_t k = lo; lib->obj && k < rows->ndeps &&
+			    rows->deps[k].requester_obj == lib->obj;
 	     k++) {
-		const struct dlt_lib *l = &c->p->libs[deps->v[k].row];
+		const struct dlt_lib *l = &c->p->libs[rows->deps[k].row];
 		if (l == lib)
 			continue;
 		if (arr == NULL)
@@ -250,19 +313,17 @@ static void dlt_required_by(const char *msg, const struct dlt_cause *cause,
 
 /* The row of the process for a file, mapped or failed, or NULL. */
 static const struct dlt_lib *dlt_row_of(const struct dlt_process *p,
+					const struct dlt_rows *rows,
 					const char *path)
 {
+	if (path == NULL)
+		return NULL;
 	char real[PATH_MAX];
-	const char *r = path && realpath(path, real) ? real : path;
-	for (size_t i = 0; path && i < p->nlibs; i++) {
-		const struct dlt_lib *l = &p->libs[i];
-		if (l->from_fail_record)
-			continue;
-		if ((l->path && strcmp(l->path, path) == 0) ||
-		    (l->realpath && strcmp(l->realpath, r) == 0))
-			return l;
-	}
-	return NULL;
+	const char *r = realpath(path, real) ? real : path;
+	size_t a = dlt_rows_first(rows->by_path, rows->npath, path);
+	size_t b = dlt_rows_first(rows->by_real, rows->nreal, r);
+	size_t i = a < b ? a : b;
+	return i == SIZE_MAX ? NULL : &p->libs[i];
 }
 
 /* "GLIBCXX_3.4.28" after "GLIBCXX_3.4.9": the part after the last '_' of
@@ -377,8 +438,8 @@ static void dlt_ev_copy(struct dlt_val *o, const char *path, const char *real,
 		dlt_obj_str(o, "newest_version", newest[0] ? newest : NULL);
 }
 
-static void dlt_would_work(struct dlt_rule_ctx *c, struct dlt_val *ev,
-			   const struct dlt_lib *lib,
+static void dlt_would_work(struct dlt_rule_ctx *c, const struct dlt_rows *rows,
+			   struct dlt_val *ev, const struct dlt_lib *lib,
 			   const struct dlt_cause *cause,
 			   struct dlt_would_work *w)
 {
@@ -391,7 +452,7 @@ static void dlt_would_work(struct dlt_rule_ctx *c, struct dlt_val *ev,
 	if (req_path[0] == '\0')
 		return;
 	dlt_obj_str(ev, "required_by", req_path);
-	const struct dlt_lib *req = dlt_row_of(c->p, req_path);
+	const struct dlt_lib *req = dlt_row_of(c->p, rows, req_path);
 	/* The names to search: for a version, the one file it is needed
 	 * from; for a symbol, every DT_NEEDED entry. */
 	char **names = NULL;
@@ -411,7 +472,8 @@ static void dlt_would_work(struct dlt_rule_ctx *c, struct dlt_val *ev,
 		names[0] = dlt_xstrdup(f.file);
 		/* The copy loaded is the one the message names. */
 		if (provider[0]) {
-			const struct dlt_lib *row = dlt_row_of(c->p, provider);
+			const struct dlt_lib *row =
+				dlt_row_of(c->p, rows, provider);
 			snprintf(w->loaded, sizeof(w->loaded), "%s",
 				 row && row->realpath ? row->realpath
 						      : provider);
@@ -427,16 +489,13 @@ static void dlt_would_work(struct dlt_rule_ctx *c, struct dlt_val *ev,
 		char loaded[PATH_MAX] = "";
 		const char *loaded_via = NULL;
 		/* The copy of that name the process had. */
-		for (size_t i = 0; !version && i < c->p->nlibs; i++) {
-			const struct dlt_lib *l = &c->p->libs[i];
-			if (l->from_fail_record || l->realpath == NULL ||
-			    !((l->soname && strcmp(l->soname, name) == 0) ||
-			      (l->requested &&
-			       strcmp(dlt_basename(l->requested), name) == 0)))
-				continue;
+		size_t had = version ? SIZE_MAX
+				     : dlt_rows_first(rows->by_name,
+						      rows->nname, name);
+		if (had != SIZE_MAX) {
+			const struct dlt_lib *l = &c->p->libs[had];
 			snprintf(loaded, sizeof(loaded), "%s", l->realpath);
 			loaded_via = dlt_found_via_name(l->found_via);
-			break;
 		}
 		if (version) {
 			snprintf(loaded, sizeof(loaded), "%s", w->loaded);
@@ -482,7 +541,7 @@ static void dlt_would_work(struct dlt_rule_ctx *c, struct dlt_val *ev,
 	}
 }
 
-static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_deps *deps,
+static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_rows *rows,
 		    const struct dlt_lib *lib)
 {
 	const char *file = lib->realpath ? lib->realpath : lib->path;
@@ -506,7 +565,7 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_deps *deps,
 	if (cause.what[0])
 		dlt_obj_str(ev, "missing", cause.what);
 	struct dlt_would_work w;
-	dlt_would_work(c, ev, lib, &cause, &w);
+	dlt_would_work(c, rows, ev, lib, &cause, &w);
 	const char *prov = NULL;
 	size_t nprov = 0;
 	if (cause.family[0]) {
@@ -514,7 +573,7 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_deps *deps,
 		nprov = dlt_ev_providers(c, ev, cause.family, &prov);
 	}
 	const char *dep = NULL;
-	size_t ndeps = dlt_ev_dependencies(c, ev, deps, lib, &dep);
+	size_t ndeps = dlt_ev_dependencies(c, ev, rows, lib, &dep);
 
 	char req[PATH_MAX];
 	dlt_required_by(lib->error, &cause, req, sizeof(req));
@@ -661,8 +720,8 @@ void dlt_rule_lib_load_failed(struct dlt_rule_ctx *c)
 	}
 	qsort(names, nnames, sizeof(*names), dlt_str_cmp);
 	qsort(errs, nerrs, sizeof(*errs), dlt_err_row_cmp);
-	struct dlt_deps deps;
-	dlt_deps_index(&deps, p);
+	struct dlt_rows rows;
+	dlt_rows_index(&rows, p);
 	for (size_t k = 0; k < p->nlibs; k++) {
 		const struct dlt_lib *lib = &p->libs[k];
 		if (!lib->failed || dlt_lib_not_found(lib) || !matters[k])
@@ -688,9 +747,9 @@ void dlt_rule_lib_load_failed(struct dlt_rule_ctx *c)
 			    errs[lo].error == lib->error && errs[lo].row < k)
 				continue;
 		}
-		dlt_one(c, &deps, lib);
+		dlt_one(c, &rows, lib);
 	}
-	free(deps.v);
+	dlt_rows_free(&rows);
 	free(names);
 	free(errs);
 	free(matters);

@@ -7,15 +7,29 @@
  * reader would misread).
  *
  * Layout of a file:
- *   [struct dlt_file_header, padded to DLT_DATA_OFFSET bytes]
- *   [chunk][chunk][chunk]...        every chunk is header.chunk_size bytes
+ *   [struct dlt_file_header, padded to data_offset bytes]
+ *   [chunk][chunk][chunk]...        up to header.alloc_cursor
  *
  * A chunk belongs to one writer thread and holds records back to back.  A
  * record is committed by a release store of its first 8 bytes (length, type,
  * flags) after the rest of it is in place, so a reader that finds a zero
  * length word has reached the end of what that thread committed in that
- * chunk.  Chunks have a fixed size, so a reader can always step to the next
- * one, whatever state the previous one was left in.
+ * chunk.  Before format 2.0 every chunk had header.chunk_size bytes; since
+ * 2.0 chunks have sizes of their own (a thread's first chunk is small, its
+ * next ones larger), each given by the len of the CHUNK record that opens
+ * it.  A chunk's CHUNK record is on disk before alloc_cursor moves past the
+ * chunk, so a reader can always step from one chunk to the next.
+ *
+ * Since 2.0 a chunk may also hold compact call entries: one 8-byte word
+ * each, told from a record by its low 3 bits, which are never 0 (a
+ * record's len is a multiple of 8).  See DLT_ENTRY_* below.
+ *
+ * While a process writes its trace it holds a shared lock on byte 0 of the
+ * file (an open-file-description lock, or flock where those are missing),
+ * through the mapping of the file, so that the lock goes when the process
+ * does: a tool that shortens or compacts a trace first takes an exclusive
+ * lock and leaves the file alone when it cannot (DLT_FEAT_NO_LOCK: the
+ * writer could not take its lock).
  *
  * All integers are in the writer's byte order; header.endian tells which.
  * Every field has a fixed width, there are no bitfields, and every record is
@@ -27,9 +41,15 @@
 
 #define DLT_MAGIC "DLTRACE" /* bytes with the terminating NUL */
 #define DLT_ENDIAN_MARK 0x01020304u
-#define DLT_FORMAT_MAJOR 1
-#define DLT_FORMAT_MINOR 3
-#define DLT_DATA_OFFSET 4096u /* first chunk; one page for the header */
+/* 2.1 adds what says how each process of a tree ended and when it was
+ * last alive (REAP, EXIT's MAIN and ABORT, run_id, alive_ns ...).  A
+ * development branch wrote the same additions into 1.x files as 1.3;
+ * readers take them from any version. */
+#define DLT_FORMAT_MAJOR 2
+#define DLT_FORMAT_MINOR 1
+#define DLT_DATA_OFFSET 4096u	 /* first chunk; one page for the header */
+#define DLT_CHUNK_MIN 24u	 /* since 2.0: a CHUNK record alone */
+#define DLT_CHUNK_MAX (1u << 20) /* since 2.0: the largest chunk */
 #define DLT_REC_ALIGN 8u
 #define DLT_STR_NONE 0u /* string id meaning "no string" */
 
@@ -37,6 +57,7 @@
 #define DLT_FEAT_AUDIT 0x1u   /* loader events came from the LD_AUDIT module */
 #define DLT_FEAT_PRELOAD 0x2u /* the LD_PRELOAD shim was active */
 #define DLT_FEAT_ARGV_REDACTED 0x4u
+#define DLT_FEAT_NO_LOCK 0x8u /* the writer held no lock: liveness unknown */
 
 struct dlt_file_header {
 	char magic[8];	 /* "DLTRACE\0" */
@@ -44,7 +65,7 @@ struct dlt_file_header {
 	uint16_t version_major;
 	uint16_t version_minor;
 	uint32_t header_size;	  /* sizeof(struct dlt_file_header) */
-	uint32_t chunk_size;	  /* bytes per chunk, multiple of 4096 */
+	uint32_t chunk_size;	  /* bytes per chunk before 2.0; 0 since */
 	uint64_t features;	  /* DLT_FEAT_* */
 	uint64_t alloc_cursor;	  /* end of the last chunk handed out */
 	uint64_t data_offset;	  /* offset of the first chunk */
@@ -56,8 +77,8 @@ struct dlt_file_header {
 	uint32_t exec_seq;	     /* 0 for a process's first image */
 	uint64_t start_realtime_ns;  /* CLOCK_REALTIME at trace start */
 	uint64_t start_monotonic_ns; /* CLOCK_MONOTONIC, same moment */
-	uint64_t run_id;	     /* launcher run (1.3); 0 none */
-	uint64_t alive_ns;	     /* heartbeat, CLOCK_MONOTONIC (1.3) */
+	uint64_t run_id;	     /* launcher run (2.1); 0 none */
+	uint64_t alive_ns;	     /* heartbeat, CLOCK_MONOTONIC (2.1) */
 	uint64_t reserved[2];	     /* zero */
 };
 
@@ -100,6 +121,7 @@ struct dlt_rec_hdr {
 	X(44, CONV_PROBLEM, dlt_rec_conv_problem) \
 	X(45, ALGO_RESULT, dlt_rec_algo_result)   \
 	X(46, BK_FINALIZE, dlt_rec_bk_finalize)   \
+	X(47, API_DEF, dlt_rec_api_def)           \
 	X(50, STALL, dlt_rec_stall)               \
 	X(51, SOCK, dlt_rec_sock)                 \
 	X(52, STACK, dlt_rec_stack)
@@ -119,7 +141,7 @@ enum dlt_writer_kind {
 
 /* First record of every chunk, written when the chunk is handed out. */
 struct dlt_rec_chunk {
-	struct dlt_rec_hdr h; /* len = header.chunk_size, flags = writer kind */
+	struct dlt_rec_hdr h; /* len = the chunk's bytes, flags = writer kind */
 	uint32_t tid;	      /* kernel thread id of the owner */
 	uint32_t seq;	      /* per-file chunk number */
 };
@@ -132,9 +154,9 @@ struct dlt_rec_string {
 	char data[];  /* len bytes, NUL, zero padding to 8 */
 };
 
-/* PROC flags (format 1.3): argc counts arguments past the last ARG
+/* PROC flags (format 2.1): argc counts arguments past the last ARG
  * record, which were not recorded. */
-#define DLT_PROC_ARGV_CUT 0x1u
+#define DLT_PROC_ARGV_CUT 0x1u /* arguments were left out */
 
 /* Process identity beyond the file header (strings). */
 struct dlt_rec_proc {
@@ -268,7 +290,7 @@ enum dlt_exit_how {
 	DLT_EXIT_UNDERSCORE = 2, /* _exit()/_Exit() */
 	DLT_EXIT_EXEC = 3, /* image replaced by execve (see the EXEC record) */
 	DLT_EXIT_REAPED = 4, /* wait status seen by the dltrace launcher */
-	/* Format 1.3: */
+	/* Format 2.1: */
 	DLT_EXIT_MAIN = 5,  /* main() returned status (exit follows) */
 	DLT_EXIT_ABORT = 6, /* abort() was called: SIGABRT follows */
 };
@@ -288,7 +310,7 @@ struct dlt_rec_fork {
 	uint32_t pad;
 };
 
-/* Format 1.3: a child process ended and this process reaped it (wait,
+/* Format 2.1: a child process ended and this process reaped it (wait,
  * waitpid, wait4, waitid): what it was told, exactly as the program was.
  * flags = enum dlt_reap_call. */
 struct dlt_rec_reap {
@@ -352,16 +374,55 @@ struct dlt_rec_api_enter {
 	uint64_t v[]; /* (len - 16) / 8 values, the API's pre values */
 };
 
+/* Format 2.0: an API_CALL that also gives its API and values a slot
+ * number, so that later calls of the same API with the same values in the
+ * same chunk can be written as 8-byte compact entries.  Read as the
+ * API_CALL it is (ret, dur and v as there; open calls as there).  flags =
+ * API id. */
+struct dlt_rec_api_def {
+	struct dlt_rec_hdr h;
+	int32_t ret;   /* the library's status */
+	uint32_t dur;  /* see DLT_DUR_US_FLAG */
+	uint32_t slot; /* below DLT_ENTRY_SLOTS */
+	uint32_t pad;
+	uint64_t v[]; /* (len - 32) / 8 values */
+};
+
+/* Format 2.0: a compact call entry, one 64-bit word in a chunk, stored
+ * with one release store (so committed whole).  It stands for an API_CALL
+ * of the API and values of an API_DEF with the same slot earlier in the
+ * same chunk, with ret 0.  Its time is dt nanoseconds (signed, two's
+ * complement: a call that made the previous one, recorded after it,
+ * started before it) after the start of the previous API_DEF or entry of
+ * the chunk; dur is its duration in nanoseconds, or DLT_ENTRY_DUR_OPEN for
+ * a call that has not returned (read as an API_ENTER, like an open
+ * API_CALL).  A call that does not fit (a status other than 0, a longer
+ * gap or duration, a chunk without the definition) is written as a
+ * record.  DLT_ENTRY_SKIP stands for nothing (it fills a word the writer
+ * had to give up); other tags are reserved, and a reader takes a word with
+ * one (or an entry whose slot its chunk does not define) for damage. */
+#define DLT_ENTRY_TAG_BITS 3u
+#define DLT_ENTRY_CALL 1u
+#define DLT_ENTRY_SKIP 2u
+#define DLT_ENTRY_SLOT_SHIFT 3u
+#define DLT_ENTRY_SLOT_BITS 10u
+#define DLT_ENTRY_SLOTS (1u << DLT_ENTRY_SLOT_BITS)
+#define DLT_ENTRY_DT_SHIFT 13u
+#define DLT_ENTRY_DT_BITS 27u
+#define DLT_ENTRY_DUR_SHIFT 40u
+#define DLT_ENTRY_DUR_BITS 24u
+#define DLT_ENTRY_DUR_OPEN ((1u << DLT_ENTRY_DUR_BITS) - 1u)
+
 enum dlt_family {
 	DLT_FAM_CUDART = 1, /* CUDA runtime */
 	DLT_FAM_CUDA = 2,   /* CUDA driver API */
 	DLT_FAM_CUDNN = 3,
 	DLT_FAM_NCCL = 4,
-	DLT_FAM_CUBLAS = 5,   /* format 1.3: versions at load only */
-	DLT_FAM_CUBLASLT = 6, /* format 1.3: versions at load only */
+	DLT_FAM_CUBLAS = 5,   /* format 2.1: versions at load only */
+	DLT_FAM_CUBLASLT = 6, /* format 2.1: versions at load only */
 };
 
-/* Where a LIB_FAMILY's versions came from (format 1.3; 0 before). */
+/* Where a LIB_FAMILY's versions came from (format 2.1; 0 before). */
 enum dlt_family_source {
 	DLT_FAMSRC_CALL = 0, /* after the first call into the family */
 	DLT_FAMSRC_LOAD = 1, /* the library's own answer after its load */
@@ -371,7 +432,7 @@ enum dlt_family_source {
 #define DLT_VERSION_ABSENT (-1000000)
 
 /* First call into a library family from one loaded file (source CALL), or
- * a library of the family loaded (LOAD, FILE: format 1.3): which file, and
+ * a library of the family loaded (LOAD, FILE: format 2.1): which file, and
  * the versions it reports.  flags = enum dlt_family.  v[] by family:
  *   CUDART: runtime version, then the driver API version if the driver
  *           is loaded already (cuDriverGetVersion), their statuses;
@@ -394,7 +455,7 @@ struct dlt_rec_family {
 	uint32_t path;	 /* string: the file the functions came from */
 	uint32_t api;	 /* the API whose first call found it */
 	uint32_t kdrv;	 /* string: NVIDIA kernel module version, or none */
-	uint32_t source; /* enum dlt_family_source (format 1.3) */
+	uint32_t source; /* enum dlt_family_source (format 2.1) */
 	int64_t v[8];
 };
 
@@ -482,7 +543,7 @@ struct dlt_rec_bk_finalize {
  * ones, such as a sleep-and-poll loop) for longer than DLTRACE_STALL_MS.
  * Written by the watchdog once per stall; dur_ns and ended are updated in
  * place while it lasts, so a kill at any moment leaves the latest value.
- * flags: DLT_STALL_EARLY (format 1.3). */
+ * flags: DLT_STALL_EARLY (format 2.1). */
 struct dlt_rec_stall {
 	struct dlt_rec_hdr h;
 	uint32_t tid;

@@ -3,11 +3,14 @@
 
     compact.py [--max-bytes N] OUT IN.dltrace [IN.dltrace...]
 
-A real trace spends 64 KiB per chunk and starts its chunks at 4096; most of
-those bytes are zeros the fuzzer would waste its mutations on.  The seed
-keeps every committed record of the input, in the same order, with the same
-thread and writer, but in 4096-byte chunks (larger only if one record needs
-it) that start right after the 128-byte header, which the format allows.
+A real trace spends up to 64 KiB per chunk and starts its chunks at 4096;
+most of those bytes are zeros the fuzzer would waste its mutations on.  The
+seed keeps every committed record of the input (and, in a trace of format
+2.0, every compact entry), in the same order, with the same thread and
+writer, but in chunks of at most 4096 bytes (larger only if one record
+needs it) that start right after the 128-byte header, which the format
+allows.  A 1.x trace gets fixed 4096-byte chunks; a 2.x one chunks just
+as long as what they hold.
 Several inputs are written one after the other into OUT: the analyzer's
 fuzz target splits its input at each trace header, so that is how a seed
 holds several processes (a fork, the ranks of a job).
@@ -29,29 +32,36 @@ REC_CHUNK, REC_STRING = 1, 2
 def chunks(data):
     """(writer, tid, ts, [record bytes]) for each written chunk of a trace."""
     h = HDR.unpack_from(data, 0)
-    chunk_size, cursor, data_off = h[5], h[7], h[8]
+    major, chunk_size, cursor, data_off = h[2], h[5], h[7], h[8]
     end = min(cursor, len(data))
     c = data_off
     while c + CHUNK.size <= end:
         ln, typ, flags, ts, tid, _ = CHUNK.unpack_from(data, c)
-        cend = min(c + chunk_size, end)
-        if typ == REC_CHUNK and ln == chunk_size:
+        size = chunk_size if major < 2 else ln
+        if major >= 2 and (typ != REC_CHUNK or ln < CHUNK.size or ln % 8):
+            break
+        cend = min(c + size, end)
+        if typ == REC_CHUNK and ln == size:
             recs = []
             off = c + CHUNK.size
-            while off + REC.size <= cend:
-                rl = REC.unpack_from(data, off)[0]
-                if rl == 0 or rl % 8 or off + rl > cend:
+            while off + 8 <= cend:
+                word = struct.unpack_from("<Q", data, off)[0]
+                if word == 0:
+                    break
+                rl = 8 if major >= 2 and word & 7 else word & 0xffffffff
+                if rl % 8 or rl < 8 or off + rl > cend:
                     break
                 recs.append(data[off:off + rl])
                 off += rl
             yield flags, tid, ts, recs
-        c += chunk_size
+        c += size
 
 
 def compact(data, max_bytes):
     h = list(HDR.unpack_from(data, 0))
     if h[0] != b"DLTRACE\0":
         raise ValueError("not a dltrace trace")
+    v2 = h[2] >= 2
     src = list(chunks(data))
     biggest = max((len(r) for _, _, _, rs in src for r in rs), default=0)
     size = 4096
@@ -71,9 +81,15 @@ def compact(data, max_bytes):
             out.append(cur)
     if max_bytes:
         out = out[:max(1, max_bytes // size)]
-    body = b"".join(bytes(c) + bytes(size - len(c)) for c in out)
+    if v2:
+        # Each chunk as long as what it holds: its CHUNK record says so.
+        for c in out:
+            struct.pack_into("<I", c, 0, len(c))
+        body = b"".join(bytes(c) for c in out)
+    else:
+        body = b"".join(bytes(c) + bytes(size - len(c)) for c in out)
     h[4] = HDR.size  # header_size
-    h[5] = size  # chunk_size
+    h[5] = 0 if v2 else size  # chunk_size
     h[8] = HDR.size  # data_offset
     h[7] = HDR.size + len(body)  # alloc_cursor
     return HDR.pack(*h) + body

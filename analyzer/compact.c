@@ -1,0 +1,327 @@
+/* Compacting traces whose process has ended (compact.h).
+ *
+ * What may be taken from a file without changing what any reader reads:
+ * the bytes after the end of the data (a killed process leaves up to one
+ * growth step there, and the chunks of its live threads half filled),
+ * and, inside the file, pages that hold only zeros (reading a hole gives
+ * zeros again).  A file a live process maps is never touched: the writer
+ * holds a shared lock on it as long as it maps it (format.h), and this
+ * takes an exclusive one first. */
+#define _GNU_SOURCE
+#include "compact.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dltrace/format.h"
+#include "reader.h"
+#include "tracelock.h"
+
+#define DLT_PAGE 4096u
+
+/* 0: the file is ours (exclusive lock), 1: a live process holds it, -1:
+ * locks do not work here (errno says why). */
+static int dlt_compact_lock(int fd)
+{
+	if (dlt_trace_lock_ofd(fd, 1) == 0) {
+		/* A writer where open file description locks were missing
+		 * took flock's. */
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+			return 1;
+		return 0;
+	}
+	if (errno == EAGAIN || errno == EACCES)
+		return 1;
+	if (errno != EINVAL)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	return errno == EWOULDBLOCK ? 1 : -1;
+}
+
+static int dlt_pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = pread(fd, (char *)buf + got, len - got,
+				  (off_t)(off + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+struct dlt_host_find {
+	struct dlt_trace *t;
+	const char *host;
+};
+
+static int dlt_find_host(void *ctx, const struct dlt_rec_view *v)
+{
+	struct dlt_host_find *f = ctx;
+	if (v->rec->type != DLT_REC_PROC)
+		return 0;
+	const struct dlt_rec_proc *p = (const void *)v->rec;
+	f->host = dlt_trace_str(f->t, p->host);
+	return 1;
+}
+
+/* Whether the trace was written on this host: its PROC record's host
+ * name, or, without one, its file name's first part. */
+static int dlt_same_host(const char *path, char *host, size_t cap)
+{
+	char here[256] = "";
+	if (gethostname(here, sizeof(here) - 1) != 0)
+		return 0;
+	char err[256];
+	struct dlt_trace *t = dlt_trace_open(path, err, sizeof(err));
+	struct dlt_host_find f = {t, NULL};
+	if (t)
+		dlt_trace_foreach(t, dlt_find_host, &f);
+	if (f.host) {
+		snprintf(host, cap, "%s", f.host);
+	} else {
+		/* The name's host part has '.' and other odd characters
+		 * made '_': compare it the same way. */
+		const char *b = strrchr(path, '/');
+		b = b ? b + 1 : path;
+		size_t n = strcspn(b, ".");
+		snprintf(host, cap, "%.*s", (int)n, b);
+		for (char *c = here; *c; c++)
+			if (!((*c >= 'a' && *c <= 'z') ||
+			      (*c >= 'A' && *c <= 'Z') ||
+			      (*c >= '0' && *c <= '9') || *c == '-' ||
+			      *c == '_'))
+				*c = '_';
+	}
+	if (t)
+		dlt_trace_close(t);
+	return strcmp(host, here) == 0;
+}
+
+/* Offset just past the committed records of the chunk in buf (len bytes,
+ * its CHUNK record first), or 0 when damage ends them (then the chunk is
+ * left whole). */
+static uint64_t dlt_chunk_used(const uint8_t *buf, uint64_t len, int v2)
+{
+	uint64_t off = sizeof(struct dlt_rec_chunk);
+	while (off + 8 <= len) {
+		uint64_t word;
+		memcpy(&word, buf + off, 8);
+		if (word == 0)
+			return off;
+		if (v2 && (word & ((1u << DLT_ENTRY_TAG_BITS) - 1))) {
+			off += 8;
+			continue;
+		}
+		uint32_t rl = (uint32_t)word;
+		if (rl < sizeof(struct dlt_rec_hdr) || rl % 8 || rl > len - off)
+			return 0;
+		off += rl;
+	}
+	return off <= len ? off : 0;
+}
+
+/* A range of pages to give back. */
+struct dlt_holes {
+	uint64_t (*r)[2];
+	size_t n, cap;
+};
+
+static void dlt_hole_add(struct dlt_holes *h, uint64_t from, uint64_t to)
+{
+	if (from >= to)
+		return;
+	if (h->n && h->r[h->n - 1][1] == from) {
+		h->r[h->n - 1][1] = to;
+		return;
+	}
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 64;
+		void *nr = realloc(h->r, cap * sizeof(*h->r));
+		if (nr == NULL)
+			return;
+		h->r = nr;
+		h->cap = cap;
+	}
+	h->r[h->n][0] = from;
+	h->r[h->n][1] = to;
+	h->n++;
+}
+
+/* The pages of [start, end) that hold only zeros, from the end back to
+ * the first page that holds anything: a chunk's unwritten tail. */
+static void dlt_zero_tail(int fd, uint64_t start, uint64_t end,
+			  struct dlt_holes *h)
+{
+	static uint8_t page[DLT_PAGE];
+	uint64_t lo = (start + DLT_PAGE - 1) & ~(uint64_t)(DLT_PAGE - 1);
+	uint64_t hi = end & ~(uint64_t)(DLT_PAGE - 1);
+	uint64_t p = hi;
+	while (p > lo) {
+		if (dlt_pread_all(fd, page, DLT_PAGE, p - DLT_PAGE) != 0)
+			break;
+		size_t i = 0;
+		while (i < DLT_PAGE && page[i] == 0)
+			i++;
+		if (i < DLT_PAGE)
+			break;
+		p -= DLT_PAGE;
+	}
+	dlt_hole_add(h, p, hi);
+}
+
+static void dlt_disk(int fd, uint64_t *size, uint64_t *disk)
+{
+	struct stat st;
+	if (fstat(fd, &st) == 0) {
+		*size = (uint64_t)st.st_size;
+		*disk = (uint64_t)st.st_blocks * 512u;
+	}
+}
+
+static int dlt_fail(struct dlt_compact_result *r, const char *what)
+{
+	snprintf(r->why, sizeof(r->why), "%s: %s", what, strerror(errno));
+	r->verdict = DLT_COMPACT_ERROR;
+	return r->verdict;
+}
+
+int dlt_compact_file(const char *path, unsigned flags,
+		     struct dlt_compact_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return dlt_fail(r, "cannot open");
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(r->why, sizeof(r->why), "not a regular file");
+		return r->verdict = DLT_COMPACT_BAD;
+	}
+	dlt_disk(fd, &r->size_before, &r->disk_before);
+	r->size_after = r->size_before;
+	r->disk_after = r->disk_before;
+	int lk = dlt_compact_lock(fd);
+	if (lk != 0) {
+		if (lk < 0)
+			snprintf(r->why, sizeof(r->why),
+				 "no lock can be taken here (%s)",
+				 strerror(errno));
+		close(fd);
+		r->verdict = lk > 0 ? DLT_COMPACT_LIVE : DLT_COMPACT_NO_LOCK;
+		return r->verdict;
+	}
+	struct dlt_file_header h;
+	if (r->size_before < DLT_DATA_OFFSET ||
+	    dlt_pread_all(fd, &h, sizeof(h), 0) != 0 ||
+	    memcmp(h.magic, DLT_MAGIC, 8) != 0 || h.endian != DLT_ENDIAN_MARK ||
+	    h.version_major < 1 || h.version_major > DLT_FORMAT_MAJOR ||
+	    h.data_offset != DLT_DATA_OFFSET ||
+	    (h.version_major == 1 &&
+	     (h.chunk_size < DLT_PAGE || h.chunk_size % DLT_PAGE != 0))) {
+		close(fd);
+		snprintf(r->why, sizeof(r->why),
+			 "not a dltrace trace this version knows");
+		return r->verdict = DLT_COMPACT_BAD;
+	}
+	if (h.features & DLT_FEAT_NO_LOCK) {
+		/* Nothing tells whether its process still writes. */
+		close(fd);
+		return r->verdict = DLT_COMPACT_NO_LOCK;
+	}
+	if (!dlt_same_host(path, r->host, sizeof(r->host)) &&
+	    !(flags & DLT_COMPACT_ALL_HOSTS)) {
+		close(fd);
+		return r->verdict = DLT_COMPACT_OTHER_HOST;
+	}
+	int v2 = h.version_major >= 2;
+	uint64_t end = h.alloc_cursor < r->size_before ? h.alloc_cursor
+						       : r->size_before;
+	uint64_t new_end = end;
+	uint64_t last = 0, last_len = 0, last_used = 0;
+	struct dlt_holes holes = {NULL, 0, 0};
+	uint8_t *buf = malloc(DLT_CHUNK_MAX);
+	if (buf == NULL) {
+		close(fd);
+		return dlt_fail(r, "out of memory");
+	}
+	for (uint64_t c = h.data_offset;
+	     c + sizeof(struct dlt_rec_chunk) <= end;) {
+		struct dlt_rec_chunk ch;
+		if (dlt_pread_all(fd, &ch, sizeof(ch), c) != 0)
+			break;
+		uint64_t len = v2 ? ch.h.len : h.chunk_size;
+		if (v2 && (ch.h.type != DLT_REC_CHUNK || len < DLT_CHUNK_MIN ||
+			   len % 8 || len > DLT_CHUNK_MAX))
+			break; /* damaged: what follows is left as it is */
+		uint64_t cend = c + len < end ? c + len : end;
+		dlt_zero_tail(fd, c + sizeof(ch), cend, &holes);
+		last = c;
+		last_len = cend - c;
+		c += len;
+	}
+	/* Since 2.0 the last chunk can be shortened to its records (not in
+	 * a file already cut below its cursor: that is left as it is). */
+	int shorten = 0;
+	if (v2 && last_len && h.alloc_cursor <= r->size_before &&
+	    dlt_pread_all(fd, buf, last_len, last) == 0) {
+		last_used = dlt_chunk_used(buf, last_len, v2);
+		if (last_used == sizeof(struct dlt_rec_chunk)) {
+			/* No record: the chunk goes whole (its writer was
+			 * killed right after taking it). */
+			new_end = last;
+			shorten = 2;
+		} else if (last_used && last + last_used < new_end) {
+			new_end = last + last_used;
+			shorten = 1;
+		}
+	}
+	free(buf);
+	int rc = 0;
+	/* A file system (or kernel) without holes keeps the zeros: they read
+	 * the same. */
+	for (size_t i = 0; i < holes.n; i++) {
+		uint64_t a = holes.r[i][0];
+		uint64_t b = holes.r[i][1] < new_end ? holes.r[i][1] : new_end;
+		b &= ~(uint64_t)(DLT_PAGE - 1);
+		if (a < b &&
+		    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      (off_t)a, (off_t)(b - a)) != 0)
+			break;
+	}
+	free(holes.r);
+	if (rc == 0 && shorten) {
+		/* The cursor first, then the chunk: interrupted in between,
+		 * the last chunk claims more than there is, which readers
+		 * read up to the cursor. */
+		uint64_t cur = new_end;
+		uint32_t len = (uint32_t)last_used;
+		if (pwrite(fd, &cur, 8,
+			   offsetof(struct dlt_file_header, alloc_cursor)) !=
+			    8 ||
+		    pwrite(fd, &len, 4, (off_t)last) != 4)
+			rc = -1;
+	}
+	if (rc == 0 && r->size_before > new_end &&
+	    ftruncate(fd, (off_t)new_end) != 0)
+		rc = -1;
+	if (rc != 0) {
+		dlt_fail(r, "cannot compact");
+		close(fd);
+		return r->verdict;
+	}
+	dlt_disk(fd, &r->size_after, &r->disk_after);
+	close(fd);
+	return r->verdict = DLT_COMPACT_DONE;
+}
