@@ -433,6 +433,7 @@ static int dlt_writer_open(struct dlt_writer *w,
 	w->rank = p->rank;
 	w->redact_argv = p->redact_argv;
 	w->want_max_size = p->max_size;
+	w->run_id = p->run_id;
 	if (p->dir != w->dir)
 		snprintf(w->dir, sizeof(w->dir), "%s", p->dir);
 
@@ -591,6 +592,7 @@ int dlt_writer_materialize(struct dlt_writer *w, struct dlt_tls *t)
 	p.rank = w->rank;
 	p.max_size = w->want_max_size;
 	p.redact_argv = w->redact_argv;
+	p.run_id = w->run_id;
 	p.parent_trace_id = w->pend.parent_trace_id;
 	p.parent_kind = DLT_PARENT_FORK;
 	p.features = w->pend.features;

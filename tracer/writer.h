@@ -24,7 +24,7 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 6u	     /* bump when struct dlt_writer changes */
+#define DLT_WRITER_LAYOUT 7u	     /* bump when struct dlt_writer changes */
 /* A thread's first chunk, per copy of the library; each next one is twice
  * the size, up to DLT_CHUNK_BIG: a process that records little reserves
  * little, one that records much takes a system call per 64 KiB. */
@@ -102,6 +102,7 @@ struct dlt_writer {
 	int rank;
 	int redact_argv;
 	uint64_t want_max_size;
+	uint64_t run_id;
 	char dir[DLT_PATH_MAX];
 	struct dlt_clock_shared clock;
 	/* The string table: an open-addressing index of entry numbers (from
