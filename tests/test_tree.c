@@ -612,6 +612,85 @@ static void test_ends_wait_calls(void)
 	free(fx);
 }
 
+/* Forked children under the lazy traces of format 2.0: one that records
+ * gets a trace of its own in the launcher's run; one that only execs gets
+ * none, and the image it runs names the fork's parent, carries the run,
+ * and still has the end its parent reaped. */
+static void test_ends_forked(void)
+{
+	char *dir = tu_tmpdir("ends-forked");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *script =
+		"import ctypes, os\n"
+		"a = os.fork()\n"
+		"if a == 0:\n"
+		"    ctypes.CDLL('libm.so.6')\n"
+		"    os._exit(3)\n"
+		"os.waitpid(a, 0)\n"
+		"b = os.fork()\n"
+		"if b == 0:\n"
+		"    os.execv('/bin/sh', ['sh', '-c', 'kill -TERM $$'])\n"
+		"_, st = os.waitpid(b, 0)\n"
+		"print('children', a, b, 'second', st)\n";
+	const char *cmd[] = {tu_python(), "-c", script, NULL};
+	struct tu_proc p;
+	tu_run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
+	unsigned a = 0, b = 0;
+	const char *line = strstr(p.out ? p.out : "", "children ");
+	TU_CHECK_FATAL(tu_exit_code(p.status) == 0 && line &&
+			       sscanf(line, "children %u %u", &a, &b) == 2,
+		       "the program: %s\n%s%s", tu_status_str(p.status), p.out,
+		       p.err);
+	struct tu_traceset s;
+	tu_traceset_load(dir, &s);
+	const struct tu_trace *parent = NULL;
+	uint64_t run = s.n ? s.t[0].hdr.run_id : 0;
+	for (size_t i = 0; i < s.n; i++) {
+		TU_CHECK(s.t[i].hdr.run_id == run && run != 0,
+			 "%s: run %llx, the first trace's %llx", s.t[i].path,
+			 (unsigned long long)s.t[i].hdr.run_id,
+			 (unsigned long long)run);
+		if (s.t[i].nforks >= 2)
+			parent = &s.t[i];
+	}
+	TU_CHECK_FATAL(parent != NULL, "no trace with the two FORK records");
+	const struct tu_trace *ta = last_image(&s, a), *tb = last_image(&s, b);
+	TU_CHECK(ta && ta->hdr.parent_kind == DLT_PARENT_FORK &&
+			 ta->hdr.parent_trace_id == parent->hdr.trace_id &&
+			 ta->nexits == 1 &&
+			 ta->exits[0].how == DLT_EXIT_UNDERSCORE &&
+			 ta->exits[0].status == 3,
+		 "the child that recorded (pid %u) has no trace of its own "
+		 "forked from its parent's, ended by _exit(3)",
+		 a);
+	/* Its one trace is the shell's: exec_seq 0, named after the fork. */
+	size_t images = 0;
+	for (size_t i = 0; i < s.n; i++)
+		images += s.t[i].hdr.pid == b;
+	TU_CHECK(tb && images == 1 && tb->hdr.exec_seq == 0 &&
+			 tb->hdr.parent_kind == DLT_PARENT_FORK &&
+			 tb->hdr.parent_trace_id == parent->hdr.trace_id,
+		 "the child that only execs (pid %u): %zu traces, expected "
+		 "the shell's alone, forked from its parent's",
+		 b, images);
+	uint32_t parent_pid = parent->hdr.pid;
+	tu_traceset_free(&s);
+	struct tu_json *root = tu_check_json(dir);
+	const struct tu_json *c = check_proc(root, b);
+	char want[96];
+	snprintf(want, sizeof(want),
+		 "SIGTERM (signal 15), seen by its parent "
+		 "(pid %u)",
+		 (unsigned)parent_pid);
+	TU_CHECK(c && tu_contains(tu_jstr(c, "ended"), want),
+		 "the shell ended \"%s\"; expected \"%s\"",
+		 c ? tu_jstr(c, "ended") : "(no process)", want);
+	tu_json_free(root);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static void test_ends_bash_python(void)
 {
 	char *dir = tu_tmpdir("ends");
@@ -1098,6 +1177,8 @@ static const struct tu_test ends_tests[] = {
 	 test_ends_python_subprocess},
 	{"a whole tree SIGKILLed: nothing saw the ends, and it is said",
 	 test_ends_group_killed},
+	{"forked children: one records, one only execs; one run",
+	 test_ends_forked},
 	{NULL, NULL}};
 
 static const struct tu_test torch_tests[] = {
