@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dltrace/format.h"
@@ -189,6 +191,35 @@ static void dlt_disk(int fd, uint64_t *size, uint64_t *disk)
 	}
 }
 
+/* Whether the process that wrote the trace open on fd has ended although
+ * its lock is still held: the kernel closes an exiting process's files a
+ * moment after it ends, after its parent may have reaped it (the launcher
+ * compacts right after its child is reaped).  Only for a trace of this
+ * host whose process is gone or a zombie; a pid reused by another process
+ * counts as running, which only keeps the file as it is. */
+static int dlt_writer_gone(int fd, const char *path)
+{
+	struct dlt_file_header h;
+	char host[128];
+	if (dlt_pread_all(fd, &h, sizeof(h), 0) != 0 || h.pid == 0 ||
+	    !dlt_same_host(path, host, sizeof(host)))
+		return 0;
+	if (kill((pid_t)h.pid, 0) != 0)
+		return errno == ESRCH;
+	char p[64], buf[512];
+	snprintf(p, sizeof(p), "/proc/%u/stat", h.pid);
+	int sfd = open(p, O_RDONLY | O_CLOEXEC);
+	if (sfd < 0)
+		return 0;
+	ssize_t n = read(sfd, buf, sizeof(buf) - 1);
+	close(sfd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	const char *rp = strrchr(buf, ')');
+	return rp && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
 static int dlt_fail(struct dlt_compact_result *r, const char *what)
 {
 	snprintf(r->why, sizeof(r->why), "%s: %s", what, strerror(errno));
@@ -213,6 +244,13 @@ int dlt_compact_file(const char *path, unsigned flags,
 	r->size_after = r->size_before;
 	r->disk_after = r->disk_before;
 	int lk = dlt_compact_lock(fd);
+	/* A process that has just ended: wait for the kernel to let go of
+	 * its file (milliseconds; a second at most). */
+	for (int i = 0; lk > 0 && i < 200 && dlt_writer_gone(fd, path); i++) {
+		struct timespec ms5 = {0, 5000000};
+		nanosleep(&ms5, NULL);
+		lk = dlt_compact_lock(fd);
+	}
 	if (lk != 0) {
 		if (lk < 0)
 			snprintf(r->why, sizeof(r->why),
@@ -249,7 +287,9 @@ int dlt_compact_file(const char *path, unsigned flags,
 	uint64_t end = h.alloc_cursor < r->size_before ? h.alloc_cursor
 						       : r->size_before;
 	uint64_t new_end = end;
-	uint64_t last = 0, last_len = 0, last_used = 0;
+	/* Where each chunk starts, and its length within the file. */
+	uint64_t(*ch_at)[2] = NULL;
+	size_t nch = 0, capch = 0;
 	struct dlt_holes holes = {NULL, 0, 0};
 	uint8_t *buf = malloc(DLT_CHUNK_MAX);
 	if (buf == NULL) {
@@ -267,26 +307,47 @@ int dlt_compact_file(const char *path, unsigned flags,
 			break; /* damaged: what follows is left as it is */
 		uint64_t cend = c + len < end ? c + len : end;
 		dlt_zero_tail(fd, c + sizeof(ch), cend, &holes);
-		last = c;
-		last_len = cend - c;
+		if (nch == capch) {
+			capch = capch ? 2 * capch : 256;
+			void *nv = realloc(ch_at, capch * sizeof(*ch_at));
+			if (nv == NULL)
+				break;
+			ch_at = nv;
+		}
+		ch_at[nch][0] = c;
+		ch_at[nch][1] = cend - c;
+		nch++;
 		c += len;
 	}
-	/* Since 2.0 the last chunk can be shortened to its records (not in
-	 * a file already cut below its cursor: that is left as it is). */
+	/* Since 2.0 the file can end at its last record (not a file already
+	 * cut below its cursor: that is left as it is).  Chunks at the end
+	 * with no record go whole (their writers were killed right after
+	 * taking them), and the last chunk with records is shortened to them,
+	 * whichever it is. */
 	int shorten = 0;
-	if (v2 && last_len && h.alloc_cursor <= r->size_before &&
-	    dlt_pread_all(fd, buf, last_len, last) == 0) {
-		last_used = dlt_chunk_used(buf, last_len, v2);
-		if (last_used == sizeof(struct dlt_rec_chunk)) {
-			/* No record: the chunk goes whole (its writer was
-			 * killed right after taking it). */
-			new_end = last;
-			shorten = 2;
-		} else if (last_used && last + last_used < new_end) {
-			new_end = last + last_used;
+	uint64_t keep = 0, keep_used = 0;
+	for (size_t i = nch;
+	     v2 && h.alloc_cursor <= r->size_before && i-- > 0;) {
+		uint64_t c = ch_at[i][0], clen = ch_at[i][1];
+		if (dlt_pread_all(fd, buf, clen, c) != 0)
+			break;
+		uint64_t used = dlt_chunk_used(buf, clen, v2);
+		if (used == 0)
+			break; /* damaged: left as it is */
+		if (used == sizeof(struct dlt_rec_chunk)) {
+			new_end = c;
+			shorten = 1;
+			continue;
+		}
+		if (c + used < new_end) {
+			new_end = c + used;
+			keep = c;
+			keep_used = used;
 			shorten = 1;
 		}
+		break;
 	}
+	free(ch_at);
 	free(buf);
 	int rc = 0;
 	/* A file system (or kernel) without holes keeps the zeros: they read
@@ -306,11 +367,11 @@ int dlt_compact_file(const char *path, unsigned flags,
 		 * the last chunk claims more than there is, which readers
 		 * read up to the cursor. */
 		uint64_t cur = new_end;
-		uint32_t len = (uint32_t)last_used;
+		uint32_t len = (uint32_t)keep_used;
 		if (pwrite(fd, &cur, 8,
 			   offsetof(struct dlt_file_header, alloc_cursor)) !=
 			    8 ||
-		    pwrite(fd, &len, 4, (off_t)last) != 4)
+		    (keep_used && pwrite(fd, &len, 4, (off_t)keep) != 4))
 			rc = -1;
 	}
 	if (rc == 0 && r->size_before > new_end &&
