@@ -477,6 +477,9 @@ int dlt_writer_attach(struct dlt_writer *w, const char *path, uint64_t max_size)
 	struct stat st;
 	int err = 0;
 	uint8_t *base = NULL;
+	/* Before the size is read: a compaction (another launcher's, of the
+	 * same directory) must not shorten the file under the mapping. */
+	(void)dlt_trace_hold_wait(fd);
 	if (fstat(fd, &st) != 0)
 		err = errno;
 	else if ((uint64_t)st.st_size < DLT_DATA_OFFSET)
@@ -488,7 +491,6 @@ int dlt_writer_attach(struct dlt_writer *w, const char *path, uint64_t max_size)
 		if (w->max_size < w->size)
 			w->max_size = w->size;
 		uint64_t len = w->max_size;
-		(void)dlt_file_hold(fd);
 		base = dlt_map_file(fd, &len, &err);
 		w->map_len = len;
 		if (base && w->max_size > len)
