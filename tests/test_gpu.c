@@ -2845,6 +2845,55 @@ static void start_hung_job(const char *dir, const char *rdv, const char *idfile,
 		 ep->n, started);
 }
 
+/* Every record of the traces of dir and their headers, as dump prints
+ * them, but for the sizes (the line with alloc_cursor and file_size).
+ * Caller frees. */
+static char *dump_but_sizes(const char *dir)
+{
+	struct tu_proc p;
+	tu_analyze_dir(&p, "dump", NULL, dir);
+	TU_CHECK(tu_exit_code(p.status) == 0, "dump: %s\n%s",
+		 tu_status_str(p.status), p.err);
+	char *text = tu_drop_lines(p.out ? p.out : "", "  format ");
+	tu_proc_free(&p);
+	return text;
+}
+
+/* Killed processes leave their traces uncut; `compact` cuts them and
+ * keeps everything a reader reads: the run, the heartbeat, the early
+ * waits, the versions at load, and what the analysis makes of them. */
+static void expect_compact_keeps(const char *dir, const char *hangs_before)
+{
+	char *before = dump_but_sizes(dir);
+	const char *argv[] = {DLT_TEST_ANALYZE, "compact", dir, NULL};
+	struct tu_proc c;
+	tu_run(&c, argv, NULL, 60000);
+	TU_CHECK(tu_exit_code(c.status) == 0 &&
+			 tu_count_lines(c.out, "compacted ") > 0,
+		 "compact: %s\n%s%s", tu_status_str(c.status), c.out, c.err);
+	char *after = dump_but_sizes(dir);
+	TU_CHECK(strcmp(before, after) == 0 &&
+			 tu_contains(after, "  run_id 0x") &&
+			 !tu_contains(after, "  run_id 0x0000000000000000") &&
+			 tu_contains(after, "STALL") &&
+			 tu_contains(after, "LIB_FAMILY"),
+		 "the traces do not read the same after compact (or lack "
+		 "what the test is about):\n%s\n---- after:\n%s",
+		 before, after);
+	int rc;
+	char *hangs_after = NULL;
+	struct tu_json *j = hangs_json(dir, &rc, &hangs_after);
+	TU_CHECK(hangs_before && hangs_after &&
+			 strcmp(hangs_before, hangs_after) == 0,
+		 "hangs after compact:\n%s\nbefore:\n%s",
+		 hangs_after ? hangs_after : "", hangs_before);
+	tu_json_free(j);
+	free(hangs_after);
+	tu_proc_free(&c);
+	free(before);
+	free(after);
+}
+
 /* The issue's case, with default settings: three of four ranks stuck in
  * ncclCommInitRank and killed before the 5 s stall threshold.  The init
  * thread's wait is recorded anyway (inside a traced call for a tick), and
@@ -2907,6 +2956,7 @@ static void test_hang_nccl_early(void)
 	printf("\n");
 	if (CU_get_number_of_failures())
 		fprintf(stderr, "hangs --json:\n%s\n", text ? text : "");
+	expect_compact_keeps(dir, text);
 	free(text);
 	tu_json_free(j);
 	for (int r = 0; r < STARTED; r++)
