@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1231,8 +1232,55 @@ static void test_attach_waits_for_compact(void)
 	free(path);
 }
 
+/* The corpus's process trees of format 2.1 and of the development format
+ * 1.3 (the same additions on the 1.x layout): a bash script whose children
+ * returned 1 from main and called abort(), under the launcher with the
+ * watchdog on.  Their first trace, bash's, reads its run, its heartbeat,
+ * both reaps and both ends (its own and the launcher's), without a
+ * problem. */
+static void expect_tree_seed(const char *name, uint16_t minor)
+{
+	char *path = tu_strfmt("%s/tests/fuzz/corpus/%s", DLT_TEST_SRC, name);
+	struct tu_trace t;
+	char err[256];
+	TU_CHECK_FATAL(tu_trace_load(path, &t, err, sizeof(err)) == 0, "%s",
+		       err);
+	int r1 = 0, rabrt = 0, own = 0, launcher = 0;
+	for (size_t i = 0; i < t.nreaps; i++) {
+		r1 |= t.reaps[i].status == 1 << 8;
+		rabrt |= (t.reaps[i].status & 0x7f) == SIGABRT;
+	}
+	for (size_t i = 0; i < t.nexits; i++) {
+		own |= t.exits[i].how == DLT_EXIT_NORMAL &&
+		       t.exits[i].status == 0;
+		launcher |= t.exits[i].how == DLT_EXIT_REAPED &&
+			    t.exits[i].status == 0;
+	}
+	TU_CHECK(t.hdr.version_minor == minor && t.nproblems == 0 &&
+			 t.hdr.run_id != 0 &&
+			 t.hdr.alive_ns >= t.hdr.start_monotonic_ns &&
+			 t.nreaps == 2 && r1 && rabrt && own && launcher,
+		 "%s: format x.%u, %zu problems, run %llx, alive %llu (start "
+		 "%llu), %zu reaps, ends own %d launcher %d",
+		 name, (unsigned)t.hdr.version_minor, t.nproblems,
+		 (unsigned long long)t.hdr.run_id,
+		 (unsigned long long)t.hdr.alive_ns,
+		 (unsigned long long)t.hdr.start_monotonic_ns, t.nreaps, own,
+		 launcher);
+	tu_trace_free(&t);
+	free(path);
+}
+
+static void test_tree_seeds(void)
+{
+	expect_tree_seed("seed-tree-2.1-3procs.dltrace", 1);
+	expect_tree_seed("seed-tree-1.3-3procs.dltrace", 3);
+}
+
 static const struct tu_test reader_tests[] = {
 	{"intact trace reads back exactly", test_intact},
+	{"process trees of formats 2.1 and 1.3 read their runs and ends",
+	 test_tree_seeds},
 	{"truncated inside the data", test_truncate_data},
 	{"truncated inside the header", test_truncate_header},
 	{"corrupt record length", test_corrupt_length},
