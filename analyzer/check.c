@@ -418,6 +418,51 @@ struct dlt_process *dlt_check_load(const char *path, struct dlt_gpu *g,
 	return p;
 }
 
+/* The forked children that left no trace (reaps.h) are processes of the
+ * job too: each gets an entry with what its parent's reap says, the
+ * parent's program (a fork runs it) and the parent's run, and no trace. */
+static void dlt_check_untraced(struct dlt_check *c, const struct dlt_reaps *rs)
+{
+	size_t traced = c->nprocs;
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct dlt_reap_seen *s = &rs->r[i];
+		if (s->forked_wall_ns == 0)
+			continue;
+		const struct dlt_check_proc *reaper = NULL;
+		bool seen = false;
+		for (size_t k = 0; k < traced && !seen; k++) {
+			const struct dlt_check_proc *q = &c->procs[k];
+			seen = dlt_reap_is_of(s, q->pid, q->host, q->run_id,
+					      q->start_realtime_ns);
+			if (q->trace_id == s->reaper_trace)
+				reaper = q;
+		}
+		if (seen || reaper == NULL)
+			continue;
+		struct dlt_end e;
+		char how[1024];
+		const char *ended = dlt_reap_untraced(s, &e, how, sizeof(how));
+		const char *exe = reaper->exe;
+		uint32_t group = reaper->run_group;
+		struct dlt_check_proc *cp = dlt_new_proc(c);
+		cp->pid = s->pid;
+		cp->ppid = s->reaper;
+		cp->rank = -1;
+		cp->world_size = -1;
+		cp->host = dlt_cstr(c, s->host);
+		cp->exe = exe;
+		cp->start_realtime_ns = s->forked_wall_ns;
+		cp->run_id = s->run_id;
+		cp->run_group = group;
+		cp->ended = dlt_cstr(c, ended);
+		cp->exit_code = dlt_end_exit_code(&e);
+		cp->signal = dlt_end_signal(&e);
+		cp->end_failure = dlt_end_is_failure(&e);
+		cp->versions = dlt_val_object(&c->arena);
+		c->nprocs++;
+	}
+}
+
 size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 		       FILE *diag)
 {
@@ -483,6 +528,7 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 	for (size_t i = 0; i < nhangs; i++)
 		c->procs[hang_proc[i]].run_group = hangs[i].run_group;
 	dlt_check_job(c, hangs, nhangs, hang_proc);
+	dlt_check_untraced(c, &reaps);
 	free(hangs);
 	dlt_reaps_free(&reaps);
 	free(hang_proc);

@@ -521,7 +521,7 @@ static void dlt_on_fork(struct dlt_load *l, const struct dlt_ev *e)
 	struct dlt_process *p = l->p;
 	p->forks =
 		dlt_grow(p->forks, &l->forkcap, p->nforks, sizeof(*p->forks));
-	p->forks[p->nforks++] = r->child_pid;
+	p->forks[p->nforks++] = (struct dlt_fork_rec){r->h.ts, r->child_pid};
 }
 
 static void dlt_on_reap(struct dlt_load *l, const struct dlt_ev *e)

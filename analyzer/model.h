@@ -118,6 +118,11 @@ struct dlt_note_entry {
 };
 
 /* A child this process reaped (REAP record): its pid and wait status. */
+struct dlt_fork_rec {
+	uint64_t ts;
+	uint32_t pid;
+};
+
 struct dlt_reap_rec {
 	uint64_t ts;
 	uint32_t pid;
@@ -160,7 +165,7 @@ struct dlt_process {
 	struct dlt_end end;
 	struct dlt_exec_fail *exec_fails;
 	size_t nexec_fails;
-	uint32_t *forks; /* pids of children it forked */
+	struct dlt_fork_rec *forks; /* children it forked, in time order */
 	size_t nforks;
 	struct dlt_reap_rec *reaps; /* children it reaped, in time order */
 	size_t nreaps;

@@ -4,6 +4,7 @@
  * as the launcher's does. */
 #include "reaps.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,11 @@ void dlt_reaps_add(struct dlt_reaps *rs, const struct dlt_process *p)
 		s->pid = p->reaps[i].pid;
 		s->status = p->reaps[i].status;
 		s->wall_ns = dlt_wall(p, p->reaps[i].ts);
+		s->reaper_trace = p->hdr.trace_id;
+		for (size_t k = 0; k < p->nforks; k++)
+			if (p->forks[k].pid == s->pid &&
+			    p->forks[k].ts <= p->reaps[i].ts)
+				s->forked_wall_ns = dlt_wall(p, p->forks[k].ts);
 	}
 }
 
@@ -34,6 +40,29 @@ void dlt_reaps_free(struct dlt_reaps *rs)
 {
 	free(rs->r);
 	memset(rs, 0, sizeof(*rs));
+}
+
+int dlt_reap_is_of(const struct dlt_reap_seen *s, uint32_t pid,
+		   const char *host, uint64_t run_id, uint64_t start_wall_ns)
+{
+	return s->pid == pid && s->run_id == run_id &&
+	       strncmp(s->host, host ? host : "", sizeof(s->host) - 1) == 0 &&
+	       s->wall_ns >= start_wall_ns;
+}
+
+const char *dlt_reap_untraced(const struct dlt_reap_seen *s, struct dlt_end *e,
+			      char *buf, size_t len)
+{
+	memset(e, 0, sizeof(*e));
+	e->how = DLT_END_REAPED;
+	e->status = s->status;
+	e->reaped_by = s->reaper;
+	char how[512];
+	snprintf(buf, len,
+		 "%s; it left no trace of its own (forked, it ended before "
+		 "recording anything)",
+		 dlt_end_describe(e, how, sizeof(how)));
+	return buf;
 }
 
 int dlt_reaps_apply(const struct dlt_reaps *rs, struct dlt_process *p)
@@ -44,10 +73,8 @@ int dlt_reaps_apply(const struct dlt_reaps *rs, struct dlt_process *p)
 	const struct dlt_reap_seen *best = NULL;
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct dlt_reap_seen *s = &rs->r[i];
-		if (s->pid != p->hdr.pid || s->run_id != p->hdr.run_id ||
-		    strncmp(s->host, p->host ? p->host : "",
-			    sizeof(s->host) - 1) != 0 ||
-		    s->wall_ns < p->hdr.start_realtime_ns)
+		if (!dlt_reap_is_of(s, p->hdr.pid, p->host, p->hdr.run_id,
+				    p->hdr.start_realtime_ns))
 			continue;
 		if (best == NULL || s->wall_ns < best->wall_ns)
 			best = s;

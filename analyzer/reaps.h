@@ -15,7 +15,11 @@ struct dlt_reap_seen {
 	uint32_t reaper;
 	uint32_t pid;
 	int32_t status;
-	uint64_t wall_ns; /* when, on the wall clock */
+	uint64_t wall_ns;      /* when, on the wall clock */
+	uint64_t reaper_trace; /* the reaper's trace_id */
+	/* When the reaper forked pid (its latest FORK record of it before
+	 * the reap), 0 when it did not: the child may have left no trace. */
+	uint64_t forked_wall_ns;
 };
 
 struct dlt_reaps {
@@ -32,5 +36,18 @@ void dlt_reaps_free(struct dlt_reaps *rs);
  * that ended by exec is not the one reaped).  Changes p->end to REAPED
  * with reaped_by set; returns whether it did. */
 int dlt_reaps_apply(const struct dlt_reaps *rs, struct dlt_process *p);
+
+/* Whether s can be the end of the process image with this pid, host, run
+ * and start (wall clock): the match dlt_reaps_apply makes. */
+int dlt_reap_is_of(const struct dlt_reap_seen *s, uint32_t pid,
+		   const char *host, uint64_t run_id, uint64_t start_wall_ns);
+
+/* A forked child that recorded nothing has no trace (format 2.0 makes a
+ * child's trace at its first record): when no image of the inputs matches
+ * a reap of a child its reaper forked (dlt_reap_is_of), the reap is all
+ * there is of it.  Fills *e with that end (REAPED by the reaper) and
+ * returns its description, with what is missing said, in buf. */
+const char *dlt_reap_untraced(const struct dlt_reap_seen *s, struct dlt_end *e,
+			      char *buf, size_t len);
 
 #endif

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "commands.h"
 #include "model.h"
+#include "reaps.h"
 #include "runs.h"
 #include "traceset.h"
 
@@ -90,6 +91,35 @@ static void dlt_put_parent(FILE *out, const struct dlt_set *s,
 	}
 }
 
+/* A forked child that left no trace of its own (reaps.h): what p's reap
+ * of it says, after its pid. */
+static void dlt_put_untraced(FILE *out, const struct dlt_set *s,
+			     const struct dlt_process *p,
+			     const struct dlt_reaps *rs,
+			     const struct dlt_fork_rec *f)
+{
+	/* rs holds p's reaps, in p's order. */
+	const struct dlt_reap_seen *reap = NULL;
+	for (size_t i = 0; i < rs->n && reap == NULL; i++)
+		if (rs->r[i].pid == f->pid && p->reaps[i].ts >= f->ts)
+			reap = &rs->r[i];
+	bool traced = false;
+	for (size_t k = 0; reap && k < s->nprocs && !traced; k++) {
+		const struct dlt_process *q = s->procs[k];
+		traced =
+			dlt_reap_is_of(reap, q->hdr.pid, q->host, q->hdr.run_id,
+				       q->hdr.start_realtime_ns);
+	}
+	if (reap && !traced) {
+		struct dlt_end e;
+		char how[1024];
+		fputs(" (", out);
+		dlt_fput_text(
+			out, dlt_reap_untraced(reap, &e, how, sizeof(how)), "");
+		fputc(')', out);
+	}
+}
+
 static void dlt_put_process(FILE *out, const struct dlt_set *s,
 			    const struct dlt_process *p)
 {
@@ -130,10 +160,15 @@ static void dlt_put_process(FILE *out, const struct dlt_set *s,
 	fputs("\n  parent    ", out);
 	dlt_put_parent(out, s, p);
 	if (p->nforks) {
+		struct dlt_reaps rs = {0};
+		dlt_reaps_add(&rs, p);
 		fputs("\n  forked    ", out);
-		for (size_t i = 0; i < p->nforks; i++)
+		for (size_t i = 0; i < p->nforks; i++) {
 			fprintf(out, "%s%" PRIu32, i ? ", " : "pid ",
-				p->forks[i]);
+				p->forks[i].pid);
+			dlt_put_untraced(out, s, p, &rs, &p->forks[i]);
+		}
+		dlt_reaps_free(&rs);
 	}
 	fprintf(out, "\n  records   %" PRIu64, p->records);
 	size_t failed, probes;

@@ -56,9 +56,14 @@ int dlt_verdict_print(FILE *out, const char *dir, uint64_t run)
 	for (size_t i = 0; i < c.nprocs; i++)
 		if (c.procs[i].run_id == run)
 			group = c.procs[i].run_group;
-	size_t kept = 0, others = 0;
+	size_t kept = 0, others = 0, untraced = 0;
 	for (size_t i = 0; i < c.nprocs; i++) {
 		mine[i] = run == 0 || c.procs[i].run_group == group;
+		/* A forked child that left no trace is counted apart. */
+		if (c.procs[i].trace == NULL) {
+			untraced += mine[i];
+			continue;
+		}
 		kept += mine[i];
 		others += !mine[i];
 	}
@@ -90,6 +95,9 @@ int dlt_verdict_print(FILE *out, const char *dir, uint64_t run)
 	fprintf(out, "dltrace: %zu process%s traced in ", kept,
 		kept == 1 ? "" : "es");
 	dlt_fput_text(out, dir, "");
+	if (untraced)
+		fprintf(out, " (and %zu forked child%s that left no trace)",
+			untraced, untraced == 1 ? "" : "ren");
 	fputc('\n', out);
 	if (others)
 		fprintf(out,
