@@ -615,7 +615,8 @@ static void test_ends_wait_calls(void)
 /* Forked children under the lazy traces of format 2.0: one that records
  * gets a trace of its own in the launcher's run; one that only execs gets
  * none, and the image it runs names the fork's parent, carries the run,
- * and still has the end its parent reaped. */
+ * and still has the end its parent reaped; one killed before it recorded
+ * anything has no trace, and its parent's reap stands for it. */
 static void test_ends_forked(void)
 {
 	char *dir = tu_tmpdir("ends-forked");
@@ -631,16 +632,20 @@ static void test_ends_forked(void)
 		"if b == 0:\n"
 		"    os.execv('/bin/sh', ['sh', '-c', 'kill -TERM $$'])\n"
 		"_, st = os.waitpid(b, 0)\n"
-		"print('children', a, b, 'second', st)\n";
+		"c = os.fork()\n"
+		"if c == 0:\n"
+		"    os.kill(os.getpid(), 9)\n"
+		"os.waitpid(c, 0)\n"
+		"print('children', a, b, c, 'second', st)\n";
 	const char *cmd[] = {tu_python(), "-c", script, NULL};
 	struct tu_proc p;
 	tu_run_traced(&p, dir, cmd, NULL, RUN_TIMEOUT_MS);
-	unsigned a = 0, b = 0;
+	unsigned a = 0, b = 0, k = 0;
 	const char *line = strstr(p.out ? p.out : "", "children ");
-	TU_CHECK_FATAL(tu_exit_code(p.status) == 0 && line &&
-			       sscanf(line, "children %u %u", &a, &b) == 2,
-		       "the program: %s\n%s%s", tu_status_str(p.status), p.out,
-		       p.err);
+	TU_CHECK_FATAL(
+		tu_exit_code(p.status) == 0 && line &&
+			sscanf(line, "children %u %u %u", &a, &b, &k) == 3,
+		"the program: %s\n%s%s", tu_status_str(p.status), p.out, p.err);
 	struct tu_traceset s;
 	tu_traceset_load(dir, &s);
 	const struct tu_trace *parent = NULL;
@@ -673,6 +678,10 @@ static void test_ends_forked(void)
 		 "the child that only execs (pid %u): %zu traces, expected "
 		 "the shell's alone, forked from its parent's",
 		 b, images);
+	TU_CHECK(last_image(&s, k) == NULL,
+		 "the child killed before it recorded anything (pid %u) has "
+		 "a trace",
+		 k);
 	uint32_t parent_pid = parent->hdr.pid;
 	tu_traceset_free(&s);
 	struct tu_json *root = tu_check_json(dir);
@@ -685,6 +694,36 @@ static void test_ends_forked(void)
 	TU_CHECK(c && tu_contains(tu_jstr(c, "ended"), want),
 		 "the shell ended \"%s\"; expected \"%s\"",
 		 c ? tu_jstr(c, "ended") : "(no process)", want);
+	/* The killed one has no trace: what its parent reaped stands for
+	 * it, in check, the verdict and summary. */
+	const struct tu_json *ck = check_proc(root, k);
+	snprintf(want, sizeof(want),
+		 "SIGKILL (signal 9), seen by its parent "
+		 "(pid %u); it left no trace",
+		 (unsigned)parent_pid);
+	TU_CHECK(ck && tu_contains(tu_jstr(ck, "ended"), want) &&
+			 tu_jget(ck, "trace") &&
+			 tu_jget(ck, "trace")->type == TU_JNULL &&
+			 jnumber(ck, "signal") == 9,
+		 "the child killed before it recorded anything: ended \"%s\"; "
+		 "expected \"%s\" and no trace",
+		 ck ? tu_jstr(ck, "ended") : "(no process)", want);
+	char *verdict = tu_strfmt("dltrace: pid %u (", k);
+	TU_CHECK(tu_count_lines(p.err, verdict) == 1 &&
+			 tu_contains(p.err, "(and 1 forked child that left no "
+					    "trace)"),
+		 "the verdict does not name the child without a trace:\n%s",
+		 p.err);
+	free(verdict);
+	struct tu_proc sm;
+	tu_analyze_dir(&sm, "summary", NULL, dir);
+	char *forked = tu_strfmt("%u (killed by SIGKILL", k);
+	TU_CHECK(tu_contains(sm.out, forked),
+		 "summary does not say how the child without a trace "
+		 "ended:\n%s",
+		 sm.out);
+	free(forked);
+	tu_proc_free(&sm);
 	tu_json_free(root);
 	tu_proc_free(&p);
 	tu_rmtree(dir);
@@ -1177,7 +1216,7 @@ static const struct tu_test ends_tests[] = {
 	 test_ends_python_subprocess},
 	{"a whole tree SIGKILLed: nothing saw the ends, and it is said",
 	 test_ends_group_killed},
-	{"forked children: one records, one only execs; one run",
+	{"forked children: one records, one only execs, one is killed",
 	 test_ends_forked},
 	{NULL, NULL}};
 
