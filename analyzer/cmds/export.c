@@ -64,8 +64,9 @@ struct dlt_ex_track {
 static double dlt_us_on(const struct dlt_ex_track *t, uint64_t origin,
 			uint64_t ts)
 {
-	int64_t ns = (int64_t)(t->start_real - origin) +
-		     (int64_t)(ts - t->start_mono);
+	/* Summed unsigned, where a damaged timestamp wraps instead of
+	 * overflowing; read back as the signed offset it is. */
+	int64_t ns = (int64_t)((t->start_real - origin) + (ts - t->start_mono));
 	return (double)ns / 1000.0;
 }
 
