@@ -292,7 +292,7 @@ enum dlt_exit_how {
 	DLT_EXIT_REAPED = 4, /* wait status seen by the dltrace launcher */
 	/* Format 2.1: */
 	DLT_EXIT_MAIN = 5,  /* main() returned status (exit follows) */
-	DLT_EXIT_ABORT = 6, /* abort() was called: SIGABRT follows */
+	DLT_EXIT_ABORT = 6, /* abort() or a failed assert: SIGABRT follows */
 };
 
 /* flags = enum dlt_exit_how.  For REAPED, status is the raw wait status;
