@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -478,6 +479,14 @@ DLT_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 		dlt_rec_commit(r, DLT_REC_LIB_UNLOAD, (uint16_t)failed_load,
 			       sizeof(*r));
 	}
+	/* At exit the objects are finalised from the program down to the
+	 * dynamic loader, whose unload is reported last; glibc before 2.35
+	 * calls no la_activity after it (below), so the file is cut here
+	 * too, after the last LIB_UNLOAD. */
+	if (atomic_load_explicit(&w->ending, memory_order_relaxed) &&
+	    ((struct link_map *)(uintptr_t)obj)->l_addr ==
+		    (ElfW(Addr))getauxval(AT_BASE))
+		dlt_writer_cut(w, 1);
 	errno = saved;
 	return 0;
 }
