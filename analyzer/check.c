@@ -367,7 +367,7 @@ size_t dlt_check_process(struct dlt_check *c, const struct dlt_process *p,
 			 const struct dlt_gpu *g)
 {
 	size_t proc = dlt_add_proc(c, p, g);
-	struct dlt_rule_ctx ctx = {c, p, g, proc, 0, NULL};
+	struct dlt_rule_ctx ctx = {c, p, g, proc, 0, NULL, NULL};
 	ctx.explained =
 		dlt_xcalloc(g->nerrs ? g->nerrs : 1, sizeof(*ctx.explained));
 	for (size_t r = 0; r < dlt_nrules; r++) {
@@ -376,6 +376,7 @@ size_t dlt_check_process(struct dlt_check *c, const struct dlt_process *p,
 		ctx.rule = r;
 		dlt_rules[r].run(&ctx);
 	}
+	dlt_ctx_free(&ctx);
 	free(ctx.explained);
 	return proc;
 }

@@ -18,20 +18,6 @@ void dlt_lib_key(const char *name, char *buf, size_t cap)
 /* cuDNN and others probe several versioned names before the one that
  * exists; only the library's key (name up to ".so") tells that the probes
  * and the load are one library. */
-struct dlt_name_ref {
-	const char *name;
-	size_t row;
-};
-
-static int dlt_name_ref_cmp(const void *a, const void *b)
-{
-	const struct dlt_name_ref *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-	if (c)
-		return c;
-	return x->row < y->row ? -1 : x->row > y->row;
-}
-
 static const char *dlt_row_name(const struct dlt_lib *lib)
 {
 	return lib->requested ? lib->requested : lib->path;

@@ -124,3 +124,12 @@ size_t dlt_lower_bound(const void *base, size_t n, size_t size, const void *key,
 	}
 	return lo;
 }
+
+int dlt_name_ref_cmp(const void *a, const void *b)
+{
+	const struct dlt_name_ref *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	return x->row < y->row ? -1 : x->row > y->row;
+}

@@ -26,4 +26,13 @@ void dlt_arena_free(struct dlt_arena_blk *head);
 size_t dlt_lower_bound(const void *base, size_t n, size_t size, const void *key,
 		       int (*cmp)(const void *, const void *));
 
+/* A row of a table by one of its names; sorted with dlt_name_ref_cmp (by
+ * name, then row), the first row of a name is found with
+ * dlt_lower_bound. */
+struct dlt_name_ref {
+	const char *name;
+	size_t row;
+};
+int dlt_name_ref_cmp(const void *a, const void *b);
+
 #endif

@@ -205,8 +205,8 @@ void dlt_rule_cudnn_sublib_skew(struct dlt_rule_ctx *c)
 		}
 	}
 	char pkg[128];
-	const char *pip = dlt_pip_package(
-		"libcudnn", dlt_proc_cuda_major(p, c->g), pkg, sizeof(pkg));
+	const char *pip = dlt_pip_package("libcudnn", dlt_ctx_cuda_major(c),
+					  pkg, sizeof(pkg));
 	if (ndirs >= 2) {
 		const char *stray = NULL;
 		for (size_t i = 0; i < n && !stray; i++)

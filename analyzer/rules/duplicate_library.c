@@ -88,8 +88,8 @@ void dlt_rule_duplicate_library(struct dlt_rule_ctx *c)
 			dlt_obj_int(o, "namespace", copies[m]->lmid);
 		}
 		char pkg[128];
-		const char *pip = dlt_pip_package(
-			fam, dlt_proc_cuda_major(p, c->g), pkg, sizeof(pkg));
+		const char *pip = dlt_pip_package(fam, dlt_ctx_cuda_major(c),
+						  pkg, sizeof(pkg));
 		const struct dlt_lib *late = copies[1];
 		char dir[4096];
 		dlt_dirname(late->realpath ? late->realpath : late->path, dir,

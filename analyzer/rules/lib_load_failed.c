@@ -170,101 +170,6 @@ static size_t dlt_ev_providers(struct dlt_rule_ctx *c, struct dlt_val *ev,
 	return n;
 }
 
-/* Mapped rows by the object whose load asked for them, then row: a failed
- * object's dependencies are one search away instead of a pass over every
- * row per finding, which a trace of many failed loads made quadratic. */
-struct dlt_dep_ref {
-	uint64_t requester_obj;
-	size_t row;
-};
-
-static int dlt_dep_ref_cmp(const void *a, const void *b)
-{
-	const struct dlt_dep_ref *x = a, *y = b;
-	if (x->requester_obj != y->requester_obj)
-		return x->requester_obj < y->requester_obj ? -1 : 1;
-	return x->row < y->row ? -1 : x->row > y->row;
-}
-
-/* A row by one of its names, sorted by name, then row. */
-struct dlt_name_ref {
-	const char *name;
-	size_t row;
-};
-
-static int dlt_name_ref_cmp(const void *a, const void *b)
-{
-	const struct dlt_name_ref *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-	if (c)
-		return c;
-	return x->row < y->row ? -1 : x->row > y->row;
-}
-
-/* The process's mapped rows, indexed once per process: by the object that
- * asked for them, by path, by real path, and by the name a library goes
- * by (SONAME, and the base name it was asked for).  Each finding looked
- * through every row instead: a trace of many failed loads made the rule
- * quadratic. */
-struct dlt_rows {
-	struct dlt_dep_ref *deps;
-	size_t ndeps;
-	struct dlt_name_ref *by_path, *by_real, *by_name;
-	size_t npath, nreal, nname;
-};
-
-static void dlt_rows_index(struct dlt_rows *d, const struct dlt_process *p)
-{
-	memset(d, 0, sizeof(*d));
-	d->deps = dlt_xcalloc(p->nlibs + 1, sizeof(*d->deps));
-	d->by_path = dlt_xcalloc(p->nlibs + 1, sizeof(*d->by_path));
-	d->by_real = dlt_xcalloc(p->nlibs + 1, sizeof(*d->by_real));
-	d->by_name = dlt_xcalloc(2 * p->nlibs + 1, sizeof(*d->by_name));
-	for (size_t i = 0; i < p->nlibs; i++) {
-		const struct dlt_lib *l = &p->libs[i];
-		if (l->from_fail_record)
-			continue;
-		if (l->requester_obj)
-			d->deps[d->ndeps++] =
-				(struct dlt_dep_ref){l->requester_obj, i};
-		if (l->path)
-			d->by_path[d->npath++] =
-				(struct dlt_name_ref){l->path, i};
-		if (l->realpath == NULL)
-			continue;
-		d->by_real[d->nreal++] = (struct dlt_name_ref){l->realpath, i};
-		if (l->soname)
-			d->by_name[d->nname++] =
-				(struct dlt_name_ref){l->soname, i};
-		if (l->requested)
-			d->by_name[d->nname++] = (struct dlt_name_ref){
-				dlt_basename(l->requested), i};
-	}
-	qsort(d->deps, d->ndeps, sizeof(*d->deps), dlt_dep_ref_cmp);
-	qsort(d->by_path, d->npath, sizeof(*d->by_path), dlt_name_ref_cmp);
-	qsort(d->by_real, d->nreal, sizeof(*d->by_real), dlt_name_ref_cmp);
-	qsort(d->by_name, d->nname, sizeof(*d->by_name), dlt_name_ref_cmp);
-}
-
-static void dlt_rows_free(struct dlt_rows *d)
-{
-	free(d->deps);
-	free(d->by_path);
-	free(d->by_real);
-	free(d->by_name);
-}
-
-/* The first row (in p->libs order) whose key is name, or SIZE_MAX. */
-static size_t dlt_rows_first(const struct dlt_name_ref *v, size_t n,
-			     const char *name)
-{
-	if (name == NULL)
-		return SIZE_MAX;
-	struct dlt_name_ref key = {name, 0};
-	size_t lo = dlt_lower_bound(v, n, sizeof(*v), &key, dlt_name_ref_cmp);
-	return lo < n && strcmp(v[lo].name, name) == 0 ? v[lo].row : SIZE_MAX;
-}
-
 /* The dependencies the loader mapped for the failed object: where a symbol
  * it needs should have come from, whatever the library is called. */
 static size_t dlt_ev_dependencies(struct dlt_rule_ctx *c, struct dlt_val *ev,
@@ -274,12 +179,9 @@ static size_t dlt_ev_dependencies(struct dlt_rule_ctx *c, struct dlt_val *ev,
 {
 	size_t n = 0;
 	struct dlt_val *arr = NULL;
-	struct dlt_dep_ref key = {lib->obj, 0};
-	size_t lo = dlt_lower_bound(rows->deps, rows->ndeps,
-				    sizeof(*rows->deps), &key, dlt_dep_ref_cmp);
-	for (size_t k = lo; lib->obj && k < rows->ndeps &&
-			    rows->deps[k].requester_obj == lib->obj;
-	     k++) {
+	size_t end,
+		lo = dlt_rows_group(rows->deps, rows->ndeps, lib->obj, &end);
+	for (size_t k = lo; k < end; k++) {
 		const struct dlt_lib *l = &c->p->libs[rows->deps[k].row];
 		if (l == lib)
 			continue;
@@ -720,8 +622,7 @@ void dlt_rule_lib_load_failed(struct dlt_rule_ctx *c)
 	}
 	qsort(names, nnames, sizeof(*names), dlt_str_cmp);
 	qsort(errs, nerrs, sizeof(*errs), dlt_err_row_cmp);
-	struct dlt_rows rows;
-	dlt_rows_index(&rows, p);
+	const struct dlt_rows *rows = dlt_ctx_rows(c);
 	for (size_t k = 0; k < p->nlibs; k++) {
 		const struct dlt_lib *lib = &p->libs[k];
 		if (!lib->failed || dlt_lib_not_found(lib) || !matters[k])
@@ -747,9 +648,8 @@ void dlt_rule_lib_load_failed(struct dlt_rule_ctx *c)
 			    errs[lo].error == lib->error && errs[lo].row < k)
 				continue;
 		}
-		dlt_one(c, &rows, lib);
+		dlt_one(c, rows, lib);
 	}
-	dlt_rows_free(&rows);
 	free(names);
 	free(errs);
 	free(matters);

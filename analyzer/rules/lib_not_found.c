@@ -105,7 +105,7 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_lib *lib)
 	bool optional = optional_who != NULL;
 	char *found[DLT_MAX_FOUND];
 	size_t nfound = optional ? 0
-				 : dlt_find_unsearched(c->p, lib, name, found,
+				 : dlt_find_unsearched(c, lib, name, found,
 						       DLT_MAX_FOUND);
 	char where[PATH_MAX] = "";
 	if (nfound)
@@ -165,10 +165,12 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_lib *lib)
 	dlt_obj_bool(ev, "optional", optional);
 	/* What was unloaded because this dependency was missing. */
 	struct dlt_val *dropped = NULL;
-	for (size_t i = 0; i < c->p->nlibs; i++) {
-		const struct dlt_lib *o = &c->p->libs[i];
-		if (o->failed && !o->from_fail_record &&
-		    o->obj == lib->requester_obj && lib->requester_obj) {
+	const struct dlt_rows *rows = dlt_ctx_rows(c);
+	size_t end, lo = dlt_rows_group(rows->objs, rows->nobjs,
+					lib->requester_obj, &end);
+	for (size_t i = lo; i < end; i++) {
+		const struct dlt_lib *o = &c->p->libs[rows->objs[i].row];
+		if (o->failed) {
 			if (dropped == NULL)
 				dropped = dlt_obj_array(ev,
 							"load_failed_with_it");
@@ -207,8 +209,8 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_lib *lib)
 	} else {
 		char fam[128], pkg[128];
 		dlt_lib_family(name, fam, sizeof(fam), NULL);
-		const char *pip = dlt_pip_package(
-			fam, dlt_proc_cuda_major(c->p, c->g), pkg, sizeof(pkg));
+		const char *pip = dlt_pip_package(fam, dlt_ctx_cuda_major(c),
+						  pkg, sizeof(pkg));
 		if (pip)
 			dlt_finding_fix(
 				c, f,

@@ -166,7 +166,7 @@ void dlt_rule_lib_shadowed(struct dlt_rule_ctx *c)
 		     (DLT_LIB_MAIN | DLT_LIB_PRELOAD | DLT_LIB_VDSO)) ||
 		    l->requested == NULL || strchr(l->requested, '/'))
 			continue;
-		const struct dlt_lib *req = dlt_requester_row(p, l);
+		const struct dlt_lib *req = dlt_requester_row(c, l);
 		if (req && (req->runpath || req->rpath))
 			dlt_check_one(c, &seen, l, req, l->requested, false);
 	}

@@ -78,26 +78,6 @@ void dlt_lib_file_version(const char *path, char *buf, size_t cap)
 	snprintf(buf, cap, "%s", so ? so + 4 : "");
 }
 
-const struct dlt_lib *dlt_requester_row(const struct dlt_process *p,
-					const struct dlt_lib *lib)
-{
-	const struct dlt_lib *by_path = NULL;
-	for (size_t i = p->nlibs; i-- > 0;) {
-		const struct dlt_lib *o = &p->libs[i];
-		if (o->from_fail_record || o == lib)
-			continue;
-		/* The latest mapping with that id before the request: link
-		 * map addresses are reused after a dlclose. */
-		if (lib->requester_obj && o->obj == lib->requester_obj &&
-		    o->ts <= lib->ts)
-			return o;
-		if (lib->requester && o->path &&
-		    strcmp(o->path, lib->requester) == 0)
-			by_path = o; /* ends as the first one */
-	}
-	return by_path;
-}
-
 const struct dlt_lib *dlt_loaded_row(const struct dlt_process *p,
 				     const char *realpath)
 {
@@ -375,10 +355,13 @@ bool dlt_lib_not_found(const struct dlt_lib *lib)
 
 /* ---- files the loader did not look at --------------------------------- */
 
-struct dlt_dirset {
-	char **d;
-	size_t n, cap;
-};
+void dlt_dirset_free(struct dlt_dirset *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->d[i]);
+	free(s->d);
+	memset(s, 0, sizeof(*s));
+}
 
 static void dlt_dirset_add(struct dlt_dirset *s, const char *dir)
 {
@@ -471,94 +454,130 @@ static bool dlt_was_tried(const struct dlt_lib *lib, const char *dir)
 	return false;
 }
 
-size_t dlt_find_unsearched(const struct dlt_process *p,
-			   const struct dlt_lib *lib, const char *name,
-			   char **found, size_t max)
+/* Where libraries lie on this machine whatever asked for them: next to
+ * the process's loaded libraries (in *s), pip's directories under the
+ * program's prefix and the environments it names, the CUDA toolkits (in
+ * *env). */
+static void dlt_dirset_base(struct dlt_dirset *s, struct dlt_dirset *env,
+			    const struct dlt_process *p)
 {
-	struct dlt_dirset s = {0};
 	char buf[PATH_MAX];
-	if (name == NULL || strchr(name, '/') != NULL)
-		return 0;
 	for (size_t i = 0; i < p->nlibs; i++) {
 		const struct dlt_lib *o = &p->libs[i];
 		if (o->failed)
 			continue;
 		dlt_dirname(o->path, buf, sizeof(buf));
-		dlt_dirset_add(&s, buf);
+		dlt_dirset_add(s, buf);
 		dlt_dirname(o->realpath, buf, sizeof(buf));
-		dlt_dirset_add(&s, buf);
-		dlt_dirset_from_lib(&s, o->realpath);
-	}
-	const struct dlt_lib *req = dlt_requester_row(p, lib);
-	if (req) {
-		/* Next to the requester: its directory's subdirectories and
-		 * its siblings (plugins/deps, lib/ next to bin/ ...). */
-		char rdir[PATH_MAX], pat[PATH_MAX + 8];
-		dlt_dirname(req->realpath ? req->realpath : req->path, rdir,
-			    sizeof(rdir));
-		dlt_dirset_add(&s, rdir);
-		if (rdir[0] &&
-		    snprintf(pat, sizeof(pat), "%s/*", rdir) < (int)sizeof(pat))
-			dlt_dirset_glob(&s, pat);
-		if (rdir[0] && snprintf(pat, sizeof(pat), "%s/../*", rdir) <
-				       (int)sizeof(pat))
-			dlt_dirset_glob(&s, pat);
-	}
-	if (req) {
-		char *dirs[64];
-		size_t n = dlt_search_dirs(req, dirs, 64);
-		for (size_t i = 0; i < n; i++) {
-			dlt_dirset_add(&s, dirs[i]);
-			free(dirs[i]);
-		}
+		dlt_dirset_add(s, buf);
+		dlt_dirset_from_lib(s, o->realpath);
 	}
 	if (p->exe) {
 		/* .../bin/python3 -> the prefix of the environment. */
 		char bin[PATH_MAX];
 		dlt_dirname(p->exe, bin, sizeof(bin));
 		dlt_dirname(bin, buf, sizeof(buf));
-		dlt_dirset_prefix(&s, buf);
+		dlt_dirset_prefix(env, buf);
 	}
-	dlt_dirset_prefix(&s, dlt_proc_env(p, "VIRTUAL_ENV"));
-	dlt_dirset_prefix(&s, dlt_proc_env(p, "CONDA_PREFIX"));
+	dlt_dirset_prefix(env, dlt_proc_env(p, "VIRTUAL_ENV"));
+	dlt_dirset_prefix(env, dlt_proc_env(p, "CONDA_PREFIX"));
 	const char *cuda_vars[] = {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"};
 	for (int i = 0; i < 3; i++) {
 		const char *v = dlt_proc_env(p, cuda_vars[i]);
 		if (v == NULL)
 			continue;
 		snprintf(buf, sizeof(buf), "%s/lib64", v);
-		dlt_dirset_add(&s, buf);
+		dlt_dirset_add(env, buf);
 		snprintf(buf, sizeof(buf), "%s/lib", v);
-		dlt_dirset_add(&s, buf);
+		dlt_dirset_add(env, buf);
 	}
-	dlt_dirset_glob(&s, "/usr/local/cuda*/lib64");
-	dlt_dirset_glob(&s, "/usr/local/cuda*/lib");
-	dlt_dirset_glob(&s, "/usr/local/cuda*/targets/*/lib");
+	dlt_dirset_glob(env, "/usr/local/cuda*/lib64");
+	dlt_dirset_glob(env, "/usr/local/cuda*/lib");
+	dlt_dirset_glob(env, "/usr/local/cuda*/targets/*/lib");
+}
 
+/* Next to the requester: its directory, that directory's subdirectories
+ * and siblings (plugins/deps, lib/ next to bin/ ...), its RPATH and
+ * RUNPATH. */
+static void dlt_dirset_near(struct dlt_dirset *s, const struct dlt_lib *req)
+{
+	char rdir[PATH_MAX], pat[PATH_MAX + 8];
+	dlt_dirname(req->realpath ? req->realpath : req->path, rdir,
+		    sizeof(rdir));
+	dlt_dirset_add(s, rdir);
+	if (rdir[0] &&
+	    snprintf(pat, sizeof(pat), "%s/*", rdir) < (int)sizeof(pat))
+		dlt_dirset_glob(s, pat);
+	if (rdir[0] &&
+	    snprintf(pat, sizeof(pat), "%s/../*", rdir) < (int)sizeof(pat))
+		dlt_dirset_glob(s, pat);
+	char *dirs[64];
+	size_t n = dlt_search_dirs(req, dirs, 64);
+	for (size_t i = 0; i < n; i++) {
+		dlt_dirset_add(s, dirs[i]);
+		free(dirs[i]);
+	}
+}
+
+/* A file named name in dir that the loader did not try for lib, not one
+ * already put in found under another directory: *out, malloc'ed. */
+static bool dlt_unsearched_copy(const struct dlt_lib *lib, const char *dir,
+				const char *name, char seen[][PATH_MAX],
+				size_t *nseen, char **out)
+{
+	char cand[PATH_MAX], real[PATH_MAX];
+	snprintf(cand, sizeof(cand), "%s/%s", dir, name);
+	if (!dlt_file_exists(cand, NULL) || dlt_was_tried(lib, dir))
+		return false;
+	/* One entry per file, however many directories lead to it. */
+	if (realpath(cand, real)) {
+		for (size_t i = 0; i < *nseen; i++)
+			if (strcmp(seen[i], real) == 0)
+				return false;
+		if (*nseen < 8)
+			snprintf(seen[(*nseen)++], PATH_MAX, "%s", real);
+	}
+	*out = dlt_xstrdup(cand);
+	return true;
+}
+
+size_t dlt_find_unsearched(struct dlt_rule_ctx *c, const struct dlt_lib *lib,
+			   const char *name, char **found, size_t max)
+{
+	if (name == NULL || strchr(name, '/') != NULL)
+		return 0;
+	/* The places are the same for every name the process missed (and
+	 * for every name one requester missed): listed (and globbed) once,
+	 * not once per name. */
+	dlt_ctx_rows(c);
+	struct dlt_proc_cache *k = c->cache;
+	if (!k->base_built) {
+		dlt_dirset_base(&k->base, &k->env, c->p);
+		k->base_built = true;
+	}
+	const struct dlt_lib *req = dlt_requester_row(c, lib);
+	if (!k->near_built || k->near_req != req) {
+		dlt_dirset_free(&k->near);
+		if (req)
+			dlt_dirset_near(&k->near, req);
+		k->near_req = req;
+		k->near_built = true;
+	}
+	/* In that order: beside the libraries the process loaded, near the
+	 * requester, then the environments (found[0] is the one a fix
+	 * names). */
+	const struct dlt_dirset *sets[3] = {&k->base, &k->near, &k->env};
 	size_t n = 0;
 	char seen_real[8][PATH_MAX];
 	size_t nseen = 0;
-	for (size_t i = 0; i < s.n && n < max; i++) {
-		char cand[PATH_MAX], real[PATH_MAX];
-		snprintf(cand, sizeof(cand), "%s/%s", s.d[i], name);
-		if (!dlt_file_exists(cand, NULL) || dlt_was_tried(lib, s.d[i]))
-			continue;
-		/* One entry per file, however many directories lead to it. */
-		if (realpath(cand, real)) {
-			bool dup = false;
-			for (size_t k = 0; k < nseen && !dup; k++)
-				dup = strcmp(seen_real[k], real) == 0;
-			if (dup)
-				continue;
-			if (nseen < 8)
-				snprintf(seen_real[nseen++], PATH_MAX, "%s",
-					 real);
+	for (size_t j = 0; j < 3; j++) {
+		for (size_t i = 0; i < sets[j]->n && n < max; i++) {
+			const char *dir = sets[j]->d[i];
+			if (dlt_unsearched_copy(lib, dir, name, seen_real,
+						&nseen, found + n))
+				n++;
 		}
-		found[n++] = dlt_xstrdup(cand);
 	}
-	for (size_t i = 0; i < s.n; i++)
-		free(s.d[i]);
-	free(s.d);
 	return n;
 }
 

@@ -23,9 +23,12 @@
 #include "../check.h"
 #include "../gpu.h"
 #include "../hangs.h"
+#include "../mem.h"
 #include "../model.h"
 #include "../status.h"
 #include "../value.h"
+
+struct dlt_proc_cache;
 
 struct dlt_rule_ctx {
 	struct dlt_check *chk;
@@ -34,6 +37,9 @@ struct dlt_rule_ctx {
 	size_t proc;		/* index in chk->procs */
 	size_t rule;		/* index in the rule table */
 	const char **explained; /* per g->errs entry: the explaining code */
+	/* What rules ask of the process again and again (rows.c), made on
+	 * first use and freed with dlt_ctx_free after its last rule. */
+	struct dlt_proc_cache *cache;
 };
 
 /* A new finding of the current rule, its message formatted; the evidence
@@ -106,9 +112,56 @@ void dlt_lib_file_version(const char *path, char *buf, size_t cap);
 /* Directory part of a path ("" for a bare name). */
 void dlt_dirname(const char *path, char *buf, size_t cap);
 
+/* ---- the process's rows, indexed once (rows.c) ---- */
+
+/* A mapped row by an object id (its own, or its requester's), sorted by
+ * id, then row. */
+struct dlt_dep_ref {
+	uint64_t obj;
+	size_t row;
+};
+/* The rows the loader mapped (failure records left out): by the object
+ * that asked for them, by their own object id, by path, by real path, and
+ * by the names a library goes by (SONAME, the base name it was asked
+ * for). */
+struct dlt_rows {
+	struct dlt_dep_ref *deps, *objs;
+	size_t ndeps, nobjs;
+	struct dlt_name_ref *by_path, *by_real, *by_name;
+	size_t npath, nreal, nname;
+};
+/* Directories, each once (libutil.c). */
+struct dlt_dirset {
+	char **d;
+	size_t n, cap;
+};
+void dlt_dirset_free(struct dlt_dirset *s);
+
+struct dlt_proc_cache {
+	struct dlt_rows rows;
+	bool rows_built;
+	int cuda_major; /* -1 until asked */
+	/* Where libraries lie whatever asked for them (beside the loaded
+	 * ones, in the environments), and near the last requester asked
+	 * about (dlt_find_unsearched). */
+	struct dlt_dirset base, env, near;
+	bool base_built;
+	const struct dlt_lib *near_req;
+	bool near_built;
+};
+
+const struct dlt_rows *dlt_ctx_rows(struct dlt_rule_ctx *c);
+void dlt_ctx_free(struct dlt_rule_ctx *c);
+/* The first row (in p->libs order) whose key is name, or SIZE_MAX. */
+size_t dlt_rows_first(const struct dlt_name_ref *v, size_t n, const char *name);
+/* The entries [return, *end) of v whose id is obj (none for 0). */
+size_t dlt_rows_group(const struct dlt_dep_ref *v, size_t n, uint64_t obj,
+		      size_t *end);
 /* The row of the object that asked for lib (its requester), or NULL. */
-const struct dlt_lib *dlt_requester_row(const struct dlt_process *p,
+const struct dlt_lib *dlt_requester_row(struct dlt_rule_ctx *c,
 					const struct dlt_lib *lib);
+/* dlt_proc_cuda_major of the context's process, worked out once. */
+int dlt_ctx_cuda_major(struct dlt_rule_ctx *c);
 /* The first loaded (not failed) row mapping the file realpath. */
 const struct dlt_lib *dlt_loaded_row(const struct dlt_process *p,
 				     const char *realpath);
@@ -171,9 +224,8 @@ bool dlt_lib_not_found(const struct dlt_lib *lib);
  * site-packages/nvidia/<pkg>/lib under the program's prefix, VIRTUAL_ENV,
  * CONDA_PREFIX, CUDA_HOME and /usr/local/cuda*.  Returns how many paths
  * were put in found (malloc'ed). */
-size_t dlt_find_unsearched(const struct dlt_process *p,
-			   const struct dlt_lib *lib, const char *name,
-			   char **found, size_t max);
+size_t dlt_find_unsearched(struct dlt_rule_ctx *c, const struct dlt_lib *lib,
+			   const char *name, char **found, size_t max);
 
 /* Library families of the GPU stack (libcudart, libcuda, libcudnn*,
  * libnccl, libcublas ...). */
