@@ -108,6 +108,10 @@ const char *dlt_family_name(int family)
 		return "cudnn";
 	case DLT_FAM_NCCL:
 		return "nccl";
+	case DLT_FAM_CUBLAS:
+		return "cublas";
+	case DLT_FAM_CUBLASLT:
+		return "cublaslt";
 	default:
 		return "unknown";
 	}

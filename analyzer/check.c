@@ -1,6 +1,7 @@
 #include "check.h"
 #include "hangs.h"
 #include "inputs.h"
+#include "reaps.h"
 #include "apinames.h"
 
 #include <inttypes.h>
@@ -193,6 +194,66 @@ void dlt_rule_explain(struct dlt_rule_ctx *c, size_t err_index)
 
 /* ---- processes ----------------------------------------------------------- */
 
+/* What the libraries that were loaded said at their load (LOAD) or their
+ * files say (FILE), for the families no call reported: "nccl": "2.28.9",
+ * "nccl_path", and "nccl_from": "load" or "file". */
+static void dlt_versions_loaded(struct dlt_val *o, const struct dlt_gpu *g)
+{
+	static const struct {
+		int family;
+		const char *key;
+		int slot; /* of the version */
+	} keys[] = {
+		{DLT_FAM_CUDART, "cuda_runtime", DLT_FV_CUDART_runtime_version},
+		{DLT_FAM_CUDNN, "cudnn", DLT_FV_CUDNN_version},
+		{DLT_FAM_NCCL, "nccl", DLT_FV_NCCL_version},
+		{DLT_FAM_CUBLAS, "cublas", DLT_FV_CUBLAS_version},
+		{DLT_FAM_CUBLASLT, "cublaslt", DLT_FV_CUBLASLT_version}};
+	char buf[64], key[64];
+	/* The library's own answer first, then its file's. */
+	for (uint32_t src = DLT_FAMSRC_LOAD; src <= DLT_FAMSRC_FILE; src++)
+		for (size_t i = 0; i < g->nloaded; i++) {
+			const struct dlt_gpu_family *f = &g->loaded[i];
+			if (f->source != src)
+				continue;
+			if (f->family == DLT_FAM_CUDA && f->kdrv &&
+			    !dlt_val_get(o, "kernel_driver"))
+				dlt_obj_str(o, "kernel_driver", f->kdrv);
+			const char *k = NULL;
+			int64_t v = 0;
+			for (size_t n = 0; n < sizeof(keys) / sizeof(keys[0]);
+			     n++)
+				if (keys[n].family == f->family) {
+					k = keys[n].key;
+					v = f->v[keys[n].slot];
+				}
+			int64_t cu = f->v[DLT_FV_NCCL_file_cuda_version];
+			if (f->family == DLT_FAM_NCCL && cu > 0 &&
+			    !dlt_val_get(o, "nccl_cuda_runtime"))
+				dlt_obj_str(o, "nccl_cuda_runtime",
+					    dlt_cuda_version_str(cu, buf,
+								 sizeof(buf)));
+			if (k == NULL || dlt_val_get(o, k) || v <= 0)
+				continue;
+			if (f->family == DLT_FAM_CUDART)
+				dlt_cuda_version_str(v, buf, sizeof(buf));
+			else if (f->family == DLT_FAM_CUDNN)
+				dlt_cudnn_version_str(v, buf, sizeof(buf));
+			else if (f->family == DLT_FAM_NCCL)
+				dlt_nccl_version_str(v, buf, sizeof(buf));
+			else
+				snprintf(buf, sizeof(buf),
+					 "%" PRId64 ".%" PRId64 ".%" PRId64,
+					 v / 10000, v / 100 % 100, v % 100);
+			dlt_obj_str(o, k, buf);
+			snprintf(key, sizeof(key), "%s_path", k);
+			dlt_obj_str(o, key, f->path);
+			snprintf(key, sizeof(key), "%s_from", k);
+			dlt_obj_str(o, key,
+				    src == DLT_FAMSRC_LOAD ? "load" : "file");
+		}
+}
+
 static void dlt_versions(struct dlt_check *c, struct dlt_val *o,
 			 const struct dlt_gpu *g)
 {
@@ -260,6 +321,7 @@ static void dlt_versions(struct dlt_check *c, struct dlt_val *o,
 			dlt_obj_str(o, "kernel_driver", f->kdrv);
 	}
 	(void)c;
+	dlt_versions_loaded(o, g);
 }
 
 /* A new, zeroed process slot at c->procs[c->nprocs]; the caller counts
@@ -291,6 +353,7 @@ static size_t dlt_add_proc(struct dlt_check *c, const struct dlt_process *p,
 	cp->start_realtime_ns = p->hdr.start_realtime_ns;
 	cp->start_monotonic_ns = p->hdr.start_monotonic_ns;
 	cp->trace_id = p->hdr.trace_id;
+	cp->run_id = p->hdr.run_id;
 	cp->ended = dlt_cstr(c, dlt_end_describe(&p->end, how, sizeof(how)));
 	cp->exit_code = dlt_end_exit_code(&p->end);
 	cp->signal = dlt_end_signal(&p->end);
@@ -356,11 +419,60 @@ struct dlt_process *dlt_check_load(const char *path, struct dlt_gpu *g,
 	return p;
 }
 
+/* The forked children that left no trace (reaps.h) are processes of the
+ * job too: each gets an entry with what its parent's reap says, the
+ * parent's program (a fork runs it) and the parent's run, and no trace. */
+static void dlt_check_untraced(struct dlt_check *c, const struct dlt_reaps *rs)
+{
+	size_t traced = c->nprocs;
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct dlt_reap_seen *s = &rs->r[i];
+		if (s->forked_wall_ns == 0)
+			continue;
+		const struct dlt_check_proc *reaper = NULL;
+		bool seen = false;
+		for (size_t k = 0; k < traced && !seen; k++) {
+			const struct dlt_check_proc *q = &c->procs[k];
+			seen = dlt_reap_is_of(s, q->pid, q->host, q->run_id,
+					      q->start_realtime_ns);
+			if (q->trace_id == s->reaper_trace)
+				reaper = q;
+		}
+		if (seen || reaper == NULL)
+			continue;
+		struct dlt_end e;
+		char how[1024];
+		const char *ended = dlt_reap_untraced(s, &e, how, sizeof(how));
+		const char *exe = reaper->exe;
+		uint32_t group = reaper->run_group;
+		struct dlt_check_proc *cp = dlt_new_proc(c);
+		cp->pid = s->pid;
+		cp->ppid = s->reaper;
+		cp->rank = -1;
+		cp->world_size = -1;
+		cp->host = dlt_cstr(c, s->host);
+		cp->exe = exe;
+		cp->start_realtime_ns = s->forked_wall_ns;
+		cp->run_id = s->run_id;
+		cp->run_group = group;
+		cp->ended = dlt_cstr(c, ended);
+		cp->exit_code = dlt_end_exit_code(&e);
+		cp->signal = dlt_end_signal(&e);
+		cp->end_failure = dlt_end_is_failure(&e);
+		cp->versions = dlt_val_object(&c->arena);
+		c->nprocs++;
+	}
+}
+
 size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 		       FILE *diag)
 {
 	struct dlt_inputs in;
 	dlt_inputs_collect(&in, nargs, args);
+	/* Parents before their children: when a child's trace is checked,
+	 * the status its parent reaped (REAP records) is known. */
+	dlt_inputs_sort_by_start(&in);
+	struct dlt_reaps reaps = {0};
 	size_t incomplete = dlt_rule_index("TRACE_INCOMPLETE");
 	size_t checked = 0;
 	for (size_t i = 0; i < in.nerrors; i++) {
@@ -402,6 +514,8 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 			for (size_t k = 0; k < p->nproblems; k++)
 				fprintf(diag, "dltrace-analyze: %s: %s\n",
 					p->trace, p->problems[k]);
+		dlt_reaps_apply(&reaps, p);
+		dlt_reaps_add(&reaps, p);
 		size_t k = dlt_check_process(c, p, &g);
 		/* A rank known only from the communicator it joined. */
 		if (c->procs[k].rank < 0)
@@ -411,8 +525,13 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 		dlt_process_free(p);
 		dlt_gpu_free(&g);
 	}
+	c->nruns = dlt_hang_group_runs(hangs, nhangs);
+	for (size_t i = 0; i < nhangs; i++)
+		c->procs[hang_proc[i]].run_group = hangs[i].run_group;
 	dlt_check_job(c, hangs, nhangs, hang_proc);
+	dlt_check_untraced(c, &reaps);
 	free(hangs);
+	dlt_reaps_free(&reaps);
 	free(hang_proc);
 	dlt_inputs_free(&in);
 	dlt_check_sort(c);
@@ -472,6 +591,8 @@ size_t dlt_check_hang_proc(struct dlt_check *c, const struct dlt_hang_proc *hp)
 	cp->exe = hp->exe[0] ? dlt_cstr(c, hp->exe) : NULL;
 	cp->start_realtime_ns = hp->start_real;
 	cp->start_monotonic_ns = hp->start_mono;
+	cp->run_id = hp->run_id;
+	cp->run_group = hp->run_group;
 	cp->exit_code = -1;
 	cp->end_failure = !dlt_hang_completed(hp);
 	cp->versions = dlt_val_object(&c->arena);
@@ -530,6 +651,11 @@ void dlt_check_sort(struct dlt_check *c)
 		c->f[i].seq = i;
 }
 
+size_t dlt_check_runs(const struct dlt_check *c)
+{
+	return c->nruns;
+}
+
 int dlt_check_worst(const struct dlt_check *c)
 {
 	for (int s = DLT_SEV_ERROR; s >= DLT_SEV_INFO; s--)
@@ -540,6 +666,13 @@ int dlt_check_worst(const struct dlt_check *c)
 
 /* ---- output ----------------------------------------------------------------
  */
+
+/* A run's identity as summary and --run write it. */
+static const char *dlt_run_hex(uint64_t run, char buf[64])
+{
+	snprintf(buf, 64, "%016" PRIx64, run);
+	return buf;
+}
 
 static void dlt_json_proc(struct dlt_json *j, const struct dlt_check_proc *p)
 {
@@ -558,6 +691,10 @@ static void dlt_json_proc(struct dlt_json *j, const struct dlt_check_proc *p)
 	dlt_json_kv_string(j, "host", p->host);
 	dlt_json_kv_string(j, "exe", p->exe);
 	dlt_json_kv_string(j, "trace", p->trace);
+	if (p->run_id)
+		dlt_json_kv_string(j, "run", dlt_run_hex(p->run_id, when));
+	else
+		dlt_json_kv_null(j, "run");
 	dlt_format_utc(p->start_realtime_ns, when, sizeof(when));
 	dlt_json_kv_string(j, "started", when);
 	dlt_json_kv_string(j, "ended", p->ended);
@@ -618,6 +755,7 @@ void dlt_check_json_findings(struct dlt_json *j, const struct dlt_check *c)
 	for (int s = DLT_SEV_ERROR; s >= DLT_SEV_INFO; s--)
 		dlt_json_kv_uint(j, dlt_severity_name(s), c->counts[s]);
 	dlt_json_kv_uint(j, "processes", c->nprocs);
+	dlt_json_kv_uint(j, "runs", dlt_check_runs(c));
 	dlt_json_kv_uint(j, "unreadable_inputs", c->unusable);
 	dlt_json_object_end(j);
 }
@@ -808,4 +946,12 @@ void dlt_check_text(FILE *out, const struct dlt_check *c)
 		c->counts[DLT_SEV_WARNING],
 		c->counts[DLT_SEV_WARNING] == 1 ? "" : "s",
 		c->counts[DLT_SEV_INFO]);
+	size_t runs = dlt_check_runs(c);
+	if (runs > 1)
+		fprintf(out,
+			"These traces come from %zu runs (a directory used "
+			"more than once): dltrace-analyze summary shows them "
+			"apart,\ndltrace-analyze check --run ID PATH checks "
+			"one.\n",
+			runs);
 }

@@ -55,6 +55,8 @@ struct dlt_check_proc {
 	const char *exe;
 	uint64_t start_realtime_ns, start_monotonic_ns;
 	uint64_t trace_id;
+	uint64_t run_id;	  /* the launcher run, 0 none */
+	uint32_t run_group;	  /* the run among the inputs (runs.h) */
 	const char *ended;	  /* dlt_end_describe */
 	int exit_code;		  /* -1 unknown or not an exit */
 	int signal;		  /* 0 none */
@@ -71,6 +73,7 @@ struct dlt_check {
 	size_t nf, capf;
 	size_t counts[3]; /* findings per severity */
 	size_t unusable;  /* inputs that gave no process */
+	size_t nruns;	  /* runs among the inputs (runs.h) */
 };
 
 void dlt_check_init(struct dlt_check *c);
@@ -105,6 +108,10 @@ size_t dlt_check_hang_proc(struct dlt_check *c, const struct dlt_hang_proc *hp);
 
 /* Sorts processes by start and findings by process, rule, severity. */
 void dlt_check_sort(struct dlt_check *c);
+
+/* How many runs the checked traces come from: launcher runs that overlap
+ * in time count as one (runs.h). */
+size_t dlt_check_runs(const struct dlt_check *c);
 
 /* The highest severity found, -1 when there is no finding. */
 int dlt_check_worst(const struct dlt_check *c);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "live.h"
 #include "model.h"
 
 int dlt_end_exit_code(const struct dlt_end *e)
@@ -11,6 +12,7 @@ int dlt_end_exit_code(const struct dlt_end *e)
 	switch (e->how) {
 	case DLT_END_NORMAL:
 	case DLT_END_UNDERSCORE:
+	case DLT_END_MAIN:
 		/* The parent sees the low byte of what exit() was given. */
 		return e->status == -1 ? -1 : e->status & 0xff;
 	case DLT_END_REAPED:
@@ -24,6 +26,8 @@ int dlt_end_signal(const struct dlt_end *e)
 {
 	if (e->how == DLT_END_REAPED && WIFSIGNALED(e->status))
 		return WTERMSIG(e->status);
+	if (e->how == DLT_END_ABORT)
+		return e->status;
 	return 0;
 }
 
@@ -36,9 +40,12 @@ bool dlt_end_is_failure(const struct dlt_end *e)
 		return false;
 	case DLT_END_NORMAL:
 	case DLT_END_UNDERSCORE:
+	case DLT_END_MAIN:
 		return e->status != -1 && (e->status & 0xff) != 0;
 	case DLT_END_REAPED:
 		return dlt_end_exit_code(e) != 0;
+	case DLT_END_ABORT:
+		return true;
 	}
 	return true;
 }
@@ -47,11 +54,36 @@ const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len)
 {
 	int32_t st = e->status;
 	switch (e->how) {
-	case DLT_END_NONE:
-		snprintf(buf, len,
-			 "no end recorded: killed (e.g. SIGKILL), crashed, or "
-			 "still running");
+	case DLT_END_NONE: {
+		double s = (double)e->seen_for_ns / 1e9;
+		if (e->live == DLT_LIVE_RUNNING)
+			snprintf(buf, len,
+				 "still running (last sign of life %.2f s "
+				 "after it started)",
+				 s);
+		else if (e->live == DLT_LIVE_ZOMBIE)
+			snprintf(buf, len,
+				 "ended, but its parent has not reaped it yet: "
+				 "how is not known (last sign of life %.2f s "
+				 "after it started)",
+				 s);
+		else if (e->live == DLT_LIVE_GONE)
+			snprintf(buf, len,
+				 "no end recorded and no traced process reaped "
+				 "it: killed without warning (SIGKILL, as when "
+				 "a whole process group is killed) or crashed; "
+				 "last sign of life %.2f s after it started",
+				 s);
+		else
+			snprintf(buf, len,
+				 "no end recorded and no traced process reaped "
+				 "it: killed without warning (SIGKILL), "
+				 "crashed, "
+				 "or still running on another machine; last "
+				 "sign of life %.2f s after it started",
+				 s);
 		break;
+	}
 	case DLT_END_NORMAL:
 	case DLT_END_UNDERSCORE: {
 		const char *via =
@@ -68,6 +100,16 @@ const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len)
 				 st, via);
 		break;
 	}
+	case DLT_END_MAIN:
+		snprintf(buf, len,
+			 "exited with status %d (main returned %" PRId32 ")",
+			 st & 0xff, st);
+		break;
+	case DLT_END_ABORT:
+		snprintf(buf, len,
+			 "aborted: abort() raised signal %" PRId32 " (SIGABRT)",
+			 st);
+		break;
 	case DLT_END_EXEC:
 		if (e->exec_path) {
 			/* Room for the path is bounded by buf; a cut path is
@@ -80,22 +122,47 @@ const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len)
 				 "recorded)");
 		}
 		break;
-	case DLT_END_REAPED:
+	case DLT_END_REAPED: {
+		/* What the process's own records add to its parent's view. */
+		const char *o = NULL;
+		if (e->reaped_by && e->own == DLT_END_MAIN)
+			o = "main returned, ";
+		else if (e->reaped_by && e->own == DLT_END_ABORT)
+			o = "abort() called, ";
+		else if (e->reaped_by && e->own == DLT_END_NORMAL)
+			o = "exit() called, ";
+		else if (e->reaped_by && e->own == DLT_END_UNDERSCORE)
+			o = "_exit() called, ";
+		char by[96] = "";
+		if (e->reaped_by)
+			snprintf(by, sizeof(by),
+				 ", %sseen by its parent (pid %u)", o ? o : "",
+				 e->reaped_by);
 		if (WIFEXITED(st)) {
-			snprintf(buf, len, "exited with status %d",
-				 WEXITSTATUS(st));
+			snprintf(buf, len, "exited with status %d%s",
+				 WEXITSTATUS(st), by);
 		} else if (WIFSIGNALED(st)) {
 			int sig = WTERMSIG(st);
 			const char *name = dlt_signal_name(sig);
-			snprintf(buf, len, "killed by signal %d%s%s%s%s", sig,
-				 name ? " (" : "", name ? name : "",
-				 name ? ")" : "",
-				 WCOREDUMP(st) ? ", core dumped" : "");
+			/* "killed by SIGKILL (signal 9)" */
+			if (name)
+				snprintf(buf, len,
+					 "killed by %s (signal %d%s)%s", name,
+					 sig,
+					 WCOREDUMP(st) ? ", core dumped" : "",
+					 by);
+			else
+				snprintf(buf, len, "killed by signal %d%s%s",
+					 sig,
+					 WCOREDUMP(st) ? ", core dumped" : "",
+					 by);
 		} else {
-			snprintf(buf, len, "ended with wait status 0x%" PRIx32,
-				 (uint32_t)st);
+			snprintf(buf, len,
+				 "ended with wait status 0x%" PRIx32 "%s",
+				 (uint32_t)st, by);
 		}
 		break;
+	}
 	default:
 		snprintf(buf, len, "ended in an unknown way (%d)", (int)e->how);
 	}

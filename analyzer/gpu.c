@@ -30,6 +30,7 @@ void dlt_gpu_init(struct dlt_gpu *g)
 void dlt_gpu_free(struct dlt_gpu *g)
 {
 	free(g->fams);
+	free(g->loaded);
 	free(g->statics);
 	free(g->errs);
 	free(g->opens);
@@ -79,9 +80,26 @@ static size_t dlt_nvals(const struct dlt_rec_hdr *h, size_t fixed)
 static void dlt_gpu_on_family(struct dlt_gpu *g, struct dlt_trace *t,
 			      const struct dlt_rec_family *r)
 {
+	struct dlt_gpu_family *f;
+	if (r->source != DLT_FAMSRC_CALL) {
+		/* Versions of what was loaded: shown, never judged as if the
+		 * library had been used. */
+		g->loaded = dlt_gpu_grow(g->loaded, &g->caploaded, g->nloaded,
+					 sizeof(*g->loaded));
+		f = &g->loaded[g->nloaded++];
+		f->family = r->h.flags;
+		f->source = r->source;
+		f->path = dlt_gpu_str(g, t, r->path);
+		f->api = 0;
+		f->kdrv = dlt_gpu_str(g, t, r->kdrv);
+		memcpy(f->v, r->v, sizeof(f->v));
+		f->ts = r->h.ts;
+		return;
+	}
 	g->fams =
 		dlt_gpu_grow(g->fams, &g->capfams, g->nfams, sizeof(*g->fams));
-	struct dlt_gpu_family *f = &g->fams[g->nfams++];
+	f = &g->fams[g->nfams++];
+	f->source = DLT_FAMSRC_CALL;
 	f->family = r->h.flags;
 	f->path = dlt_gpu_str(g, t, r->path);
 	f->api = (uint16_t)r->api;

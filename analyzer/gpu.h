@@ -23,7 +23,8 @@
 struct dlt_gpu_family {
 	int family; /* enum dlt_family */
 	const char *path;
-	uint16_t api; /* whose first call found it */
+	uint16_t api;	 /* whose first call found it */
+	uint32_t source; /* enum dlt_family_source */
 	const char *kdrv;
 	int64_t v[8];
 	uint64_t ts;
@@ -75,8 +76,12 @@ struct dlt_gpu_tid;
 
 struct dlt_gpu {
 	struct dlt_arena_blk *arena;
-	struct dlt_gpu_family *fams;
+	struct dlt_gpu_family *fams; /* after a first call: what rules read */
 	size_t nfams, capfams;
+	/* Format 2.1: versions seen at load, from the library (source LOAD)
+	 * or its file (FILE): only what the process loaded, not used. */
+	struct dlt_gpu_family *loaded;
+	size_t nloaded, caploaded;
 	struct dlt_gpu_static *statics;
 	size_t nstatics, capstatics;
 	struct dlt_gpu_err *errs;

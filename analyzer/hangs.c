@@ -20,6 +20,8 @@
 #include "hangs.h"
 #include "json.h"
 #include "inputs.h"
+#include "live.h"
+#include "runs.h"
 #include "model.h"
 #include "reader.h"
 
@@ -173,6 +175,7 @@ static void dlt_hp_add_stall(struct dlt_hang_proc *hp,
 			if (r->dur_ns >= s->dur_ns) {
 				s->dur_ns = r->dur_ns;
 				s->ended = r->ended;
+				s->early = r->h.flags & DLT_STALL_EARLY;
 			}
 			return;
 		}
@@ -186,6 +189,7 @@ static void dlt_hp_add_stall(struct dlt_hang_proc *hp,
 	s->since = r->since;
 	s->dur_ns = r->dur_ns;
 	s->ended = r->ended;
+	s->early = r->h.flags & DLT_STALL_EARLY;
 	s->state = (char)r->state;
 	s->fd = r->fd;
 	snprintf(s->wchan, sizeof(s->wchan), "%s", dlt_trace_strz(t, r->wchan));
@@ -203,7 +207,10 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 	struct dlt_hang_load *l = ctx;
 	struct dlt_hang_proc *hp = l->hp;
 	const struct dlt_rec_hdr *h = v->rec;
-	if (h->ts > hp->last_ts && h->type != DLT_REC_STRING)
+	/* The launcher writes its record after the process ended: not a
+	 * sign of its life. */
+	if (h->ts > hp->last_ts && h->type != DLT_REC_STRING &&
+	    v->writer != DLT_WRITER_LAUNCHER)
 		hp->last_ts = h->ts;
 	switch (h->type) {
 	case DLT_REC_PROC: {
@@ -304,6 +311,8 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 		break;
 	}
 	case DLT_REC_EXIT:
+		if (h->flags == DLT_EXIT_REAPED)
+			hp->reaped_ts = h->ts;
 		if (hp->ended && hp->exit_how == DLT_EXIT_REAPED)
 			break;
 		hp->ended = true;
@@ -350,18 +359,26 @@ void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h)
 {
 	hp->pid = h->pid;
 	hp->ppid = h->ppid;
+	hp->run_id = h->run_id;
 	hp->start_real = h->start_realtime_ns;
 	hp->start_mono = h->start_monotonic_ns;
 	if (hp->rank < 0 && hp->comm_rank >= 0)
 		hp->rank = hp->comm_rank;
 	/* A killed process left no end record, and its stall records carry
 	 * durations up to the last update: the latest of them is when it
-	 * was last seen alive. */
+	 * was last seen alive.  The watchdog's heartbeat (format 2.1) is
+	 * later still: it is stored at every tick. */
 	for (size_t i = 0; i < hp->nstalls; i++) {
 		uint64_t end = hp->stalls[i].since + hp->stalls[i].dur_ns;
 		if (end > hp->last_ts)
 			hp->last_ts = end;
 	}
+	if (h->alive_ns > hp->last_ts)
+		hp->last_ts = h->alive_ns;
+	/* A directory read while its job runs (or hangs right now). */
+	hp->live = hp->ended ? DLT_LIVE_UNKNOWN
+			     : (int)dlt_live_state(hp->host, hp->pid,
+						   hp->start_mono);
 }
 
 void dlt_hang_own_frame(const struct dlt_hang_stall *s, char *out, size_t cap)
@@ -491,4 +508,22 @@ size_t dlt_hang_load_inputs(const struct dlt_inputs *in,
 	}
 	*out = procs;
 	return n;
+}
+
+size_t dlt_hang_group_runs(struct dlt_hang_proc *procs, size_t n)
+{
+	struct dlt_run_trace *t = dlt_xcalloc(n ? n : 1, sizeof(*t));
+	uint32_t *group = dlt_xcalloc(n ? n : 1, sizeof(*group));
+	for (size_t i = 0; i < n; i++)
+		t[i] = (struct dlt_run_trace){
+			procs[i].run_id, procs[i].start_real,
+			procs[i].reaped_ts
+				? dlt_hang_wall(&procs[i], procs[i].reaped_ts)
+				: 0};
+	size_t runs = dlt_runs_group(t, n, group);
+	for (size_t i = 0; i < n; i++)
+		procs[i].run_group = group[i];
+	free(t);
+	free(group);
+	return runs;
 }

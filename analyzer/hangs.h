@@ -20,6 +20,9 @@ struct dlt_hang_stall {
 	uint64_t since; /* monotonic ns of the traced process */
 	uint64_t dur_ns;
 	bool ended;
+	/* Recorded before the stall threshold because the thread was inside
+	 * a traced call (DLT_STALL_EARLY), and still shorter than it. */
+	bool early;
 	char state;
 	int32_t fd;
 	uint32_t nframes;
@@ -44,6 +47,12 @@ struct dlt_hang_proc {
 	char host[128];
 	char exe[256];
 	uint32_t pid, ppid;
+	uint64_t run_id; /* the launcher run, 0 none */
+	/* When the launcher reaped the process (REAPED), monotonic; 0 none.
+	 * And the run it belongs to among the inputs (runs.h: launcher runs
+	 * that overlap in time are one), set by dlt_hang_group_runs. */
+	uint64_t reaped_ts;
+	uint32_t run_group;
 	int32_t rank, world_size;
 	char master_addr[128], master_port[16];
 	/* The communicator of the last init entered (DLT_ROLE_COMM_INIT). */
@@ -65,6 +74,9 @@ struct dlt_hang_proc {
 	uint32_t last_api_tid;
 	uint64_t last_api_ts;
 	bool ended;
+	/* enum dlt_live (live.h): is the process running now?  Asked only
+	 * for a trace without an end record. */
+	int live;
 	uint16_t exit_how;
 	int32_t exit_status;
 	uint64_t connect_fail;
@@ -95,6 +107,9 @@ void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h);
 struct dlt_inputs;
 size_t dlt_hang_load_inputs(const struct dlt_inputs *in,
 			    struct dlt_hang_proc **out, FILE *errs);
+
+/* Sets each process's run_group (runs.h); returns how many runs. */
+size_t dlt_hang_group_runs(struct dlt_hang_proc *procs, size_t n);
 
 /* Ended on its own (exit, _exit, exec) rather than killed or cut off. */
 bool dlt_hang_exited(const struct dlt_hang_proc *hp);

@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "model.h"
 
+#include "live.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -56,6 +58,7 @@ struct dlt_load {
 	struct dlt_thread_state *threads;
 	size_t nthreads, threadcap;
 	size_t libcap, envcap, notecap, execcap, forkcap, probcap, argvcap;
+	size_t reapcap;
 	/* How the image ended so far, in timestamp order. */
 	const struct dlt_rec_exit *reaped;
 	bool exec_pending;
@@ -141,6 +144,10 @@ static int dlt_collect(void *ctx, const struct dlt_rec_view *v)
 {
 	struct dlt_load *l = ctx;
 	l->p->records++;
+	/* The launcher writes after the process ended: not a sign of its
+	 * life. */
+	if (v->rec->ts > l->p->last_seen_ns && v->writer != DLT_WRITER_LAUNCHER)
+		l->p->last_seen_ns = v->rec->ts;
 	if (v->rec->type < DLT_COUNTED_TYPES)
 		l->counts[v->rec->type]++;
 	else
@@ -159,6 +166,7 @@ static int dlt_collect(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_DLERROR:
 	case DLT_REC_EXIT:
 	case DLT_REC_FORK:
+	case DLT_REC_REAP:
 	case DLT_REC_EXEC:
 		break;
 	default:
@@ -222,7 +230,12 @@ static void dlt_on_proc(struct dlt_load *l, const struct dlt_ev *e)
 	p->cwd = dlt_load_str(l, r->cwd);
 	p->rank = r->rank;
 	p->world_size = r->world_size;
-	if (r->argc > dlt_argc_limit(p)) {
+	if (r->h.flags & DLT_PROC_ARGV_CUT) {
+		/* argc counts arguments that have no ARG record: they are
+		 * said to be missing, not shown one by one as lost.  ARG
+		 * records (time 0) were all seen before this. */
+		p->argv_more = r->argc > p->argc ? r->argc - p->argc : 0;
+	} else if (r->argc > dlt_argc_limit(p)) {
 		dlt_model_problem(l,
 				  "PROC record at offset %" PRIu64
 				  " claims %" PRIu32 " arguments; ignored",
@@ -466,6 +479,8 @@ static void dlt_on_exit(struct dlt_load *l, const struct dlt_ev *e)
 		break;
 	case DLT_EXIT_NORMAL:
 	case DLT_EXIT_UNDERSCORE:
+	case DLT_EXIT_MAIN:
+	case DLT_EXIT_ABORT:
 		/* "Status not seen" adds nothing to a status already seen. */
 		if (l->exit_rec && r->h.flags == DLT_EXIT_NORMAL &&
 		    r->status == -1)
@@ -506,7 +521,17 @@ static void dlt_on_fork(struct dlt_load *l, const struct dlt_ev *e)
 	struct dlt_process *p = l->p;
 	p->forks =
 		dlt_grow(p->forks, &l->forkcap, p->nforks, sizeof(*p->forks));
-	p->forks[p->nforks++] = r->child_pid;
+	p->forks[p->nforks++] = (struct dlt_fork_rec){r->h.ts, r->child_pid};
+}
+
+static void dlt_on_reap(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_reap *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	p->reaps =
+		dlt_grow(p->reaps, &l->reapcap, p->nreaps, sizeof(*p->reaps));
+	p->reaps[p->nreaps++] =
+		(struct dlt_reap_rec){r->h.ts, r->pid, r->status};
 }
 
 /* The launcher's wait status is the ground truth; otherwise whichever of an
@@ -529,6 +554,15 @@ static void dlt_decide_end(struct dlt_load *l)
 		end->how = (enum dlt_end_how)l->exit_rec->h.flags;
 		end->status = l->exit_rec->status;
 		end->ts = l->exit_ts;
+	}
+	struct dlt_process *p = l->p;
+	if (p->hdr.alive_ns > p->last_seen_ns)
+		p->last_seen_ns = p->hdr.alive_ns;
+	if (end->how == DLT_END_NONE) {
+		uint64_t start = p->hdr.start_monotonic_ns;
+		end->seen_for_ns =
+			p->last_seen_ns > start ? p->last_seen_ns - start : 0;
+		end->live = (int)dlt_live_state(p->host, p->hdr.pid, start);
 	}
 }
 
@@ -660,6 +694,9 @@ struct dlt_process *dlt_process_load_hooked(const char *path,
 		case DLT_REC_FORK:
 			dlt_on_fork(&l, e);
 			break;
+		case DLT_REC_REAP:
+			dlt_on_reap(&l, e);
+			break;
 		}
 	}
 	dlt_decide_end(&l);
@@ -684,6 +721,7 @@ void dlt_process_free(struct dlt_process *p)
 	free(p->env);
 	free(p->exec_fails);
 	free(p->forks);
+	free(p->reaps);
 	free(p->libs);
 	free(p->notes);
 	free(p->types);

@@ -27,15 +27,29 @@ enum dlt_end_how {
 	DLT_END_UNDERSCORE = DLT_EXIT_UNDERSCORE, /* _exit() / _Exit() */
 	DLT_END_EXEC = DLT_EXIT_EXEC,		  /* image replaced by exec */
 	DLT_END_REAPED = DLT_EXIT_REAPED, /* wait status seen by the launcher */
+	DLT_END_MAIN = DLT_EXIT_MAIN,	  /* main() returned status */
+	DLT_END_ABORT = DLT_EXIT_ABORT,	  /* abort(): SIGABRT */
 };
 
 struct dlt_end {
 	enum dlt_end_how how;
-	/* NORMAL, UNDERSCORE: the exit status, -1 when it was not seen.
-	 * REAPED: the raw wait status.  Otherwise 0. */
+	/* NORMAL, UNDERSCORE, MAIN: the exit status, -1 when it was not
+	 * seen.  REAPED: the raw wait status.  ABORT: the signal.  Otherwise
+	 * 0. */
 	int32_t status;
 	uint64_t ts;	       /* of the deciding record, 0 for NONE */
 	const char *exec_path; /* EXEC: program exec'ed, NULL if unknown */
+	/* REAPED: the pid of the traced parent whose wait returned the
+	 * status (a REAP record in its trace), 0 when the launcher did; and
+	 * how the process's own records said it ended (MAIN, ABORT ...;
+	 * NONE when they said nothing). */
+	uint32_t reaped_by;
+	enum dlt_end_how own;
+	/* NONE: the last sign of life (latest record or heartbeat) after
+	 * the trace's start, and whether the process runs now (enum
+	 * dlt_live: this machine's /proc). */
+	uint64_t seen_for_ns;
+	int live;
 };
 
 /* Exit code of a process that exited, else -1 (signal, exec, no end). */
@@ -103,6 +117,18 @@ struct dlt_note_entry {
 	const char *text;
 };
 
+/* A child this process reaped (REAP record): its pid and wait status. */
+struct dlt_fork_rec {
+	uint64_t ts;
+	uint32_t pid;
+};
+
+struct dlt_reap_rec {
+	uint64_t ts;
+	uint32_t pid;
+	int32_t status;
+};
+
 /* An execve that returned: the process carried on. */
 struct dlt_exec_fail {
 	uint64_t ts;
@@ -129,6 +155,9 @@ struct dlt_process {
 	uint32_t argc;	   /* from PROC, raised to cover every ARG index */
 	const char **argv; /* argc entries; NULL where a string is lost */
 	bool argv_cut;	   /* an argument was cut by the writer */
+	/* Arguments after argv[argc - 1] that the writer only counted (PROC
+	 * flag DLT_PROC_ARGV_CUT). */
+	uint32_t argv_more;
 
 	struct dlt_env_var *env;
 	size_t nenv;
@@ -136,8 +165,13 @@ struct dlt_process {
 	struct dlt_end end;
 	struct dlt_exec_fail *exec_fails;
 	size_t nexec_fails;
-	uint32_t *forks; /* pids of children it forked */
+	struct dlt_fork_rec *forks; /* children it forked, in time order */
 	size_t nforks;
+	struct dlt_reap_rec *reaps; /* children it reaped, in time order */
+	size_t nreaps;
+	/* The last sign of life, CLOCK_MONOTONIC: the latest record's time,
+	 * or the watchdog's heartbeat (header alive_ns) when later. */
+	uint64_t last_seen_ns;
 
 	struct dlt_lib *libs; /* in ts order */
 	size_t nlibs;

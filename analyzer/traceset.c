@@ -1,6 +1,8 @@
 /* All traces named on a command line, loaded and ordered. */
 #include "traceset.h"
 
+#include "reaps.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +80,13 @@ int dlt_set_load(struct dlt_set *s, int argc, char *const argv[], FILE *diag)
 		s->procs[s->nprocs++] = p;
 	}
 	dlt_inputs_free(&in);
+	/* How each process ended, as the parent that reaped it saw. */
+	struct dlt_reaps reaps = {0};
+	for (size_t i = 0; i < s->nprocs; i++)
+		dlt_reaps_add(&reaps, s->procs[i]);
+	for (size_t i = 0; i < s->nprocs && reaps.n; i++)
+		dlt_reaps_apply(&reaps, s->procs[i]);
+	dlt_reaps_free(&reaps);
 	if (s->nprocs > 1)
 		qsort(s->procs, s->nprocs, sizeof(*s->procs),
 		      dlt_proc_start_cmp);

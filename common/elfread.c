@@ -220,6 +220,93 @@ int dlt_elf_read(const char *path, struct dlt_elf_info *out)
 	return 0;
 }
 
+/* The file offset and size of the section called name; 0 or -1. */
+static int dlt_elf_section(int fd, const char *name, uint64_t *off,
+			   uint64_t *size)
+{
+	ElfW(Ehdr) eh;
+	if (dlt_pread_all(fd, &eh, sizeof(eh), 0) != 0 ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_shentsize != sizeof(ElfW(Shdr)) || eh.e_shnum == 0 ||
+	    eh.e_shstrndx >= eh.e_shnum)
+		return -1;
+	ElfW(Shdr) names;
+	if (dlt_pread_all(fd, &names, sizeof(names),
+			  eh.e_shoff + (uint64_t)eh.e_shstrndx *
+					       sizeof(ElfW(Shdr))) != 0)
+		return -1;
+	size_t nl = strlen(name) + 1;
+	for (unsigned i = 0; i < eh.e_shnum; i++) {
+		ElfW(Shdr) sh;
+		char sn[64];
+		if (dlt_pread_all(fd, &sh, sizeof(sh),
+				  eh.e_shoff + (uint64_t)i * sizeof(sh)) != 0)
+			return -1;
+		if (nl > sizeof(sn) || sh.sh_name + nl > names.sh_size ||
+		    dlt_pread_all(fd, sn, nl, names.sh_offset + sh.sh_name) !=
+			    0 ||
+		    memcmp(sn, name, nl) != 0)
+			continue;
+		if (sh.sh_type == SHT_NOBITS)
+			return -1;
+		*off = sh.sh_offset;
+		*size = sh.sh_size;
+		return 0;
+	}
+	return -1;
+}
+
+int dlt_elf_section_string(const char *path, const char *section,
+			   const char *prefix, uint64_t max_bytes, char *out,
+			   size_t cap)
+{
+	out[0] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	uint64_t off, size;
+	int found = -1;
+	if (dlt_elf_section(fd, section, &off, &size) != 0 ||
+	    size > max_bytes) {
+		close(fd);
+		return -1;
+	}
+	/* Pieces overlap by the longest string kept, so that one that
+	 * straddles two pieces is seen whole in the second. */
+	static char buf[65536];
+	size_t keep = cap < 1024 ? cap : 1024;
+	size_t pl = strlen(prefix);
+	for (uint64_t at = 0; at < size && found != 0;) {
+		size_t want = size - at < sizeof(buf) ? (size_t)(size - at)
+						      : sizeof(buf);
+		ssize_t r = pread(fd, buf, want, (off_t)(off + at));
+		if (r <= 0)
+			break;
+		for (size_t i = 0; i + pl < (size_t)r && found != 0; i++) {
+			/* The prefix, then a digit: a version, not a
+			 * format.  (Data need not end in a NUL before a
+			 * string: a jump table can come right before.) */
+			if (buf[i] != prefix[0] ||
+			    memcmp(buf + i, prefix, pl) != 0 ||
+			    buf[i + pl] < '0' || buf[i + pl] > '9')
+				continue;
+			size_t n = strnlen(buf + i, (size_t)r - i);
+			if (n == (size_t)r - i && at + (uint64_t)r < size)
+				break; /* cut by the piece: seen in the next */
+			if (n >= cap)
+				n = cap - 1;
+			memcpy(out, buf + i, n);
+			out[n] = '\0';
+			found = 0;
+		}
+		if ((size_t)r < sizeof(buf) || at + (uint64_t)r >= size)
+			break;
+		at += (uint64_t)r - keep;
+	}
+	close(fd);
+	return found;
+}
+
 /* Whether [p, p + n) is mapped in this process: mincore says ENOMEM for an
  * address range with a hole, and reads nothing. */
 static int dlt_mapped(uintptr_t p, size_t n)

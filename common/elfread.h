@@ -78,6 +78,15 @@ struct dlt_elf_info {
 /* Fills *out from the file at path.  Returns 0 or a negative errno. */
 int dlt_elf_read(const char *path, struct dlt_elf_info *out);
 
+/* The first NUL-terminated string in section section (".rodata") of the
+ * file at path that begins with prefix and a digit ("NCCL version 2.28.9"),
+ * copied into out (cut to cap - 1 bytes).  Reads the section in pieces; a
+ * section larger than max_bytes is not searched.  Returns 0, or -1 when there
+ * is no such string. */
+int dlt_elf_section_string(const char *path, const char *section,
+			   const char *prefix, uint64_t max_bytes, char *out,
+			   size_t cap);
+
 /* Fills *out from an object the loader has mapped at load bias base with
  * its dynamic section at dyn (a link_map's l_addr and l_ld), without
  * opening its file: the ELF and program headers where the first segment

@@ -23,12 +23,20 @@
 #include "dltrace/format.h"
 #include "record.h"
 
+#define DLT_SHORT_USAGE                                                       \
+	"usage: dltrace [-o DIR] [-q] [--redact-argv] [--hang-timeout SEC]\n" \
+	"               [--require-trace] [--] COMMAND [ARGS...]\n"
+
+/* A mistake in the options: the usage line and where the rest is. */
+static int bad_usage(void)
+{
+	fputs(DLT_SHORT_USAGE "Try 'dltrace --help' for more.\n", stderr);
+	return 2;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: dltrace [-o DIR] [-q] [--redact-argv] [--hang-timeout "
-		"SEC] [--]\n"
-		"               COMMAND [ARGS...]\n"
+	fprintf(f, DLT_SHORT_USAGE
 		"\n"
 		"Runs COMMAND (and every process it starts) with dltrace's "
 		"library\n"
@@ -49,14 +57,37 @@ static void usage(FILE *f)
 		"then "
 		"KILL),\n"
 		"                     print the hang verdict, exit 124\n"
+		"      --require-trace\n"
+		"                     do not run COMMAND when its traces "
+		"cannot be\n"
+		"                     written (exit 2); also "
+		"DLTRACE_REQUIRE_TRACE=1.\n"
+		"                     Without it COMMAND runs untraced.\n"
 		"  -h, --help         this text\n"
-		"      --version      version\n"
+		"  -V, --version      version\n"
 		"\n"
 		"Then: dltrace-analyze summary DIR, dltrace-analyze libs "
 		"DIR.\n");
 }
 
-static int mkdir_p(const char *path)
+/* The directories the launcher made for the traces, deepest last: taken
+ * away again when the command could not be started and they are empty. */
+struct made_dirs {
+	char path[16][PATH_MAX];
+	int n;
+};
+
+static int mkdir_one(const char *path, struct made_dirs *made)
+{
+	if (mkdir(path, 0755) == 0) {
+		if (made->n < 16)
+			snprintf(made->path[made->n++], PATH_MAX, "%s", path);
+		return 0;
+	}
+	return errno == EEXIST ? 0 : -1;
+}
+
+static int mkdir_p(const char *path, struct made_dirs *made)
 {
 	char buf[PATH_MAX];
 	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
@@ -67,12 +98,36 @@ static int mkdir_p(const char *path)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+		if (mkdir_one(buf, made) != 0)
 			return -1;
 		*p = '/';
 	}
-	if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-		return -1;
+	return mkdir_one(buf, made);
+}
+
+/* rmdir leaves a directory that is not empty. */
+static void unmake_dirs(struct made_dirs *made)
+{
+	while (made->n > 0)
+		rmdir(made->path[--made->n]);
+}
+
+/* The trace directory, made if missing and resolved into dir; 0, or an
+ * errno that says why no trace can be written there. */
+static int prepare_dir(const char *out, char *dir, struct made_dirs *made)
+{
+	if (mkdir_p(out, made) != 0)
+		return errno;
+	struct stat st;
+	if (stat(out, &st) != 0)
+		return errno;
+	/* mkdir says EEXIST for a file of that name too. */
+	if (!S_ISDIR(st.st_mode))
+		return ENOTDIR;
+	if (access(out, W_OK | X_OK) != 0)
+		return errno;
+	if (realpath(out, dir) == NULL)
+		return errno;
 	return 0;
 }
 
@@ -122,9 +177,11 @@ static void prepend_env(const char *name, const char *value)
 	}
 }
 
-/* The trace of the last image of process pid: the one with that pid, no
- * trace in the directory naming it as its exec parent. */
-static int find_trace_of(const char *dir, pid_t pid, char *out, size_t cap)
+/* The trace of the last image of process pid in this run: the one with
+ * that pid and the highest exec_seq (a pid of an earlier run in the same
+ * directory is another process). */
+static int find_trace_of(const char *dir, pid_t pid, uint64_t run, char *out,
+			 size_t cap)
 {
 	DIR *d = opendir(dir);
 	if (d == NULL)
@@ -147,7 +204,8 @@ static int find_trace_of(const char *dir, pid_t pid, char *out, size_t cap)
 		ssize_t r = pread(fd, &h, sizeof(h), 0);
 		close(fd);
 		if (r != (ssize_t)sizeof(h) || memcmp(h.magic, DLT_MAGIC, 8) ||
-		    h.pid != (uint32_t)pid || h.parent_kind == DLT_PARENT_FORK)
+		    h.pid != (uint32_t)pid ||
+		    h.parent_kind == DLT_PARENT_FORK || h.run_id != run)
 			continue;
 		if (found < 0 || h.exec_seq >= best_seq) {
 			best_seq = h.exec_seq;
@@ -159,10 +217,10 @@ static int find_trace_of(const char *dir, pid_t pid, char *out, size_t cap)
 	return found;
 }
 
-static void record_reaped(const char *dir, pid_t pid, int status)
+static void record_reaped(const char *dir, pid_t pid, uint64_t run, int status)
 {
 	char path[PATH_MAX + 256];
-	if (find_trace_of(dir, pid, path, sizeof(path)) != 0)
+	if (find_trace_of(dir, pid, run, path, sizeof(path)) != 0)
 		return;
 	static struct dlt_writer w;
 	static struct dlt_tls t;
@@ -185,7 +243,8 @@ static void record_reaped(const char *dir, pid_t pid, int status)
 	dlt_writer_forget(&w);
 }
 
-/* Waits up to secs for pid; 1 if it ended (status filled), 0 on timeout. */
+/* Waits up to secs for pid; 1 if it ended and was reaped (status filled),
+ * 0 on timeout, -1 when it cannot be waited for. */
 static int wait_with_timeout(pid_t pid, double secs, int *status)
 {
 	struct timespec t0, now;
@@ -195,7 +254,7 @@ static int wait_with_timeout(pid_t pid, double secs, int *status)
 		if (r == pid)
 			return 1;
 		if (r < 0 && errno != EINTR)
-			return 1;
+			return -1;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		double el = (double)(now.tv_sec - t0.tv_sec) +
 			    (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
@@ -278,7 +337,7 @@ static void end_hung_tree(pid_t pid, const char *dir, int traced, int *status)
 	int done = wait_with_timeout(pid, 3.0, status);
 	/* KILL what is left, the orphans of a root that did end included. */
 	signal_list(pids, n, SIGKILL);
-	while (!done && waitpid(pid, status, 0) < 0 && errno == EINTR)
+	while (done == 0 && waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
 }
 
@@ -290,6 +349,50 @@ static void forward_signal(int sig)
 		kill(child_pid, sig);
 }
 
+/* Runs the command in a child.  Returns its pid, or -1 when it could not
+ * be started, with *exec_err the errno of the failed exec (0 when fork
+ * failed): the exec's failure comes back through a pipe closed on exec. */
+static pid_t start_command(char **cmd, int *exec_err)
+{
+	*exec_err = 0;
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		fds[0] = fds[1] = -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "dltrace: fork: %s\n", strerror(errno));
+		if (fds[0] >= 0) {
+			close(fds[0]);
+			close(fds[1]);
+		}
+		return -1;
+	}
+	if (pid == 0) {
+		if (fds[0] >= 0)
+			close(fds[0]);
+		execvp(cmd[0], cmd);
+		int e = errno;
+		if (fds[1] >= 0 && write(fds[1], &e, sizeof(e)) < 0)
+			e = errno;
+		_exit(127);
+	}
+	if (fds[0] < 0)
+		return pid;
+	close(fds[1]);
+	int e = 0;
+	ssize_t n;
+	while ((n = read(fds[0], &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	close(fds[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		*exec_err = e;
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return -1;
+	}
+	return pid;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -299,13 +402,18 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},
 		{"redact-argv", no_argument, NULL, 'R'},
 		{"hang-timeout", required_argument, NULL, 'T'},
+		{"require-trace", no_argument, NULL, 'Q'},
 		{NULL, 0, NULL, 0}};
 	const char *out = NULL;
 	int quiet = 0, c;
 	double hang_timeout = 0;
+	const char *req = getenv("DLTRACE_REQUIRE_TRACE");
+	int require = req && strcmp(req, "1") == 0;
 	dlt_writer_kind_self = DLT_WRITER_LAUNCHER;
-	/* '+': stop at the first non-option, it is the command. */
-	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+	/* '+': stop at the first non-option, it is the command.  ':': a
+	 * missing value is reported here, in the short form. */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:qhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -315,6 +423,9 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			setenv("DLTRACE_REDACT_ARGV", "1", 1);
+			break;
+		case 'Q':
+			require = 1;
 			break;
 		case 'T': {
 			char *end;
@@ -333,15 +444,25 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("dltrace " DLT_VERSION "\n");
 			return 0;
+		case ':':
+			fprintf(stderr, "dltrace: %s needs a value\n",
+				argv[optind - 1]);
+			return bad_usage();
 		default:
-			usage(stderr);
-			return 2;
+			if (optopt)
+				fprintf(stderr, "dltrace: unknown option -%c\n",
+					optopt);
+			else
+				fprintf(stderr, "dltrace: unknown option %s\n",
+					argv[optind - 1]);
+			return bad_usage();
 		}
 	}
 	if (optind >= argc) {
-		usage(stderr);
-		return 2;
+		fputs("dltrace: no command to run\n", stderr);
+		return bad_usage();
 	}
+	char **cmd = argv + optind;
 
 	char dirbuf[PATH_MAX];
 	if (out == NULL) {
@@ -355,40 +476,60 @@ int main(int argc, char **argv)
 			snprintf(dirbuf, sizeof(dirbuf), "%s-%d", stamp, i);
 		out = dirbuf;
 	}
-	char dir[PATH_MAX];
+	static struct made_dirs made;
+	char dir[PATH_MAX] = "";
 	int traced = 1;
-	if (mkdir_p(out) != 0 || realpath(out, dir) == NULL) {
-		/* Run the command all the same: tracing must never stop a
-		 * job.  The library says once that tracing is off. */
-		snprintf(dir, sizeof(dir), "%s", out);
+	int dir_err = prepare_dir(out, dir, &made);
+	if (dir_err != 0) {
+		/* Said once, with the real cause; without --require-trace the
+		 * command runs all the same, untraced (tracing must never stop
+		 * a job), and the library is not injected to say it again. */
+		fprintf(stderr, "dltrace: cannot write traces to %s: %s; %s\n",
+			out, strerror(dir_err),
+			require ? "not running the command (--require-trace)"
+				: "running the command untraced");
+		unmake_dirs(&made);
+		if (require)
+			return 2;
 		traced = 0;
 	}
 	char lib[PATH_MAX];
-	if (find_library(lib) != 0) {
+	if (traced && find_library(lib) != 0) {
 		fprintf(stderr, "dltrace: cannot find libdltrace.so next to "
 				"this program (set DLTRACE_LIB)\n");
+		unmake_dirs(&made);
 		return 2;
 	}
-	prepend_env("LD_PRELOAD", lib);
-	prepend_env("LD_AUDIT", lib);
-	setenv("DLTRACE_DIR", dir, 1);
-	unsetenv("DLTRACE_PARENT");
-	unsetenv("DLTRACE_REEXEC");
-	/* The watchdogs must be running to take the snapshot at the timeout. */
-	if (hang_timeout > 0)
-		setenv("DLTRACE_WATCHDOG", "1", 1);
+	/* A random identity for this run, in every trace of its tree
+	 * (DLTRACE_RUN), so that a directory used twice keeps runs apart. */
+	uint64_t run = dlt_random64();
+	if (traced) {
+		prepend_env("LD_PRELOAD", lib);
+		prepend_env("LD_AUDIT", lib);
+		setenv("DLTRACE_DIR", dir, 1);
+		char runs[32];
+		snprintf(runs, sizeof(runs), "%llx", (unsigned long long)run);
+		setenv("DLTRACE_RUN", runs, 1);
+		unsetenv("DLTRACE_PARENT");
+		unsetenv("DLTRACE_REEXEC");
+		/* The watchdogs must be running to take the snapshot at the
+		 * timeout. */
+		if (hang_timeout > 0)
+			setenv("DLTRACE_WATCHDOG", "1", 1);
+	}
 
-	pid_t pid = fork();
+	int exec_err = 0;
+	pid_t pid = start_command(cmd, &exec_err);
 	if (pid < 0) {
-		fprintf(stderr, "dltrace: fork: %s\n", strerror(errno));
-		return 2;
-	}
-	if (pid == 0) {
-		execvp(argv[optind], argv + optind);
-		int e = errno;
-		fprintf(stderr, "dltrace: cannot run %s: %s\n", argv[optind],
-			strerror(e));
-		_exit(e == ENOENT ? 127 : 126);
+		if (exec_err)
+			fprintf(stderr, "dltrace: cannot run %s: %s\n", cmd[0],
+				strerror(exec_err));
+		/* Nothing ran, so nothing was traced: no verdict, and no
+		 * empty directory left behind. */
+		unmake_dirs(&made);
+		if (exec_err == 0)
+			return 2;
+		return exec_err == ENOENT ? 127 : 126;
 	}
 	child_pid = pid;
 	/* Ctrl-C reaches the whole foreground group, the command included;
@@ -404,12 +545,19 @@ int main(int argc, char **argv)
 
 	int status = 0;
 	int hung = 0;
-	if (hang_timeout > 0 &&
-	    !wait_with_timeout(pid, hang_timeout, &status)) {
-		hung = 1;
-		end_hung_tree(pid, dir, traced, &status);
+	/* The child is reaped exactly once: by the wait with a timeout when
+	 * it ends in time, by end_hung_tree when it does not, else here. */
+	int reaped = 0;
+	if (hang_timeout > 0) {
+		int w = wait_with_timeout(pid, hang_timeout, &status);
+		reaped = w == 1;
+		if (w == 0) {
+			hung = 1;
+			end_hung_tree(pid, dir, traced, &status);
+			reaped = 1;
+		}
 	}
-	while (!hung && waitpid(pid, &status, 0) < 0) {
+	while (!reaped && waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			fprintf(stderr, "dltrace: waitpid: %s\n",
 				strerror(errno));
@@ -417,7 +565,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (traced) {
-		record_reaped(dir, pid, status);
+		record_reaped(dir, pid, run, status);
 		/* The traces of processes that ended without cutting their
 		 * file (killed), this one's with its new record, hold only
 		 * what they recorded; those of processes still running are
@@ -427,9 +575,9 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 				"dltrace: %s ran past --hang-timeout %g s; "
 				"the process tree was ended\n",
-				argv[optind], hang_timeout);
+				cmd[0], hang_timeout);
 		if (!quiet || hung)
-			dlt_verdict_print(stderr, dir);
+			dlt_verdict_print(stderr, dir, run);
 	}
 	if (hung)
 		return 124;

@@ -202,12 +202,15 @@ def generate(text):
             rid, rname, st, layout(structs, st, memo)[0]))
     parts["record types"] = "\n".join(rt)
     for enum in ("dlt_found_via", "dlt_exit_how", "dlt_parent_kind", "dlt_family", "dlt_sock_op",
-                 "dlt_writer_kind", "dlt_note_level"):
+                 "dlt_writer_kind", "dlt_note_level", "dlt_reap_call",
+                 "dlt_family_source"):
         rows = ["| value | name | meaning |", "|---:|---|---|"]
         for n, v, c in parse_enum_block(text, enum):
             rows.append("| %s | `%s` | %s |" % (v, n, c))
         parts["enum " + enum] = "\n".join(rows)
-    for prefix, key in (("DLT_FEAT_", "features"), ("DLT_LIB_", "lib flags")):
+    for prefix, key in (("DLT_FEAT_", "features"), ("DLT_LIB_", "lib flags"),
+                        ("DLT_STALL_", "stall flags"),
+                        ("DLT_PROC_", "proc flags")):
         rows = ["| bit | name | meaning |", "|---|---|---|"]
         for n, v, c in parse_defines(text, prefix):
             rows.append("| %s | `%s` | %s |" % (v, n, c or ""))

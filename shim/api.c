@@ -86,64 +86,69 @@ static void dlt_rec_enter(struct dlt_writer *w, uint16_t id, const uint64_t *v,
 	 (idx) == DLT_IDX_cudaGetDriverEntryPoint || \
 	 (idx) == DLT_IDX_cudaGetDriverEntryPointByVersion)
 
-#define DLT_BODY(apiid, idx, fam, name, args, flags, pre, post, realexpr)   \
-	{                                                                   \
-		dlt_fn_##name dlt_real = (dlt_fn_##name)(realexpr);         \
-		if (__builtin_expect(dlt_real == NULL, 0))                  \
-			return dlt_missing(DLT_FAM_##fam);                  \
-		struct dlt_writer *dlt_wr = dlt_writer_on();                \
-		if (dlt_wr == NULL || dlt_api_depth > 0 ||                  \
-		    dlt_fam_depth[DLT_FAM_##fam] > 0) {                     \
-			int dlt_r0 = dlt_real args;                         \
-			if (dlt_hook_##name && DLT_SUBST_ALWAYS(idx)) {     \
-				int dlt_e0 = errno;                         \
-				dlt_hook_ret = dlt_r0;                      \
-				dlt_hook_##name args;                       \
-				errno = dlt_e0;                             \
-			}                                                   \
-			return dlt_r0;                                      \
-		}                                                           \
-		dlt_fam_depth[DLT_FAM_##fam]++;                             \
-		struct dlt_open_call dlt_open = {NULL, 0, 0, 0};            \
-		uint64_t dlt_t0;                                            \
-		if (DLT_API_ONCE(flags, pre, post)) {                       \
-			uint64_t dlt_pv[] = {DLT_UNPAREN pre};              \
-			dlt_t0 = dlt_now_ns();                              \
-			dlt_call_open(dlt_wr, apiid, dlt_t0, dlt_pv,        \
-				      sizeof(dlt_pv) / sizeof(uint64_t),    \
-				      &dlt_open);                           \
-		} else {                                                    \
-			if ((flags)&DLT_AF_ENTER) {                         \
-				uint64_t dlt_pv[] = {DLT_UNPAREN pre};      \
-				dlt_rec_enter(dlt_wr, apiid, dlt_pv,        \
-					      sizeof(dlt_pv) /              \
-						      sizeof(uint64_t));    \
-			}                                                   \
-			dlt_t0 = dlt_now_ns();                              \
-		}                                                           \
-		int dlt_r = dlt_real args;                                  \
-		uint64_t dlt_t1 = dlt_now_ns();                             \
-		int dlt_e = errno;                                          \
-		if (!((flags)&DLT_AF_NORECORD) &&                           \
-		    !dlt_call_close(dlt_wr, &dlt_open, dlt_r,               \
-				    dlt_t1 - dlt_t0)) {                     \
-			uint64_t dlt_v[] = {DLT_UNPAREN post};              \
-			dlt_call_done(dlt_wr, apiid, dlt_r, dlt_t0, dlt_t1, \
-				      dlt_v,                                \
-				      sizeof(dlt_v) / sizeof(uint64_t));    \
-		}                                                           \
-		if (dlt_hook_##name) {                                      \
-			dlt_hook_ret = dlt_r;                               \
-			dlt_hook_##name args;                               \
-		}                                                           \
-		if (__builtin_expect(                                       \
-			    !atomic_load_explicit(&dlt_slots[idx].noted,    \
-						  memory_order_relaxed),    \
-			    0))                                             \
-			dlt_family_note(idx, (void *)dlt_real);             \
-		dlt_fam_depth[DLT_FAM_##fam]--;                             \
-		errno = dlt_e;                                              \
-		return dlt_r;                                               \
+#define DLT_BODY(apiid, idx, fam, name, args, flags, pre, post, realexpr)     \
+	{                                                                     \
+		dlt_fn_##name dlt_real = (dlt_fn_##name)(realexpr);           \
+		if (__builtin_expect(dlt_real == NULL, 0))                    \
+			return dlt_missing(DLT_FAM_##fam);                    \
+		struct dlt_writer *dlt_wr = dlt_writer_on();                  \
+		if (dlt_wr == NULL || dlt_api_depth > 0 ||                    \
+		    dlt_fam_depth[DLT_FAM_##fam] > 0) {                       \
+			int dlt_r0 = dlt_real args;                           \
+			if (dlt_hook_##name && DLT_SUBST_ALWAYS(idx)) {       \
+				int dlt_e0 = errno;                           \
+				dlt_hook_ret = dlt_r0;                        \
+				dlt_hook_##name args;                         \
+				errno = dlt_e0;                               \
+			}                                                     \
+			return dlt_r0;                                        \
+		}                                                             \
+		dlt_fam_depth[DLT_FAM_##fam]++;                               \
+		struct dlt_open_call dlt_open = {NULL, 0, 0, 0};              \
+		uint64_t dlt_t0;                                              \
+		if (DLT_API_ONCE(flags, pre, post)) {                         \
+			uint64_t dlt_pv[] = {DLT_UNPAREN pre};                \
+			dlt_t0 = dlt_now_ns();                                \
+			dlt_call_open(dlt_wr, apiid, dlt_t0, dlt_pv,          \
+				      sizeof(dlt_pv) / sizeof(uint64_t),      \
+				      &dlt_open);                             \
+		} else {                                                      \
+			if ((flags)&DLT_AF_ENTER) {                           \
+				uint64_t dlt_pv[] = {DLT_UNPAREN pre};        \
+				dlt_rec_enter(dlt_wr, apiid, dlt_pv,          \
+					      sizeof(dlt_pv) /                \
+						      sizeof(uint64_t));      \
+			}                                                     \
+			dlt_t0 = dlt_now_ns();                                \
+		}                                                             \
+		uint64_t dlt_wdc = 0;                                         \
+		if (DLT_API_ONCE(flags, pre, post) || ((flags)&DLT_AF_ENTER)) \
+			dlt_wdc = dlt_wd_call_begin(dlt_t0);                  \
+		int dlt_r = dlt_real args;                                    \
+		uint64_t dlt_t1 = dlt_now_ns();                               \
+		int dlt_e = errno;                                            \
+		if (DLT_API_ONCE(flags, pre, post) || ((flags)&DLT_AF_ENTER)) \
+			dlt_wd_call_end(dlt_wdc);                             \
+		if (!((flags)&DLT_AF_NORECORD) &&                             \
+		    !dlt_call_close(dlt_wr, &dlt_open, dlt_r,                 \
+				    dlt_t1 - dlt_t0)) {                       \
+			uint64_t dlt_v[] = {DLT_UNPAREN post};                \
+			dlt_call_done(dlt_wr, apiid, dlt_r, dlt_t0, dlt_t1,   \
+				      dlt_v,                                  \
+				      sizeof(dlt_v) / sizeof(uint64_t));      \
+		}                                                             \
+		if (dlt_hook_##name) {                                        \
+			dlt_hook_ret = dlt_r;                                 \
+			dlt_hook_##name args;                                 \
+		}                                                             \
+		if (__builtin_expect(                                         \
+			    !atomic_load_explicit(&dlt_slots[idx].noted,      \
+						  memory_order_relaxed),      \
+			    0))                                               \
+			dlt_family_note(idx, (void *)dlt_real);               \
+		dlt_fam_depth[DLT_FAM_##fam]--;                               \
+		errno = dlt_e;                                                \
+		return dlt_r;                                                 \
 	}
 
 #define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \

@@ -19,10 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "elfread.h"
+#include "versions.h"
 
 #define DLT_AUDIT_MAX_TRIED 256
 #define DLT_AUDIT_MAX_OBJS 4096
@@ -435,6 +437,10 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 			flags |= DLT_LIB_DLOPEN;
 		dlt_rec_commit(r, DLT_REC_LIB_LOAD, (uint16_t)flags, len);
 	}
+	/* A GPU library: its version as the file says it, now (the library
+	 * itself can answer only once initialised: dlt_versions_loaded). */
+	if (have_file && !hit && dlt_gpu_file_family(path))
+		dlt_versions_from_file(w, fs.real != fs.path ? real : path);
 	dlt_cur.active = 0;
 	if (dlt_nobjs < DLT_AUDIT_MAX_OBJS) {
 		struct dlt_obj *o = &dlt_objs[dlt_nobjs++];
@@ -473,6 +479,14 @@ DLT_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 		dlt_rec_commit(r, DLT_REC_LIB_UNLOAD, (uint16_t)failed_load,
 			       sizeof(*r));
 	}
+	/* At exit the objects are finalised from the program down to the
+	 * dynamic loader, whose unload is reported last; glibc before 2.35
+	 * calls no la_activity after it (below), so the file is cut here
+	 * too, after the last LIB_UNLOAD. */
+	if (atomic_load_explicit(&w->ending, memory_order_relaxed) &&
+	    ((struct link_map *)(uintptr_t)obj)->l_addr ==
+		    (ElfW(Addr))getauxval(AT_BASE))
+		dlt_writer_cut(w, 1);
 	errno = saved;
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include "real.h"
 #include "state.h"
 #include "staticrt.h"
+#include "versions.h"
 #include "watchdog.h"
 
 static void *dlt_dlopen_missing(const char *name, int mode)
@@ -37,6 +38,9 @@ __attribute__((used)) void *dlt_dlopen_enter(const char *name, int mode,
 	dlt_dlopen_fn real = DLT_REAL(dlopen);
 	struct dlt_writer *w = dlt_writer_on();
 	if (w && w->pid == dlt_self_pid(w)) {
+		/* Every earlier dlopen has returned: what it loaded is
+		 * initialised and can say its version. */
+		dlt_versions_loaded();
 		Dl_info info;
 		const char *cobj = NULL;
 		if (dladdr(caller, &info) && info.dli_fname)
@@ -120,7 +124,15 @@ __attribute__((used)) void *dlt_dlvsym_real(void)
 
 static void *dlt_after_dlsym(const char *name, void *r, void *caller)
 {
-	if (r == NULL || name == NULL || dlt_w == NULL)
+	if (dlt_w == NULL)
+		return r;
+	/* A lookup in a handle: the libraries dlopen loaded are initialised
+	 * (ctypes, Python's import of an extension, TensorFlow and JAX reach
+	 * the GPU libraries this way).  errno is the program's: kept. */
+	int e0 = errno;
+	dlt_versions_loaded();
+	errno = e0;
+	if (r == NULL || name == NULL)
 		return r;
 	if (name[0] != 'c' && name[0] != 'n' && name[0] != 'p')
 		return r;

@@ -1,6 +1,6 @@
 /* exec and posix_spawn: the new image or child is traced too.  Its
  * environment names this library in LD_PRELOAD and LD_AUDIT and carries
- * DLTRACE_DIR and DLTRACE_PARENT, even when the program passes an
+ * DLTRACE_DIR, DLTRACE_RUN and DLTRACE_PARENT, even when the program passes an
  * environment of its own; and the restart of a process that was started
  * with LD_PRELOAD alone, to have the audit half too. */
 #define _GNU_SOURCE
@@ -40,13 +40,13 @@ static const char *dlt_env_get(char *const *env, const char *name)
 	return NULL;
 }
 
-#define DLT_ENV_EXTRA 5
+#define DLT_ENV_EXTRA 6
 #define DLT_ENV_BUF (3 * DLT_PATH_MAX + 256)
 
 /* Builds in out[] (capacity n+DLT_ENV_EXTRA+1) the environment a traced
  * child needs: LD_PRELOAD and LD_AUDIT naming this library, DLTRACE_DIR,
- * and DLTRACE_PARENT.  Strings go into buf.  No allocation: this can run in
- * a vfork child. */
+ * DLTRACE_RUN (the launcher's run, when there is one) and DLTRACE_PARENT.
+ * Strings go into buf.  No allocation: this can run in a vfork child. */
 static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 {
 	char *const *env0 = env;
@@ -56,6 +56,7 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 		dlt_have_audit && !dlt_env_has(env, "LD_AUDIT", dlt_self_path);
 	int fix_dir =
 		dlt_cfg.dir_abs[0] && !dlt_env_has(env, "DLTRACE_DIR", NULL);
+	int fix_run = dlt_cfg.run_id && !dlt_env_has(env, "DLTRACE_RUN", NULL);
 	for (; env && *env; env++) {
 		if ((fix_preload && strncmp(*env, "LD_PRELOAD=", 11) == 0) ||
 		    (fix_audit && strncmp(*env, "LD_AUDIT=", 9) == 0) ||
@@ -85,6 +86,15 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 	if (fix_dir) {
 		int k = snprintf(buf + used, DLT_ENV_BUF - used,
 				 "DLTRACE_DIR=%s", dlt_cfg.dir_abs);
+		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
+			out[n++] = buf + used;
+			used += (size_t)k + 1;
+		}
+	}
+	if (fix_run) {
+		int k = snprintf(buf + used, DLT_ENV_BUF - used,
+				 "DLTRACE_RUN=%llx",
+				 (unsigned long long)dlt_cfg.run_id);
 		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
 			out[n++] = buf + used;
 			used += (size_t)k + 1;

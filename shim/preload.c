@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,8 @@
 #include "prefetch.h"
 #include "real.h"
 #include "state.h"
+#include "symlookup.h"
+#include "versions.h"
 #include "watchdog.h"
 
 /* The writer of a process without the audit half (DLTRACE_AUDIT=0). */
@@ -35,6 +38,7 @@ static bool dlt_thread_key_ok;
 static void dlt_thread_exit(void *arg)
 {
 	(void)arg;
+	dlt_wd_call_release();
 	dlt_tls_release(dlt_w, &dlt_tls);
 	dlt_calls_release();
 	/* The audit copy's chunk of this thread, too (writer.h). */
@@ -241,6 +245,12 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	DLT_REAL(_exit);
 	DLT_REAL(_Exit);
 	DLT_REAL(abort);
+	/* Shells reap their children in a SIGCHLD handler. */
+	DLT_REAL(wait);
+	DLT_REAL(waitpid);
+	DLT_REAL(wait3);
+	DLT_REAL(wait4);
+	DLT_REAL(waitid);
 	if (pthread_key_create(&dlt_thread_key, dlt_thread_exit) == 0) {
 		dlt_thread_key_ok = true;
 		dlt_on_new_thread = dlt_thread_first_chunk;
@@ -278,9 +288,57 @@ __attribute__((destructor)) static void dlt_shim_fini(void)
 	dlt_writer_cut(dlt_w, 1);
 }
 
+/* main's return value: a return from main ends the process through the C
+ * library's own exit(), which no wrapper sees.  The program's main is
+ * called through dlt_main, which records what it returned and returns it. */
+typedef int (*dlt_main_fn)(int, char **, char **);
+typedef int (*dlt_start_main_fn)(dlt_main_fn, int, char **, void (*)(void),
+				 void (*)(void), void (*)(void), void *);
+static dlt_main_fn dlt_program_main;
+DLT_EXPORT int __libc_start_main(dlt_main_fn main, int argc, char **argv,
+				 void (*init)(void), void (*fini)(void),
+				 void (*rtld_fini)(void), void *stack_end);
+
+static int dlt_main(int argc, char **argv, char **envp)
+{
+	int r = dlt_program_main(argc, argv, envp);
+	int saved = errno;
+	dlt_versions_loaded();
+	errno = saved;
+	dlt_record_exit(DLT_EXIT_MAIN, r);
+	/* The end of the process, as at exit(): atexit handlers and
+	 * destructors follow, and what they record grows the file again. */
+	dlt_writer_cut(dlt_w, 1);
+	return r;
+}
+
+DLT_EXPORT int __libc_start_main(dlt_main_fn main, int argc, char **argv,
+				 void (*init)(void), void (*fini)(void),
+				 void (*rtld_fini)(void), void *stack_end)
+{
+	/* The default version: glibc 2.34's one implementation under both
+	 * versions runs a legacy program's init itself; older ones have
+	 * 2.2.5 only. */
+	dlt_start_main_fn real = (dlt_start_main_fn)dlt_sym_next(
+		"__libc_start_main", dlt_self_name());
+	if (real == NULL)
+		_exit(127); /* no C library to start the program with */
+	dlt_main_fn run = main;
+	if (dlt_is_preload) {
+		dlt_program_main = main;
+		run = dlt_main;
+	}
+	return real(run, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
 DLT_EXPORT void exit(int status)
 {
 	dlt_exit_fn real = DLT_REAL(exit);
+	/* The last point where the libraries are whole: atexit handlers and
+	 * destructors follow. */
+	int saved = errno;
+	dlt_versions_loaded();
+	errno = saved;
 	dlt_record_exit(DLT_EXIT_NORMAL, status);
 	dlt_writer_cut(dlt_w, 1);
 	real(status);
@@ -302,14 +360,17 @@ DLT_EXPORT void _Exit(int status)
 	real(status);
 }
 
-/* abort() and a failed assert() end the process by SIGABRT: the trace is
- * cut first (only system calls, safe in a signal handler).  A SIGABRT
- * handler that does not return leaves the process running with its trace
- * cut; it grows again at its next chunk. */
+/* abort() and a failed assert() end the process by SIGABRT, which kills
+ * it without a word of its own: the end is recorded (ABORT; a handler that
+ * returns from the signal does not stop the end), then the trace is cut
+ * (only system calls, safe in a signal handler).  A SIGABRT handler that
+ * does not return leaves the process running with its trace cut; it grows
+ * again at its next chunk. */
 DLT_EXPORT void abort(void)
 {
 	dlt_abort_fn real = DLT_REAL(abort);
 	int saved = errno;
+	dlt_record_exit(DLT_EXIT_ABORT, SIGABRT);
 	dlt_writer_cut(dlt_w, 1);
 	errno = saved;
 	real();
@@ -324,6 +385,8 @@ DLT_EXPORT void __assert_fail(const char *expr, const char *file,
 {
 	dlt_assert_fn real = DLT_REAL(__assert_fail);
 	int saved = errno;
+	/* The C library's abort follows, which no wrapper sees. */
+	dlt_record_exit(DLT_EXIT_ABORT, SIGABRT);
 	dlt_writer_cut(dlt_w, 1);
 	errno = saved;
 	real(expr, file, line, fn);

@@ -3,7 +3,9 @@
 #define DLTRACE_REAL_H
 
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 typedef void *(*dlt_dlopen_fn)(const char *, int);
 typedef char *(*dlt_dlerror_fn)(void);
@@ -15,6 +17,11 @@ typedef int (*dlt_spawn_fn)(pid_t *, const char *,
 typedef pid_t (*dlt_fork_fn)(void);
 typedef void (*dlt_exit_fn)(int) __attribute__((noreturn));
 typedef void (*dlt_abort_fn)(void) __attribute__((noreturn));
+typedef pid_t (*dlt_wait_fn)(int *);
+typedef pid_t (*dlt_waitpid_fn)(pid_t, int *, int);
+typedef pid_t (*dlt_wait3_fn)(int *, int, struct rusage *);
+typedef pid_t (*dlt_wait4_fn)(pid_t, int *, int, struct rusage *);
+typedef int (*dlt_waitid_fn)(idtype_t, id_t, siginfo_t *, int);
 typedef void (*dlt_assert_fn)(const char *, const char *, unsigned int,
 			      const char *) __attribute__((noreturn));
 
@@ -31,6 +38,11 @@ typedef void (*dlt_assert_fn)(const char *, const char *, unsigned int,
 	X(_exit, dlt_exit_fn)         \
 	X(_Exit, dlt_exit_fn)         \
 	X(abort, dlt_abort_fn)        \
+	X(wait, dlt_wait_fn)          \
+	X(waitpid, dlt_waitpid_fn)    \
+	X(wait3, dlt_wait3_fn)        \
+	X(wait4, dlt_wait4_fn)        \
+	X(waitid, dlt_waitid_fn)      \
 	X(__assert_fail, dlt_assert_fn)
 
 struct dlt_real {

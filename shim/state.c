@@ -21,6 +21,10 @@ __thread int dlt_hook_ret;
 
 const char *dlt_self_name(void)
 {
+	/* A wrapper called before this copy's constructor (another library's
+	 * constructor forking) looks its real function up by this name. */
+	if (dlt_self_path[0] == '\0')
+		dlt_find_self(NULL);
 	const char *b = strrchr(dlt_self_path, '/');
 	return b ? b + 1 : (dlt_self_path[0] ? dlt_self_path : "libdltrace.so");
 }
@@ -110,6 +114,18 @@ void dlt_config_read(bool say)
 		c->parent_pid = pid;
 		c->parent_id = id;
 		c->parent_seq = seq;
+	}
+
+	/* The launcher's run: every trace of its tree carries it. */
+	v = dlt_env("DLTRACE_RUN");
+	if (v) {
+		char *end;
+		unsigned long long run = strtoull(v, &end, 16);
+		if (*end == '\0' && run != 0)
+			c->run_id = run;
+		else
+			dlt_config_say(say, "DLTRACE_RUN", v,
+				       "none (it is set by dltrace itself)");
 	}
 
 	c->redact_argv = getenv("DLTRACE_REDACT_ARGV") != NULL;
@@ -205,6 +221,7 @@ void dlt_start_params(struct dlt_open_params *p, char *hostbuf, size_t hcap)
 	p->host = hostbuf;
 	p->rank = dlt_cfg.rank;
 	p->max_size = dlt_cfg.max_size;
+	p->run_id = dlt_cfg.run_id;
 	p->redact_argv = dlt_cfg.redact_argv;
 	if (dlt_cfg.parent_kind == 'e' && dlt_cfg.parent_pid == (int)getpid()) {
 		p->parent_kind = DLT_PARENT_EXEC;

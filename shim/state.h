@@ -76,6 +76,7 @@ struct dlt_config {
 	bool prefetch;	      /* not DLTRACE_PREFETCH=0 */
 	uint64_t max_size;    /* DLTRACE_MAX_SIZE, 0: the writer's default */
 	bool clock_monotonic; /* DLTRACE_CLOCK=monotonic */
+	uint64_t run_id;      /* DLTRACE_RUN (hex), 0 unset */
 	bool distributed;     /* a launcher's rank variable is set */
 	int rank;	      /* from those variables, -1 unknown */
 };

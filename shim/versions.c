@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "apitable.h"
+#include "elfread.h"
 #include "dltrace/apivals.h"
 #include "seen.h"
 #include "state.h"
@@ -107,32 +109,95 @@ static void dlt_cudnn_sublib_words(int64_t version, int64_t out[4])
 	}
 }
 
-/* First call into a family from one file: record the file and what it says
- * about versions.  Runs after the program's own call returned, and calls
- * only version queries, which leave no error state behind. */
-void dlt_family_note(int idx, void *real)
-{
-	struct dlt_api_slot *s = &dlt_slots[idx];
-	if (atomic_exchange(&s->noted, 1))
-		return;
-	struct dlt_writer *w = dlt_writer_on();
-	Dl_info info;
-	struct link_map *lm = NULL;
-	if (w == NULL || !dladdr1(real, &info, (void **)&lm, RTLD_DL_LINKMAP) ||
-	    lm == NULL)
-		return;
-	int fam = dlt_apis[idx].family;
-	dlt_watchdog_start("GPU library in use");
-	/* Once per library and family: load biases are page aligned. */
-	static struct dlt_seen known;
-	if (!dlt_seen_add(&known, (uint64_t)lm->l_addr | (uint64_t)fam))
-		return;
+static int64_t dlt_version_code(int fam, const int part[3]);
 
-	uintptr_t base = lm->l_addr;
-	int64_t v[8];
+/* A family's first slot is its version (apis.def): records made at load,
+ * from the library or its file, fill that one. */
+#define DLT_FV_VERSION 0
+_Static_assert(DLT_FV_CUDART_runtime_version == DLT_FV_VERSION &&
+		       DLT_FV_CUDNN_version == DLT_FV_VERSION &&
+		       DLT_FV_NCCL_version == DLT_FV_VERSION &&
+		       DLT_FV_CUBLAS_version == DLT_FV_VERSION &&
+		       DLT_FV_CUBLASLT_version == DLT_FV_VERSION,
+	       "every family's version is its slot 0");
+
+/* The version a cuDNN sub-library loaded at base exports as a word
+ * (major << 16 | minor << 8 | patch), in cuDNN's encoding in *v; 0, or -1
+ * when it exports none (the front library). */
+static int dlt_cudnn_word_version(uintptr_t base, int64_t *v)
+{
+	static const char *const names[] = {
+		"cudnn_graph_version",	   "cudnn_ops_version",
+		"cudnn_ops_infer_version", "cudnn_cnn_version",
+		"cudnn_cnn_infer_version", "cudnn_adv_version",
+		"cudnn_adv_infer_version", NULL};
+	for (const char *const *n = names; *n; n++) {
+		const uint32_t *w = dlt_sym_find_in(base, *n);
+		if (w == NULL)
+			continue;
+		int part[3] = {(int)(*w >> 16), (int)((*w >> 8) & 0xff),
+			       (int)(*w & 0xff)};
+		*v = dlt_version_code(DLT_FAM_CUDNN, part);
+		return 0;
+	}
+	return -1;
+}
+
+/* A LIB_FAMILY record. */
+static void dlt_family_write(struct dlt_writer *w, int fam, const char *path,
+			     uint32_t api, uint32_t source, const int64_t v[8],
+			     const char *kdrv)
+{
+	uint32_t ps = dlt_str(w, &dlt_tls, path);
+	uint32_t ks =
+		kdrv && kdrv[0] ? dlt_str(w, &dlt_tls, kdrv) : DLT_STR_NONE;
+	struct dlt_rec_family *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
+	if (r == NULL)
+		return;
+	r->h.ts = dlt_now_ns();
+	r->path = ps;
+	r->api = api;
+	r->kdrv = ks;
+	r->source = source;
+	memcpy(r->v, v, 8 * sizeof(v[0]));
+	dlt_rec_commit(r, DLT_REC_LIB_FAMILY, (uint16_t)fam, sizeof(*r));
+}
+
+static void dlt_versions_absent(int64_t v[8])
+{
 	for (int i = 0; i < 8; i++)
 		v[i] = DLT_VERSION_ABSENT;
-	char kdrv[128] = "";
+}
+
+/* cublasGetProperty's three parts as one number, as cublasGetVersion
+ * gives it. */
+static int64_t dlt_cublas_version(uintptr_t base, int64_t *status)
+{
+	typedef int (*dlt_prop_fn)(int, int *);
+	dlt_prop_fn f = (dlt_prop_fn)dlt_sym_find_in(base, "cublasGetProperty");
+	if (f == NULL) {
+		*status = DLT_VERSION_ABSENT;
+		return DLT_VERSION_ABSENT;
+	}
+	int part[3] = {0, 0, 0};
+	*status = 0;
+	/* MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL (libraryPropertyType) */
+	for (int i = 0; i < 3 && *status == 0; i++)
+		*status = f(i, &part[i]);
+	return *status ? DLT_VERSION_ABSENT
+		       : (int64_t)part[0] * 10000 + part[1] * 100 + part[2];
+}
+
+/* The versions the library loaded at base says it is, by family, with
+ * pure queries only (docs/design.md, "Versions").  at_load: the program
+ * may not have called the library yet, so nothing is called that would
+ * load another library (cuDNN's front library loads libcudnn_graph for
+ * cudnnGetVersion; its sub-libraries' version words say the same). */
+static void dlt_family_query(int fam, uintptr_t base, bool at_load,
+			     int64_t v[8], char *kdrv, size_t kcap)
+{
+	dlt_versions_absent(v);
+	kdrv[0] = '\0';
 	dlt_api_depth++; /* our own queries are not the program's calls */
 	switch (fam) {
 	case DLT_FAM_CUDART:
@@ -143,20 +208,24 @@ void dlt_family_note(int idx, void *real)
 		v[DLT_FV_CUDART_runtime_version] =
 			dlt_call_int_getter(base, "cudaRuntimeGetVersion",
 					    &v[DLT_FV_CUDART_runtime_status]);
+		if (at_load)
+			break;
 		uintptr_t drv;
 		if (dlt_obj_find("libcuda.so", &drv) == 0)
 			v[DLT_FV_CUDART_driver_version] = dlt_call_int_getter(
 				drv, "cuDriverGetVersion",
 				&v[DLT_FV_CUDART_driver_status]);
-		dlt_kernel_driver(kdrv, sizeof(kdrv));
+		dlt_kernel_driver(kdrv, kcap);
 		break;
 	case DLT_FAM_CUDA:
 		v[DLT_FV_CUDA_driver_version] =
 			dlt_call_int_getter(base, "cuDriverGetVersion",
 					    &v[DLT_FV_CUDA_driver_status]);
-		dlt_kernel_driver(kdrv, sizeof(kdrv));
+		dlt_kernel_driver(kdrv, kcap);
 		break;
 	case DLT_FAM_CUDNN: {
+		if (at_load)
+			break;
 		dlt_size_getter gv = (dlt_size_getter)dlt_sym_find_in(
 			base, "cudnnGetVersion");
 		dlt_size_getter gc = (dlt_size_getter)dlt_sym_find_in(
@@ -183,23 +252,253 @@ void dlt_family_note(int idx, void *real)
 				dlt_call_int_getter(base, "pncclGetVersion",
 						    &v[DLT_FV_NCCL_status]);
 		break;
+	case DLT_FAM_CUBLAS:
+		v[DLT_FV_CUBLAS_version] =
+			dlt_cublas_version(base, &v[DLT_FV_CUBLAS_status]);
+		break;
+	case DLT_FAM_CUBLASLT: {
+		dlt_size_getter gv = (dlt_size_getter)dlt_sym_find_in(
+			base, "cublasLtGetVersion");
+		if (gv)
+			v[DLT_FV_CUBLASLT_version] = (int64_t)gv();
+		break;
+	}
 	}
 	dlt_api_depth--;
-	char path[DLT_PATH_MAX];
+}
+
+/* The file a function or object was loaded from, as a real path. */
+static void dlt_object_path(const struct link_map *lm, const char *fallback,
+			    char *path, size_t cap)
+{
 	const char *p =
-		lm->l_name && lm->l_name[0] ? lm->l_name : info.dli_fname;
+		lm && lm->l_name && lm->l_name[0] ? lm->l_name : fallback;
 	if (p == NULL || realpath(p, path) == NULL)
-		snprintf(path, sizeof(path), "%s", p ? p : "");
-	uint32_t ps = dlt_str(w, &dlt_tls, path);
-	uint32_t ks = kdrv[0] ? dlt_str(w, &dlt_tls, kdrv) : DLT_STR_NONE;
-	struct dlt_rec_family *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
-	if (r == NULL)
+		snprintf(path, cap, "%s", p ? p : "");
+}
+
+/* First call into a family from one file: record the file and what it says
+ * about versions.  Runs after the program's own call returned, and calls
+ * only version queries, which leave no error state behind. */
+void dlt_family_note(int idx, void *real)
+{
+	struct dlt_api_slot *s = &dlt_slots[idx];
+	if (atomic_exchange(&s->noted, 1))
 		return;
-	r->h.ts = dlt_now_ns();
-	r->path = ps;
-	r->api = dlt_apis[idx].id;
-	r->kdrv = ks;
-	r->pad = 0;
-	memcpy(r->v, v, sizeof(v));
-	dlt_rec_commit(r, DLT_REC_LIB_FAMILY, (uint16_t)fam, sizeof(*r));
+	struct dlt_writer *w = dlt_writer_on();
+	Dl_info info;
+	struct link_map *lm = NULL;
+	if (w == NULL || !dladdr1(real, &info, (void **)&lm, RTLD_DL_LINKMAP) ||
+	    lm == NULL)
+		return;
+	int fam = dlt_apis[idx].family;
+	dlt_watchdog_start("GPU library in use");
+	/* Once per library and family: load biases are page aligned. */
+	static struct dlt_seen known;
+	if (!dlt_seen_add(&known, (uint64_t)lm->l_addr | (uint64_t)fam))
+		return;
+	int64_t v[8];
+	char kdrv[128];
+	dlt_family_query(fam, lm->l_addr, false, v, kdrv, sizeof(kdrv));
+	char path[DLT_PATH_MAX];
+	dlt_object_path(lm, info.dli_fname, path, sizeof(path));
+	dlt_family_write(w, fam, path, dlt_apis[idx].id, DLT_FAMSRC_CALL, v,
+			 kdrv);
+}
+
+/* ---- at load ------------------------------------------------------------ */
+
+int dlt_gpu_file_family(const char *path)
+{
+	static const struct {
+		const char *prefix;
+		int fam;
+	} files[] = {
+		{"libcudart.so", DLT_FAM_CUDART},
+		/* Renamed copies bundled by old wheels. */
+		{"libcudart-", DLT_FAM_CUDART},
+		{"libcuda.so", DLT_FAM_CUDA},
+		{"libcudnn.so", DLT_FAM_CUDNN},
+		{"libcudnn_graph.so", DLT_FAM_CUDNN},
+		{"libcudnn_ops", DLT_FAM_CUDNN},
+		{"libnccl.so", DLT_FAM_NCCL},
+		{"libcublasLt.so", DLT_FAM_CUBLASLT},
+		{"libcublas.so", DLT_FAM_CUBLAS},
+	};
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (strncmp(b, files[i].prefix, strlen(files[i].prefix)) == 0 &&
+		    strstr(b, ".so"))
+			return files[i].fam;
+	return 0;
+}
+
+/* "12.4.127" into its parts; the number of parts read (at least 2 to
+ * count as a version). */
+static int dlt_parse_version(const char *s, int part[3])
+{
+	part[0] = part[1] = part[2] = 0;
+	int n = 0;
+	while (n < 3 && *s >= '0' && *s <= '9') {
+		part[n++] = (int)strtol(s, (char **)&s, 10);
+		if (*s != '.')
+			break;
+		s++;
+	}
+	return n;
+}
+
+/* A version in the family's own encoding (docs/library-facts.md). */
+static int64_t dlt_version_code(int fam, const int part[3])
+{
+	switch (fam) {
+	case DLT_FAM_CUDART:
+		return part[0] * 1000 + part[1] * 10;
+	case DLT_FAM_CUDNN:
+		return part[0] >= 9 ? part[0] * 10000 + part[1] * 100 + part[2]
+				    : part[0] * 1000 + part[1] * 100 + part[2];
+	case DLT_FAM_NCCL:
+		return part[0] > 2 || (part[0] == 2 && part[1] >= 9)
+			       ? part[0] * 10000 + part[1] * 100 + part[2]
+			       : part[0] * 1000 + part[1] * 100 + part[2];
+	case DLT_FAM_CUBLAS:
+	case DLT_FAM_CUBLASLT:
+		return part[0] * 10000 + part[1] * 100 + part[2];
+	}
+	return DLT_VERSION_ABSENT;
+}
+
+void dlt_versions_from_file(struct dlt_writer *w, const char *real)
+{
+	int fam = dlt_gpu_file_family(real);
+	if (fam == 0)
+		return;
+	int64_t v[8];
+	dlt_versions_absent(v);
+	char kdrv[64] = "";
+	int part[3];
+	const char *b = strrchr(real, '/');
+	b = b ? b + 1 : real;
+	const char *suffix = strstr(b, ".so.");
+	int n = suffix ? dlt_parse_version(suffix + 4, part) : 0;
+	if (fam == DLT_FAM_CUDA) {
+		/* libcuda.so.550.54.14: the driver's own version. */
+		if (n >= 2)
+			snprintf(kdrv, sizeof(kdrv), "%s", suffix + 4);
+	} else if (n >= 2) {
+		v[DLT_FV_VERSION] = dlt_version_code(fam, part);
+	}
+	if (fam == DLT_FAM_NCCL) {
+		/* NCCL prints "NCCL version 2.28.9+cuda13.0" from a string in
+		 * its read-only data; wheels ship it as libnccl.so.2. */
+		char text[96];
+		if (dlt_elf_section_string(real, ".rodata", "NCCL version ",
+					   64u << 20, text,
+					   sizeof(text)) == 0 &&
+		    dlt_parse_version(text + 13, part) >= 2) {
+			v[DLT_FV_VERSION] = dlt_version_code(fam, part);
+			const char *cu = strstr(text, "+cuda");
+			int cp[3];
+			if (cu && dlt_parse_version(cu + 5, cp) >= 2)
+				v[DLT_FV_NCCL_file_cuda_version] =
+					dlt_version_code(DLT_FAM_CUDART, cp);
+		}
+	}
+	if (v[DLT_FV_VERSION] == DLT_VERSION_ABSENT && kdrv[0] == '\0')
+		return;
+	dlt_family_write(w, fam, real, 0, DLT_FAMSRC_FILE, v, kdrv);
+}
+
+/* The GPU libraries loaded since the last look, collected with the
+ * loader's lock held and asked only after it is released: a query that
+ * loaded something would wait for that lock. */
+struct dlt_gpu_obj {
+	uintptr_t base;
+	int fam;
+	char path[512];
+};
+
+struct dlt_gpu_objs {
+	struct dlt_gpu_obj o[32];
+	int n;
+	unsigned long long adds;
+};
+
+static int dlt_collect_gpu(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct dlt_gpu_objs *g = data;
+	g->adds = info->dlpi_adds;
+	int fam = info->dlpi_name ? dlt_gpu_file_family(info->dlpi_name) : 0;
+	if (fam && g->n < 32) {
+		struct dlt_gpu_obj *o = &g->o[g->n++];
+		o->base = info->dlpi_addr;
+		o->fam = fam;
+		snprintf(o->path, sizeof(o->path), "%s", info->dlpi_name);
+	}
+	return 0;
+}
+
+static int dlt_adds_only(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(unsigned long long *)data = info->dlpi_adds;
+	return 1;
+}
+
+void dlt_versions_loaded(void)
+{
+	struct dlt_writer *w = dlt_writer_on();
+	if (w == NULL || w->pid != dlt_self_pid(w))
+		return;
+	static _Atomic int busy;
+	static unsigned long long seen_adds;
+	static uint32_t seen_gen;
+	static struct dlt_seen done;
+	static int cudnn_done; /* one cuDNN record per trace */
+	if (atomic_exchange(&busy, 1))
+		return;
+	uint32_t gen = atomic_load(&w->gen);
+	if (gen != seen_gen) {
+		/* A forked child's new trace has none of the records. */
+		seen_gen = gen;
+		seen_adds = 0;
+		cudnn_done = 0;
+		memset(&done, 0, sizeof(done));
+	}
+	unsigned long long adds = 0;
+	dl_iterate_phdr(dlt_adds_only, &adds);
+	if (adds != seen_adds) {
+		static struct dlt_gpu_objs g;
+		g.n = 0;
+		dl_iterate_phdr(dlt_collect_gpu, &g);
+		seen_adds = g.adds;
+		for (int i = 0; i < g.n; i++) {
+			struct dlt_gpu_obj *o = &g.o[i];
+			if (!dlt_seen_add(&done,
+					  (uint64_t)o->base | (uint64_t)o->fam))
+				continue;
+			int64_t v[8];
+			char kdrv[128], path[DLT_PATH_MAX];
+			if (o->fam == DLT_FAM_CUDNN) {
+				/* Its version words, once per process. */
+				int64_t word;
+				if (cudnn_done ||
+				    dlt_cudnn_word_version(o->base, &word) != 0)
+					continue;
+				cudnn_done = 1;
+				dlt_versions_absent(v);
+				v[DLT_FV_VERSION] = word;
+				kdrv[0] = '\0';
+			} else {
+				dlt_family_query(o->fam, o->base, true, v, kdrv,
+						 sizeof(kdrv));
+			}
+			dlt_object_path(NULL, o->path, path, sizeof(path));
+			dlt_family_write(w, o->fam, path, 0, DLT_FAMSRC_LOAD, v,
+					 kdrv);
+		}
+	}
+	atomic_store(&busy, 0);
 }

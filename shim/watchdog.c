@@ -10,7 +10,10 @@
  * Started only in processes that look like deep-learning jobs (launcher
  * variables such as RANK or WORLD_SIZE, or a GPU library or PyTorch being
  * used), or when DLTRACE_WATCHDOG=1; DLTRACE_WATCHDOG=0 never starts it.
- * DLTRACE_STALL_MS (default 5000) is how long a wait must last. */
+ * DLTRACE_STALL_MS (default 5000) is how long a wait must last; a thread
+ * inside a traced call that can block (an NCCL init, a collective) has its
+ * wait recorded after one tick.  Every tick also stores the time in the
+ * trace's header (alive_ns): a killed process's last sign of life. */
 #define _GNU_SOURCE
 #include "prefetch.h"
 #include "watchdog.h"
@@ -54,6 +57,7 @@ struct dlt_wd_thread {
 	struct dlt_rec_stall *rec; /* our record, updated in place */
 	uint64_t rec_ticket;	   /* while this says it may be (record.h) */
 	uint64_t rec_since;
+	uint16_t rec_flags; /* the record's flags (DLT_STALL_EARLY) */
 	int reported;
 	/* The thread's CPU time at the last full look, and what that look
 	 * saw: a thread whose CPU time has not moved has not run, so it is
@@ -72,8 +76,57 @@ _Atomic int dlt_wd_started;
 static bool dlt_wd_dirty;
 static uint32_t dlt_wd_tid;
 static uint64_t dlt_wd_stall_ns;
+static uint64_t dlt_wd_tick_ns;
 static pid_t dlt_wd_pid;
 int dlt_wd_restart_pending;
+
+#define DLT_WD_CALL_SLOTS 256
+static struct dlt_wd_call dlt_wd_calls[DLT_WD_CALL_SLOTS];
+static _Atomic uint32_t dlt_wd_calls_hi; /* slots ever taken: [0, hi) */
+__thread struct dlt_wd_call *dlt_wd_my_call;
+
+struct dlt_wd_call *dlt_wd_call_claim(void)
+{
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	for (uint32_t i = 0; i < DLT_WD_CALL_SLOTS; i++) {
+		uint32_t free_tid = 0;
+		struct dlt_wd_call *c = &dlt_wd_calls[i];
+		if (!atomic_compare_exchange_strong(&c->tid, &free_tid, tid))
+			continue;
+		atomic_store(&c->since, 0);
+		uint32_t hi = atomic_load(&dlt_wd_calls_hi);
+		while (hi < i + 1 && !atomic_compare_exchange_weak(
+					     &dlt_wd_calls_hi, &hi, i + 1))
+			;
+		dlt_wd_my_call = c;
+		return c;
+	}
+	return NULL;
+}
+
+void dlt_wd_call_release(void)
+{
+	struct dlt_wd_call *c = dlt_wd_my_call;
+	if (c == NULL)
+		return;
+	dlt_wd_my_call = NULL;
+	atomic_store(&c->since, 0);
+	atomic_store(&c->tid, 0);
+}
+
+/* When thread tid's outermost traced blocking call began, 0 if it is in
+ * none. */
+static uint64_t dlt_wd_call_since(uint32_t tid)
+{
+	uint32_t hi =
+		atomic_load_explicit(&dlt_wd_calls_hi, memory_order_relaxed);
+	for (uint32_t i = 0; i < hi; i++)
+		if (atomic_load_explicit(&dlt_wd_calls[i].tid,
+					 memory_order_relaxed) == tid)
+			return atomic_load_explicit(&dlt_wd_calls[i].since,
+						    memory_order_relaxed);
+	return 0;
+}
 
 static size_t dlt_read_small(const char *path, char *buf, size_t cap)
 {
@@ -372,11 +425,19 @@ static int dlt_wd_rec_open(struct dlt_writer *w, const struct dlt_wd_thread *t)
 }
 
 static void dlt_wd_report(struct dlt_writer *w, struct dlt_wd_thread *t,
-			  long nr, const uint64_t *a, char state, uint64_t now)
+			  long nr, const uint64_t *a, char state, uint64_t now,
+			  uint16_t flags)
 {
 	uint64_t dur = now - t->since;
 	if (dlt_wd_rec_open(w, t)) {
 		atomic_store((_Atomic uint64_t *)&t->rec->dur_ns, dur);
+		/* Recorded early, now past the threshold: a stall like any
+		 * other.  The same commit again, without the flag. */
+		if ((t->rec_flags & DLT_STALL_EARLY) && flags == 0) {
+			dlt_rec_commit(t->rec, DLT_REC_STALL, 0,
+				       sizeof(*t->rec));
+			t->rec_flags = 0;
+		}
 		return;
 	}
 	char path[64], wchan[128], detail[512];
@@ -403,10 +464,11 @@ static void dlt_wd_report(struct dlt_writer *w, struct dlt_wd_thread *t,
 	r->state = (uint8_t)state;
 	r->ended = 0;
 	r->pad = 0;
-	dlt_rec_commit(r, DLT_REC_STALL, 0, sizeof(*r));
+	dlt_rec_commit(r, DLT_REC_STALL, flags, sizeof(*r));
 	t->rec = r;
 	t->rec_ticket = dlt_rec_ticket(&dlt_tls);
 	t->rec_since = t->since;
+	t->rec_flags = flags;
 }
 
 static void dlt_wd_end(struct dlt_writer *w, struct dlt_wd_thread *t,
@@ -438,12 +500,24 @@ static int dlt_wd_snapshot_asked(void)
 	return 1;
 }
 
-/* Thread t has waited in one call for the threshold (or a snapshot was
- * asked for): record it, with its stack the first time. */
+/* Thread t has waited in one call for the threshold, or for a tick inside
+ * a traced call that can block, or a snapshot was asked for: record it,
+ * with its stack the first time. */
 static void dlt_wd_waiting(struct dlt_writer *w, struct dlt_wd_thread *t,
-			   uint64_t now)
+			   uint64_t now, int snapshot)
 {
-	dlt_wd_report(w, t, t->nr, t->a, t->state, now);
+	uint16_t flags = 0;
+	if (now - t->since < dlt_wd_stall_ns && !snapshot) {
+		/* Seen in this wait at two ticks in a row, inside a traced
+		 * call open for a tick at least: a hung init or collective
+		 * killed before the threshold still shows its wait. */
+		uint64_t call = dlt_wd_call_since(t->tid);
+		if (call == 0 || now - call < dlt_wd_tick_ns ||
+		    now - t->since < dlt_wd_tick_ns)
+			return;
+		flags = DLT_STALL_EARLY;
+	}
+	dlt_wd_report(w, t, t->nr, t->a, t->state, now, flags);
 	if (!t->reported) {
 		t->reported = 1;
 		dlt_wd_stack(w, t->tid, t->sp, t->pc);
@@ -458,8 +532,7 @@ static void dlt_wd_look(struct dlt_writer *w, struct dlt_wd_thread *t,
 	t->seen_tick = tick;
 	if (cpu != UINT64_MAX && cpu == t->cpu_ns && t->waiting) {
 		t->key_tick = tick;
-		if (now - t->since >= dlt_wd_stall_ns || snapshot)
-			dlt_wd_waiting(w, t, now);
+		dlt_wd_waiting(w, t, now, snapshot);
 		return;
 	}
 	t->cpu_ns = cpu;
@@ -508,8 +581,7 @@ static void dlt_wd_look(struct dlt_writer *w, struct dlt_wd_thread *t,
 	}
 	t->key_tick = tick;
 	t->waiting = 1;
-	if (now - t->since >= dlt_wd_stall_ns || snapshot)
-		dlt_wd_waiting(w, t, now);
+	dlt_wd_waiting(w, t, now, snapshot);
 }
 
 /* Number of threads of this process (/proc/self/stat field 20), or -1. */
@@ -566,8 +638,7 @@ static void dlt_wd_scan(struct dlt_writer *w, uint32_t tick)
 			if (!t->waiting)
 				continue;
 			t->key_tick = tick;
-			if (now - t->since >= dlt_wd_stall_ns)
-				dlt_wd_waiting(w, t, now);
+			dlt_wd_waiting(w, t, now, 0);
 		}
 		return;
 	}
@@ -620,16 +691,22 @@ static void dlt_wd_scan(struct dlt_writer *w, uint32_t tick)
 		}
 }
 
+/* The last sign of life: one store in the header, which stays mapped for
+ * the life of the file (a header field, not a record, so that it never
+ * needs a chunk). */
+static void dlt_wd_heartbeat(struct dlt_writer *w)
+{
+	if (w->hdr)
+		atomic_store_explicit((_Atomic uint64_t *)&w->hdr->alive_ns,
+				      dlt_now_ns(), memory_order_relaxed);
+}
+
 static void *dlt_wd_main(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "dltrace-wd", 0, 0, 0);
 	dlt_wd_tid = (uint32_t)syscall(SYS_gettid);
-	uint64_t tick_ns = dlt_wd_stall_ns / 5;
-	if (tick_ns < 100000000ull)
-		tick_ns = 100000000ull;
-	if (tick_ns > 1000000000ull)
-		tick_ns = 1000000000ull;
+	uint64_t tick_ns = dlt_wd_tick_ns;
 	struct timespec ts = {(time_t)(tick_ns / 1000000000ull),
 			      (long)(tick_ns % 1000000000ull)};
 	for (uint32_t tick = 1;; tick++) {
@@ -637,6 +714,7 @@ static void *dlt_wd_main(void *arg)
 		struct dlt_writer *w = dlt_writer_on();
 		if (w == NULL || w->pid != getpid())
 			continue;
+		dlt_wd_heartbeat(w);
 		dlt_wd_scan(w, tick);
 	}
 	return NULL;
@@ -650,6 +728,11 @@ void dlt_watchdog_start(const char *why)
 	if (dlt_cfg.watchdog == 0)
 		return;
 	dlt_wd_stall_ns = dlt_cfg.stall_ns;
+	dlt_wd_tick_ns = dlt_wd_stall_ns / 5;
+	if (dlt_wd_tick_ns < 100000000ull)
+		dlt_wd_tick_ns = 100000000ull;
+	if (dlt_wd_tick_ns > 1000000000ull)
+		dlt_wd_tick_ns = 1000000000ull;
 	dlt_wd_pid = getpid();
 	snprintf(dlt_wd_snapfile, sizeof(dlt_wd_snapfile),
 		 "%s/.dltrace-snapshot",
@@ -663,9 +746,12 @@ void dlt_watchdog_start(const char *why)
 	} else if (w) {
 		char text[160];
 		snprintf(text, sizeof(text),
-			 "stall watchdog started (%s), threshold %llu ms", why,
-			 (unsigned long long)(dlt_wd_stall_ns / 1000000));
+			 "stall watchdog started (%s), threshold %llu ms, "
+			 "tick %llu ms",
+			 why, (unsigned long long)(dlt_wd_stall_ns / 1000000),
+			 (unsigned long long)(dlt_wd_tick_ns / 1000000));
 		dlt_note(w, &dlt_tls, DLT_NOTE_INFO, text);
+		dlt_wd_heartbeat(w);
 	}
 	errno = saved;
 }
@@ -680,6 +766,12 @@ void dlt_watchdog_after_fork(void)
 	if (dlt_wd_dirty)
 		memset(dlt_wd_threads, 0, sizeof(dlt_wd_threads));
 	dlt_wd_dirty = false;
+	/* Only the forking thread lives on, under another id; the slots
+	 * were written only if some thread made a traced blocking call. */
+	uint32_t hi = atomic_exchange(&dlt_wd_calls_hi, 0);
+	if (hi)
+		memset(dlt_wd_calls, 0, sizeof(dlt_wd_calls[0]) * hi);
+	dlt_wd_my_call = NULL;
 	dlt_wd_restart_pending = was;
 }
 

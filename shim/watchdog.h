@@ -4,6 +4,7 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 /* Starts the watchdog thread once per process; why goes into a NOTE. */
@@ -18,6 +19,42 @@ static inline int dlt_watchdog_running(void)
 /* In a forked child: the thread is gone; remember to start another. */
 void dlt_watchdog_after_fork(void);
 extern int dlt_wd_restart_pending;
+
+/* Threads inside a traced call that can block (the apis.def functions
+ * recorded before they start): the watchdog records their waits after one
+ * tick instead of DLTRACE_STALL_MS, so that a rank killed early in a hung
+ * init still says where it waited (docs/hangs.md).  One slot per thread,
+ * taken at its first such call; two stores per call. */
+struct dlt_wd_call {
+	_Atomic uint32_t tid;
+	uint32_t pad;
+	_Atomic uint64_t since; /* when the outermost call began, 0 none */
+};
+extern __thread struct dlt_wd_call *dlt_wd_my_call;
+/* The calling thread's slot, taken now; NULL when every slot is taken. */
+struct dlt_wd_call *dlt_wd_call_claim(void);
+/* The calling thread ends: its slot is free again. */
+void dlt_wd_call_release(void);
+
+/* A traced call that can block starts at t0; returns what to hand to
+ * dlt_wd_call_end (a nested call leaves the outer one's start). */
+static inline uint64_t dlt_wd_call_begin(uint64_t t0)
+{
+	struct dlt_wd_call *c = dlt_wd_my_call;
+	if (__builtin_expect(c == NULL, 0) && (c = dlt_wd_call_claim()) == NULL)
+		return UINT64_MAX;
+	uint64_t prev = atomic_load_explicit(&c->since, memory_order_relaxed);
+	if (prev == 0)
+		atomic_store_explicit(&c->since, t0, memory_order_relaxed);
+	return prev;
+}
+
+static inline void dlt_wd_call_end(uint64_t prev)
+{
+	struct dlt_wd_call *c = dlt_wd_my_call;
+	if (c && prev == 0)
+		atomic_store_explicit(&c->since, 0, memory_order_relaxed);
+}
 
 /* "tcp 10.0.0.1:29500", "tcp [::1]:80", "unix /path", "unix @abstract". */
 void dlt_format_sockaddr(const struct sockaddr *sa, socklen_t len, char *buf,

@@ -253,7 +253,7 @@ static void gen_family(int fam, const char *path, const char *kdrv,
 	r->path = ps;
 	r->api = 1;
 	r->kdrv = ks;
-	r->pad = 0;
+	r->source = DLT_FAMSRC_CALL;
 	memcpy(r->v, v, sizeof(r->v));
 	dlt_rec_commit(r, DLT_REC_LIB_FAMILY, (uint16_t)fam, sizeof(*r));
 }

@@ -1654,7 +1654,7 @@ static void test_privacy_create(void)
 	if (tu_trace_load(expect, &tr, err, sizeof(err)) == 0) {
 		TU_CHECK(tr.hdr.pid == (uint32_t)traced.pid &&
 				 tr.nproblems == 0 && tr.nexits == 1 &&
-				 tr.exits[0].how == DLT_EXIT_NORMAL,
+				 tr.exits[0].how == DLT_EXIT_MAIN,
 			 "%s: pid %u, %zu problems, %zu exit records", expect,
 			 tr.hdr.pid, tr.nproblems, tr.nexits);
 		tu_trace_free(&tr);

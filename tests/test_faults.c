@@ -1701,7 +1701,11 @@ static void load_clean(const char *what, const char *dir,
 	expect_readable(what, set);
 }
 
-static void check_end(const char *how, size_t want_traces)
+/* fx_faults ends by how; its trace must be cut, and hold the record of
+ * that end (exit_how, status) inside the cut file: each end records first
+ * and cuts after. */
+static void check_end(const char *how, size_t want_traces, uint16_t exit_how,
+		      int32_t status)
 {
 	char *scratch = tu_tmpdir("end");
 	TU_CHECK_FATAL(scratch != NULL, "no scratch directory");
@@ -1728,6 +1732,14 @@ static void check_end(const char *how, size_t want_traces)
 		expect_sound(what, &t);
 		expect_exact(what, &t, FX_ID_MAIN, 3000);
 		tally_free(&t);
+		/* Under LD_PRELOAD no launcher adds a REAPED record. */
+		TU_CHECK(tr->nexits == 1 && tr->exits[0].how == exit_how &&
+				 tr->exits[0].status == status,
+			 "%s: %zu EXIT records, the first how %u status %d; "
+			 "expected how %u status %d",
+			 what, tr->nexits, tr->nexits ? tr->exits[0].how : 0,
+			 tr->nexits ? tr->exits[0].status : 0, exit_how,
+			 status);
 	}
 	tu_traceset_free(&set);
 	tu_proc_free(&plain);
@@ -1741,13 +1753,13 @@ static void check_end(const char *how, size_t want_traces)
 
 static void test_end_kinds(void)
 {
-	check_end("return", 1);
-	check_end("exit", 1);
-	check_end("_exit", 1);
-	check_end("abort", 1);
-	check_end("assert", 1);
+	check_end("return", 1, DLT_EXIT_MAIN, 0);
+	check_end("exit", 1, DLT_EXIT_NORMAL, 3);
+	check_end("_exit", 1, DLT_EXIT_UNDERSCORE, 4);
+	check_end("abort", 1, DLT_EXIT_ABORT, SIGABRT);
+	check_end("assert", 1, DLT_EXIT_ABORT, SIGABRT);
 	/* The image before the exec, and /bin/true's. */
-	check_end("exec", 2);
+	check_end("exec", 2, DLT_EXIT_EXEC, 0);
 }
 
 /* The header's alloc_cursor of path, 0 while it cannot be read. */
@@ -2008,7 +2020,8 @@ static const struct tu_test exit_tests[] = {
 	{NULL, NULL}};
 
 static const struct tu_test ends_tests[] = {
-	{"the file is cut at return, exit, _exit, abort, assert, exec",
+	{"the file is cut at return, exit, _exit, abort, assert, exec, "
+	 "after the end's record",
 	 test_end_kinds},
 	{"the launcher compacts a killed child's trace", test_end_launcher},
 	{"compact leaves a live trace alone", test_compact_live},

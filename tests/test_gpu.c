@@ -538,6 +538,8 @@ static void expect_enter_pairs(const char *what, const struct gtrace *g,
 
 #define ANY INT64_MIN
 
+/* The LIB_FAMILY records written after a first call (not those of the
+ * versions at load, test_tree.c's). */
 static const struct dlt_rec_family *gt_family(const struct gtrace *g, int fam,
 					      size_t *count)
 {
@@ -545,7 +547,9 @@ static const struct dlt_rec_family *gt_family(const struct gtrace *g, int fam,
 	*count = 0;
 	for (size_t i = 0; i < g->n; i++) {
 		const struct dlt_rec_hdr *h = g->r[i].h;
-		if (h->type == DLT_REC_LIB_FAMILY && h->flags == fam) {
+		if (h->type == DLT_REC_LIB_FAMILY && h->flags == fam &&
+		    ((const struct dlt_rec_family *)(const void *)h)->source ==
+			    DLT_FAMSRC_CALL) {
 			(*count)++;
 			f = (const void *)h;
 		}
@@ -2539,46 +2543,6 @@ static int missing_is(const struct tu_json *f, const int *want, size_t n)
 	return 1;
 }
 
-/* Processes of process group pgid that are still running (not zombies),
- * after waiting up to ms for them to go. */
-static int group_alive(pid_t pgid, int ms)
-{
-	int alive = 0;
-	for (int waited = 0; waited <= ms; waited += 100) {
-		alive = 0;
-		DIR *d = opendir("/proc");
-		for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
-			int pid = atoi(e->d_name);
-			if (pid <= 0)
-				continue;
-			char path[64], buf[512];
-			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-			int fd = open(path, O_RDONLY | O_CLOEXEC);
-			if (fd < 0)
-				continue;
-			ssize_t l = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			if (l <= 0)
-				continue;
-			buf[l] = '\0';
-			const char *rp = strrchr(buf, ')');
-			char state;
-			int ppid, pgrp;
-			if (rp &&
-			    sscanf(rp + 2, "%c %d %d", &state, &ppid, &pgrp) ==
-				    3 &&
-			    pgrp == pgid && state != 'Z' && state != 'X')
-				alive++;
-		}
-		if (d)
-			closedir(d);
-		if (alive == 0)
-			break;
-		sleep_ms(100);
-	}
-	return alive;
-}
-
 /* ---- hangs: waiting for a state, not for a time ---------------------------
  */
 
@@ -2661,6 +2625,23 @@ static int nccl_ranks_stuck(struct gset *s, void *ctx)
 	return n >= want;
 }
 
+/* Starts rank r of an fx_nccl job of nranks (a string) under the
+ * launcher, into dir, meeting through idfile. */
+static void start_nccl_rank(struct tu_proc *p, const char *dir,
+			    const char *idfile, const char *nranks, int r,
+			    const char *const *env)
+{
+	char rank[16];
+	snprintf(rank, sizeof(rank), "%d", r);
+	const char *cmd[] = {DLT_FAKE_FX_NCCL, "--nranks", nranks,
+			     "--rank",	       rank,	   "--id-file",
+			     idfile,	       NULL};
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	TU_CHECK_FATAL(tu_proc_start(p, argv, env) == 0, "cannot start rank %d",
+		       r);
+	free(argv);
+}
+
 /* ---- suite hang_nccl: 3 of 4 ranks, killed ------------------------------- */
 
 static void test_hang_nccl(void)
@@ -2676,16 +2657,8 @@ static void test_hang_nccl(void)
 	struct tu_proc p[STARTED];
 	uint64_t spawn[STARTED];
 	for (int r = 0; r < STARTED; r++) {
-		char rank[8];
-		snprintf(rank, sizeof(rank), "%d", r);
-		const char *cmd[] = {DLT_FAKE_FX_NCCL, "--nranks", "4",
-				     "--rank",	       rank,	   "--id-file",
-				     idfile,	       NULL};
-		const char **argv = tu_launcher_argv(dir, NULL, cmd);
 		spawn[r] = realtime_ns();
-		TU_CHECK_FATAL(tu_proc_start(&p[r], argv, env2) == 0,
-			       "cannot start rank %d", r);
-		free(argv);
+		start_nccl_rank(&p[r], dir, idfile, "4", r, env2);
 	}
 	size_t want_stuck = STARTED;
 	TU_CHECK(poll_traces(dir, nccl_ranks_stuck, &want_stuck),
@@ -2705,7 +2678,7 @@ static void test_hang_nccl(void)
 		TU_CHECK(!tu_contains(p[r].out, "ncclCommInitRank rc="),
 			 "rank %d: init returned before the kill:\n%s", r,
 			 p[r].out);
-		TU_CHECK(group_alive(p[r].pid, 3000) == 0,
+		TU_CHECK(tu_group_alive(p[r].pid, 3000) == 0,
 			 "rank %d: processes of the launcher's group still run",
 			 r);
 	}
@@ -2808,6 +2781,327 @@ static void test_hang_nccl(void)
 	free(rdv);
 }
 
+/* What a rank showed live before the kill: the start of its init, and its
+ * heartbeat (the header's alive_ns) at the last look. */
+struct early_rank {
+	uint32_t pid;
+	uint64_t call_ts, alive;
+};
+
+struct early_poll {
+	size_t want, n;
+	struct early_rank r[8];
+};
+
+/* Ranks of fx_nccl in ncclCommInitRank whose init thread's wait is
+ * recorded before the stall threshold (DLT_STALL_EARLY) and whose
+ * heartbeat has moved past the call's start. */
+static int nccl_ranks_early(struct gset *s, void *ctx)
+{
+	struct early_poll *ep = ctx;
+	ep->n = 0;
+	for (size_t i = 0; i < s->n && ep->n < 8; i++) {
+		const struct gtrace *g = &s->t[i];
+		uint32_t tid = 0;
+		if (strcmp(base_name(g->exe), "fx_nccl") != 0 ||
+		    gt_in_flight(g, "ncclCommInitRank", &tid) != 1)
+			continue;
+		uint64_t call_ts = 0;
+		int early = 0;
+		for (size_t k = 0; k < g->n; k++) {
+			const struct dlt_rec_hdr *h = g->r[k].h;
+			if (h->type == DLT_REC_API_ENTER && g->r[k].tid == tid)
+				call_ts = h->ts;
+			if (h->type == DLT_REC_STALL &&
+			    (h->flags & DLT_STALL_EARLY) &&
+			    ((const struct dlt_rec_stall *)(const void *)h)
+					    ->tid == tid)
+				early = 1;
+		}
+		if (early && call_ts && g->hdr.alive_ns > call_ts)
+			ep->r[ep->n++] = (struct early_rank){
+				g->hdr.pid, call_ts, g->hdr.alive_ns};
+	}
+	return ep->n >= ep->want;
+}
+
+/* Ranks 0 .. started-1 of an fx_nccl job of nranks, default settings,
+ * that hangs in ncclCommInitRank since the others never come; returns
+ * once each shows its init thread's wait, recorded before the stall
+ * threshold, and a heartbeat past the call's start (polled, up to a
+ * minute: then a failed check). */
+static void start_hung_job(const char *dir, const char *rdv, const char *idfile,
+			   const char *nranks, int started, struct tu_proc *p,
+			   struct early_poll *ep)
+{
+	const char *const *env = nccl_env(rdv, NULL);
+	for (int r = 0; r < started; r++)
+		start_nccl_rank(&p[r], dir, idfile, nranks, r, env);
+	memset(ep, 0, sizeof(*ep));
+	ep->want = (size_t)started;
+	TU_CHECK(poll_traces(dir, nccl_ranks_early, ep),
+		 "after a minute, %zu of %d ranks show their init thread's "
+		 "wait recorded before the threshold",
+		 ep->n, started);
+}
+
+/* Every record of the traces of dir and their headers, as dump prints
+ * them, but for the sizes (the line with alloc_cursor and file_size).
+ * Caller frees. */
+static char *dump_but_sizes(const char *dir)
+{
+	struct tu_proc p;
+	tu_analyze_dir(&p, "dump", NULL, dir);
+	TU_CHECK(tu_exit_code(p.status) == 0, "dump: %s\n%s",
+		 tu_status_str(p.status), p.err);
+	char *text = tu_drop_lines(p.out ? p.out : "", "  format ");
+	tu_proc_free(&p);
+	return text;
+}
+
+/* Killed processes leave their traces uncut; `compact` cuts them and
+ * keeps everything a reader reads: the run, the heartbeat, the early
+ * waits, the versions at load, and what the analysis makes of them. */
+static void expect_compact_keeps(const char *dir, const char *hangs_before)
+{
+	char *before = dump_but_sizes(dir);
+	const char *argv[] = {DLT_TEST_ANALYZE, "compact", dir, NULL};
+	struct tu_proc c;
+	tu_run(&c, argv, NULL, 60000);
+	TU_CHECK(tu_exit_code(c.status) == 0 &&
+			 tu_count_lines(c.out, "compacted ") > 0,
+		 "compact: %s\n%s%s", tu_status_str(c.status), c.out, c.err);
+	char *after = dump_but_sizes(dir);
+	TU_CHECK(strcmp(before, after) == 0 &&
+			 tu_contains(after, "  run_id 0x") &&
+			 !tu_contains(after, "  run_id 0x0000000000000000") &&
+			 tu_contains(after, "STALL") &&
+			 tu_contains(after, "LIB_FAMILY"),
+		 "the traces do not read the same after compact (or lack "
+		 "what the test is about):\n%s\n---- after:\n%s",
+		 before, after);
+	int rc;
+	char *hangs_after = NULL;
+	struct tu_json *j = hangs_json(dir, &rc, &hangs_after);
+	TU_CHECK(hangs_before && hangs_after &&
+			 strcmp(hangs_before, hangs_after) == 0,
+		 "hangs after compact:\n%s\nbefore:\n%s",
+		 hangs_after ? hangs_after : "", hangs_before);
+	tu_json_free(j);
+	free(hangs_after);
+	tu_proc_free(&c);
+	free(before);
+	free(after);
+}
+
+/* The issue's case, with default settings: three of four ranks stuck in
+ * ncclCommInitRank and killed before the 5 s stall threshold.  The init
+ * thread's wait is recorded anyway (inside a traced call for a tick), and
+ * how long each rank was inside the call is a bound from its heartbeat:
+ * at least the heartbeat seen live before the kill minus the call's
+ * start ("inside it for 0.0 ms" before). */
+static void test_hang_nccl_early(void)
+{
+	enum { STARTED = 3 };
+	char *rdv = tu_tmpdir("early-rdv");
+	char *dir = tu_tmpdir("hang-early");
+	TU_CHECK_FATAL(dir && rdv, "no scratch directory");
+	char *idfile = tu_strfmt("%s/id", rdv);
+	struct tu_proc p[STARTED];
+	struct early_poll ep;
+	start_hung_job(dir, rdv, idfile, "4", STARTED, p, &ep);
+	for (int r = 0; r < STARTED; r++) {
+		tu_kill_group(&p[r]);
+		TU_CHECK(!tu_contains(p[r].out, "ncclCommInitRank rc="),
+			 "rank %d: init returned before the kill:\n%s", r,
+			 p[r].out);
+	}
+	int rc;
+	char *text = NULL;
+	struct tu_json *j = hangs_json(dir, &rc, &text);
+	const struct tu_json *f[8];
+	size_t nhang = findings(j, "INIT_HANG", f, 8);
+	TU_CHECK(nhang == STARTED, "%zu INIT_HANG findings, expected %d", nhang,
+		 STARTED);
+	for (size_t i = 0; i < nhang && i < 8; i++) {
+		const struct tu_json *ev = tu_jget(f[i], "evidence");
+		uint32_t pid = (uint32_t)jnum(f[i], "pid", 0);
+		const struct early_rank *seen = NULL;
+		for (size_t k = 0; k < ep.n; k++)
+			if (ep.r[k].pid == pid)
+				seen = &ep.r[k];
+		const char *sc = tu_jstr(ev, "syscall");
+		const char *msg = tu_jstr(f[i], "message");
+		double in_call = jnum(ev, "in_call_ns", -1);
+		TU_CHECK(seen != NULL, "INIT_HANG of pid %u, not seen live",
+			 pid);
+		if (seen == NULL)
+			continue;
+		double bound = (double)(seen->alive - seen->call_ts);
+		TU_CHECK(
+			in_call >= bound,
+			"pid %u: inside ncclCommInitRank for %.3f s by the "
+			"analysis; its heartbeat showed %.3f s before the kill",
+			pid, in_call / 1e9, bound / 1e9);
+		TU_CHECK(sc && strcmp(sc, "futex") == 0,
+			 "pid %u: waiting in %s, expected the init thread's "
+			 "futex wait (message: %s)",
+			 pid, sc ? sc : "nothing", msg);
+		TU_CHECK(tu_contains(msg, "at least"),
+			 "pid %u: the time inside the call is a lower bound "
+			 "and should say so: %s",
+			 pid, msg);
+		printf("\n    %s", msg);
+	}
+	printf("\n");
+	if (CU_get_number_of_failures())
+		fprintf(stderr, "hangs --json:\n%s\n", text ? text : "");
+	expect_compact_keeps(dir, text);
+	free(text);
+	tu_json_free(j);
+	for (int r = 0; r < STARTED; r++)
+		tu_proc_free(&p[r]);
+	tu_rmtree(dir);
+	tu_rmtree(rdv);
+	free(idfile);
+	free(dir);
+	free(rdv);
+}
+
+/* `hangs --json DIR` run under another host name (a new UTS namespace):
+ * what an analysis on another machine sees. */
+static struct tu_json *hangs_json_elsewhere(const char *dir)
+{
+	const char *argv[] = {"/usr/bin/unshare",
+			      "--uts",
+			      "/bin/sh",
+			      "-c",
+			      "hostname dltrace-elsewhere && exec \"$@\"",
+			      "sh",
+			      DLT_TEST_ANALYZE,
+			      "hangs",
+			      "--json",
+			      dir,
+			      NULL};
+	struct tu_proc p;
+	tu_run(&p, argv, NULL, 60000);
+	char err[256];
+	struct tu_json *j = tu_json_parse(p.out, err, sizeof(err));
+	TU_CHECK(j != NULL, "hangs --json elsewhere: %s, not JSON (%s):\n%s",
+		 tu_status_str(p.status), err, p.err);
+	tu_proc_free(&p);
+	return j;
+}
+
+/* A job hung right now: its directory read while it runs.  Two of three
+ * ranks wait in ncclCommInitRank; hangs shows each rank's open call, its
+ * wait and the time so far (from the heartbeat), and that the processes
+ * run; after the kill, that they are gone; on another host name, that it
+ * cannot know. */
+static void test_hang_live(void)
+{
+	enum { STARTED = 2 };
+	char *rdv = tu_tmpdir("live-rdv");
+	char *dir = tu_tmpdir("hang-live");
+	TU_CHECK_FATAL(dir && rdv, "no scratch directory");
+	char *idfile = tu_strfmt("%s/id", rdv);
+	struct tu_proc p[STARTED];
+	struct early_poll ep;
+	start_hung_job(dir, rdv, idfile, "3", STARTED, p, &ep);
+	char *text = NULL;
+	int rc;
+	struct tu_json *j = hangs_json(dir, &rc, &text);
+	const struct tu_json *ranks = tu_jget(j, "ranks");
+	TU_CHECK(tu_jlen(ranks) == STARTED, "%zu ranks, expected %d",
+		 tu_jlen(ranks), STARTED);
+	for (size_t i = 0; i < tu_jlen(ranks); i++) {
+		const struct tu_json *row = tu_jat(ranks, i);
+		uint32_t pid = (uint32_t)jnum(row, "pid", 0);
+		const struct early_rank *seen = NULL;
+		for (size_t k = 0; k < ep.n; k++)
+			if (ep.r[k].pid == pid)
+				seen = &ep.r[k];
+		const char *state = tu_jstr(row, "state");
+		const char *proc = tu_jstr(row, "process");
+		const char *wait = tu_jstr(row, "waiting_in");
+		double in_call = jnum(row, "in_call_ns", -1);
+		TU_CHECK(state && strcmp(state, "IN CALL") == 0 &&
+				 strcmp(tu_jstr(row, "last_call"),
+					"ncclCommInitRank") == 0,
+			 "pid %u: state %s, call %s", pid, state,
+			 tu_jstr(row, "last_call"));
+		TU_CHECK(proc && strcmp(proc, "running") == 0,
+			 "pid %u runs, hangs says %s", pid, proc);
+		TU_CHECK(tu_contains(wait, "futex"),
+			 "pid %u: waiting in \"%s\", expected its futex wait",
+			 pid, wait);
+		/* The heartbeat only moves on: at least what the poll saw. */
+		TU_CHECK(seen && in_call >=
+					 (double)(seen->alive - seen->call_ts),
+			 "pid %u: in the call for %.3f s so far by hangs, %.3f "
+			 "s by the heartbeat seen before",
+			 pid, in_call / 1e9,
+			 seen ? (double)(seen->alive - seen->call_ts) / 1e9
+			      : -1.0);
+	}
+	const struct tu_json *f[8];
+	size_t nhang = findings(j, "INIT_HANG", f, 8);
+	TU_CHECK(nhang == STARTED, "%zu INIT_HANG findings on the live job",
+		 nhang);
+	for (size_t i = 0; i < nhang && i < 8; i++)
+		TU_CHECK(tu_contains(tu_jstr(f[i], "message"), "so far") &&
+				 tu_contains(tu_jstr(f[i], "message"),
+					     "running"),
+			 "live INIT_HANG: %s", tu_jstr(f[i], "message"));
+	const int want_missing[] = {2};
+	TU_CHECK(findings(j, "MISSING_RANK", f, 8) == 1 &&
+			 missing_is(f[0], want_missing, 1),
+		 "the live job's missing rank 2 is not named");
+	if (CU_get_number_of_failures())
+		fprintf(stderr, "hangs --json on the live job:\n%s\n", text);
+	tu_json_free(j);
+	free(text);
+
+	/* Under another host name nothing can be known of the processes. */
+	if (geteuid() == 0 && access("/usr/bin/unshare", X_OK) == 0) {
+		j = hangs_json_elsewhere(dir);
+		ranks = tu_jget(j, "ranks");
+		for (size_t i = 0; i < tu_jlen(ranks); i++)
+			TU_CHECK(tu_contains(
+					 tu_jstr(tu_jat(ranks, i), "process"),
+					 "unknown"),
+				 "on another host: process %s",
+				 tu_jstr(tu_jat(ranks, i), "process"));
+		tu_json_free(j);
+	}
+
+	for (int r = 0; r < STARTED; r++)
+		tu_kill_group(&p[r]);
+	j = hangs_json(dir, &rc, NULL);
+	ranks = tu_jget(j, "ranks");
+	/* Gone, or a zombie its new parent has not reaped yet: not running
+	 * either way. */
+	for (size_t i = 0; i < tu_jlen(ranks); i++) {
+		const char *proc = tu_jstr(tu_jat(ranks, i), "process");
+		TU_CHECK(proc && (strcmp(proc, "gone") == 0 ||
+				  strcmp(proc, "ended, not yet reaped") == 0),
+			 "after SIGKILL: process %s", proc);
+	}
+	nhang = findings(j, "INIT_HANG", f, 8);
+	for (size_t i = 0; i < nhang && i < 8; i++)
+		TU_CHECK(tu_contains(tu_jstr(f[i], "message"), "at least"),
+			 "INIT_HANG after the kill: %s",
+			 tu_jstr(f[i], "message"));
+	tu_json_free(j);
+	for (int r = 0; r < STARTED; r++)
+		tu_proc_free(&p[r]);
+	tu_rmtree(dir);
+	tu_rmtree(rdv);
+	free(idfile);
+	free(dir);
+	free(rdv);
+}
+
 /* fx_nccl's main thread reported waiting in futex. */
 static int first_call_stalled(struct gset *s, void *ctx)
 {
@@ -2858,8 +3152,7 @@ static void test_hang_first_call(void)
 	/* Killed once the watchdog has reported the wait (or after a
 	 * minute: then the checks below say what is missing). */
 	poll_traces(dir, first_call_stalled, NULL);
-	kill(-p.pid, SIGKILL);
-	tu_proc_wait(&p, 10000);
+	tu_kill_group(&p);
 	struct gset s;
 	gs_load(dir, &s);
 	struct gtrace *g = gs_only(&s, "fx_nccl");
@@ -2909,8 +3202,7 @@ static void test_hang_collective(void)
 	TU_CHECK_FATAL(tu_proc_start(&p, argv, env2) == 0, "cannot start");
 	free(argv);
 	poll_traces(dir, allreduce_in_flight, NULL);
-	kill(-p.pid, SIGKILL);
-	tu_proc_wait(&p, 10000);
+	tu_kill_group(&p);
 	TU_CHECK(!tu_contains(p.out, "ncclAllReduce rc="),
 		 "ncclAllReduce returned:\n%s", p.out);
 	struct gset s;
@@ -3012,10 +3304,8 @@ static void test_hang_split(void)
 	struct split_state want = {2, 1};
 	TU_CHECK(poll_traces(dir, split_waiting, &want),
 		 "after a minute, ranks 0 and 1 are not both in ncclCommSplit");
-	for (int r = 0; r < 2; r++) {
-		kill(-p[r].pid, SIGKILL);
-		tu_proc_wait(&p[r], 10000);
-	}
+	for (int r = 0; r < 2; r++)
+		tu_kill_group(&p[r]);
 	int rc;
 	char *text = NULL;
 	struct tu_json *j = hangs_json(dir, &rc, &text);
@@ -3161,7 +3451,7 @@ static void test_hang_timeout(void)
 			 tu_contains(p.err, "rank(s) 2 never"),
 		 "verdict: expected one MISSING_RANK line naming rank 2:\n%s",
 		 p.err);
-	TU_CHECK(group_alive(p.pid, 3000) == 0,
+	TU_CHECK(tu_group_alive(p.pid, 3000) == 0,
 		 "processes of the traced tree are still running");
 
 	struct gset s;
@@ -3331,23 +3621,6 @@ static const char *torch_skip(void)
 	return tu_python_skip("torch.distributed");
 }
 
-static int free_port(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in a;
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	socklen_t l = sizeof(a);
-	int port = -1;
-	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
-	    getsockname(fd, (struct sockaddr *)&a, &l) == 0)
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
-
 /* `python3 -c 'import torch, time; time.sleep(...)'`: a framework is
  * loaded, so the watchdog runs and records the sleep; nothing hung. */
 static void test_quiet_torch(void)
@@ -3372,7 +3645,7 @@ static void test_hang_torch(void)
 {
 	char *dir = tu_tmpdir("hang-torch");
 	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
-	int port = free_port();
+	int port = tu_free_port();
 	TU_CHECK_FATAL(port > 0, "no free port");
 	char port_env[64];
 	snprintf(port_env, sizeof(port_env), "MASTER_PORT=%d", port);
@@ -3419,7 +3692,7 @@ static void test_hang_torch(void)
 	tu_proc_wait(&p, 10000);
 	TU_CHECK(!tu_contains(p.out, "joined"),
 		 "rank 0 joined a world of 2 alone:\n%s", p.out);
-	TU_CHECK(group_alive(p.pid, 3000) == 0, "python is still running");
+	TU_CHECK(tu_group_alive(p.pid, 3000) == 0, "python is still running");
 
 	int rc;
 	char *text = NULL;
@@ -3522,6 +3795,9 @@ static const struct tu_test real_tests[] = {
 
 static const struct tu_test hang_nccl_tests[] = {
 	{"3 of 4 ranks in ncclCommInitRank, SIGKILL", test_hang_nccl},
+	{"... killed before the stall threshold, default settings",
+	 test_hang_nccl_early},
+	{"a job hung right now: its live directory", test_hang_live},
 	{"watchdog running when the first NCCL call hangs",
 	 test_hang_first_call},
 	{"a collective that never returns is in flight", test_hang_collective},

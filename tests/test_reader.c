@@ -10,12 +10,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "compact.h"
@@ -1136,8 +1138,149 @@ static void test_compact_live_lock(void)
 	free(path);
 }
 
+/* The launcher's REAPED record is appended while another launcher of the
+ * same directory may be compacting (the ranks of one job, each under its
+ * own dltrace): the attach waits for the compaction's lock and maps the
+ * file as it is after it, so the record lands inside the file. */
+static struct dlt_writer attach_w; /* large: keep it off the stack */
+static _Atomic int attach_tid;
+
+static void *attach_thread(void *arg)
+{
+	const char *path = arg;
+	atomic_store(&attach_tid, (int)gettid());
+	static struct dlt_tls tls;
+	int r = dlt_writer_attach(&attach_w, path, 0);
+	if (r == 0) {
+		struct dlt_rec_exit *e =
+			dlt_rec_reserve(&attach_w, &tls, sizeof(*e));
+		if (e == NULL) {
+			r = -1;
+		} else {
+			e->h.ts = dlt_now_ns();
+			e->status = 7 << 8;
+			e->pad = 0;
+			dlt_rec_commit(e, DLT_REC_EXIT, DLT_EXIT_REAPED,
+				       sizeof(*e));
+		}
+		dlt_writer_forget(&attach_w);
+	}
+	return (void *)(intptr_t)r;
+}
+
+/* Whether thread tid is inside a lock call (fcntl or flock). */
+static int in_lock_call(int tid)
+{
+	char path[64], buf[64] = "";
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	char *end;
+	long nr = strtol(buf, &end, 10);
+	return end != buf && (nr == SYS_fcntl || nr == SYS_flock);
+}
+
+static void test_attach_waits_for_compact(void)
+{
+	TU_CHECK_FATAL(intact.n > 0, "the intact test did not run first");
+	char *path = write_copy("attach", base_size, 0, NULL, 0);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	TU_CHECK_FATAL(fd >= 0 && dlt_trace_lock_ofd(fd, 1) == 0,
+		       "cannot lock %s: %s", path, strerror(errno));
+	atomic_store(&attach_tid, 0);
+	pthread_t th;
+	TU_CHECK_FATAL(pthread_create(&th, NULL, attach_thread, path) == 0,
+		       "no thread");
+	int waited = 0;
+	for (int i = 0; i < 30000 && !waited; i++) {
+		int tid = atomic_load(&attach_tid);
+		waited = tid && in_lock_call(tid);
+		if (!waited)
+			usleep(1000);
+	}
+	TU_CHECK(waited, "the attach did not wait for the compaction's lock");
+	/* What compact does under its lock: the room after the data goes. */
+	uint64_t cur = base_hdr()->alloc_cursor;
+	TU_CHECK_FATAL(ftruncate(fd, (off_t)cur) == 0, "ftruncate: %s",
+		       strerror(errno));
+	close(fd);
+	void *ret;
+	pthread_join(th, &ret);
+	TU_CHECK((intptr_t)ret == 0, "the attach failed: %d",
+		 (int)(intptr_t)ret);
+	struct tu_trace t;
+	char err[256];
+	TU_CHECK_FATAL(tu_trace_load(path, &t, err, sizeof(err)) == 0, "%s",
+		       err);
+	TU_CHECK(t.nproblems == 0 && t.nexits == 1 &&
+			 t.exits[0].how == DLT_EXIT_REAPED &&
+			 t.exits[0].status == 7 << 8 &&
+			 t.hdr.alloc_cursor <= tu_file_size(path),
+		 "after the attach: %zu problems, %zu EXIT records, cursor "
+		 "%llu, %llu bytes",
+		 t.nproblems, t.nexits, (unsigned long long)t.hdr.alloc_cursor,
+		 (unsigned long long)tu_file_size(path));
+	tu_trace_free(&t);
+	expect_same_read("attached after a compaction", path);
+	unlink(path);
+	free(path);
+}
+
+/* The corpus's process trees of format 2.1 and of the development format
+ * 1.3 (the same additions on the 1.x layout): a bash script whose children
+ * returned 1 from main and called abort(), under the launcher with the
+ * watchdog on.  Their first trace, bash's, reads its run, its heartbeat,
+ * both reaps and both ends (its own and the launcher's), without a
+ * problem. */
+static void expect_tree_seed(const char *name, uint16_t minor)
+{
+	char *path = tu_strfmt("%s/tests/fuzz/corpus/%s", DLT_TEST_SRC, name);
+	struct tu_trace t;
+	char err[256];
+	TU_CHECK_FATAL(tu_trace_load(path, &t, err, sizeof(err)) == 0, "%s",
+		       err);
+	int r1 = 0, rabrt = 0, own = 0, launcher = 0;
+	for (size_t i = 0; i < t.nreaps; i++) {
+		r1 |= t.reaps[i].status == 1 << 8;
+		rabrt |= (t.reaps[i].status & 0x7f) == SIGABRT;
+	}
+	for (size_t i = 0; i < t.nexits; i++) {
+		own |= t.exits[i].how == DLT_EXIT_NORMAL &&
+		       t.exits[i].status == 0;
+		launcher |= t.exits[i].how == DLT_EXIT_REAPED &&
+			    t.exits[i].status == 0;
+	}
+	TU_CHECK(t.hdr.version_minor == minor && t.nproblems == 0 &&
+			 t.hdr.run_id != 0 &&
+			 t.hdr.alive_ns >= t.hdr.start_monotonic_ns &&
+			 t.nreaps == 2 && r1 && rabrt && own && launcher,
+		 "%s: format x.%u, %zu problems, run %llx, alive %llu (start "
+		 "%llu), %zu reaps, ends own %d launcher %d",
+		 name, (unsigned)t.hdr.version_minor, t.nproblems,
+		 (unsigned long long)t.hdr.run_id,
+		 (unsigned long long)t.hdr.alive_ns,
+		 (unsigned long long)t.hdr.start_monotonic_ns, t.nreaps, own,
+		 launcher);
+	tu_trace_free(&t);
+	free(path);
+}
+
+static void test_tree_seeds(void)
+{
+	expect_tree_seed("seed-tree-2.1-3procs.dltrace", 1);
+	expect_tree_seed("seed-tree-1.3-3procs.dltrace", 3);
+}
+
 static const struct tu_test reader_tests[] = {
 	{"intact trace reads back exactly", test_intact},
+	{"process trees of formats 2.1 and 1.3 read their runs and ends",
+	 test_tree_seeds},
 	{"truncated inside the data", test_truncate_data},
 	{"truncated inside the header", test_truncate_header},
 	{"corrupt record length", test_corrupt_length},
@@ -1158,6 +1301,8 @@ static const struct tu_test compact_tests[] = {
 	{"format 1.2: cut to the cursor, chunk tails given back",
 	 test_compact_v1},
 	{"a trace its writer maps is left alone", test_compact_live_lock},
+	{"the launcher's record waits for a compaction",
+	 test_attach_waits_for_compact},
 	{NULL, NULL}};
 
 static const struct tu_test cli_tests[] = {

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "testutil.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -572,6 +575,10 @@ static int tu_trace_rec(void *ctx, const struct dlt_rec_view *v)
 	} else if (type == DLT_REC_EXIT && t->nexits < 16) {
 		const struct dlt_rec_exit *e = (const void *)v->rec;
 		t->exits[t->nexits++] = (struct tu_exit){e->h.flags, e->status};
+	} else if (type == DLT_REC_REAP && t->nreaps < 16) {
+		const struct dlt_rec_reap *r = (const void *)v->rec;
+		t->reaps[t->nreaps++] =
+			(struct tu_reap){r->h.flags, r->pid, r->status};
 	} else if (type == DLT_REC_PROC && t->reader) {
 		const struct dlt_rec_proc *p = (const void *)v->rec;
 		snprintf(t->exe, sizeof(t->exe), "%s",
@@ -1117,6 +1124,26 @@ int tu_analyze_dir(struct tu_proc *p, const char *subcmd, const char *opt,
 	return r;
 }
 
+struct tu_json *tu_check_json(const char *dir)
+{
+	struct tu_proc p;
+	int r = tu_analyze_dir(&p, "check", "--json", dir);
+	int rc = tu_exit_code(p.status);
+	/* 1: findings at or above the default --fail-on; still a report. */
+	TU_CHECK(r == 0 && (rc == 0 || rc == 1),
+		 "dltrace-analyze check --json on %s: %s, stderr:\n%s", dir,
+		 r ? "timed out" : tu_status_str(p.status), p.err);
+	struct tu_json *j = NULL;
+	if (r == 0 && (rc == 0 || rc == 1)) {
+		char err[256];
+		j = tu_json_parse(p.out, err, sizeof(err));
+		TU_CHECK(j != NULL, "check --json output is not JSON (%s)",
+			 err);
+	}
+	tu_proc_free(&p);
+	return j;
+}
+
 struct tu_json *tu_libs_json(const char *dir)
 {
 	struct tu_proc p;
@@ -1283,6 +1310,69 @@ int tu_main(int argc, char **argv, const struct tu_suite *suites)
 	CU_cleanup_registry();
 	printf("\n");
 	return (fails || tests_failed) ? 1 : 0;
+}
+
+int tu_group_alive(pid_t pgid, int ms)
+{
+	int alive = 0;
+	for (int waited = 0; waited <= ms; waited += 100) {
+		alive = 0;
+		DIR *d = opendir("/proc");
+		for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+			int pid = atoi(e->d_name);
+			if (pid <= 0)
+				continue;
+			char path[64], buf[512];
+			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+			int fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			ssize_t l = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (l <= 0)
+				continue;
+			buf[l] = '\0';
+			const char *rp = strrchr(buf, ')');
+			char state;
+			int ppid, pgrp;
+			if (rp &&
+			    sscanf(rp + 2, "%c %d %d", &state, &ppid, &pgrp) ==
+				    3 &&
+			    pgrp == pgid && state != 'Z' && state != 'X')
+				alive++;
+		}
+		if (d)
+			closedir(d);
+		if (alive == 0)
+			break;
+		usleep(100 * 1000);
+	}
+	return alive;
+}
+
+void tu_kill_group(struct tu_proc *p)
+{
+	kill(-p->pid, SIGKILL);
+	tu_proc_wait(p, 10000);
+	TU_CHECK(tu_group_alive(p->pid, 10000) == 0,
+		 "process group %d still runs 10 s after SIGKILL", (int)p->pid);
+}
+
+int tu_free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a;
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	socklen_t l = sizeof(a);
+	int port = -1;
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&a, &l) == 0)
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
 }
 
 const char *tu_python(void)

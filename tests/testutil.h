@@ -113,6 +113,12 @@ struct tu_exit {
 	int32_t status;
 };
 
+struct tu_reap {
+	uint16_t call; /* enum dlt_reap_call */
+	uint32_t pid;
+	int32_t status;
+};
+
 /* Everything a test wants to know about one trace file. */
 struct tu_trace {
 	char *path;
@@ -123,6 +129,8 @@ struct tu_trace {
 	size_t nexits;
 	uint32_t forks[16]; /* child pids of FORK records */
 	size_t nforks;
+	struct tu_reap reaps[16]; /* REAP records: children it reaped */
+	size_t nreaps;
 	size_t nrec[256]; /* records seen per type (types < 256) */
 	char **problems;
 	size_t nproblems;
@@ -205,6 +213,9 @@ int tu_analyze_dir(struct tu_proc *p, const char *subcmd, const char *opt,
  * failed checks; returns NULL then. */
 struct tu_json *tu_libs_json(const char *dir);
 
+/* `check --json --fail-on never` on every trace in dir, parsed; NULL (and
+ * a failed check) when it cannot be run or read. */
+struct tu_json *tu_check_json(const char *dir);
 /* docs/findings.md, read once. */
 const char *tu_findings_doc(void);
 /* The section of docs/findings.md about a finding code ("### CODE" up to
@@ -239,6 +250,20 @@ struct tu_suite {
  * CUnit's verbose basic runner.  Exit status: 0 all passed, 1 failures,
  * 77 when the only suite asked for was skipped. */
 int tu_main(int argc, char **argv, const struct tu_suite *suites);
+
+/* Processes of process group pgid that are still running (not zombies),
+ * after waiting up to ms for them to go (a state polled, not a time). */
+int tu_group_alive(pid_t pgid, int ms);
+
+/* SIGKILLs p's process group, reaps p, and waits until no process of the
+ * group runs (a process goes a moment after the signal; analyses of a live
+ * directory tell running from gone).  A group still running after 10 s is
+ * a failed check. */
+void tu_kill_group(struct tu_proc *p);
+
+/* A TCP port on 127.0.0.1 that was free a moment ago (for MASTER_PORT),
+ * or -1. */
+int tu_free_port(void);
 
 /* The Python to run PyTorch tests with: /usr/bin/python3 (Debian's
  * python3-torch) unless DLT_TEST_PYTHON names another. */

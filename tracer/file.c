@@ -86,7 +86,7 @@ void dlt_writer_disable(struct dlt_writer *w, const char *why, const char *what,
 
 /* A trace id: getrandom (a system call, where /dev/urandom took an open, a
  * read and a close per process), /dev/urandom where it is missing. */
-static uint64_t dlt_random64(void)
+uint64_t dlt_random64(void)
 {
 	uint64_t v = 0;
 	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v)) {
@@ -268,6 +268,7 @@ static void dlt_fill_header(struct dlt_writer *w, uint8_t *base,
 	h->exec_seq = p->exec_seq;
 	h->start_realtime_ns = dlt_realtime_ns();
 	h->start_monotonic_ns = dlt_now_ns();
+	h->run_id = p->run_id;
 	atomic_store((_Atomic uint64_t *)&h->alloc_cursor, DLT_DATA_OFFSET);
 }
 
@@ -432,6 +433,7 @@ static int dlt_writer_open(struct dlt_writer *w,
 	w->rank = p->rank;
 	w->redact_argv = p->redact_argv;
 	w->want_max_size = p->max_size;
+	w->run_id = p->run_id;
 	if (p->dir != w->dir)
 		snprintf(w->dir, sizeof(w->dir), "%s", p->dir);
 
@@ -475,6 +477,9 @@ int dlt_writer_attach(struct dlt_writer *w, const char *path, uint64_t max_size)
 	struct stat st;
 	int err = 0;
 	uint8_t *base = NULL;
+	/* Before the size is read: a compaction (another launcher's, of the
+	 * same directory) must not shorten the file under the mapping. */
+	(void)dlt_trace_hold_wait(fd);
 	if (fstat(fd, &st) != 0)
 		err = errno;
 	else if ((uint64_t)st.st_size < DLT_DATA_OFFSET)
@@ -486,7 +491,6 @@ int dlt_writer_attach(struct dlt_writer *w, const char *path, uint64_t max_size)
 		if (w->max_size < w->size)
 			w->max_size = w->size;
 		uint64_t len = w->max_size;
-		(void)dlt_file_hold(fd);
 		base = dlt_map_file(fd, &len, &err);
 		w->map_len = len;
 		if (base && w->max_size > len)
@@ -590,6 +594,7 @@ int dlt_writer_materialize(struct dlt_writer *w, struct dlt_tls *t)
 	p.rank = w->rank;
 	p.max_size = w->want_max_size;
 	p.redact_argv = w->redact_argv;
+	p.run_id = w->run_id;
 	p.parent_trace_id = w->pend.parent_trace_id;
 	p.parent_kind = DLT_PARENT_FORK;
 	p.features = w->pend.features;

@@ -7,18 +7,54 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Reads a small /proc file into buf; returns bytes read. */
-static size_t dlt_read_file(const char *path, char *buf, size_t cap)
+/* Reads up to cap bytes of fd into buf; returns bytes read. */
+static size_t dlt_read_fd(int fd, char *buf, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
 	size_t n = 0;
 	while (n < cap) {
 		ssize_t r = read(fd, buf + n, cap - n);
 		if (r <= 0)
 			break;
 		n += (size_t)r;
+	}
+	return n;
+}
+
+/* Reads a small /proc file into buf; returns bytes read. */
+static size_t dlt_read_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t n = dlt_read_fd(fd, buf, cap);
+	close(fd);
+	return n;
+}
+
+/* /proc/self/cmdline: the first cap bytes into buf (bytes read returned);
+ * *more gets the number of arguments that start after them. */
+static size_t dlt_read_cmdline(char *buf, size_t cap, uint32_t *more)
+{
+	*more = 0;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t n = dlt_read_fd(fd, buf, cap);
+	if (n == cap) {
+		/* Each argument ends in a NUL: those past the buffer are
+		 * counted, the one it cut already was. */
+		int in_cut = buf[n - 1] != '\0';
+		char rest[4096];
+		ssize_t r;
+		while ((r = read(fd, rest, sizeof(rest))) > 0)
+			for (ssize_t i = 0; i < r; i++) {
+				if (rest[i] != '\0')
+					continue;
+				if (in_cut)
+					in_cut = 0;
+				else
+					(*more)++;
+			}
 	}
 	close(fd);
 	return n;
@@ -49,8 +85,13 @@ void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
 		cwd[0] = '\0';
 
 	/* argv from /proc: the same in both library copies and unaffected by
-	 * what the program has done to its own argv array so far. */
-	size_t n = dlt_read_file("/proc/self/cmdline", buf, sizeof(buf) - 1);
+	 * what the program has done to its own argv array so far.  The first
+	 * 64 KiB are recorded; the rest is only counted, and PROC says so
+	 * (a command of 30,000 arguments was cut at 1,339 without a word). */
+	uint32_t more = 0;
+	size_t n = dlt_read_cmdline(buf, sizeof(buf) - 1, &more);
+	if (n > sizeof(buf) - 1) /* never; GCC cannot tell */
+		n = sizeof(buf) - 1;
 	buf[n] = '\0';
 	uint32_t argc = 0;
 	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
@@ -66,13 +107,16 @@ void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
 		p->cwd = cs;
 		p->rank = dlt_env_rank();
 		p->world_size = dlt_env_world_size();
-		p->argc = argc;
-		dlt_rec_commit(p, DLT_REC_PROC, 0, sizeof(*p));
+		p->argc = argc + more;
+		dlt_rec_commit(p, DLT_REC_PROC, more ? DLT_PROC_ARGV_CUT : 0,
+			       sizeof(*p));
 	}
 	uint32_t idx = 0;
 	for (size_t i = 0; i < n; idx++) {
 		size_t l = strlen(buf + i);
-		int cut = l > DLT_MAX_STR;
+		/* Longer than the string limit, or the last one read when the
+		 * buffer filled up. */
+		int cut = l > DLT_MAX_STR || i + l >= n;
 		/* Redaction keeps argv[0], so the program is still named. */
 		uint32_t s = (redact_argv && idx > 0)
 				     ? dlt_str(w, t, "<redacted>")

@@ -24,7 +24,7 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 6u	     /* bump when struct dlt_writer changes */
+#define DLT_WRITER_LAYOUT 7u	     /* bump when struct dlt_writer changes */
 /* A thread's first chunk, per copy of the library; each next one is twice
  * the size, up to DLT_CHUNK_BIG: a process that records little reserves
  * little, one that records much takes a system call per 64 KiB. */
@@ -102,6 +102,7 @@ struct dlt_writer {
 	int rank;
 	int redact_argv;
 	uint64_t want_max_size;
+	uint64_t run_id;
 	char dir[DLT_PATH_MAX];
 	struct dlt_clock_shared clock;
 	/* The string table: an open-addressing index of entry numbers (from
@@ -145,6 +146,7 @@ struct dlt_open_params {
 	uint32_t exec_seq;
 	uint64_t features;
 	uint64_t max_size; /* bytes the file may reach; 0: the default */
+	uint64_t run_id;   /* the launcher's run (DLTRACE_RUN), 0 none */
 	int redact_argv;   /* kept for the traces of forked children */
 };
 
@@ -222,6 +224,9 @@ void dlt_writer_cut(struct dlt_writer *w, int ending);
  * A vfork child shares the caller's memory and gets its parent's id here;
  * code that a vfork child may run (exit) asks getpid itself. */
 pid_t dlt_self_pid(struct dlt_writer *w);
+
+/* A random number that is never 0 (trace ids, the launcher's run id). */
+uint64_t dlt_random64(void);
 
 /* Turns tracing off for good and says why, once, on stderr. */
 void dlt_writer_disable(struct dlt_writer *w, const char *why, const char *what,

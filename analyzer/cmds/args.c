@@ -1,10 +1,13 @@
 /* The options and paths of a command's command line. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "commands.h"
+#include "inputs.h"
+#include "mem.h"
 
 int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
 		 const struct dlt_flag_opt *opts, size_t nopts, int *npaths)
@@ -67,6 +70,51 @@ int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
 	}
 	*npaths = n;
 	return -1;
+}
+
+int dlt_cmd_run_filter(const char *cmd, const char *run, int npaths,
+		       char **argv, struct dlt_run_paths *out)
+{
+	out->paths = argv;
+	out->npaths = npaths;
+	out->held = NULL;
+	if (run == NULL)
+		return -1;
+	char *end;
+	unsigned long long id = strtoull(run, &end, 16);
+	if (*run == '\0' || *end != '\0') {
+		fprintf(stderr,
+			"dltrace-analyze %s: --run takes a run's identity in "
+			"hex (summary shows it), not '%s'\n",
+			cmd, run);
+		return DLT_EXIT_USAGE;
+	}
+	struct dlt_inputs *in = dlt_xcalloc(1, sizeof(*in));
+	size_t others, nruns;
+	dlt_inputs_collect(in, npaths, argv);
+	dlt_inputs_keep_run(in, id, &others, &nruns);
+	if (in->npaths == 0) {
+		fprintf(stderr,
+			"dltrace-analyze %s: no trace of run %s among "
+			"the inputs\n",
+			cmd, run);
+		dlt_inputs_free(in);
+		free(in);
+		return DLT_EXIT_USAGE;
+	}
+	out->paths = in->paths;
+	out->npaths = (int)in->npaths;
+	out->held = in;
+	return -1;
+}
+
+void dlt_cmd_run_free(struct dlt_run_paths *rp)
+{
+	if (rp->held) {
+		dlt_inputs_free(rp->held);
+		free(rp->held);
+	}
+	rp->held = NULL;
 }
 
 int dlt_cmd_fail_on(const char *cmd, const char *value)

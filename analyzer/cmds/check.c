@@ -6,7 +6,7 @@
 
 const char dlt_check_usage[] =
 	"usage: dltrace-analyze check [--json] [--fail-on error|warning|never] "
-	"PATH...\n"
+	"[--run ID] PATH...\n"
 	"\n"
 	"Findings about each traced process: libraries that were not found,\n"
 	"did not load, or came from the wrong place; duplicate and mismatched\n"
@@ -21,6 +21,8 @@ const char dlt_check_usage[] =
 	"  --fail-on   the severity at or above which the exit status is 1\n"
 	"              (default error; never: only 0 or 2)\n"
 	"  --list      the finding codes and what they mean\n"
+	"  --run ID    only the traces of that run of the launcher (summary\n"
+	"              shows each run's identity)\n"
 	"\n"
 	"exit status: 0 nothing at or above --fail-on was found, 1 something\n"
 	"was, 2 bad arguments or no usable trace.\n";
@@ -36,10 +38,11 @@ static void dlt_list_rules(FILE *out)
 int dlt_cmd_check(int argc, char **argv)
 {
 	bool json = false, list = false;
-	const char *fail_on = "error";
+	const char *fail_on = "error", *run = NULL;
 	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL},
 					    {"--fail-on", NULL, &fail_on},
-					    {"--list", &list, NULL}};
+					    {"--list", &list, NULL},
+					    {"--run", NULL, &run}};
 	/* --list needs no path. */
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
@@ -50,16 +53,21 @@ int dlt_cmd_check(int argc, char **argv)
 		}
 	}
 	int npaths;
-	int rc = dlt_cmd_args("check", dlt_check_usage, argc, argv, opts, 3,
+	int rc = dlt_cmd_args("check", dlt_check_usage, argc, argv, opts, 4,
 			      &npaths);
 	if (rc >= 0)
 		return rc;
 	int threshold = dlt_cmd_fail_on("check", fail_on);
 	if (threshold < 0)
 		return DLT_EXIT_USAGE;
+	struct dlt_run_paths rp;
+	rc = dlt_cmd_run_filter("check", run, npaths, argv, &rp);
+	if (rc >= 0)
+		return rc;
 	struct dlt_check c;
 	dlt_check_init(&c);
-	size_t n = dlt_check_paths(&c, npaths, argv, stderr);
+	size_t n = dlt_check_paths(&c, rp.npaths, rp.paths, stderr);
+	dlt_cmd_run_free(&rp);
 	if (n == 0) {
 		fputs("dltrace-analyze: no usable trace among the inputs\n",
 		      stderr);

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define DLT_EXIT_OK 0
@@ -38,6 +39,19 @@ int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
  * judge; -1, said on stderr, for anything else. */
 int dlt_cmd_fail_on(const char *cmd, const char *value);
 
+/* --run ID (a launcher run's identity, as summary shows it): the paths to
+ * read become the traces of that run only, in *paths (free with
+ * dlt_cmd_run_free).  Without run, *paths is argv.  Returns -1 to go on,
+ * or the exit status (a message said) for an ID that is not one. */
+struct dlt_run_paths {
+	char **paths;
+	int npaths;
+	void *held; /* struct dlt_inputs, when filtered */
+};
+int dlt_cmd_run_filter(const char *cmd, const char *run, int npaths,
+		       char **argv, struct dlt_run_paths *out);
+void dlt_cmd_run_free(struct dlt_run_paths *rp);
+
 int dlt_cmd_summary(int argc, char **argv);
 int dlt_cmd_libs(int argc, char **argv);
 int dlt_cmd_dump(int argc, char **argv);
@@ -54,12 +68,12 @@ int dlt_cmd_compact(int argc, char **argv);
 void dlt_compact_ended(const char *dir);
 
 /* The short verdict the launcher prints when the traced program is done:
- * the number of traces in dir, then one line per process that did not exit
- * with status 0, per check finding of severity warning or error and per
- * unreadable or damaged trace (at most about ten lines in all), then where
- * to look next.  Returns the number of problems found, or -1 when dir holds
- * no trace. */
-int dlt_verdict_print(FILE *out, const char *dir);
+ * the number of traces of launcher run run (0: all) in dir, then one line
+ * per process that did not exit with status 0, per check finding of
+ * severity warning or error and per unreadable or damaged trace (at most
+ * about ten lines in all), then where to look next.  Returns the number of
+ * problems found, or -1 when dir holds no trace of the run. */
+int dlt_verdict_print(FILE *out, const char *dir, uint64_t run);
 
 /* JSON members of a convolution problem (problem, direction, shape), and a
  * choice as an object; shared by algos and diff. */

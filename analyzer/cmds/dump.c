@@ -112,15 +112,15 @@ static void dlt_dump_lib_load(struct dlt_dump *d,
 
 static void dlt_dump_exit(FILE *out, const struct dlt_rec_exit *r)
 {
-	static const char *const how[] = {NULL, "normal", "_exit", "exec",
-					  "reaped"};
+	static const char *const how[] = {NULL,	    "normal", "_exit", "exec",
+					  "reaped", "main",   "abort"};
 	if (r->h.flags < sizeof(how) / sizeof(how[0]) && how[r->h.flags])
 		fprintf(out, " how=%s", how[r->h.flags]);
 	else
 		fprintf(out, " how=%u", (unsigned)r->h.flags);
 	if (r->h.flags == DLT_EXIT_REAPED) {
 		fprintf(out, " wait_status=0x%" PRIx32, (uint32_t)r->status);
-		struct dlt_end e = {DLT_END_REAPED, r->status, 0, NULL};
+		struct dlt_end e = {.how = DLT_END_REAPED, .status = r->status};
 		char buf[128];
 		fprintf(out, " (%s)", dlt_end_describe(&e, buf, sizeof(buf)));
 	} else {
@@ -199,9 +199,15 @@ static void dlt_dump_gpu(struct dlt_dump *d, const struct dlt_rec_hdr *h)
 	case DLT_REC_LIB_FAMILY: {
 		const struct dlt_rec_family *r = (const void *)h;
 		const struct dlt_api_desc *a = dlt_api_by_id((uint16_t)r->api);
+		static const char *const src[] = {"first call", "load", "file"};
 		fprintf(out, " %s", dlt_family_name(h->flags));
 		dlt_dump_str(d, "path", r->path);
-		fprintf(out, " first=%s", a ? a->name : "?");
+		if (r->source < 3)
+			fprintf(out, " from=%s", src[r->source]);
+		else
+			fprintf(out, " from=%u", (unsigned)r->source);
+		if (r->source == DLT_FAMSRC_CALL)
+			fprintf(out, " first=%s", a ? a->name : "?");
 		dlt_dump_str(d, "kernel_driver", r->kdrv);
 		/* Each slot by its name; an absent one as "-". */
 		for (size_t i = 0; i < 8; i++) {
@@ -408,6 +414,22 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 		fprintf(out, " child_pid=%" PRIu32, r->child_pid);
 		break;
 	}
+	case DLT_REC_REAP: {
+		static const char *const call[] = {NULL, "wait", "waitpid",
+						   "wait4", "waitid"};
+		const struct dlt_rec_reap *r = (const void *)h;
+		struct dlt_end e = {.how = DLT_END_REAPED, .status = r->status};
+		char buf[128];
+		fprintf(out, " child_pid=%" PRIu32, r->pid);
+		if (h->flags < sizeof(call) / sizeof(call[0]) && call[h->flags])
+			fprintf(out, " by=%s", call[h->flags]);
+		else
+			fprintf(out, " by=%u", (unsigned)h->flags);
+		fprintf(out, " wait_status=0x%" PRIx32 " (%s)",
+			(uint32_t)r->status,
+			dlt_end_describe(&e, buf, sizeof(buf)));
+		break;
+	}
 	case DLT_REC_EXEC: {
 		const struct dlt_rec_exec *r = (const void *)h;
 		dlt_dump_str(d, "path", r->path);
@@ -470,10 +492,18 @@ static void dlt_dump_header(FILE *out, const char *path,
 		"  start %s  realtime_ns %" PRIu64 "  monotonic_ns %" PRIu64
 		"\n",
 		when, h->start_realtime_ns, h->start_monotonic_ns);
-	fprintf(out, "  features 0x%" PRIx64 "%s%s%s\n", h->features,
+	fprintf(out, "  features 0x%" PRIx64 "%s%s%s%s\n", h->features,
 		h->features & DLT_FEAT_AUDIT ? " audit" : "",
 		h->features & DLT_FEAT_PRELOAD ? " preload" : "",
-		h->features & DLT_FEAT_ARGV_REDACTED ? " argv_redacted" : "");
+		h->features & DLT_FEAT_ARGV_REDACTED ? " argv_redacted" : "",
+		h->features & DLT_FEAT_NO_LOCK ? " no_lock" : "");
+	/* Zero in traces before 2.1 (and 1.3): no run, no heartbeat. */
+	fprintf(out, "  run_id 0x%016" PRIx64 "  alive_ns %" PRIu64, h->run_id,
+		h->alive_ns);
+	if (h->alive_ns >= h->start_monotonic_ns && h->alive_ns)
+		fprintf(out, " (+%.6f)",
+			(double)(h->alive_ns - h->start_monotonic_ns) / 1e9);
+	fputc('\n', out);
 	fprintf(out, "%10s %7s %-8s %14s %s\n", "offset", "tid", "writer",
 		"time", "record");
 }

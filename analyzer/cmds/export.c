@@ -64,8 +64,9 @@ struct dlt_ex_track {
 static double dlt_us_on(const struct dlt_ex_track *t, uint64_t origin,
 			uint64_t ts)
 {
-	int64_t ns = (int64_t)(t->start_real - origin) +
-		     (int64_t)(ts - t->start_mono);
+	/* Summed unsigned, where a damaged timestamp wraps instead of
+	 * overflowing; read back as the signed offset it is. */
+	int64_t ns = (int64_t)((t->start_real - origin) + (ts - t->start_mono));
 	return (double)ns / 1000.0;
 }
 
@@ -260,12 +261,17 @@ static void dlt_ex_process_event(struct dlt_export *x,
 	switch (h->type) {
 	case DLT_REC_EXIT: {
 		const struct dlt_rec_exit *r = (const void *)h;
-		struct dlt_end e = {(enum dlt_end_how)h->flags, r->status, 0,
-				    NULL};
+		struct dlt_end e = {.how = (enum dlt_end_how)h->flags,
+				    .status = r->status};
 		char how[256];
 		dlt_end_describe(&e, how, sizeof(how));
+		/* The launcher's record of the status it reaped is written
+		 * from the launcher's process: it belongs on the process's
+		 * main thread, not on a thread named after the launcher. */
+		uint32_t tid = v->writer == DLT_WRITER_LAUNCHER ? x->p->hdr.pid
+								: v->tid;
 		dlt_instant(x, h->flags == DLT_EXIT_EXEC ? "exec" : "exit",
-			    "process", v->tid, h->ts);
+			    "process", tid, h->ts);
 		dlt_json_key(j, "args");
 		dlt_json_object_begin(j);
 		dlt_json_kv_string(j, "how", how);
@@ -276,6 +282,19 @@ static void dlt_ex_process_event(struct dlt_export *x,
 		const struct dlt_rec_fork *r = (const void *)h;
 		snprintf(name, sizeof(name), "fork %" PRIu32, r->child_pid);
 		dlt_instant(x, name, "process", v->tid, h->ts);
+		break;
+	}
+	case DLT_REC_REAP: {
+		const struct dlt_rec_reap *r = (const void *)h;
+		struct dlt_end e = {.how = DLT_END_REAPED, .status = r->status};
+		char how[256];
+		dlt_end_describe(&e, how, sizeof(how));
+		snprintf(name, sizeof(name), "reaped %" PRIu32, r->pid);
+		dlt_instant(x, name, "process", v->tid, h->ts);
+		dlt_json_key(j, "args");
+		dlt_json_object_begin(j);
+		dlt_json_kv_string(j, "how", how);
+		dlt_json_object_end(j);
 		break;
 	}
 	case DLT_REC_EXEC: {
@@ -474,6 +493,7 @@ static int dlt_ex_rec(void *ctx, const struct dlt_rec_view *v)
 		break;
 	case DLT_REC_EXIT:
 	case DLT_REC_FORK:
+	case DLT_REC_REAP:
 	case DLT_REC_EXEC:
 	case DLT_REC_NOTE:
 	case DLT_REC_MARK:

@@ -12,11 +12,12 @@
 #include "hangs.h"
 #include "json.h"
 #include "inputs.h"
+#include "live.h"
 #include "model.h"
 
 const char dlt_hangs_usage[] =
 	"usage: dltrace-analyze hangs [--json] [--fail-on error|warning|never] "
-	"PATH...\n"
+	"[--run ID] PATH...\n"
 	"\n"
 	"For a job that hung (typically killed): per rank, the traced call\n"
 	"that never returned, the wait each thread was in and for how long,\n"
@@ -28,6 +29,12 @@ const char dlt_hangs_usage[] =
 	"              \"summary\":{...}}, findings as check --json has them\n"
 	"  --fail-on   the severity at or above which the exit status is 1\n"
 	"              (default error; never: only 0 or 2)\n"
+	"  --run ID    only the traces of that run of the launcher (summary\n"
+	"              shows each run's identity)\n"
+	"\n"
+	"A directory can be read while its job runs: the table says which\n"
+	"processes run now (this machine only) and the time inside each\n"
+	"open call so far (from the heartbeat).\n"
 	"\n"
 	"exit status: 0 nothing at or above --fail-on was found (a job that\n"
 	"completed gets no error), 1 something was, 2 bad arguments or no\n"
@@ -57,12 +64,19 @@ static void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 		state = "exited";
 	else if (hp->ended)
 		state = "killed";
+	/* Whether the process runs now: the directory of a job can be read
+	 * while it runs, or hangs. */
+	const char *proc = hp->ended			  ? "ended"
+			   : hp->live == DLT_LIVE_RUNNING ? "running"
+			   : hp->live == DLT_LIVE_GONE	  ? "gone"
+			   : hp->live == DLT_LIVE_ZOMBIE  ? "zombie"
+							  : "?";
 	if (j == NULL) {
 		char who[16] = "-";
 		if (hp->rank >= 0)
 			snprintf(who, sizeof(who), "%" PRId32, hp->rank);
-		printf("%-6s %-8" PRIu32 " %-10s %-28s %s\n", who, hp->pid,
-		       state, a ? a->name : "-", wait[0] ? wait : "-");
+		printf("%-6s %-8" PRIu32 " %-10s %-8s %-28s %s\n", who, hp->pid,
+		       state, proc, a ? a->name : "-", wait[0] ? wait : "-");
 		return;
 	}
 	dlt_json_object_begin(j);
@@ -75,6 +89,11 @@ static void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 	dlt_json_kv_string(j, "state", state);
 	dlt_json_kv_string(j, "last_call", a ? a->name : NULL);
 	dlt_json_kv_bool(j, "in_flight", c != NULL);
+	if (c)
+		dlt_json_kv_uint(j, "in_call_ns", hp->last_ts - c->ts);
+	dlt_json_kv_string(j, "process",
+			   hp->ended ? "ended"
+				     : dlt_live_name((enum dlt_live)hp->live));
 	dlt_json_kv_uint(j, "last_seen_unix_ns",
 			 dlt_hang_wall(hp, hp->last_ts));
 	dlt_json_kv_string(j, "waiting_in", wait);
@@ -85,19 +104,26 @@ static void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 int dlt_cmd_hangs(int argc, char **argv)
 {
 	bool json = false;
-	const char *fail_on = "error";
+	const char *fail_on = "error", *run = NULL;
 	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL},
-					    {"--fail-on", NULL, &fail_on}};
+					    {"--fail-on", NULL, &fail_on},
+					    {"--run", NULL, &run}};
 	int npaths;
-	int rc = dlt_cmd_args("hangs", dlt_hangs_usage, argc, argv, opts, 2,
+	int rc = dlt_cmd_args("hangs", dlt_hangs_usage, argc, argv, opts, 3,
 			      &npaths);
 	if (rc >= 0)
 		return rc;
 	int threshold = dlt_cmd_fail_on("hangs", fail_on);
 	if (threshold < 0)
 		return DLT_EXIT_USAGE;
+	struct dlt_run_paths rp;
+	rc = dlt_cmd_run_filter("hangs", run, npaths, argv, &rp);
+	if (rc >= 0)
+		return rc;
 	struct dlt_inputs in;
-	if (dlt_inputs_collect(&in, npaths, argv) != 0)
+	rc = dlt_inputs_collect(&in, rp.npaths, rp.paths);
+	dlt_cmd_run_free(&rp);
+	if (rc != 0)
 		return DLT_EXIT_USAGE;
 	for (size_t i = 0; i < in.nerrors; i++)
 		fprintf(stderr, "dltrace-analyze: %s: %s\n", in.errors[i].path,
@@ -114,6 +140,7 @@ int dlt_cmd_hangs(int argc, char **argv)
 	 * analysis's view of them. */
 	struct dlt_check c;
 	dlt_check_init(&c);
+	c.nruns = dlt_hang_group_runs(procs, n);
 	size_t *proc = dlt_xcalloc(n, sizeof(*proc));
 	for (size_t i = 0; i < n; i++)
 		proc[i] = dlt_check_hang_proc(&c, &procs[i]);
@@ -121,15 +148,25 @@ int dlt_cmd_hangs(int argc, char **argv)
 	dlt_check_sort(&c);
 	free(proc);
 
+	size_t runs = dlt_check_runs(&c);
 	struct dlt_json jbuf, *j = json ? &jbuf : NULL;
 	if (j) {
 		dlt_json_init(j, stdout, true);
 		dlt_json_object_begin(j);
+		dlt_json_kv_uint(j, "runs", runs);
 		dlt_json_key(j, "ranks");
 		dlt_json_array_begin(j);
 	} else {
-		printf("%-6s %-8s %-10s %-28s %s\n", "rank", "pid", "state",
-		       "last traced call", "waiting in");
+		/* Two runs of one job in one directory look like one job
+		 * with every rank twice. */
+		if (runs > 1)
+			printf("These traces come from %zu runs (a directory "
+			       "used more than once); jobs are told apart by "
+			       "run,\nand dltrace-analyze hangs --run ID PATH "
+			       "shows one (summary shows each run's ID).\n\n",
+			       runs);
+		printf("%-6s %-8s %-10s %-8s %-28s %s\n", "rank", "pid",
+		       "state", "process", "last traced call", "waiting in");
 	}
 	for (size_t i = 0; i < n; i++)
 		dlt_hang_row(j, &procs[i]);

@@ -7,17 +7,22 @@
 #include "check.h"
 #include "commands.h"
 #include "model.h"
+#include "reaps.h"
+#include "runs.h"
 #include "traceset.h"
 
 const char dlt_summary_usage[] =
-	"usage: dltrace-analyze summary PATH...\n"
+	"usage: dltrace-analyze summary [--run ID] PATH...\n"
 	"\n"
 	"One block per traced process (process image), in start order: pid,\n"
 	"parent, rank, host, program, command line, start time (UTC), how it\n"
 	"ended, record count, libraries loaded and failed, the tracer's "
 	"notes,\n"
 	"and which other trace it was forked or exec'ed from.  A tree of the\n"
-	"processes follows.\n"
+	"processes follows, one per run of the dltrace launcher when the\n"
+	"inputs hold several (a directory used more than once).\n"
+	"\n"
+	"  --run ID   only the traces of that run (its identity as shown)\n"
 	"\n"
 	"PATH is a trace file or a directory of *.dltrace files.  Damage in a\n"
 	"trace and inputs that cannot be read are reported on stderr.\n"
@@ -39,7 +44,10 @@ static void dlt_put_argv(FILE *out, const struct dlt_process *p)
 		else
 			fputs("<lost>", out);
 	}
-	if (p->argv_cut)
+	if (p->argv_more)
+		fprintf(out, " … (%" PRIu32 " more argument%s not recorded)",
+			p->argv_more, p->argv_more == 1 ? "" : "s");
+	else if (p->argv_cut)
 		fputs("  (long arguments were cut)", out);
 }
 
@@ -83,11 +91,42 @@ static void dlt_put_parent(FILE *out, const struct dlt_set *s,
 	}
 }
 
+/* A forked child that left no trace of its own (reaps.h): what p's reap
+ * of it says, after its pid. */
+static void dlt_put_untraced(FILE *out, const struct dlt_set *s,
+			     const struct dlt_process *p,
+			     const struct dlt_reaps *rs,
+			     const struct dlt_fork_rec *f)
+{
+	/* rs holds p's reaps, in p's order. */
+	const struct dlt_reap_seen *reap = NULL;
+	for (size_t i = 0; i < rs->n && reap == NULL; i++)
+		if (rs->r[i].pid == f->pid && p->reaps[i].ts >= f->ts)
+			reap = &rs->r[i];
+	bool traced = false;
+	for (size_t k = 0; reap && k < s->nprocs && !traced; k++) {
+		const struct dlt_process *q = s->procs[k];
+		traced =
+			dlt_reap_is_of(reap, q->hdr.pid, q->host, q->hdr.run_id,
+				       q->hdr.start_realtime_ns);
+	}
+	if (reap && !traced) {
+		struct dlt_end e;
+		char how[1024];
+		fputs(" (", out);
+		dlt_fput_text(
+			out, dlt_reap_untraced(reap, &e, how, sizeof(how)), "");
+		fputc(')', out);
+	}
+}
+
 static void dlt_put_process(FILE *out, const struct dlt_set *s,
 			    const struct dlt_process *p)
 {
 	char buf[4096];
 	fprintf(out, "pid %" PRIu32 "  ppid %" PRIu32, p->hdr.pid, p->hdr.ppid);
+	if (p->hdr.run_id)
+		fprintf(out, "  run %016" PRIx64, p->hdr.run_id);
 	if (p->rank >= 0) {
 		fprintf(out, "  rank %" PRId32, p->rank);
 		if (p->world_size > 0)
@@ -121,10 +160,15 @@ static void dlt_put_process(FILE *out, const struct dlt_set *s,
 	fputs("\n  parent    ", out);
 	dlt_put_parent(out, s, p);
 	if (p->nforks) {
+		struct dlt_reaps rs = {0};
+		dlt_reaps_add(&rs, p);
 		fputs("\n  forked    ", out);
-		for (size_t i = 0; i < p->nforks; i++)
+		for (size_t i = 0; i < p->nforks; i++) {
 			fprintf(out, "%s%" PRIu32, i ? ", " : "pid ",
-				p->forks[i]);
+				p->forks[i].pid);
+			dlt_put_untraced(out, s, p, &rs, &p->forks[i]);
+		}
+		dlt_reaps_free(&rs);
 	}
 	fprintf(out, "\n  records   %" PRIu64, p->records);
 	size_t failed, probes;
@@ -198,10 +242,44 @@ static void dlt_put_tree(FILE *out, const struct dlt_set *s)
 			tr.next[tr.last[up]] = (long)i;
 		tr.last[up] = (long)i;
 	}
-	fputs("process tree (by trace parent):\n", out);
-	for (size_t i = 0; i < n; i++)
-		if (parent[i] < 0)
-			dlt_tree_node(out, s, &tr, (long)i, 0);
+	/* One tree per launcher run, in the order the runs started; the
+	 * traces of a run share its identity, so a tree never spans two. */
+	uint64_t *runs = dlt_xcalloc(n ? n : 1, sizeof(*runs));
+	size_t nruns = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool known = false;
+		for (size_t r = 0; r < nruns && !known; r++)
+			known = runs[r] == s->procs[i]->hdr.run_id;
+		if (!known)
+			runs[nruns++] = s->procs[i]->hdr.run_id;
+	}
+	for (size_t r = 0; r < nruns; r++) {
+		if (nruns == 1) {
+			fputs("process tree (by trace parent):\n", out);
+		} else if (runs[r] == 0) {
+			fputs("process tree of the traces made without the "
+			      "launcher:\n",
+			      out);
+		} else {
+			char when[64] = "?";
+			for (size_t i = 0; i < n; i++)
+				if (s->procs[i]->hdr.run_id == runs[r]) {
+					dlt_format_utc(
+						s->procs[i]
+							->hdr.start_realtime_ns,
+						when, sizeof(when));
+					break;
+				}
+			fprintf(out,
+				"%sprocess tree of run %016" PRIx64
+				" (started %s):\n",
+				r ? "\n" : "", runs[r], when);
+		}
+		for (size_t i = 0; i < n; i++)
+			if (parent[i] < 0 && s->procs[i]->hdr.run_id == runs[r])
+				dlt_tree_node(out, s, &tr, (long)i, 0);
+	}
+	free(runs);
 	/* Only a cycle of parent ids (damaged headers) is left. */
 	for (size_t i = 0; i < n; i++)
 		if (!tr.shown[i])
@@ -213,18 +291,56 @@ static void dlt_put_tree(FILE *out, const struct dlt_set *s)
 	free(tr.shown);
 }
 
+/* How many runs the set holds: launcher runs that overlap in time (the
+ * ranks of one job, each under its own dltrace) are one (runs.h). */
+static size_t dlt_set_runs(const struct dlt_set *s)
+{
+	size_t n = s->nprocs;
+	struct dlt_run_trace *t = dlt_xcalloc(n ? n : 1, sizeof(*t));
+	uint32_t *group = dlt_xcalloc(n ? n : 1, sizeof(*group));
+	for (size_t i = 0; i < n; i++) {
+		const struct dlt_process *p = s->procs[i];
+		/* The launcher's record of its command's end. */
+		bool reaped =
+			p->end.how == DLT_END_REAPED && p->end.reaped_by == 0;
+		t[i] = (struct dlt_run_trace){
+			p->hdr.run_id, p->hdr.start_realtime_ns,
+			reaped ? p->hdr.start_realtime_ns +
+					 (p->end.ts - p->hdr.start_monotonic_ns)
+			       : 0};
+	}
+	size_t runs = dlt_runs_group(t, n, group);
+	free(t);
+	free(group);
+	return runs;
+}
+
 int dlt_cmd_summary(int argc, char **argv)
 {
 	int npaths;
-	int rc = dlt_cmd_args("summary", dlt_summary_usage, argc, argv, NULL, 0,
+	const char *run = NULL;
+	const struct dlt_flag_opt opts[] = {{"--run", NULL, &run}};
+	int rc = dlt_cmd_args("summary", dlt_summary_usage, argc, argv, opts, 1,
 			      &npaths);
 	if (rc >= 0)
 		return rc;
+	struct dlt_run_paths rp;
+	rc = dlt_cmd_run_filter("summary", run, npaths, argv, &rp);
+	if (rc >= 0)
+		return rc;
 	struct dlt_set s;
-	if (dlt_set_load(&s, npaths, argv, stderr) != 0) {
+	if (dlt_set_load(&s, rp.npaths, rp.paths, stderr) != 0) {
 		dlt_set_free(&s);
+		dlt_cmd_run_free(&rp);
 		return DLT_EXIT_USAGE;
 	}
+	dlt_cmd_run_free(&rp);
+	size_t nruns = dlt_set_runs(&s);
+	if (nruns > 1)
+		printf("These traces come from %zu runs (a directory used "
+		       "more than once); each has its own tree below, and\n"
+		       "dltrace-analyze summary --run ID PATH shows one.\n\n",
+		       nruns);
 	for (size_t i = 0; i < s.nprocs; i++) {
 		if (i)
 			fputc('\n', stdout);

@@ -40,13 +40,43 @@ static const char *dlt_ev_string(const struct dlt_val *ev, const char *key)
 /* The verdict is the check's findings of severity warning and error, one
  * line each, next to how each process ended and what could not be read:
  * what a person running `dltrace python train.py` needs to see first. */
-int dlt_verdict_print(FILE *out, const char *dir)
+int dlt_verdict_print(FILE *out, const char *dir, uint64_t run)
 {
 	struct dlt_check c;
 	char *args[] = {(char *)dir};
 	int problems = 0;
 	dlt_check_init(&c);
 	dlt_check_paths(&c, 1, args, NULL);
+	/* Only this run: the launchers that ran at the same time (the ranks
+	 * of one job each under its own dltrace) and not those that had
+	 * ended before (a directory used again).  Checked over the whole
+	 * directory, which tells the two apart (runs.h). */
+	bool *mine = dlt_xcalloc(c.nprocs ? c.nprocs : 1, sizeof(*mine));
+	uint32_t group = UINT32_MAX;
+	for (size_t i = 0; i < c.nprocs; i++)
+		if (c.procs[i].run_id == run)
+			group = c.procs[i].run_group;
+	size_t kept = 0, others = 0, untraced = 0;
+	for (size_t i = 0; i < c.nprocs; i++) {
+		mine[i] = run == 0 || c.procs[i].run_group == group;
+		/* A forked child that left no trace is counted apart. */
+		if (c.procs[i].trace == NULL) {
+			untraced += mine[i];
+			continue;
+		}
+		kept += mine[i];
+		others += !mine[i];
+	}
+	size_t nruns = c.nruns > 1 ? c.nruns - 1 : 0;
+	if (c.nprocs > 0 && kept == 0) {
+		fputs("dltrace: no trace of this run in ", out);
+		dlt_fput_text(out, dir, "");
+		fprintf(out, " (it holds %zu of %zu other run%s)\n", others,
+			c.nruns, c.nruns == 1 ? "" : "s");
+		free(mine);
+		dlt_check_free(&c);
+		return -1;
+	}
 	if (c.nprocs == 0 && c.nf == 1 && c.f[0].proc == DLT_NO_PROC) {
 		const char *input = dlt_ev_string(c.f[0].evidence, "input");
 		if (input && strcmp(input, dir) == 0) {
@@ -57,14 +87,24 @@ int dlt_verdict_print(FILE *out, const char *dir)
 				      dlt_ev_string(c.f[0].evidence, "reason"),
 				      "");
 			fputc('\n', out);
+			free(mine);
 			dlt_check_free(&c);
 			return -1;
 		}
 	}
-	fprintf(out, "dltrace: %zu process%s traced in ", c.nprocs,
-		c.nprocs == 1 ? "" : "es");
+	fprintf(out, "dltrace: %zu process%s traced in ", kept,
+		kept == 1 ? "" : "es");
 	dlt_fput_text(out, dir, "");
+	if (untraced)
+		fprintf(out, " (and %zu forked child%s that left no trace)",
+			untraced, untraced == 1 ? "" : "ren");
 	fputc('\n', out);
+	if (others)
+		fprintf(out,
+			"dltrace: (the directory also holds %zu trace%s of %zu "
+			"other run%s, left out here)\n",
+			others, others == 1 ? "" : "s", nruns,
+			nruns == 1 ? "" : "s");
 
 	struct dlt_verdict v = {out, 0, 0};
 	FILE *o;
@@ -82,7 +122,7 @@ int dlt_verdict_print(FILE *out, const char *dir)
 	}
 	for (size_t i = 0; i < c.nprocs; i++) {
 		const struct dlt_check_proc *p = &c.procs[i];
-		if (!p->end_failure)
+		if (!p->end_failure || !mine[i])
 			continue;
 		problems++;
 		if ((o = dlt_verdict_line(&v)) == NULL)
@@ -98,7 +138,8 @@ int dlt_verdict_print(FILE *out, const char *dir)
 	for (int sev = DLT_SEV_ERROR; sev >= DLT_SEV_WARNING; sev--) {
 		for (size_t i = 0; i < c.nf; i++) {
 			const struct dlt_finding *f = &c.f[i];
-			if ((int)f->severity != sev || f->proc == DLT_NO_PROC)
+			if ((int)f->severity != sev || f->proc == DLT_NO_PROC ||
+			    !mine[f->proc])
 				continue;
 			problems++;
 			if ((o = dlt_verdict_line(&v)) == NULL)
@@ -110,7 +151,7 @@ int dlt_verdict_print(FILE *out, const char *dir)
 	for (size_t i = 0; i < c.nf; i++) {
 		const struct dlt_finding *f = &c.f[i];
 		const struct dlt_val *pr = dlt_val_get(f->evidence, "problems");
-		if (f->proc == DLT_NO_PROC || pr == NULL ||
+		if (f->proc == DLT_NO_PROC || pr == NULL || !mine[f->proc] ||
 		    strcmp(f->code, "TRACE_INCOMPLETE") != 0)
 			continue;
 		for (const struct dlt_val *e = pr->first; e; e = e->next) {
@@ -130,6 +171,7 @@ int dlt_verdict_print(FILE *out, const char *dir)
 	dlt_fput_shell_word(out, dir);
 	fputc('\n', out);
 	fflush(out);
+	free(mine);
 	dlt_check_free(&c);
 	return problems;
 }

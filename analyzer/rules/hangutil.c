@@ -82,7 +82,11 @@ size_t dlt_hang_missing(const uint8_t *seen, int n, char *text, size_t cap,
 bool dlt_hang_same_job(const struct dlt_hang_proc *a,
 		       const struct dlt_hang_proc *b)
 {
-	return strcmp(a->master_addr, b->master_addr) == 0 &&
+	/* A script run twice into one directory uses the same address and
+	 * port both times: a job is one run's (launchers that overlap in
+	 * time, one per rank under srun, are one run). */
+	return a->run_group == b->run_group &&
+	       strcmp(a->master_addr, b->master_addr) == 0 &&
 	       strcmp(a->master_port, b->master_port) == 0;
 }
 

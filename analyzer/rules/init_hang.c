@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "live.h"
 #include "rules.h"
 
 static void dlt_init_call(struct dlt_job_ctx *c, size_t i,
@@ -20,9 +21,22 @@ static void dlt_init_call(struct dlt_job_ctx *c, size_t i,
 	/* Ended on its own while inside: it did not wait for ever, and a
 	 * job that completed did not hang. */
 	enum dlt_severity sev = c->completed ? DLT_SEV_WARNING : DLT_SEV_ERROR;
-	struct dlt_finding *f = dlt_job_finding(
-		c, i, sev, "%s never returned; inside it for %s%s%s",
-		a ? a->name : "?", d, wait[0] ? ", " : "", wait);
+	/* The time inside is up to the last sign of life (the heartbeat):
+	 * a lower bound for a process that died, the time so far for one
+	 * that runs now. */
+	struct dlt_finding *f =
+		hp->live == DLT_LIVE_RUNNING
+			? dlt_job_finding(c, i, sev,
+					  "%s has not returned; inside it for "
+					  "%s so far (the process is running)"
+					  "%s%s",
+					  a ? a->name : "?", d,
+					  wait[0] ? ", " : "", wait)
+			: dlt_job_finding(c, i, sev,
+					  "%s never returned; inside it for at "
+					  "least %s%s%s",
+					  a ? a->name : "?", d,
+					  wait[0] ? ", " : "", wait);
 	f->ts = call->ts;
 	dlt_ev_hang_call(f->evidence, hp, call);
 	dlt_ev_hang_stall(f->evidence, hp, s);

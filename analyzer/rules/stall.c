@@ -30,7 +30,11 @@ void dlt_rule_stall(struct dlt_job_ctx *c)
 			const struct dlt_hang_stall *s = &hp->stalls[k];
 			const struct dlt_hang_call *call =
 				dlt_hang_call_of(hp, s->tid);
-			if (dlt_told_by_init_hang(hp, s, call) ||
+			/* Recorded early inside a traced call that then
+			 * returned before the threshold: a slow call, not a
+			 * stall. */
+			if ((s->early && s->ended) ||
+			    dlt_told_by_init_hang(hp, s, call) ||
 			    !dlt_hang_stall_matters(c, hp, s))
 				continue;
 			const struct dlt_api_desc *a =

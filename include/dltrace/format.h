@@ -41,8 +41,12 @@
 
 #define DLT_MAGIC "DLTRACE" /* bytes with the terminating NUL */
 #define DLT_ENDIAN_MARK 0x01020304u
+/* 2.1 adds what says how each process of a tree ended and when it was
+ * last alive (REAP, EXIT's MAIN and ABORT, run_id, alive_ns ...).  A
+ * development branch wrote the same additions into 1.x files as 1.3;
+ * readers take them from any version. */
 #define DLT_FORMAT_MAJOR 2
-#define DLT_FORMAT_MINOR 0
+#define DLT_FORMAT_MINOR 1
 #define DLT_DATA_OFFSET 4096u	 /* first chunk; one page for the header */
 #define DLT_CHUNK_MIN 24u	 /* since 2.0: a CHUNK record alone */
 #define DLT_CHUNK_MAX (1u << 20) /* since 2.0: the largest chunk */
@@ -73,7 +77,9 @@ struct dlt_file_header {
 	uint32_t exec_seq;	     /* 0 for a process's first image */
 	uint64_t start_realtime_ns;  /* CLOCK_REALTIME at trace start */
 	uint64_t start_monotonic_ns; /* CLOCK_MONOTONIC, same moment */
-	uint64_t reserved[4];	     /* zero */
+	uint64_t run_id;	     /* launcher run (2.1); 0 none */
+	uint64_t alive_ns;	     /* heartbeat, CLOCK_MONOTONIC (2.1) */
+	uint64_t reserved[2];	     /* zero */
 };
 
 enum dlt_parent_kind {
@@ -106,6 +112,7 @@ struct dlt_rec_hdr {
 	X(20, EXIT, dlt_rec_exit)                 \
 	X(21, FORK, dlt_rec_fork)                 \
 	X(22, EXEC, dlt_rec_exec)                 \
+	X(23, REAP, dlt_rec_reap)                 \
 	X(30, MARK, dlt_rec_mark)                 \
 	X(40, API_CALL, dlt_rec_api_call)         \
 	X(41, API_ENTER, dlt_rec_api_enter)       \
@@ -146,6 +153,10 @@ struct dlt_rec_string {
 	uint32_t len; /* bytes in data, excluding the NUL that follows them */
 	char data[];  /* len bytes, NUL, zero padding to 8 */
 };
+
+/* PROC flags (format 2.1): argc counts arguments past the last ARG
+ * record, which were not recorded. */
+#define DLT_PROC_ARGV_CUT 0x1u /* arguments were left out */
 
 /* Process identity beyond the file header (strings). */
 struct dlt_rec_proc {
@@ -275,14 +286,17 @@ struct dlt_rec_dlerror {
 };
 
 enum dlt_exit_how {
-	DLT_EXIT_NORMAL =
-		1, /* exit() or return from main; status -1 if unknown */
+	DLT_EXIT_NORMAL = 1,	 /* exit(), or main returned: -1 unknown */
 	DLT_EXIT_UNDERSCORE = 2, /* _exit()/_Exit() */
 	DLT_EXIT_EXEC = 3, /* image replaced by execve (see the EXEC record) */
 	DLT_EXIT_REAPED = 4, /* wait status seen by the dltrace launcher */
+	/* Format 2.1: */
+	DLT_EXIT_MAIN = 5,  /* main() returned status (exit follows) */
+	DLT_EXIT_ABORT = 6, /* abort() or a failed assert: SIGABRT follows */
 };
 
-/* flags = enum dlt_exit_how.  For REAPED, status is the raw wait status. */
+/* flags = enum dlt_exit_how.  For REAPED, status is the raw wait status;
+ * for ABORT, the signal (SIGABRT). */
 struct dlt_rec_exit {
 	struct dlt_rec_hdr h;
 	int32_t status;
@@ -294,6 +308,22 @@ struct dlt_rec_fork {
 	struct dlt_rec_hdr h;
 	uint32_t child_pid;
 	uint32_t pad;
+};
+
+/* Format 2.1: a child process ended and this process reaped it (wait,
+ * waitpid, wait4, waitid): what it was told, exactly as the program was.
+ * flags = enum dlt_reap_call. */
+struct dlt_rec_reap {
+	struct dlt_rec_hdr h;
+	uint32_t pid;	/* the child */
+	int32_t status; /* raw wait status (waitid's translated to it) */
+};
+
+enum dlt_reap_call {
+	DLT_REAP_WAIT = 1,
+	DLT_REAP_WAITPID = 2,
+	DLT_REAP_WAIT4 = 3, /* wait3 too */
+	DLT_REAP_WAITID = 4,
 };
 
 /* execve() is about to run (flags 0), or it failed (flags 1, err = errno). */
@@ -388,11 +418,21 @@ enum dlt_family {
 	DLT_FAM_CUDA = 2,   /* CUDA driver API */
 	DLT_FAM_CUDNN = 3,
 	DLT_FAM_NCCL = 4,
+	DLT_FAM_CUBLAS = 5,   /* format 2.1: versions at load only */
+	DLT_FAM_CUBLASLT = 6, /* format 2.1: versions at load only */
+};
+
+/* Where a LIB_FAMILY's versions came from (format 2.1; 0 before). */
+enum dlt_family_source {
+	DLT_FAMSRC_CALL = 0, /* after the first call into the family */
+	DLT_FAMSRC_LOAD = 1, /* the library's own answer after its load */
+	DLT_FAMSRC_FILE = 2, /* the file: name suffix, NCCL version string */
 };
 
 #define DLT_VERSION_ABSENT (-1000000)
 
-/* First call into a library family from one loaded file: which file, and
+/* First call into a library family from one loaded file (source CALL), or
+ * a library of the family loaded (LOAD, FILE: format 2.1): which file, and
  * the versions it reports.  flags = enum dlt_family.  v[] by family:
  *   CUDART: runtime version, then the driver API version if the driver
  *           is loaded already (cuDriverGetVersion), their statuses;
@@ -401,14 +441,21 @@ enum dlt_family {
  *           sub-library (graph, ops, cnn, adv) in v[2..5]: 0 if its
  *           exported version word matches, 1002 (SUBLIBRARY_VERSION_
  *           MISMATCH) if not; absent if not loaded or no word;
- *   NCCL:   ncclGetVersion value, its status.
+ *   NCCL:   ncclGetVersion value, its status; FILE: v[2] the CUDA
+ *           version of its version string (13.0: 13000);
+ *   CUBLAS: major * 10000 + minor * 100 + patch (cublasGetProperty), its
+ *           status;
+ *   CUBLASLT: cublasLtGetVersion.
+ * LOAD and FILE records have v[0] only (NCCL FILE also v[2]), in the
+ * family's encoding; a LOAD record of cuDNN comes from a sub-library's
+ * version word, since cuDNN 9's cudnnGetVersion loads libcudnn_graph.
  * DLT_VERSION_ABSENT: the library has no such function. */
 struct dlt_rec_family {
 	struct dlt_rec_hdr h;
-	uint32_t path; /* string: the file the functions came from */
-	uint32_t api;  /* the API whose first call found it */
-	uint32_t kdrv; /* string: NVIDIA kernel module version, or none */
-	uint32_t pad;
+	uint32_t path;	 /* string: the file the functions came from */
+	uint32_t api;	 /* the API whose first call found it */
+	uint32_t kdrv;	 /* string: NVIDIA kernel module version, or none */
+	uint32_t source; /* enum dlt_family_source (format 2.1) */
 	int64_t v[8];
 };
 
@@ -495,7 +542,8 @@ struct dlt_rec_bk_finalize {
 /* A thread has stayed in one blocking system call (or a loop of identical
  * ones, such as a sleep-and-poll loop) for longer than DLTRACE_STALL_MS.
  * Written by the watchdog once per stall; dur_ns and ended are updated in
- * place while it lasts, so a kill at any moment leaves the latest value. */
+ * place while it lasts, so a kill at any moment leaves the latest value.
+ * flags: DLT_STALL_EARLY (format 2.1). */
 struct dlt_rec_stall {
 	struct dlt_rec_hdr h;
 	uint32_t tid;
@@ -510,6 +558,10 @@ struct dlt_rec_stall {
 	uint8_t ended;	 /* updated in place: 1 once the wait is over */
 	uint16_t pad;
 };
+
+/* STALL flags.  EARLY is cleared in place (the record committed again)
+ * once the wait passes the threshold. */
+#define DLT_STALL_EARLY 0x1u /* before the threshold, in a traced call */
 
 enum dlt_sock_op {
 	DLT_SOCK_CONNECT = 1,

@@ -65,6 +65,12 @@ static int comm_ok(const struct ncclComm *c)
 	return c != NULL && c->magic == COMM_MAGIC;
 }
 
+/* The real library prints its version from a string like this one in its
+ * read-only data ("NCCL version 2.28.9+cuda13.0"); it is what a tracer can
+ * read from the file without calling the library. */
+FAKE_EXPORT const char fake_nccl_version_string[] =
+	"NCCL version 2.28.9+cuda13.0";
+
 FAKE_EXPORT ncclResult_t pncclGetVersion(int *version)
 {
 	if (version == NULL)

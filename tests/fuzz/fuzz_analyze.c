@@ -179,7 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_cmd(dlt_cmd_export, "export", chrome, all, n);
 	fz_cmd(dlt_cmd_hangs, "hangs", none, all, n);
 	fz_cmd(dlt_cmd_hangs, "hangs --json", json, all, n);
-	dlt_verdict_print(fz_null, fz_dirs[n - 1]);
+	dlt_verdict_print(fz_null, fz_dirs[n - 1], 0);
 	fz_budget_end(size, n);
 	stdout = out;
 	stderr = fz_err;
