@@ -358,6 +358,8 @@ static size_t dlt_add_proc(struct dlt_check *c, const struct dlt_process *p,
 	cp->exit_code = dlt_end_exit_code(&p->end);
 	cp->signal = dlt_end_signal(&p->end);
 	cp->end_failure = dlt_end_is_failure(&p->end);
+	cp->end_handled = dlt_end_handleable(&p->end);
+	cp->reaper_trace = p->end.reaper_trace;
 	cp->versions = dlt_val_object(&c->arena);
 	dlt_versions(c, cp->versions, g);
 	return c->nprocs++;
@@ -459,9 +461,61 @@ static void dlt_check_untraced(struct dlt_check *c, const struct dlt_reaps *rs)
 		cp->exit_code = dlt_end_exit_code(&e);
 		cp->signal = dlt_end_signal(&e);
 		cp->end_failure = dlt_end_is_failure(&e);
+		cp->end_handled = dlt_end_handleable(&e);
+		cp->reaper_trace = s->reaper_trace;
 		cp->versions = dlt_val_object(&c->arena);
 		c->nprocs++;
 	}
+}
+
+struct dlt_trace_slot {
+	uint64_t trace_id;
+	size_t proc;
+};
+
+static int dlt_trace_slot_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct dlt_trace_slot *)a)->trace_id;
+	uint64_t y = ((const struct dlt_trace_slot *)b)->trace_id;
+	return x < y ? -1 : x > y;
+}
+
+/* A failure is handled when the image that reaped it carried on: it went
+ * on to exec, or ended well, or its own failure was handled in turn (a
+ * shell's `cmd || fallback`, pyenv's readlink probes, a script that
+ * retries).  The verdict leaves handled failures out; check and summary
+ * still say how each process ended.  Every candidate starts handled and a
+ * pass takes the flag off where the reaper failed unhandled: in start
+ * order (a reaper mostly before what it reaped) one pass settles a chain,
+ * and the passes stop when nothing changes. */
+static void dlt_check_handled(struct dlt_check *c)
+{
+	struct dlt_trace_slot *ix =
+		dlt_xcalloc(c->nprocs ? c->nprocs : 1, sizeof(*ix));
+	size_t n = 0;
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (c->procs[i].trace)
+			ix[n++] = (struct dlt_trace_slot){c->procs[i].trace_id,
+							  i};
+	qsort(ix, n, sizeof(*ix), dlt_trace_slot_cmp);
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (size_t i = 0; i < c->nprocs; i++) {
+			struct dlt_check_proc *cp = &c->procs[i];
+			if (!cp->end_handled)
+				continue;
+			struct dlt_trace_slot key = {cp->reaper_trace, 0};
+			const struct dlt_trace_slot *r = bsearch(
+				&key, ix, n, sizeof(*ix), dlt_trace_slot_cmp);
+			const struct dlt_check_proc *q =
+				r ? &c->procs[r->proc] : NULL;
+			if (q && q != cp && (!q->end_failure || q->end_handled))
+				continue;
+			cp->end_handled = false;
+			changed = true;
+		}
+	}
+	free(ix);
 }
 
 size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
@@ -530,6 +584,7 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 		c->procs[hang_proc[i]].run_group = hangs[i].run_group;
 	dlt_check_job(c, hangs, nhangs, hang_proc);
 	dlt_check_untraced(c, &reaps);
+	dlt_check_handled(c);
 	free(hangs);
 	dlt_reaps_free(&reaps);
 	free(hang_proc);
@@ -706,6 +761,8 @@ static void dlt_json_proc(struct dlt_json *j, const struct dlt_check_proc *p)
 		dlt_json_kv_int(j, "signal", p->signal);
 	else
 		dlt_json_kv_null(j, "signal");
+	dlt_json_kv_bool(j, "failure_handled",
+			 p->end_failure && p->end_handled);
 	dlt_json_key(j, "versions");
 	dlt_val_json(j, p->versions);
 	dlt_json_key(j, "findings");

@@ -55,12 +55,16 @@ struct dlt_check_proc {
 	const char *exe;
 	uint64_t start_realtime_ns, start_monotonic_ns;
 	uint64_t trace_id;
-	uint64_t run_id;	  /* the launcher run, 0 none */
-	uint32_t run_group;	  /* the run among the inputs (runs.h) */
-	const char *ended;	  /* dlt_end_describe */
-	int exit_code;		  /* -1 unknown or not an exit */
-	int signal;		  /* 0 none */
-	bool end_failure;	  /* dlt_end_is_failure */
+	uint64_t run_id;    /* the launcher run, 0 none */
+	uint32_t run_group; /* the run among the inputs (runs.h) */
+	const char *ended;  /* dlt_end_describe */
+	int exit_code;	    /* -1 unknown or not an exit */
+	int signal;	    /* 0 none */
+	bool end_failure;   /* dlt_end_is_failure */
+	/* A failure its traced parent handled: the parent reaped it and
+	 * carried on (dlt_end_handleable; check.c says when). */
+	bool end_handled;
+	uint64_t reaper_trace; /* trace_id of the image that reaped it, or 0 */
 	struct dlt_val *versions; /* object: what the libraries reported */
 	size_t counts[3];	  /* findings per severity */
 };

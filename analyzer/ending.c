@@ -1,5 +1,6 @@
 /* How a process image ended, as the model read it from its records. */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -48,6 +49,23 @@ bool dlt_end_is_failure(const struct dlt_end *e)
 		return true;
 	}
 	return true;
+}
+
+bool dlt_end_handleable(const struct dlt_end *e)
+{
+	if (e->how != DLT_END_REAPED || e->reaped_by == 0 ||
+	    e->own == DLT_END_ABORT || !dlt_end_is_failure(e))
+		return false;
+	if (WIFEXITED(e->status))
+		return true;
+	switch (dlt_end_signal(e)) {
+	case SIGHUP:
+	case SIGINT:
+	case SIGPIPE:
+	case SIGTERM:
+		return true;
+	}
+	return false;
 }
 
 const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len)

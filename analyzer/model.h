@@ -44,6 +44,7 @@ struct dlt_end {
 	 * how the process's own records said it ended (MAIN, ABORT ...;
 	 * NONE when they said nothing). */
 	uint32_t reaped_by;
+	uint64_t reaper_trace; /* the trace_id of the image that reaped */
 	enum dlt_end_how own;
 	/* NONE: the last sign of life (latest record or heartbeat) after
 	 * the trace's start, and whether the process runs now (enum
@@ -60,6 +61,11 @@ int dlt_end_signal(const struct dlt_end *e);
  * code, or a signal.  An exec, or an exit whose status was not seen, is
  * not a failure. */
 bool dlt_end_is_failure(const struct dlt_end *e);
+/* True for a failure a traced parent may have handled: a non-zero exit
+ * code, or a signal sent to stop a process (SIGHUP, SIGINT, SIGPIPE,
+ * SIGTERM), that a traced parent reaped.  A crash (SIGSEGV, abort, ...) or
+ * SIGKILL (the OOM killer's) is never one. */
+bool dlt_end_handleable(const struct dlt_end *e);
 /* "exited with status 1", "killed by signal 9 (SIGKILL)", ...  Returns buf. */
 const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len);
 

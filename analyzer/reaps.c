@@ -57,6 +57,7 @@ const char *dlt_reap_untraced(const struct dlt_reap_seen *s, struct dlt_end *e,
 	e->how = DLT_END_REAPED;
 	e->status = s->status;
 	e->reaped_by = s->reaper;
+	e->reaper_trace = s->reaper_trace;
 	char how[512];
 	snprintf(buf, len,
 		 "%s; it left no trace of its own (forked, it ended before "
@@ -86,6 +87,7 @@ int dlt_reaps_apply(const struct dlt_reaps *rs, struct dlt_process *p)
 	e->how = DLT_END_REAPED;
 	e->status = best->status;
 	e->reaped_by = best->reaper;
+	e->reaper_trace = best->reaper_trace;
 	/* Same machine, so the same monotonic clock as the reaper's. */
 	e->ts = best->wall_ns - p->hdr.start_realtime_ns +
 		p->hdr.start_monotonic_ns;

@@ -2,7 +2,7 @@
  * tree ended, whoever started it; one run per verdict; the launcher's
  * options and output directory; versions of the GPU libraries loaded.
  *
- *   test_tree [SUITE...]   launcher ends runs versions */
+ *   test_tree [SUITE...]   launcher ends runs handled versions */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -1193,6 +1193,99 @@ static void test_gloo_launcher_per_rank(void)
 	free(dir);
 }
 
+/* ---- suite handled: failures a parent carried on from ------------------- */
+
+/* Processes of check --json whose "failure_handled" is true, and whether
+ * one whose ended names sig is among them (-1: no such process). */
+static size_t handled_count(const struct tu_json *root, const char *sig,
+			    int *sig_handled)
+{
+	const struct tu_json *procs = tu_jget(root, "processes");
+	size_t n = 0;
+	*sig_handled = -1;
+	for (size_t i = 0; i < tu_jlen(procs); i++) {
+		const struct tu_json *p = tu_jat(procs, i);
+		const struct tu_json *h = tu_jget(p, "failure_handled");
+		int yes = h && h->type == TU_JBOOL && h->b;
+		n += yes;
+		if (tu_contains(tu_jstr(p, "ended"), sig))
+			*sig_handled = yes;
+	}
+	return n;
+}
+
+/* pyenv's shims probe with readlink and carry on when it fails, as does
+ * any `cmd || fallback`: with every process's end known (issue 12), each
+ * `python` run through pyenv named five readlinks in its verdict.  A
+ * failure that the traced parent reaped and carried on from (it exec'd or
+ * ended well, or its own failure was handled in turn) is left out of the
+ * verdict and marked in check; a crash is not, nor a failure that made
+ * the parent fail. */
+static void test_handled_failures(void)
+{
+	char *dir = tu_tmpdir("handled");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	/* Handled: an exit 1; a chain of two shells exiting 4 under one that
+	 * carries on; a SIGTERM.  Not handled: a SIGSEGV. */
+	const char *script =
+		"ulimit -c 0\n"
+		"/bin/sh -c 'exit 1' || :\n"
+		"/bin/sh -c '/bin/sh -c \"exit 4\"; exit $?' || :\n"
+		"/bin/sh -c 'kill -TERM $$' || :\n"
+		"/bin/sh -c 'kill -SEGV $$' || :\n"
+		"exit 0\n";
+	const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	struct tu_proc p;
+	tu_run(&p, argv, NULL, RUN_TIMEOUT_MS);
+	free(argv);
+	TU_CHECK(tu_exit_code(p.status) == 0 &&
+			 tu_count_lines(p.err, "dltrace: pid ") == 1 &&
+			 tu_contains(p.err, "killed by SIGSEGV"),
+		 "a script that carried on from four failures and saw one "
+		 "crash: %s; expected exit 0 and the crash alone in the "
+		 "verdict:\n%s",
+		 tu_status_str(p.status), p.err);
+	struct tu_json *root = tu_check_json(dir);
+	int segv = -2, term = -2;
+	size_t handled = handled_count(root, "SIGSEGV", &segv);
+	handled_count(root, "SIGTERM", &term);
+	TU_CHECK(handled == 4 && segv == 0 && term == 1,
+		 "check: %zu failures handled (expected 4: exit 1, two exit "
+		 "4, SIGTERM), SIGSEGV handled %d (expected 0), SIGTERM %d "
+		 "(expected 1)",
+		 handled, segv, term);
+	tu_json_free(root);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+
+	/* The same chain as the command's status: both shells are named. */
+	free(dir);
+	dir = tu_tmpdir("unhandled");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *failing[] = {"/bin/sh", "-c",
+				 "/bin/sh -c 'exit 5'; exit $?", NULL};
+	argv = tu_launcher_argv(dir, NULL, failing);
+	tu_run(&p, argv, NULL, RUN_TIMEOUT_MS);
+	free(argv);
+	TU_CHECK(tu_exit_code(p.status) == 5 &&
+			 tu_count_lines(p.err, "dltrace: pid ") == 2 &&
+			 tu_contains(p.err, "exited with status 5"),
+		 "a failure passed up to the command's status: %s; expected "
+		 "exit 5 and both shells in the verdict:\n%s",
+		 tu_status_str(p.status), p.err);
+	root = tu_check_json(dir);
+	handled = handled_count(root, "status 5", &segv);
+	TU_CHECK(handled == 0,
+		 "check: %zu failures marked handled in a run that failed "
+		 "with them",
+		 handled);
+	tu_json_free(root);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* ---- suites -------------------------------------------------------------- */
 
 static const struct tu_test launcher_tests[] = {
@@ -1220,6 +1313,11 @@ static const struct tu_test ends_tests[] = {
 	 test_ends_forked},
 	{NULL, NULL}};
 
+static const struct tu_test handled_tests[] = {
+	{"failures a parent carried on from stay out of the verdict",
+	 test_handled_failures},
+	{NULL, NULL}};
+
 static const struct tu_test torch_tests[] = {
 	{"two gloo ranks under --hang-timeout", test_gloo_hang_timeout},
 	{"two gloo ranks, each under its own dltrace: one run",
@@ -1244,6 +1342,7 @@ static const struct tu_suite suites[] = {
 	{"launcher", launcher_tests, NULL},
 	{"ends", ends_tests, python_skip},
 	{"runs", runs_tests, NULL},
+	{"handled", handled_tests, NULL},
 	{"torch", torch_tests, torch_skip},
 	{"versions", versions_tests, python_skip},
 	{"versions_real", versions_real_tests, real_libs_skip},

@@ -122,7 +122,9 @@ int dlt_verdict_print(FILE *out, const char *dir, uint64_t run)
 	}
 	for (size_t i = 0; i < c.nprocs; i++) {
 		const struct dlt_check_proc *p = &c.procs[i];
-		if (!p->end_failure || !mine[i])
+		/* A failure the parent handled is the program's business
+		 * (pyenv's probes, `cmd || fallback`): check lists it. */
+		if (!p->end_failure || p->end_handled || !mine[i])
 			continue;
 		problems++;
 		if ((o = dlt_verdict_line(&v)) == NULL)
