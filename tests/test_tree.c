@@ -1258,6 +1258,28 @@ static void test_handled_failures(void)
 	tu_json_free(root);
 	tu_proc_free(&p);
 	tu_rmtree(dir);
+	free(dir);
+	dir = tu_tmpdir("handled-shim");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+
+	/* pyenv's shape: probes that fail, then an exec of the program. */
+	const char *shim[] = {"/bin/bash", "-c",
+			      "set -e\n"
+			      "readlink /nonexistent/python3 || :\n"
+			      "v=$(/bin/sh -c 'exit 1') || :\n"
+			      "exec /bin/true\n",
+			      NULL};
+	argv = tu_launcher_argv(dir, NULL, shim);
+	tu_run(&p, argv, NULL, RUN_TIMEOUT_MS);
+	free(argv);
+	TU_CHECK(tu_exit_code(p.status) == 0 &&
+			 tu_count_lines(p.err, "dltrace: pid ") == 0,
+		 "a shim whose probes fail before it execs: %s; expected exit "
+		 "0 and no process in the verdict:\n%s",
+		 tu_status_str(p.status), p.err);
+	tu_expect_healthy("a shim whose probes fail", dir);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
 
 	/* The same chain as the command's status: both shells are named. */
 	free(dir);

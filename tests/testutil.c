@@ -1249,6 +1249,35 @@ void tu_expect_healthy(const char *what, const char *dir)
 				 what, cmds[c], sev ? sev : "?",
 				 tu_jstr(f, "code"), tu_jstr(f, "message"));
 		}
+		/* Every process the command started ended well, or its
+		 * parent carried on from its failure (what the launcher's
+		 * verdict leaves out); the command's own status is the
+		 * scenario's. */
+		const struct tu_json *ps = tu_jget(j, "processes");
+		for (size_t i = 0; c == 0 && i < tu_jlen(ps); i++) {
+			const struct tu_json *q = tu_jat(ps, i);
+			const struct tu_json *ppid = tu_jget(q, "ppid");
+			int child = 0;
+			for (size_t k = 0; ppid && k < tu_jlen(ps); k++) {
+				const struct tu_json *pid =
+					tu_jget(tu_jat(ps, k), "pid");
+				child |= pid && pid->type == TU_JNUM &&
+					 ppid->type == TU_JNUM &&
+					 pid->num == ppid->num;
+			}
+			if (!child)
+				continue;
+			const struct tu_json *code = tu_jget(q, "exit_code");
+			const struct tu_json *sig = tu_jget(q, "signal");
+			const struct tu_json *h = tu_jget(q, "failure_handled");
+			int ok = (code && code->type == TU_JNULL) ||
+				 (code && code->type == TU_JNUM &&
+				  code->num == 0);
+			ok = ok && sig && sig->type == TU_JNULL;
+			TU_CHECK(ok || (h && h->type == TU_JBOOL && h->b),
+				 "%s: a healthy run, yet %s ended \"%s\"", what,
+				 tu_jstr(q, "exe"), tu_jstr(q, "ended"));
+		}
 		tu_json_free(j);
 		tu_proc_free(&p);
 	}
