@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "compact.h"
@@ -1287,6 +1288,72 @@ static void test_tree_seeds(void)
 	expect_tree_seed("seed-tree-1.3-3procs.dltrace", 3);
 }
 
+/* A forked child's trace is made at its first record (format 2.0), maybe
+ * long after the fork; its header still says the process started when the
+ * fork returned.  A child it forked first has a trace that starts before
+ * that first record, and the analyzer reads parents before children by
+ * start: the child's reaped status went unseen in check. */
+static struct dlt_writer fork_w; /* large: keep it off the stack */
+
+static void test_forked_child_start(void)
+{
+	char *dir = tu_tmpdir("forked-start");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	struct dlt_open_params p = {.dir = dir,
+				    .host = "unit-host",
+				    .rank = -1,
+				    .parent_kind = DLT_PARENT_NONE};
+	TU_CHECK_FATAL(dlt_writer_create(&fork_w, &p) == 0,
+		       "cannot create a trace in %s", dir);
+	int fds[2];
+	TU_CHECK_FATAL(pipe(fds) == 0, "pipe: %s", strerror(errno));
+	pid_t pid = fork();
+	TU_CHECK_FATAL(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		/* What the shim's fork handler does, then a record made
+		 * later. */
+		dlt_writer_after_fork(&fork_w);
+		uint64_t before_record = dlt_now_ns();
+		struct dlt_tls tls;
+		memset(&tls, 0, sizeof(tls));
+		dlt_note(&fork_w, &tls, DLT_NOTE_INFO, "the child's first");
+		ssize_t n =
+			write(fds[1], &before_record, sizeof(before_record));
+		_exit(n == sizeof(before_record) ? 0 : 1);
+	}
+	close(fds[1]);
+	uint64_t before_record = 0;
+	ssize_t n = read(fds[0], &before_record, sizeof(before_record));
+	close(fds[0]);
+	int st = 0;
+	waitpid(pid, &st, 0);
+	TU_CHECK_FATAL(n == sizeof(before_record) && WIFEXITED(st) &&
+			       WEXITSTATUS(st) == 0,
+		       "the child failed: %s", tu_status_str(st));
+	struct tu_traceset s;
+	tu_traceset_load(dir, &s);
+	const struct tu_trace *child = NULL;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.t[i].hdr.pid == (uint32_t)pid)
+			child = &s.t[i];
+	TU_CHECK(child && child->hdr.parent_kind == DLT_PARENT_FORK &&
+			 child->hdr.parent_trace_id == fork_w.hdr->trace_id &&
+			 child->hdr.start_monotonic_ns <= before_record &&
+			 child->hdr.start_monotonic_ns >=
+				 fork_w.hdr->start_monotonic_ns,
+		 "the forked child's trace (pid %d) starts at %llu, after "
+		 "the time just before its first record (%llu), or is "
+		 "missing",
+		 (int)pid,
+		 child ? (unsigned long long)child->hdr.start_monotonic_ns
+		       : 0ull,
+		 (unsigned long long)before_record);
+	tu_traceset_free(&s);
+	dlt_writer_forget(&fork_w);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static const struct tu_test reader_tests[] = {
 	{"intact trace reads back exactly", test_intact},
 	{"process trees of formats 2.1 and 1.3 read their runs and ends",
@@ -1303,6 +1370,7 @@ static const struct tu_test reader_tests[] = {
 	{"window boundaries change nothing", test_small_windows},
 	{"file cut while it is read", test_shrinks_while_read},
 	{"memory does not grow with the trace", test_memory_bounded},
+	{"a forked child's trace starts at the fork", test_forked_child_start},
 	{NULL, NULL}};
 
 static const struct tu_test compact_tests[] = {

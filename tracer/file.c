@@ -266,8 +266,10 @@ static void dlt_fill_header(struct dlt_writer *w, uint8_t *base,
 	h->ppid = (uint32_t)getppid();
 	h->parent_kind = p->parent_kind;
 	h->exec_seq = p->exec_seq;
-	h->start_realtime_ns = dlt_realtime_ns();
-	h->start_monotonic_ns = dlt_now_ns();
+	h->start_realtime_ns =
+		p->start_realtime_ns ? p->start_realtime_ns : dlt_realtime_ns();
+	h->start_monotonic_ns =
+		p->start_monotonic_ns ? p->start_monotonic_ns : dlt_now_ns();
 	h->run_id = p->run_id;
 	atomic_store((_Atomic uint64_t *)&h->alloc_cursor, DLT_DATA_OFFSET);
 }
@@ -558,6 +560,8 @@ void dlt_writer_after_fork(struct dlt_writer *w)
 	}
 	pend.parent_pid = getppid();
 	pend.trace_id = dlt_random64();
+	pend.forked_realtime_ns = dlt_realtime_ns();
+	pend.forked_monotonic_ns = dlt_now_ns();
 	dlt_writer_forget(w);
 	if (!was_on) {
 		atomic_store(&w->pending, 0);
@@ -598,6 +602,8 @@ int dlt_writer_materialize(struct dlt_writer *w, struct dlt_tls *t)
 	p.parent_trace_id = w->pend.parent_trace_id;
 	p.parent_kind = DLT_PARENT_FORK;
 	p.features = w->pend.features;
+	p.start_realtime_ns = w->pend.forked_realtime_ns;
+	p.start_monotonic_ns = w->pend.forked_monotonic_ns;
 	int r = dlt_writer_open(w, &p, w->pend.trace_id);
 	atomic_store(&w->pending, 0);
 	if (r == 0)

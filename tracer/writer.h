@@ -24,7 +24,7 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 7u	     /* bump when struct dlt_writer changes */
+#define DLT_WRITER_LAYOUT 8u	     /* bump when struct dlt_writer changes */
 /* A thread's first chunk, per copy of the library; each next one is twice
  * the size, up to DLT_CHUNK_BIG: a process that records little reserves
  * little, one that records much takes a system call per 64 KiB. */
@@ -64,6 +64,10 @@ struct dlt_pending {
 	uint64_t parent_trace_id; /* the parent's trace */
 	uint64_t features;
 	pid_t parent_pid;
+	/* When the fork returned in the child: the trace made later says the
+	 * process started then, before any child it forks in turn (the
+	 * analyzer reads parents before children by start). */
+	uint64_t forked_realtime_ns, forked_monotonic_ns;
 };
 
 struct dlt_tls;
@@ -148,6 +152,9 @@ struct dlt_open_params {
 	uint64_t max_size; /* bytes the file may reach; 0: the default */
 	uint64_t run_id;   /* the launcher's run (DLTRACE_RUN), 0 none */
 	int redact_argv;   /* kept for the traces of forked children */
+	/* The process's start when it is not now (a forked child's trace is
+	 * made at its first record); 0: now. */
+	uint64_t start_realtime_ns, start_monotonic_ns;
 };
 
 /* Per thread, per copy of the library. */
