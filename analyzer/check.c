@@ -421,24 +421,82 @@ struct dlt_process *dlt_check_load(const char *path, struct dlt_gpu *g,
 	return p;
 }
 
+/* Traced processes by a key (pid, trace_id), sorted: a job can have
+ * thousands of processes, and a pass over all of them per reap or per
+ * process was quadratic. */
+struct dlt_key_slot {
+	uint64_t key;
+	size_t proc;
+};
+
+static int dlt_key_slot_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct dlt_key_slot *)a)->key;
+	uint64_t y = ((const struct dlt_key_slot *)b)->key;
+	return x < y ? -1 : x > y;
+}
+
+/* The traced processes (those with a trace) keyed by pid or trace_id. */
+static struct dlt_key_slot *dlt_proc_index(const struct dlt_check *c,
+					   bool by_pid, size_t *n)
+{
+	struct dlt_key_slot *ix =
+		dlt_xcalloc(c->nprocs ? c->nprocs : 1, sizeof(*ix));
+	*n = 0;
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (c->procs[i].trace)
+			ix[(*n)++] = (struct dlt_key_slot){
+				by_pid ? c->procs[i].pid : c->procs[i].trace_id,
+				i};
+	qsort(ix, *n, sizeof(*ix), dlt_key_slot_cmp);
+	return ix;
+}
+
+/* The first slot with this key, or n. */
+static size_t dlt_proc_lower(const struct dlt_key_slot *ix, size_t n,
+			     uint64_t key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The process of the slot with this key, or NULL. */
+static const struct dlt_check_proc *dlt_proc_by(const struct dlt_check *c,
+						const struct dlt_key_slot *ix,
+						size_t n, uint64_t key)
+{
+	size_t k = dlt_proc_lower(ix, n, key);
+	return k < n && ix[k].key == key ? &c->procs[ix[k].proc] : NULL;
+}
+
 /* The forked children that left no trace (reaps.h) are processes of the
  * job too: each gets an entry with what its parent's reap says, the
  * parent's program (a fork runs it) and the parent's run, and no trace. */
 static void dlt_check_untraced(struct dlt_check *c, const struct dlt_reaps *rs)
 {
-	size_t traced = c->nprocs;
+	size_t npid, ntrace;
+	struct dlt_key_slot *by_pid = dlt_proc_index(c, true, &npid);
+	struct dlt_key_slot *by_trace = dlt_proc_index(c, false, &ntrace);
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct dlt_reap_seen *s = &rs->r[i];
 		if (s->forked_wall_ns == 0)
 			continue;
-		const struct dlt_check_proc *reaper = NULL;
+		const struct dlt_check_proc *reaper =
+			dlt_proc_by(c, by_trace, ntrace, s->reaper_trace);
 		bool seen = false;
-		for (size_t k = 0; k < traced && !seen; k++) {
-			const struct dlt_check_proc *q = &c->procs[k];
+		for (size_t k = dlt_proc_lower(by_pid, npid, s->pid);
+		     k < npid && by_pid[k].key == s->pid && !seen; k++) {
+			const struct dlt_check_proc *q =
+				&c->procs[by_pid[k].proc];
 			seen = dlt_reap_is_of(s, q->pid, q->host, q->run_id,
 					      q->start_realtime_ns);
-			if (q->trace_id == s->reaper_trace)
-				reaper = q;
 		}
 		if (seen || reaper == NULL)
 			continue;
@@ -466,18 +524,8 @@ static void dlt_check_untraced(struct dlt_check *c, const struct dlt_reaps *rs)
 		cp->versions = dlt_val_object(&c->arena);
 		c->nprocs++;
 	}
-}
-
-struct dlt_trace_slot {
-	uint64_t trace_id;
-	size_t proc;
-};
-
-static int dlt_trace_slot_cmp(const void *a, const void *b)
-{
-	uint64_t x = ((const struct dlt_trace_slot *)a)->trace_id;
-	uint64_t y = ((const struct dlt_trace_slot *)b)->trace_id;
-	return x < y ? -1 : x > y;
+	free(by_pid);
+	free(by_trace);
 }
 
 /* A failure is handled when the image that reaped it carried on: it went
@@ -490,25 +538,16 @@ static int dlt_trace_slot_cmp(const void *a, const void *b)
  * and the passes stop when nothing changes. */
 static void dlt_check_handled(struct dlt_check *c)
 {
-	struct dlt_trace_slot *ix =
-		dlt_xcalloc(c->nprocs ? c->nprocs : 1, sizeof(*ix));
-	size_t n = 0;
-	for (size_t i = 0; i < c->nprocs; i++)
-		if (c->procs[i].trace)
-			ix[n++] = (struct dlt_trace_slot){c->procs[i].trace_id,
-							  i};
-	qsort(ix, n, sizeof(*ix), dlt_trace_slot_cmp);
+	size_t n;
+	struct dlt_key_slot *ix = dlt_proc_index(c, false, &n);
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (size_t i = 0; i < c->nprocs; i++) {
 			struct dlt_check_proc *cp = &c->procs[i];
 			if (!cp->end_handled)
 				continue;
-			struct dlt_trace_slot key = {cp->reaper_trace, 0};
-			const struct dlt_trace_slot *r = bsearch(
-				&key, ix, n, sizeof(*ix), dlt_trace_slot_cmp);
 			const struct dlt_check_proc *q =
-				r ? &c->procs[r->proc] : NULL;
+				dlt_proc_by(c, ix, n, cp->reaper_trace);
 			if (q && q != cp && (!q->end_failure || q->end_handled))
 				continue;
 			cp->end_handled = false;
@@ -562,6 +601,7 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 			dlt_obj_str(f->evidence, "reason", err);
 			c->unusable++;
 			dlt_gpu_free(&g);
+			dlt_hang_proc_free(&hangs[nhangs]);
 			continue;
 		}
 		if (diag)
@@ -585,7 +625,7 @@ size_t dlt_check_paths(struct dlt_check *c, int nargs, char *const args[],
 	dlt_check_job(c, hangs, nhangs, hang_proc);
 	dlt_check_untraced(c, &reaps);
 	dlt_check_handled(c);
-	free(hangs);
+	dlt_hang_procs_free(hangs, nhangs);
 	dlt_reaps_free(&reaps);
 	free(hang_proc);
 	dlt_inputs_free(&in);

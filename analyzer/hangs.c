@@ -182,6 +182,8 @@ static void dlt_hp_add_stall(struct dlt_hang_proc *hp,
 	}
 	if (hp->nstalls == DLT_HANG_MAX_STALLS)
 		return;
+	hp->stalls = dlt_grow(hp->stalls, &hp->capstalls, hp->nstalls,
+			      sizeof(*hp->stalls));
 	struct dlt_hang_stall *s = &hp->stalls[hp->nstalls++];
 	memset(s, 0, sizeof(*s));
 	s->tid = r->tid;
@@ -324,9 +326,24 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 	return 0;
 }
 
+void dlt_hang_proc_free(struct dlt_hang_proc *hp)
+{
+	free(hp->stalls);
+	memset(hp, 0, sizeof(*hp));
+}
+
+void dlt_hang_procs_free(struct dlt_hang_proc *procs, size_t n)
+{
+	for (size_t i = 0; procs && i < n; i++)
+		dlt_hang_proc_free(&procs[i]);
+	free(procs);
+}
+
 void dlt_hang_begin(struct dlt_hang_proc *hp, const char *path)
 {
-	memset(hp, 0, sizeof(*hp));
+	/* A slot is reused after a trace that could not be read: what that
+	 * one held goes first (slots start zeroed). */
+	dlt_hang_proc_free(hp);
 	hp->rank = -1;
 	hp->world_size = -1;
 	hp->comm_rank = -1;

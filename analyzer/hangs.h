@@ -83,7 +83,11 @@ struct dlt_hang_proc {
 	int32_t connect_err;
 	char connect_addr[128];
 	size_t nstalls, ninflight;
-	struct dlt_hang_stall stalls[DLT_HANG_MAX_STALLS];
+	/* Allocated as they come (most processes have none; a fixed array
+	 * made 40 KiB per process, 800 MB for 20,000 processes); at most
+	 * DLT_HANG_MAX_STALLS.  dlt_hang_proc_free frees them. */
+	struct dlt_hang_stall *stalls;
+	size_t capstalls;
 	struct dlt_hang_call inflight[DLT_HANG_MAX_INFLIGHT];
 };
 
@@ -98,6 +102,10 @@ struct dlt_trace;
 struct dlt_rec_view;
 struct dlt_file_header;
 void dlt_hang_begin(struct dlt_hang_proc *hp, const char *path);
+/* Frees what hp holds; hp is zeroed (begin can reuse it). */
+void dlt_hang_proc_free(struct dlt_hang_proc *hp);
+/* Frees each of n processes, then the array. */
+void dlt_hang_procs_free(struct dlt_hang_proc *procs, size_t n);
 void dlt_hang_hook_rec(void *hp, struct dlt_trace *t,
 		       const struct dlt_rec_view *v);
 void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h);

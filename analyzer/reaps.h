@@ -25,11 +25,22 @@ struct dlt_reap_seen {
 struct dlt_reaps {
 	struct dlt_reap_seen *r;
 	size_t n, cap;
+	/* The reaps of a pid, in a chained hash table: head[pid's bucket]
+	 * and next[reap] hold a reap's index + 1, 0 ending a chain; nb is a
+	 * power of two, doubled as reaps come.  A DataLoader forks workers
+	 * every epoch: a job can have thousands of processes, and a pass over
+	 * every reap for each process was quadratic. */
+	uint32_t *head, *next;
+	size_t nb;
 };
 
 /* Adds the REAP records of process p. */
 void dlt_reaps_add(struct dlt_reaps *rs, const struct dlt_process *p);
 void dlt_reaps_free(struct dlt_reaps *rs);
+/* The first reap of pid (index + 1, 0 for none) and the next one after
+ * reap i (index + 1, 0 for none): every reap of a pid on any host, run. */
+size_t dlt_reaps_first(const struct dlt_reaps *rs, uint32_t pid);
+size_t dlt_reaps_next(const struct dlt_reaps *rs, size_t i);
 /* The end of p as its parent reaped it, when p's own trace does not hold
  * the launcher's status: the earliest reap of p's pid on p's host in p's
  * run at or after p's trace began (the last image of the pid; an image

@@ -21,15 +21,15 @@ static int dlt_proc_start_cmp(const void *a, const void *b)
 }
 
 struct dlt_set_ref {
-	uint64_t trace_id;
+	uint64_t key; /* trace id, or pid */
 	size_t index;
 };
 
 static int dlt_ref_cmp(const void *a, const void *b)
 {
 	const struct dlt_set_ref *x = a, *y = b;
-	if (x->trace_id != y->trace_id)
-		return x->trace_id < y->trace_id ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
@@ -91,11 +91,16 @@ int dlt_set_load(struct dlt_set *s, int argc, char *const argv[], FILE *diag)
 		qsort(s->procs, s->nprocs, sizeof(*s->procs),
 		      dlt_proc_start_cmp);
 	s->by_id = dlt_xcalloc(s->nprocs, sizeof(*s->by_id));
-	for (size_t i = 0; i < s->nprocs; i++)
+	s->by_pid = dlt_xcalloc(s->nprocs, sizeof(*s->by_pid));
+	for (size_t i = 0; i < s->nprocs; i++) {
 		s->by_id[i] =
 			(struct dlt_set_ref){s->procs[i]->hdr.trace_id, i};
-	if (s->nprocs > 1)
+		s->by_pid[i] = (struct dlt_set_ref){s->procs[i]->hdr.pid, i};
+	}
+	if (s->nprocs > 1) {
 		qsort(s->by_id, s->nprocs, sizeof(*s->by_id), dlt_ref_cmp);
+		qsort(s->by_pid, s->nprocs, sizeof(*s->by_pid), dlt_ref_cmp);
+	}
 	if (s->nprocs == 0) {
 		if (diag)
 			fprintf(diag, "dltrace-analyze: no usable trace among "
@@ -116,24 +121,46 @@ void dlt_set_free(struct dlt_set *s)
 	}
 	free(s->unusable);
 	free(s->by_id);
+	free(s->by_pid);
 	memset(s, 0, sizeof(*s));
+}
+
+/* The first of the n refs with this key, or n. */
+static size_t dlt_ref_lower(const struct dlt_set_ref *r, size_t n, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static long dlt_set_lookup(const struct dlt_set *s, uint64_t trace_id)
 {
 	if (trace_id == 0 || s->by_id == NULL)
 		return -1;
-	size_t lo = 0, hi = s->nprocs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->by_id[mid].trace_id < trace_id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < s->nprocs && s->by_id[lo].trace_id == trace_id)
+	size_t lo = dlt_ref_lower(s->by_id, s->nprocs, trace_id);
+	if (lo < s->nprocs && s->by_id[lo].key == trace_id)
 		return (long)s->by_id[lo].index;
 	return -1;
+}
+
+bool dlt_set_has_reaped(const struct dlt_set *s, const struct dlt_reap_seen *r)
+{
+	if (s->by_pid == NULL)
+		return false;
+	for (size_t k = dlt_ref_lower(s->by_pid, s->nprocs, r->pid);
+	     k < s->nprocs && s->by_pid[k].key == r->pid; k++) {
+		const struct dlt_process *q = s->procs[s->by_pid[k].index];
+		if (dlt_reap_is_of(r, q->hdr.pid, q->host, q->hdr.run_id,
+				   q->hdr.start_realtime_ns))
+			return true;
+	}
+	return false;
 }
 
 const struct dlt_process *dlt_set_find(const struct dlt_set *s,

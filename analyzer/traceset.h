@@ -2,11 +2,13 @@
 #ifndef DLTRACE_TRACESET_H
 #define DLTRACE_TRACESET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "inputs.h"
 #include "model.h"
+#include "reaps.h"
 
 struct dlt_set_ref;
 
@@ -16,7 +18,8 @@ struct dlt_set {
 	size_t nprocs;
 	struct dlt_input_error *unusable; /* inputs that gave no process */
 	size_t nunusable;
-	struct dlt_set_ref *by_id; /* private: procs sorted by trace id */
+	struct dlt_set_ref *by_id;  /* private: procs sorted by trace id */
+	struct dlt_set_ref *by_pid; /* private: procs sorted by pid */
 };
 
 /* Collects and loads.  With diag, prints each unusable input and each
@@ -32,5 +35,7 @@ const struct dlt_process *dlt_set_find(const struct dlt_set *s,
 /* Index in s->procs of the trace p came from (fork parent or pre-exec
  * image), or -1 when that trace is not in the set. */
 long dlt_set_parent(const struct dlt_set *s, const struct dlt_process *p);
+/* Whether a process of the set is the one r reaped (dlt_reap_is_of). */
+bool dlt_set_has_reaped(const struct dlt_set *s, const struct dlt_reap_seen *r);
 
 #endif

@@ -614,6 +614,28 @@ for shape in 0 1; do
 done
 rm -rf "$W/hostile"
 
+# A tree of many processes (a DataLoader forks workers every epoch): check
+# over the traces of a shell loop of 2,500 and 10,000 /bin/true, whose
+# shell reaped each; CPU and memory must grow like the processes.
+TREE_BIG=${TREE_BIG:-10000}
+cpu=() rss=()
+for n in $((TREE_BIG / 4)) $TREE_BIG; do
+	rm -rf "$W/tree"
+	"$DLTRACE" -q -o "$W/tree" bash -c "for i in \$(seq $n); do /bin/true; done" \
+		>/dev/null 2>&1 || true
+	/usr/bin/time -o "$W/time.out" -f '%U %S %M' "$ANALYZE" check \
+		--fail-on never "$W/tree" >/dev/null 2>&1 || true
+	read -r u s m <"$W/time.out"
+	cpu+=("$(calc "$u + $s")")
+	rss+=("$m")
+done
+rm -rf "$W/tree"
+ratio=$(calc "${cpu[1]} / (${cpu[0]} > 0 ? ${cpu[0]} : 0.01)")
+row "analyzer: check over a shell loop's $((TREE_BIG / 4)) vs $TREE_BIG processes, CPU s (peak RSS KiB)" \
+	"${cpu[0]} (${rss[0]})" "${cpu[1]} (${rss[1]})" \
+	"**x$ratio** CPU, x$(calc "${rss[1]} / ${rss[0]}") RSS for x4 the processes" \
+	"linear (x4, not x16)" "$(yes_no "$ratio < 8")"
+
 # ---- 9. many ranks -------------------------------------------------------------
 log "== many ranks: $RANKS traced processes, then hangs"
 mkdir -p "$W/ranks"

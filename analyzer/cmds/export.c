@@ -623,6 +623,7 @@ static void dlt_export_one(struct dlt_json *j, const char *path, size_t index,
 	if (p == NULL) {
 		fprintf(stderr, "dltrace-analyze: %s\n", err);
 		dlt_gpu_free(&g);
+		dlt_hang_proc_free(hp);
 		return;
 	}
 	for (size_t k = 0; k < p->nproblems; k++)
@@ -727,7 +728,7 @@ int dlt_cmd_export(int argc, char **argv)
 			dlt_export_one(&j, in.paths[i], k++, origin, &job);
 	dlt_ex_job_findings(&j, &job, origin);
 	dlt_check_free(&job.c);
-	free(job.hangs);
+	dlt_hang_procs_free(job.hangs, job.n);
 	free(job.proc);
 	free(job.tracks);
 	dlt_json_array_end(&j);

@@ -132,7 +132,7 @@ int dlt_cmd_hangs(int argc, char **argv)
 	size_t n = dlt_hang_load_inputs(&in, &procs, stderr);
 	dlt_inputs_free(&in);
 	if (n == 0) {
-		free(procs);
+		dlt_hang_procs_free(procs, n);
 		return DLT_EXIT_USAGE;
 	}
 	qsort(procs, n, sizeof(*procs), dlt_cmp_rank);
@@ -181,7 +181,7 @@ int dlt_cmd_hangs(int argc, char **argv)
 			     "thread waited past the stall threshold\n");
 		dlt_check_text(stdout, &c);
 	}
-	free(procs);
+	dlt_hang_procs_free(procs, n);
 	int worst = dlt_check_worst(&c);
 	dlt_check_free(&c);
 	if (j && dlt_json_finish(j) != 0)

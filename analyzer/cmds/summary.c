@@ -98,19 +98,15 @@ static void dlt_put_untraced(FILE *out, const struct dlt_set *s,
 			     const struct dlt_reaps *rs,
 			     const struct dlt_fork_rec *f)
 {
-	/* rs holds p's reaps, in p's order. */
-	const struct dlt_reap_seen *reap = NULL;
-	for (size_t i = 0; i < rs->n && reap == NULL; i++)
-		if (rs->r[i].pid == f->pid && p->reaps[i].ts >= f->ts)
-			reap = &rs->r[i];
-	bool traced = false;
-	for (size_t k = 0; reap && k < s->nprocs && !traced; k++) {
-		const struct dlt_process *q = s->procs[k];
-		traced =
-			dlt_reap_is_of(reap, q->hdr.pid, q->host, q->hdr.run_id,
-				       q->hdr.start_realtime_ns);
-	}
-	if (reap && !traced) {
+	/* rs holds p's reaps, in p's order: the first reap of the pid after
+	 * the fork. */
+	size_t first = 0;
+	for (size_t i = dlt_reaps_first(rs, f->pid); i;
+	     i = dlt_reaps_next(rs, i))
+		if (p->reaps[i - 1].ts >= f->ts && (first == 0 || i < first))
+			first = i;
+	const struct dlt_reap_seen *reap = first ? &rs->r[first - 1] : NULL;
+	if (reap && !dlt_set_has_reaped(s, reap)) {
 		struct dlt_end e;
 		char how[1024];
 		fputs(" (", out);
