@@ -456,15 +456,8 @@ static struct dlt_key_slot *dlt_proc_index(const struct dlt_check *c,
 static size_t dlt_proc_lower(const struct dlt_key_slot *ix, size_t n,
 			     uint64_t key)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ix[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	struct dlt_key_slot probe = {key, 0};
+	return dlt_lower_bound(ix, n, sizeof(*ix), &probe, dlt_key_slot_cmp);
 }
 
 /* The process of the slot with this key, or NULL. */

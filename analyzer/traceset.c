@@ -128,15 +128,8 @@ void dlt_set_free(struct dlt_set *s)
 /* The first of the n refs with this key, or n. */
 static size_t dlt_ref_lower(const struct dlt_set_ref *r, size_t n, uint64_t key)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	struct dlt_set_ref probe = {key, 0};
+	return dlt_lower_bound(r, n, sizeof(*r), &probe, dlt_ref_cmp);
 }
 
 static long dlt_set_lookup(const struct dlt_set *s, uint64_t trace_id)
