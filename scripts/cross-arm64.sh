@@ -160,31 +160,12 @@ fi
 qemu=$(command -v qemu-aarch64-static) || die "no qemu-aarch64-static"
 cmp -s "$qemu" "$ROOT$qemu" || install -D -m 0755 "$qemu" "$ROOT$qemu"
 
-MOUNTS=()
-# shellcheck disable=SC2317 # called by the trap
-cleanup() {
-	local i
-	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
-		umount "${MOUNTS[i]}" 2>/dev/null || umount -l "${MOUNTS[i]}" || true
-	done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-mnt() { # mount ARGS... TARGET
-	mount "$@"
-	MOUNTS+=("${!#}")
-}
-# As in scripts/debian11.sh: /proc, /sys, /dev, /dev/pts, /dev/shm for the
-# tests, and the checkout at the same absolute path as on the host: the
-# build dir's files and the test programs hold absolute paths.
-mnt -t proc proc "$ROOT/proc"
-mnt -t sysfs -o ro sysfs "$ROOT/sys"
-mnt --bind /dev "$ROOT/dev"
-mnt -t devpts -o newinstance,ptmxmode=0666 devpts "$ROOT/dev/pts"
-mnt -t tmpfs -o mode=1777 shm "$ROOT/dev/shm"
-mkdir -p "$ROOT$REPO"
-mnt --bind "$REPO" "$ROOT$REPO"
-cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# The mounts of scripts/debian11.sh, and the checkout at the same absolute
+# path as on the host: the build dir's files and the test programs hold
+# absolute paths.
+# shellcheck source=lib/chroot-mounts.sh
+. "$REPO/scripts/lib/chroot-mounts.sh"
+chroot_mounts "$ROOT" "$REPO" "$REPO"
 
 # DLTRACE_TEST_EMULATED: the tests that need what qemu-user cannot show
 # (a thread's system call in /proc) skip.

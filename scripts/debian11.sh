@@ -103,36 +103,10 @@ if ! chroot "$ROOT" /bin/true; then
 fi
 
 # ---------------------------------------------------------------------------
-# Mounts.  Each one is recorded as it is made and the trap undoes them in
-# reverse order on every exit path (success, failure, Ctrl-C).
-MOUNTS=()
-# shellcheck disable=SC2317 # called by the trap
-cleanup() {
-	local i
-	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
-		umount "${MOUNTS[i]}" 2>/dev/null || umount -l "${MOUNTS[i]}" || true
-	done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-mnt() { # mount ARGS... TARGET
-	mount "$@"
-	MOUNTS+=("${!#}")
-}
-
-# /proc: the tests read /proc/self/exe, /proc/PID/stat and children, and
-# the launcher and the shim read /proc themselves.  /dev: /dev/null for the
-# spawned programs and /dev/pts.  /dev/shm: glibc's sem_open and shm_open.
-# /sys: CPU topology (sysconf) for the clock calibration and nproc.
-mnt -t proc proc "$ROOT/proc"
-mnt -t sysfs -o ro sysfs "$ROOT/sys"
-mnt --bind /dev "$ROOT/dev"
-mnt -t devpts -o newinstance,ptmxmode=0666 devpts "$ROOT/dev/pts"
-mnt -t tmpfs -o mode=1777 shm "$ROOT/dev/shm"
-mkdir -p "$ROOT/src"
-mnt --bind "$REPO" "$ROOT/src"
-# apt inside the chroot resolves names with the host's configuration.
-cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# Mounts (scripts/lib/chroot-mounts.sh): the checkout at /src.
+# shellcheck source=lib/chroot-mounts.sh
+. "$REPO/scripts/lib/chroot-mounts.sh"
+chroot_mounts "$ROOT" "$REPO" /src
 
 in_root() { # run a command in the chroot with a clean environment
 	env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin \
