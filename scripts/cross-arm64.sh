@@ -163,8 +163,8 @@ cmp -s "$qemu" "$ROOT$qemu" || install -D -m 0755 "$qemu" "$ROOT$qemu"
 # The mounts of scripts/debian11.sh, and the checkout at the same absolute
 # path as on the host: the build dir's files and the test programs hold
 # absolute paths.
-# shellcheck source=lib/chroot-mounts.sh
-. "$REPO/scripts/lib/chroot-mounts.sh"
+# shellcheck source=lib/chroot.sh
+. "$REPO/scripts/lib/chroot.sh"
 chroot_mounts "$ROOT" "$REPO" "$REPO"
 
 # DLTRACE_TEST_EMULATED: the tests that need what qemu-user cannot show
@@ -174,21 +174,7 @@ in_root() {
 		HOME=/tmp LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
 		DLTRACE_TEST_EMULATED=qemu-user chroot "$@"
 }
-missing=()
-for p in "${ROOT_PKGS[@]}"; do
-	# shellcheck disable=SC2016 # dpkg-query's format, not the shell's
-	in_root "$ROOT" dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-		grep -q "ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	t=$SECONDS
-	say "installing ${missing[*]} in the root"
-	in_root "$ROOT" apt-get update -q >/dev/null
-	in_root "$ROOT" apt-get install -y -q --no-install-recommends \
-		"${missing[@]}" >/dev/null
-	in_root "$ROOT" apt-get clean
-	phase "root dependency install" "$t"
-fi
+chroot_install "$ROOT" "root dependency install" "${ROOT_PKGS[@]}"
 
 t=$SECONDS
 rc=0

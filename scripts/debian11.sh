@@ -103,9 +103,9 @@ if ! chroot "$ROOT" /bin/true; then
 fi
 
 # ---------------------------------------------------------------------------
-# Mounts (scripts/lib/chroot-mounts.sh): the checkout at /src.
-# shellcheck source=lib/chroot-mounts.sh
-. "$REPO/scripts/lib/chroot-mounts.sh"
+# Mounts (scripts/lib/chroot.sh): the checkout at /src.
+# shellcheck source=lib/chroot.sh
+. "$REPO/scripts/lib/chroot.sh"
 chroot_mounts "$ROOT" "$REPO" /src
 
 in_root() { # run a command in the chroot with a clean environment
@@ -117,21 +117,7 @@ in_root() { # run a command in the chroot with a clean environment
 # ---------------------------------------------------------------------------
 # Build and test dependencies: installed only when one is missing, so a
 # second run costs nothing here.
-missing=()
-for p in "${PKGS[@]}"; do
-	# shellcheck disable=SC2016 # dpkg-query's format, not the shell's
-	in_root "$ROOT" dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-		grep -q "ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	t=$SECONDS
-	echo "debian11: installing ${missing[*]}"
-	in_root "$ROOT" apt-get update -q >/dev/null
-	in_root "$ROOT" apt-get install -y -q --no-install-recommends \
-		"${missing[@]}" >/dev/null
-	in_root "$ROOT" apt-get clean
-	phase "dependency install" "$t"
-fi
+chroot_install "$ROOT" "dependency install" "${PKGS[@]}"
 in_root "$ROOT" sh -c 'ldd --version | head -1; cmake --version | head -1;
 	gcc --version | head -1'
 

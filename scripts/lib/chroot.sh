@@ -37,3 +37,25 @@ chroot_mounts() {
 	chroot_mnt --bind "$repo" "$root$target"
 	cp -L /etc/resolv.conf "$root/etc/resolv.conf"
 }
+
+# Installs in the root those of the packages that are missing (a second run
+# costs nothing), through the caller's in_root and phase; says which.
+#   chroot_install ROOT WHAT PKG...
+chroot_install() {
+	local root=$1 what=$2 p t
+	shift 2
+	local missing=()
+	for p in "$@"; do
+		# shellcheck disable=SC2016 # dpkg-query's format, not the shell's
+		in_root "$root" dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q "ok installed" || missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	t=$SECONDS
+	echo "$(basename "$0" .sh): installing ${missing[*]} in the root"
+	in_root "$root" apt-get update -q >/dev/null
+	in_root "$root" apt-get install -y -q --no-install-recommends \
+		"${missing[@]}" >/dev/null
+	in_root "$root" apt-get clean
+	phase "$what" "$t"
+}
