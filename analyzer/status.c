@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "dltrace/format.h"
+#include "dltrace/gpu_abi.h"
 
 struct dlt_code_name {
 	int32_t code;
@@ -17,158 +18,24 @@ struct dlt_code_name {
 				return (tab)[i_].name;                       \
 	} while (0)
 
-/* cudaError_t: the codes a deep-learning program meets (driver_types.h of
- * CUDA 13.0; the numbers have been stable since CUDA 10.1). */
+/* The names come from dltrace/gpu_abi.def, whose values
+ * tests/test_gpu_abi.c holds against the real headers. */
+#define DLT_CODE_NAME(name, value) {(value), #name},
+#define DLT_CUDNN_CODE_NAME(name, value) {(value), "CUDNN_STATUS_" #name},
 static const struct dlt_code_name dlt_cudart_names[] = {
-	{0, "cudaSuccess"},
-	{1, "cudaErrorInvalidValue"},
-	{2, "cudaErrorMemoryAllocation"},
-	{3, "cudaErrorInitializationError"},
-	{4, "cudaErrorCudartUnloading"},
-	{9, "cudaErrorInvalidConfiguration"},
-	{17, "cudaErrorInvalidDevicePointer"},
-	{21, "cudaErrorInvalidMemcpyDirection"},
-	{34, "cudaErrorStubLibrary"},
-	{35, "cudaErrorInsufficientDriver"},
-	{36, "cudaErrorCallRequiresNewerDriver"},
-	{46, "cudaErrorDevicesUnavailable"},
-	{49, "cudaErrorIncompatibleDriverContext"},
-	{98, "cudaErrorInvalidDeviceFunction"},
-	{100, "cudaErrorNoDevice"},
-	{101, "cudaErrorInvalidDevice"},
-	{127, "cudaErrorStartupFailure"},
-	{200, "cudaErrorInvalidKernelImage"},
-	{201, "cudaErrorDeviceUninitialized"},
-	{209, "cudaErrorNoKernelImageForDevice"},
-	{214, "cudaErrorECCUncorrectable"},
-	{216, "cudaErrorDeviceAlreadyInUse"},
-	{218, "cudaErrorInvalidPtx"},
-	{222, "cudaErrorUnsupportedPtxVersion"},
-	{400, "cudaErrorInvalidResourceHandle"},
-	{500, "cudaErrorSymbolNotFound"},
-	{600, "cudaErrorNotReady"},
-	{700, "cudaErrorIllegalAddress"},
-	{701, "cudaErrorLaunchOutOfResources"},
-	{702, "cudaErrorLaunchTimeout"},
-	{719, "cudaErrorLaunchFailure"},
-	{800, "cudaErrorNotPermitted"},
-	{801, "cudaErrorNotSupported"},
-	{802, "cudaErrorSystemNotReady"},
-	{803, "cudaErrorSystemDriverMismatch"},
-	{804, "cudaErrorCompatNotSupportedOnDevice"},
-	{999, "cudaErrorUnknown"},
-};
-
-/* CUresult (cuda.h). */
+	DLT_ABI_CUDART_STATUS(DLT_CODE_NAME)};
 static const struct dlt_code_name dlt_cu_names[] = {
-	{0, "CUDA_SUCCESS"},
-	{1, "CUDA_ERROR_INVALID_VALUE"},
-	{2, "CUDA_ERROR_OUT_OF_MEMORY"},
-	{3, "CUDA_ERROR_NOT_INITIALIZED"},
-	{4, "CUDA_ERROR_DEINITIALIZED"},
-	{34, "CUDA_ERROR_STUB_LIBRARY"},
-	{46, "CUDA_ERROR_DEVICE_UNAVAILABLE"},
-	{100, "CUDA_ERROR_NO_DEVICE"},
-	{101, "CUDA_ERROR_INVALID_DEVICE"},
-	{200, "CUDA_ERROR_INVALID_IMAGE"},
-	{201, "CUDA_ERROR_INVALID_CONTEXT"},
-	{209, "CUDA_ERROR_NO_BINARY_FOR_GPU"},
-	{214, "CUDA_ERROR_ECC_UNCORRECTABLE"},
-	{218, "CUDA_ERROR_INVALID_PTX"},
-	{222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"},
-	{400, "CUDA_ERROR_INVALID_HANDLE"},
-	{500, "CUDA_ERROR_NOT_FOUND"},
-	{600, "CUDA_ERROR_NOT_READY"},
-	{700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
-	{701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
-	{702, "CUDA_ERROR_LAUNCH_TIMEOUT"},
-	{719, "CUDA_ERROR_LAUNCH_FAILED"},
-	{801, "CUDA_ERROR_NOT_SUPPORTED"},
-	{802, "CUDA_ERROR_SYSTEM_NOT_READY"},
-	{803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"},
-	{804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"},
-	{999, "CUDA_ERROR_UNKNOWN"},
-};
-
-/* cudnnStatus_t up to 8.x (cudnn_ops_infer.h / cudnn.h of 7.x and 8.x). */
+	DLT_ABI_CUDA_STATUS(DLT_CODE_NAME)};
+/* A lookup returns the first name of a value: the 9.x aliases of 8.x names
+ * are at the end of their list. */
 static const struct dlt_code_name dlt_cudnn8_names[] = {
-	{0, "CUDNN_STATUS_SUCCESS"},
-	{1, "CUDNN_STATUS_NOT_INITIALIZED"},
-	{2, "CUDNN_STATUS_ALLOC_FAILED"},
-	{3, "CUDNN_STATUS_BAD_PARAM"},
-	{4, "CUDNN_STATUS_INTERNAL_ERROR"},
-	{5, "CUDNN_STATUS_INVALID_VALUE"},
-	{6, "CUDNN_STATUS_ARCH_MISMATCH"},
-	{7, "CUDNN_STATUS_MAPPING_ERROR"},
-	{8, "CUDNN_STATUS_EXECUTION_FAILED"},
-	{9, "CUDNN_STATUS_NOT_SUPPORTED"},
-	{10, "CUDNN_STATUS_LICENSE_ERROR"},
-	{11, "CUDNN_STATUS_RUNTIME_PREREQUISITE_MISSING"},
-	{12, "CUDNN_STATUS_RUNTIME_IN_PROGRESS"},
-	{13, "CUDNN_STATUS_RUNTIME_FP_OVERFLOW"},
-	{14, "CUDNN_STATUS_VERSION_MISMATCH"},
-};
-
-/* cudnnStatus_t from 9.0 (cudnn_graph.h of 9.19). */
+	DLT_ABI_CUDNN8_STATUS(DLT_CUDNN_CODE_NAME)};
 static const struct dlt_code_name dlt_cudnn9_names[] = {
-	{0, "CUDNN_STATUS_SUCCESS"},
-	{1001, "CUDNN_STATUS_NOT_INITIALIZED"},
-	{1002, "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH"},
-	{1003, "CUDNN_STATUS_SERIALIZATION_VERSION_MISMATCH"},
-	{1004, "CUDNN_STATUS_DEPRECATED"},
-	{1005, "CUDNN_STATUS_LICENSE_ERROR"},
-	{1006, "CUDNN_STATUS_RUNTIME_IN_PROGRESS"},
-	{1007, "CUDNN_STATUS_RUNTIME_FP_OVERFLOW"},
-	{1008, "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED"},
-	{2000, "CUDNN_STATUS_BAD_PARAM"},
-	{2001, "CUDNN_STATUS_INVALID_VALUE"},
-	{2002, "CUDNN_STATUS_BAD_PARAM_NULL_POINTER"},
-	{2003, "CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER"},
-	{2004, "CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED"},
-	{2005, "CUDNN_STATUS_BAD_PARAM_OUT_OF_BOUND"},
-	{2006, "CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT"},
-	{2007, "CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH"},
-	{2008, "CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH"},
-	{2009, "CUDNN_STATUS_BAD_PARAM_DUPLICATED_ENTRIES"},
-	{2010, "CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE"},
-	{2011, "CUDNN_STATUS_BAD_PARAM_CUDA_GRAPH_MISMATCH"},
-	{2012, "CUDNN_STATUS_BAD_PARAM_DESCRIPTOR_TYPE"},
-	{3000, "CUDNN_STATUS_NOT_SUPPORTED"},
-	{3001, "CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN"},
-	{3002, "CUDNN_STATUS_NOT_SUPPORTED_SHAPE"},
-	{3003, "CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE"},
-	{3004, "CUDNN_STATUS_NOT_SUPPORTED_LAYOUT"},
-	{3005, "CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER"},
-	{3006, "CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART"},
-	{3007, "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH"},
-	{3008, "CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING"},
-	{3009, "CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE"},
-	{3010, "CUDNN_STATUS_NOT_SUPPORTED_SHARED_MEMORY_INSUFFICIENT"},
-	{3011, "CUDNN_STATUS_NOT_SUPPORTED_PADDING"},
-	{3012, "CUDNN_STATUS_NOT_SUPPORTED_BAD_LAUNCH_PARAM"},
-	{3013, "CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API"},
-	{3014, "CUDNN_STATUS_NOT_SUPPORTED_INVALID_DYNAMIC_SHAPE"},
-	{4000, "CUDNN_STATUS_INTERNAL_ERROR"},
-	{4001, "CUDNN_STATUS_INTERNAL_ERROR_COMPILATION_FAILED"},
-	{4002, "CUDNN_STATUS_INTERNAL_ERROR_UNEXPECTED_VALUE"},
-	{4003, "CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED"},
-	{4004, "CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED"},
-	{4005, "CUDNN_STATUS_INTERNAL_ERROR_BAD_LAUNCH_PARAM"},
-	{4006, "CUDNN_STATUS_INTERNAL_ERROR_TEXTURE_CREATION_FAILED"},
-	{5000, "CUDNN_STATUS_EXECUTION_FAILED"},
-	{5001, "CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER"},
-	{5002, "CUDNN_STATUS_EXECUTION_FAILED_CUBLAS"},
-	{5003, "CUDNN_STATUS_EXECUTION_FAILED_CUDART"},
-	{5004, "CUDNN_STATUS_EXECUTION_FAILED_CURAND"},
-};
-
-/* ncclResult_t (nccl.h). */
+	DLT_ABI_CUDNN9_STATUS(DLT_CUDNN_CODE_NAME)};
 static const struct dlt_code_name dlt_nccl_names[] = {
-	{0, "ncclSuccess"},	    {1, "ncclUnhandledCudaError"},
-	{2, "ncclSystemError"},	    {3, "ncclInternalError"},
-	{4, "ncclInvalidArgument"}, {5, "ncclInvalidUsage"},
-	{6, "ncclRemoteError"},	    {7, "ncclInProgress"},
-};
+	DLT_ABI_NCCL_STATUS(DLT_CODE_NAME)};
+#undef DLT_CODE_NAME
+#undef DLT_CUDNN_CODE_NAME
 
 int dlt_cudnn_major(int64_t v)
 {
@@ -184,7 +51,7 @@ int dlt_cudnn_status_major(int64_t version, int32_t status)
 	int m = dlt_cudnn_major(version);
 	if (m)
 		return m;
-	return status >= 1000 ? 9 : 8;
+	return status >= DLT_ABI_CUDNN9_NOT_INITIALIZED ? 9 : 8;
 }
 
 static const char *dlt_cudnn_name(int major, int32_t st)
@@ -228,28 +95,35 @@ const char *dlt_status_describe(int family, int64_t cudnn_version,
 
 bool dlt_cudnn_not_supported(int major, int32_t st)
 {
+	/* 9.x: the whole 3000 class (NOT_SUPPORTED_*). */
 	if (major >= 9)
-		return st >= 3000 && st < 4000;
-	return st == 9 || st == 6; /* NOT_SUPPORTED, ARCH_MISMATCH */
+		return st >= DLT_ABI_CUDNN9_NOT_SUPPORTED &&
+		       st < DLT_ABI_CUDNN9_INTERNAL_ERROR;
+	return st == DLT_ABI_CUDNN8_NOT_SUPPORTED ||
+	       st == DLT_ABI_CUDNN8_ARCH_MISMATCH;
 }
 
 bool dlt_cudnn_alloc_failed(int major, int32_t st)
 {
 	if (major >= 9)
-		return st == 4003 || st == 4004;
-	return st == 2;
+		return st == DLT_ABI_CUDNN9_INTERNAL_ERROR_HOST_ALLOCATION_FAILED ||
+		       st == DLT_ABI_CUDNN9_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED;
+	return st == DLT_ABI_CUDNN8_ALLOC_FAILED;
 }
 
 bool dlt_cudnn_sublib_status(int major, int32_t st)
 {
 	if (major >= 9)
-		return st == 1002 || st == 1008 || st == 3009;
-	return st == 14;
+		return st == DLT_ABI_CUDNN9_SUBLIBRARY_VERSION_MISMATCH ||
+		       st == DLT_ABI_CUDNN9_SUBLIBRARY_LOADING_FAILED ||
+		       st == DLT_ABI_CUDNN9_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE;
+	return st == DLT_ABI_CUDNN8_VERSION_MISMATCH;
 }
 
 bool dlt_cudnn_not_initialized(int major, int32_t st)
 {
-	return major >= 9 ? st == 1001 : st == 1;
+	return major >= 9 ? st == DLT_ABI_CUDNN9_NOT_INITIALIZED
+			  : st == DLT_ABI_CUDNN8_NOT_INITIALIZED;
 }
 
 const char *dlt_cuda_version_str(int64_t v, char *buf, size_t cap)
