@@ -17,7 +17,6 @@ bool dlt_have_audit;
 bool dlt_exit_recorded;
 struct dlt_config dlt_cfg;
 __thread int dlt_api_depth;
-__thread int dlt_hook_ret;
 
 const char *dlt_self_name(void)
 {

@@ -3,8 +3,7 @@
  * tests/test_gpu_abi.c.
  *
  *   - no two functions share an id (a duplicate case label);
- *   - values and post name the same number of values, at most 8
- *     (DLT_PP_NARGS counts no further);
+ *   - values and post name the same number of values, at most 8;
  *   - pre is written only for DLT_AF_ENTER functions, and is the first
  *     values of post: as many or fewer, and the same text;
  *   - DLT_AF_NORECORD only with DLT_AF_POST (its hook writes the record).
