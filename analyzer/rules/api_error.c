@@ -15,27 +15,28 @@
 #include "rules.h"
 
 /* The runtime and the driver share these numbers: one test serves both. */
-_Static_assert(DLT_ABI_cudaErrorSymbolNotFound == DLT_ABI_CUDA_ERROR_NOT_FOUND &&
-		       DLT_ABI_cudaErrorMemoryAllocation ==
-			       DLT_ABI_CUDA_ERROR_OUT_OF_MEMORY &&
-		       DLT_ABI_cudaErrorNoDevice == DLT_ABI_CUDA_ERROR_NO_DEVICE &&
-		       DLT_ABI_cudaErrorInvalidDevice ==
-			       DLT_ABI_CUDA_ERROR_INVALID_DEVICE &&
-		       DLT_ABI_cudaErrorInvalidKernelImage ==
-			       DLT_ABI_CUDA_ERROR_INVALID_IMAGE &&
-		       DLT_ABI_cudaErrorNoKernelImageForDevice ==
-			       DLT_ABI_CUDA_ERROR_NO_BINARY_FOR_GPU &&
-		       DLT_ABI_cudaErrorInvalidPtx == DLT_ABI_CUDA_ERROR_INVALID_PTX &&
-		       DLT_ABI_cudaErrorUnsupportedPtxVersion ==
-			       DLT_ABI_CUDA_ERROR_UNSUPPORTED_PTX_VERSION &&
-		       DLT_ABI_cudaErrorIllegalAddress ==
-			       DLT_ABI_CUDA_ERROR_ILLEGAL_ADDRESS &&
-		       DLT_ABI_cudaErrorLaunchFailure ==
-			       DLT_ABI_CUDA_ERROR_LAUNCH_FAILED &&
-		       DLT_ABI_cudaErrorAssert == DLT_ABI_CUDA_ERROR_ASSERT &&
-		       DLT_ABI_cudaErrorSystemDriverMismatch ==
-			       DLT_ABI_CUDA_ERROR_SYSTEM_DRIVER_MISMATCH,
-	       "cudaError_t and CUresult agree");
+_Static_assert(
+	DLT_ABI_cudaErrorSymbolNotFound == DLT_ABI_CUDA_ERROR_NOT_FOUND &&
+		DLT_ABI_cudaErrorMemoryAllocation ==
+			DLT_ABI_CUDA_ERROR_OUT_OF_MEMORY &&
+		DLT_ABI_cudaErrorNoDevice == DLT_ABI_CUDA_ERROR_NO_DEVICE &&
+		DLT_ABI_cudaErrorInvalidDevice ==
+			DLT_ABI_CUDA_ERROR_INVALID_DEVICE &&
+		DLT_ABI_cudaErrorInvalidKernelImage ==
+			DLT_ABI_CUDA_ERROR_INVALID_IMAGE &&
+		DLT_ABI_cudaErrorNoKernelImageForDevice ==
+			DLT_ABI_CUDA_ERROR_NO_BINARY_FOR_GPU &&
+		DLT_ABI_cudaErrorInvalidPtx == DLT_ABI_CUDA_ERROR_INVALID_PTX &&
+		DLT_ABI_cudaErrorUnsupportedPtxVersion ==
+			DLT_ABI_CUDA_ERROR_UNSUPPORTED_PTX_VERSION &&
+		DLT_ABI_cudaErrorIllegalAddress ==
+			DLT_ABI_CUDA_ERROR_ILLEGAL_ADDRESS &&
+		DLT_ABI_cudaErrorLaunchFailure ==
+			DLT_ABI_CUDA_ERROR_LAUNCH_FAILED &&
+		DLT_ABI_cudaErrorAssert == DLT_ABI_CUDA_ERROR_ASSERT &&
+		DLT_ABI_cudaErrorSystemDriverMismatch ==
+			DLT_ABI_CUDA_ERROR_SYSTEM_DRIVER_MISMATCH,
+	"cudaError_t and CUresult agree");
 
 static bool dlt_routine(const struct dlt_gpu *g, const struct dlt_gpu_err *e)
 {

@@ -46,8 +46,7 @@ struct st_name {
 
 #define DLT_ST_NAME(name, value) {value, "CUDNN_STATUS_" #name},
 #if DLT_CUDNN_MAJOR >= 9
-static const struct st_name st_names[] = {
-	DLT_ABI_CUDNN9_STATUS(DLT_ST_NAME)};
+static const struct st_name st_names[] = {DLT_ABI_CUDNN9_STATUS(DLT_ST_NAME)};
 #else
 static const struct st_name st_names[] = {DLT_ABI_CUDNN8_STATUS(DLT_ST_NAME)};
 #endif

@@ -149,9 +149,7 @@ typedef struct ncclComm *DLT_FA(ncclComm_t);
 typedef struct {
 	DLT_ABI_NCCL_UNIQUE_ID(DLT_FA_MEMBER)
 } DLT_FA(ncclUniqueId);
-typedef enum {
-	DLT_ABI_NCCL_STATUS(DLT_FA_ENUMERATOR)
-} DLT_FA(ncclResult_t);
+typedef enum { DLT_ABI_NCCL_STATUS(DLT_FA_ENUMERATOR) } DLT_FA(ncclResult_t);
 typedef enum { DLT_ABI_NCCL_RED_OP(DLT_FA_ENUMERATOR) } DLT_FA(ncclRedOp_t);
 typedef enum {
 	DLT_ABI_NCCL_DATA_TYPE(DLT_FA_ENUMERATOR)
