@@ -139,7 +139,7 @@ static void dlt_backend(struct dlt_rule_ctx *c, const struct dlt_conv_entry *e)
 				"(TORCH_CUDNN_V8_API_DISABLED=1)");
 }
 
-void dlt_rule_algo_selection(struct dlt_rule_ctx *c)
+static void dlt_rule_algo_selection(struct dlt_rule_ctx *c)
 {
 	const struct dlt_conv_set *s = &c->g->conv;
 	for (size_t i = 0; i < s->n; i++) {
@@ -154,3 +154,7 @@ void dlt_rule_algo_selection(struct dlt_rule_ctx *c)
 			dlt_backend(c, e);
 	}
 }
+
+DLT_RULE(algo_selection, 80, "ALGO_SELECTION_FAILED", DLT_SEV_ERROR,
+	 dlt_rule_algo_selection, NULL,
+	 "a convolution algorithm selection returned no usable candidate");
