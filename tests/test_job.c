@@ -156,7 +156,7 @@ static void test_each_trace_opened_once(void)
 
 /* Fewer descriptors than traces: the traces past the limit give theirs
  * back until they are read (dlt_trace_park), and the output is the same.
- * 140 descriptors leave 12 for traces open at once (job.c keeps 128). */
+ * 76 descriptors leave 12 for traces open at once (job.c keeps 64). */
 static void test_more_traces_than_descriptors(void)
 {
 	char *dir = tu_tmpdir("open-many");
@@ -175,14 +175,14 @@ static void test_more_traces_than_descriptors(void)
 	tu_run(&a, plain, NULL, RUN_TIMEOUT_MS);
 	const char *few[] = {"/bin/sh",
 			     "-c",
-			     "ulimit -n 140 && exec \"$0\" summary \"$1\"",
+			     "ulimit -n 76 && exec \"$0\" summary \"$1\"",
 			     DLT_TEST_ANALYZE,
 			     dir,
 			     NULL};
 	char *counts = count_opens(few, &b);
 	TU_CHECK(tu_exit_code(a.status) == 0 && tu_exit_code(b.status) == 0 &&
 			 strcmp(a.out, b.out) == 0 && strcmp(a.err, b.err) == 0,
-		 "summary with 140 descriptors (%s) differs from summary "
+		 "summary with 76 descriptors (%s) differs from summary "
 		 "(%s):\n%s\n%s",
 		 tu_status_str(b.status), tu_status_str(a.status), b.err,
 		 a.err);
@@ -193,7 +193,7 @@ static void test_more_traces_than_descriptors(void)
 		twice += k == 2;
 	}
 	TU_CHECK(counts && twice > 0 && twice <= n - 12,
-		 "%zu of %zu traces opened twice with 140 descriptors", twice,
+		 "%zu of %zu traces opened twice with 76 descriptors", twice,
 		 n);
 	free(counts);
 	tu_proc_free(&a);

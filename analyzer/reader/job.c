@@ -189,8 +189,8 @@ static size_t dlt_open_budget(size_t want)
 	}
 	if (rl.rlim_cur == RLIM_INFINITY)
 		return want;
-	return rl.rlim_cur > 2 * DLT_FD_RESERVE
-		       ? (size_t)(rl.rlim_cur - 2 * DLT_FD_RESERVE)
+	return rl.rlim_cur > DLT_FD_RESERVE
+		       ? (size_t)(rl.rlim_cur - DLT_FD_RESERVE)
 		       : 0;
 }
 
