@@ -163,7 +163,9 @@ bool dlt_lib_not_found(const struct dlt_lib *lib);
  * process's other libraries, the requester's RPATH/RUNPATH, pip
  * site-packages/nvidia/<pkg>/lib under the program's prefix, VIRTUAL_ENV,
  * CONDA_PREFIX, CUDA_HOME and /usr/local/cuda*.  Returns how many paths
- * were put in found (malloc'ed). */
+ * were put in found (malloc'ed).  In rows.c: it keeps the places in the
+ * rule context's cache, over the dirset helpers of libutil.c (which
+ * knows nothing of the context, so that the two are not a circle). */
 size_t dlt_find_unsearched(struct dlt_rule_ctx *c, const struct dlt_lib *lib,
 			   const char *name, char **found, size_t max);
 
