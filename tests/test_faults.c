@@ -728,7 +728,7 @@ static void test_python_close_fds(void)
 {
 	const char *why = tu_python_skip("subprocess");
 	if (why) {
-		printf("\n    skipped: %s\n", why);
+		tu_skip("%s", why);
 		return;
 	}
 	struct pair p;

@@ -1286,6 +1286,42 @@ void tu_expect_healthy(const char *what, const char *dir)
 /* ---- running suites -------------------------------------------------------
  */
 
+/* Tests that called tu_skip, by CUnit test: a test counts once however
+ * often it skips. */
+static const void *tu_skipped_tests[256];
+static size_t tu_nskipped, tu_nskipped_parts;
+
+static void tu_vskip(const char *kind, const char *fmt, va_list ap)
+{
+	CU_pTest t = CU_get_current_test();
+	printf("\n    SKIPPED %s of \"%s\": ", kind, t ? t->pName : "?");
+	vprintf(fmt, ap);
+	printf("\n");
+}
+
+void tu_skip(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tu_vskip("test", fmt, ap);
+	va_end(ap);
+	const void *t = CU_get_current_test();
+	for (size_t i = 0; i < tu_nskipped; i++)
+		if (tu_skipped_tests[i] == t)
+			return;
+	if (tu_nskipped < sizeof(tu_skipped_tests) / sizeof(*tu_skipped_tests))
+		tu_skipped_tests[tu_nskipped++] = t;
+}
+
+void tu_skip_part(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tu_vskip("part", fmt, ap);
+	va_end(ap);
+	tu_nskipped_parts++;
+}
+
 int tu_main(int argc, char **argv, const struct tu_suite *suites)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -1336,9 +1372,17 @@ int tu_main(int argc, char **argv, const struct tu_suite *suites)
 	CU_basic_run_tests();
 	unsigned fails = CU_get_number_of_failures();
 	unsigned tests_failed = CU_get_number_of_tests_failed();
+	unsigned ran = CU_get_number_of_tests_run();
 	CU_cleanup_registry();
 	printf("\n");
-	return (fails || tests_failed) ? 1 : 0;
+	if (tu_nskipped || tu_nskipped_parts || skipped)
+		printf("SKIPPED: %zu of %u tests, %zu parts of tests, %d "
+		       "suites\n",
+		       tu_nskipped, ran, tu_nskipped_parts, skipped);
+	if (fails || tests_failed)
+		return 1;
+	/* A run in which nothing was tried is no pass. */
+	return ran > 0 && tu_nskipped == ran ? 77 : 0;
 }
 
 int tu_group_alive(pid_t pgid, int ms)

@@ -248,8 +248,17 @@ struct tu_suite {
 
 /* Runs the suites named on the command line (all without arguments) with
  * CUnit's verbose basic runner.  Exit status: 0 all passed, 1 failures,
- * 77 when the only suite asked for was skipped. */
+ * 77 (ctest: skipped) when every suite asked for was skipped, or every
+ * test that ran called tu_skip and none failed. */
 int tu_main(int argc, char **argv, const struct tu_suite *suites);
+
+/* The running test cannot do what it was written for here (a tool, a
+ * library or a permission is missing): says why on stdout and counts the
+ * test as skipped; the caller returns.  tu_skip_part is for a part of a
+ * test: the rest still ran, so the test still counts as run, but the
+ * summary line of tu_main names the part that was not. */
+void tu_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tu_skip_part(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Processes of process group pgid that are still running (not zombies),
  * after waiting up to ms for them to go (a state polled, not a time). */
