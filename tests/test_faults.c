@@ -1922,6 +1922,10 @@ static void test_compact_live(void)
 	tu_proc_free(&c);
 	struct tu_traceset set;
 	load_clean("compacted traces", dir, &set);
+	TU_CHECK(set.n == 2,
+		 "%zu compacted traces, expected the killed "
+		 "process's and the live one's",
+		 set.n);
 	for (size_t i = 0; i < set.n; i++) {
 		struct tally t = {0};
 		tally_trace(&t, &set.t[i]);

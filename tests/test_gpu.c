@@ -2526,6 +2526,21 @@ static void expect_hangs_as_check(const char *dir, const struct tu_json *hj)
 				 "%s: evidence key %s in hangs, %s in check",
 				 tu_jstr(h, "code"), he->keys[k], ce->keys[k]);
 	}
+	/* And the other way: check's job findings are all in hangs, so an
+	 * empty hangs list must mean an empty one in check too. */
+	static const char *const job[] = {"INIT_HANG", "MISSING_RANK",
+					  "RANK_MISMATCH", "STALL"};
+	size_t in_hangs = 0, in_check = 0;
+	for (size_t k = 0; k < 4; k++) {
+		for (size_t i = 0; i < tu_jlen(hf); i++)
+			in_hangs += same_str(tu_jstr(tu_jat(hf, i), "code"),
+					     job[k]);
+		for (size_t i = 0; i < tu_jlen(cf); i++)
+			in_check += same_str(tu_jstr(tu_jat(cf, i), "code"),
+					     job[k]);
+	}
+	TU_CHECK(cj == NULL || in_hangs == in_check,
+		 "%zu job findings in hangs, %zu in check", in_hangs, in_check);
 	tu_json_free(cj);
 	tu_proc_free(&p);
 }
@@ -3066,6 +3081,9 @@ static void test_hang_live(void)
 	if (geteuid() == 0 && access("/usr/bin/unshare", X_OK) == 0) {
 		j = hangs_json_elsewhere(dir);
 		ranks = tu_jget(j, "ranks");
+		TU_CHECK(tu_jlen(ranks) == STARTED,
+			 "on another host: %zu ranks, expected %d",
+			 tu_jlen(ranks), STARTED);
 		for (size_t i = 0; i < tu_jlen(ranks); i++)
 			TU_CHECK(tu_contains(
 					 tu_jstr(tu_jat(ranks, i), "process"),
@@ -3084,6 +3102,8 @@ static void test_hang_live(void)
 	ranks = tu_jget(j, "ranks");
 	/* Gone, or a zombie its new parent has not reaped yet: not running
 	 * either way. */
+	TU_CHECK(tu_jlen(ranks) == STARTED, "after SIGKILL: %zu ranks",
+		 tu_jlen(ranks));
 	for (size_t i = 0; i < tu_jlen(ranks); i++) {
 		const char *proc = tu_jstr(tu_jat(ranks, i), "process");
 		TU_CHECK(proc && (strcmp(proc, "gone") == 0 ||
@@ -3091,6 +3111,8 @@ static void test_hang_live(void)
 			 "after SIGKILL: process %s", proc);
 	}
 	nhang = findings(j, "INIT_HANG", f, 8);
+	TU_CHECK(nhang == STARTED, "%zu INIT_HANG findings after the kill",
+		 nhang);
 	for (size_t i = 0; i < nhang && i < 8; i++)
 		TU_CHECK(tu_contains(tu_jstr(f[i], "message"), "at least"),
 			 "INIT_HANG after the kill: %s",
