@@ -1953,9 +1953,8 @@ static void test_scale(void)
 /* Hostile shapes: a trace of many failed loads.  The rules compared every
  * failed row with every other (and dlerror records with every row), so a
  * few MiB of forged records kept check busy for minutes.  Every row must
- * still get its finding; that four times the records cost about four times
- * the CPU, not sixteen, is measured by scripts/bench.sh (a CPU-time ratio
- * is no bound for a test: sanitizers and emulation stretch it), which makes
+ * still get its finding, and four times the rows must cost less than eight
+ * times the CPU (see test_hostile_failed_loads).  scripts/bench.sh makes
  * the same traces with `test_check --gen-hostile`. */
 static void gen_lib_fail(const char *name)
 {
@@ -2059,6 +2058,16 @@ static void test_hostile_failed_loads(void)
 				 "%s x %u: exit %d, %zu %s findings (%s)",
 				 shape_name[shape], sizes[k], rc, nf,
 				 code[shape], j ? "" : err);
+			/* The least of three runs: what the work costs,
+			 * without the odd run slowed by a neighbour. */
+			for (int again = 0; again < 2; again++) {
+				double c;
+				char *o;
+				timed_check(dir, &secs, &c, &rss, &o);
+				free(o);
+				if (c < cpu[k])
+					cpu[k] = c;
+			}
 			printf("\n    check, %u failed loads (%s): %.2f s CPU, "
 			       "peak RSS %ld KiB",
 			       sizes[k], shape_name[shape], cpu[k], rss);
@@ -2067,9 +2076,26 @@ static void test_hostile_failed_loads(void)
 			tu_rmtree(dir);
 			free(dir);
 		}
-		printf("\n    %s: CPU x%.1f for x%.0f the rows (linear: x4)",
-		       shape_name[shape], cpu[0] > 0 ? cpu[1] / cpu[0] : 0.0,
-		       (double)sizes[1] / sizes[0]);
+		/* CPU time of the analyzer alone (its rusage), not the
+		 * wall clock: other work on the machine takes turns with it
+		 * but does not count.  Linear rules make x4 rows cost x4 or
+		 * less (the start-up does not grow), a rule that compares
+		 * every row with every other x16 (the rules before 1e1096f
+		 * took x13.9, docs/performance.md); x8 lies between with room
+		 * for the noise of a shared machine on either size (each the
+		 * least of three runs), and a sanitizer or an emulator slows
+		 * both sizes alike.  The small one takes 0.08 to 0.12 s of
+		 * CPU here (two cores), far above the clock's resolution. */
+		double ratio = cpu[0] > 0 ? cpu[1] / cpu[0] : 0.0;
+		printf("\n    %s: CPU x%.1f for x%.0f the rows (linear: x4, "
+		       "quadratic: x16)",
+		       shape_name[shape], ratio, (double)sizes[1] / sizes[0]);
+		TU_CHECK(
+			cpu[0] > 0 && ratio < 8.0,
+			"%s: %u rows took %.3f s of CPU, %u rows %.3f s: x%.1f "
+			"for x4 the rows, not linear",
+			shape_name[shape], sizes[0], cpu[0], sizes[1], cpu[1],
+			ratio);
 	}
 	printf("\n");
 }
