@@ -2103,41 +2103,133 @@ static void test_hostile_failed_loads(void)
 /* ---- suites -----------------------------------------------------------------
  */
 
+/* The most values DLT_EACH_VALUE of dltrace/apiflags.h expands. */
+#define TABLE_MAX_VALS 8
+
 /* The table's roles keep their promises: every function with a role
- * records the values the role needs (the analyzer reads them by role), and
- * the generated indexes name the values as the table does. */
+ * records the values the role needs (the analyzer reads them by role).
+ * And what the analyzer does with the table holds for every function, not
+ * for one example: each is found by its id and its name, names its values
+ * once each, and a record whose values all differ hands each role value
+ * back from the value that bears the role value's name, and none from a
+ * record cut before that value or from a function without the role. */
 static void test_unit_roles(void)
 {
 	char why[256];
 	const char *bad = dlt_api_check_roles(why, sizeof(why));
 	TU_CHECK(bad == NULL, "apis.def: %s", bad);
-	const struct dlt_api_desc *init = dlt_api_by_name("ncclCommInitRank");
+	static const struct {
+		uint32_t role;
+		const char *value;
+	} rvs[DLT_RV_COUNT] = {
+#define DLT_X(role, value, required) {DLT_ROLE_##role, #value},
+		DLT_ROLE_VALUES(DLT_X)
+#undef DLT_X
+	};
+	size_t napis = 0, nroles = 0;
+	for (uint32_t id = 0; id <= UINT16_MAX; id++) {
+		const struct dlt_api_desc *a = dlt_api_by_id((uint16_t)id);
+		if (a == NULL)
+			continue;
+		napis++;
+		TU_CHECK(a->id == id && dlt_api_by_name(a->name) == a,
+			 "id %u: %s is not found again by its id and name", id,
+			 a->name);
+		TU_CHECK(a->nvalues <= TABLE_MAX_VALS &&
+				 dlt_api_value_name(a, a->nvalues) == NULL,
+			 "%s: %u values, a name past the last", a->name,
+			 a->nvalues);
+		uint64_t v[TABLE_MAX_VALS];
+		for (size_t i = 0; i < a->nvalues; i++) {
+			const char *n = dlt_api_value_name(a, i);
+			TU_CHECK(n && *n, "%s: value %zu has no name", a->name,
+				 i);
+			for (size_t k = 0; n && k < i; k++)
+				TU_CHECK(strcmp(n, dlt_api_value_name(a, k)),
+					 "%s: values %zu and %zu are both %s",
+					 a->name, k, i, n);
+			v[i] = 0x5eed0000u + i;
+		}
+		for (int r = 0; r < DLT_RV_COUNT; r++) {
+			size_t at = a->nvalues;
+			for (size_t i = 0; i < a->nvalues; i++)
+				if (strcmp(dlt_api_value_name(a, i),
+					   rvs[r].value) == 0)
+					at = i;
+			uint64_t out = 0;
+			bool got = dlt_role_val(a, (enum dlt_role_value)r, v,
+						a->nvalues, &out);
+			if (!(a->roles & rvs[r].role) || at == a->nvalues) {
+				TU_CHECK(!got,
+					 "%s: role value %s from value "
+					 "%llu, which it does not have",
+					 a->name, rvs[r].value,
+					 (unsigned long long)out);
+				continue;
+			}
+			nroles++;
+			TU_CHECK(got && out == v[at],
+				 "%s: role value %s is %#llx, its value %zu "
+				 "(%s) is %#llx",
+				 a->name, rvs[r].value, (unsigned long long)out,
+				 at, rvs[r].value, (unsigned long long)v[at]);
+			TU_CHECK(!dlt_role_val(a, (enum dlt_role_value)r, v, at,
+					       &out),
+				 "%s: role value %s read from a record cut "
+				 "before it",
+				 a->name, rvs[r].value);
+		}
+	}
+	/* Fewer would mean the lookups above went past most of the table. */
+	TU_CHECK(napis >= 60 && nroles >= 30,
+		 "%zu functions by id, %zu role values found by name", napis,
+		 nroles);
+
+	/* The case that went wrong once: a split's second value is its
+	 * color, no rank count. */
 	const struct dlt_api_desc *split = dlt_api_by_name("ncclCommSplit");
-	TU_CHECK_FATAL(init && split, "NCCL inits missing from the table");
-	TU_CHECK((init->roles & DLT_ROLE_COMM_INIT) &&
-			 (split->roles & DLT_ROLE_COMM_SPLIT) &&
-			 !(split->roles & DLT_ROLE_COMM_INIT),
-		 "roles of ncclCommInitRank %#x, ncclCommSplit %#x",
-		 init->roles, split->roles);
-	TU_CHECK(
-		strcmp(dlt_api_value_name(init, DLT_V_ncclCommInitRank_id_hash),
-		       "id_hash") == 0 &&
-			strcmp(dlt_api_value_name(split,
-						  DLT_V_ncclCommSplit_color),
-			       "color") == 0 &&
-			init->nvalues == DLT_NV_ncclCommInitRank,
-		"generated indexes and names disagree");
-	/* A split's values are not an init's. */
-	uint64_t v[4] = {0x5555aaaa0000, 1, 2, 0x6666}, out;
-	TU_CHECK(!dlt_role_val(split, DLT_RV_COMM_INIT_nranks, v, 4, &out) &&
-			 dlt_role_val(split, DLT_RV_COMM_SPLIT_color, v, 4,
-				      &out) &&
+	TU_CHECK_FATAL(split != NULL, "ncclCommSplit missing from the table");
+	uint64_t sv[DLT_NV_ncclCommSplit] = {
+		[DLT_V_ncclCommSplit_comm] = 0x5555aaaa0000,
+		[DLT_V_ncclCommSplit_color] = 1,
+		[DLT_V_ncclCommSplit_key] = 2,
+		[DLT_V_ncclCommSplit_newcomm] = 0x6666};
+	uint64_t out;
+	TU_CHECK(!dlt_role_val(split, DLT_RV_COMM_INIT_nranks, sv,
+			       DLT_NV_ncclCommSplit, &out) &&
+			 dlt_role_val(split, DLT_RV_COMM_SPLIT_color, sv,
+				      DLT_NV_ncclCommSplit, &out) &&
 			 out == 1,
 		 "role values of ncclCommSplit");
-	TU_CHECK(strcmp(dlt_family_slot_name(DLT_FAM_CUDNN,
-					     DLT_FV_CUDNN_cudart_version),
-			"cudart_version") == 0,
-		 "LIB_FAMILY slot names");
+
+	/* LIB_FAMILY slots: within the record's v[], named once each, and
+	 * in a run from slot 0 (a reader of an older trace takes a slot it
+	 * does not name as absent). */
+	const size_t nslots = sizeof(((struct dlt_rec_family *)0)->v) /
+			      sizeof(((struct dlt_rec_family *)0)->v[0]);
+	size_t named = 0;
+	for (int fam = DLT_FAM_CUDART; fam <= DLT_FAM_CUBLASLT; fam++) {
+		size_t run = 0;
+		while (run < nslots && dlt_family_slot_name(fam, run))
+			run++;
+		TU_CHECK(run > 0, "%s: no LIB_FAMILY slot named",
+			 dlt_family_name(fam));
+		for (size_t i = run; i < 2 * nslots; i++)
+			TU_CHECK(dlt_family_slot_name(fam, i) == NULL,
+				 "%s: slot %zu named %s after the unnamed "
+				 "slot %zu (or past v[%zu])",
+				 dlt_family_name(fam), i,
+				 dlt_family_slot_name(fam, i), run, nslots);
+		for (size_t i = 0; i < run; i++)
+			for (size_t k = 0; k < i; k++)
+				TU_CHECK(strcmp(dlt_family_slot_name(fam, i),
+						dlt_family_slot_name(fam, k)),
+					 "%s: slots %zu and %zu are both %s",
+					 dlt_family_name(fam), k, i,
+					 dlt_family_slot_name(fam, i));
+		named += run;
+	}
+	TU_CHECK(named >= 19, "%zu LIB_FAMILY slots named", named);
 }
 
 /* `check --list` names every rule, process and job rules alike, and
