@@ -243,6 +243,14 @@ static int gen_open(const char *dir, int rank)
 	return 0;
 }
 
+/* LIB_FAMILY slots as the shim starts them: every one absent, then the
+ * named ones set. */
+static void gen_slots_absent(int64_t v[8])
+{
+	for (int i = 0; i < 8; i++)
+		v[i] = DLT_VERSION_ABSENT;
+}
+
 static void gen_family(int fam, const char *path, const char *kdrv,
 		       const int64_t v[8])
 {
@@ -271,18 +279,19 @@ static void gen_call(uint16_t api, int32_t ret, uint32_t dur_ns,
 	dlt_rec_commit(r, DLT_REC_API_CALL, api, len);
 }
 
-/* The same at a given time: back-to-back calls less than a microsecond
- * apart. */
-static void gen_call_at(uint64_t ts, uint16_t api, uint32_t dur_ns)
+/* A cudaFree(NULL) at a given time: back-to-back calls less than a
+ * microsecond apart. */
+static void gen_free_at(uint64_t ts, uint32_t dur_ns)
 {
-	uint64_t v = 0;
-	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_api_call) + 8);
+	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_api_call) +
+				  8 * DLT_NV_cudaFree);
 	struct dlt_rec_api_call *r = dlt_rec_reserve(&gw, &gtls, len);
 	r->h.ts = ts;
 	r->ret = 0;
 	r->dur = dur_ns;
-	r->v[0] = v;
-	dlt_rec_commit(r, DLT_REC_API_CALL, api, len);
+	r->v[DLT_V_cudaFree_ptr] = 0;
+	dlt_rec_commit(r, DLT_REC_API_CALL, dlt_api_by_name("cudaFree")->id,
+		       len);
 }
 
 /* A wait of the main thread in system call nr, seen for dur_ns. */
@@ -393,8 +402,17 @@ static void gen_close(void)
 	dlt_writer_forget(&gw);
 }
 
+/* cuDNN 9.19 on CUDA 13.1, its four sub-libraries agreeing; 9.x has no
+ * fifth and sixth. */
 static const int64_t cudnn9_fam[8] = {
-	91900, 13010, 0, 0, 0, 0, DLT_VERSION_ABSENT, DLT_VERSION_ABSENT};
+	[DLT_FV_CUDNN_version] = 91900,
+	[DLT_FV_CUDNN_cudart_version] = 13010,
+	[DLT_FV_CUDNN_sublib1_check] = 0,
+	[DLT_FV_CUDNN_sublib2_check] = 0,
+	[DLT_FV_CUDNN_sublib3_check] = 0,
+	[DLT_FV_CUDNN_sublib4_check] = 0,
+	[DLT_FV_CUDNN_sublib5_check] = DLT_VERSION_ABSENT,
+	[DLT_FV_CUDNN_sublib6_check] = DLT_VERSION_ABSENT};
 
 /* ---- suite check_unit ------------------------------------------------------
  */
@@ -469,15 +487,20 @@ static void test_unit_legacy_not_fastest(void)
 	TU_CHECK_FATAL(gen_open(dir, 3) == 0, "cannot write a trace");
 	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
 	gen_problem(GEN_PROBLEM, 64, 64);
-	uint64_t req[2] = {8, 3};
-	gen_call(88, 0, 3000000, req, 2); /* cudnnFindConvolutionForward... */
+	uint64_t req[DLT_NV_cudnnFindConvolutionForwardAlgorithm] = {
+		[DLT_V_cudnnFindConvolutionForwardAlgorithm_requested] = 8,
+		[DLT_V_cudnnFindConvolutionForwardAlgorithm_returned] = 3};
+	gen_call(88, 0, 3000000, req, /* cudnnFindConvolutionForward... */
+		 DLT_NV_cudnnFindConvolutionForwardAlgorithm);
 	struct gen_cand c[] = {{1, 0, 0.5f}, {0, 0, 1.2f}, {3, 3000, -1.f}};
 	gen_algo(88, GEN_PROBLEM, 0, c, 3);
 	/* The program runs algo 0 anyway. */
-	uint64_t v[2] = {0, 0};
+	uint64_t v[DLT_NV_cudnnConvolutionForward] = {
+		[DLT_V_cudnnConvolutionForward_algo] = 0,
+		[DLT_V_cudnnConvolutionForward_workspace] = 0};
 	struct gen_cand run = {0, 0, -1.f};
 	for (int i = 0; i < 4; i++) {
-		gen_call(94, 0, 5000, v, 2);
+		gen_call(94, 0, 5000, v, DLT_NV_cudnnConvolutionForward);
 		gen_algo(94, GEN_PROBLEM, 0, &run, 1);
 	}
 	gen_exit(0);
@@ -507,16 +530,25 @@ static void test_unit_status_per_major(void)
 {
 	char *dir = tu_tmpdir("gen-status");
 	TU_CHECK_FATAL(gen_open(dir, 0) == 0, "cannot write a trace");
-	int64_t v8[8] = {8902, 11080, 0, 0, 0, 0, 0, 0};
+	int64_t v8[8] = {[DLT_FV_CUDNN_version] = 8902,
+			 [DLT_FV_CUDNN_cudart_version] = 11080,
+			 [DLT_FV_CUDNN_sublib1_check] = 0,
+			 [DLT_FV_CUDNN_sublib2_check] = 0,
+			 [DLT_FV_CUDNN_sublib3_check] = 0,
+			 [DLT_FV_CUDNN_sublib4_check] = 0,
+			 [DLT_FV_CUDNN_sublib5_check] = 0,
+			 [DLT_FV_CUDNN_sublib6_check] = 0};
 	gen_family(DLT_FAM_CUDNN, "/opt/cudnn8/libcudnn.so.8", NULL, v8);
-	uint64_t h = 0;
-	gen_call(80, 2, 1000, &h, 1);
+	uint64_t h[DLT_NV_cudnnCreate] = {[DLT_V_cudnnCreate_handle] = 0};
+	gen_call(80, 2, 1000, h, DLT_NV_cudnnCreate);
 	gen_exit(0);
 	gen_close();
 	TU_CHECK_FATAL(gen_open(dir, 1) == 0, "cannot write a trace");
 	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
-	uint64_t v[2] = {1, 0};
-	gen_call(94, 3000, 1000, v, 2);
+	uint64_t v[DLT_NV_cudnnConvolutionForward] = {
+		[DLT_V_cudnnConvolutionForward_algo] = 1,
+		[DLT_V_cudnnConvolutionForward_workspace] = 0};
+	gen_call(94, 3000, 1000, v, DLT_NV_cudnnConvolutionForward);
 	gen_exit(0);
 	gen_close();
 	struct tu_json *j = check_json(dir);
@@ -563,20 +595,24 @@ static void test_unit_driver(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *dir = tu_tmpdir("gen-driver");
 		TU_CHECK_FATAL(gen_open(dir, -1) == 0, "cannot write a trace");
-		int64_t v[8] = {cases[i].runtime,
-				cases[i].driver,
-				0,
-				0,
-				DLT_VERSION_ABSENT,
-				DLT_VERSION_ABSENT,
-				DLT_VERSION_ABSENT,
-				DLT_VERSION_ABSENT};
+		int64_t v[8];
+		gen_slots_absent(v);
+		v[DLT_FV_CUDART_runtime_version] = cases[i].runtime;
+		v[DLT_FV_CUDART_driver_version] = cases[i].driver;
+		v[DLT_FV_CUDART_runtime_status] = 0;
+		v[DLT_FV_CUDART_driver_status] = 0;
 		gen_family(DLT_FAM_CUDART, "/opt/cuda/lib64/libcudart.so.12",
 			   cases[i].kdrv, v);
 		if (cases[i].nccl_fails) {
-			uint64_t vals[4] = {8, 0, 0x1234, 0};
-			gen_enter(141, vals, 3);
-			gen_call(141, 1, 900000, vals, 4);
+			/* The enter record holds the first three: no comm
+			 * before the call returns. */
+			uint64_t vals[DLT_NV_ncclCommInitRank] = {
+				[DLT_V_ncclCommInitRank_nranks] = 8,
+				[DLT_V_ncclCommInitRank_rank] = 0,
+				[DLT_V_ncclCommInitRank_id_hash] = 0x1234,
+				[DLT_V_ncclCommInitRank_comm] = 0};
+			gen_enter(141, vals, DLT_V_ncclCommInitRank_comm);
+			gen_call(141, 1, 900000, vals, DLT_NV_ncclCommInitRank);
 		}
 		gen_exit(0);
 		gen_close();
@@ -618,8 +654,12 @@ static void test_unit_incomplete_and_export(void)
 {
 	char *dir = tu_tmpdir("gen-incomplete");
 	TU_CHECK_FATAL(gen_open(dir, 0) == 0, "cannot write a trace");
-	uint64_t vals[3] = {2, 0, 0xabcdef};
-	gen_enter(141, vals, 3); /* ncclCommInitRank, never returns */
+	uint64_t vals[DLT_V_ncclCommInitRank_comm] = {
+		[DLT_V_ncclCommInitRank_nranks] = 2,
+		[DLT_V_ncclCommInitRank_rank] = 0,
+		[DLT_V_ncclCommInitRank_id_hash] = 0xabcdef};
+	/* ncclCommInitRank, never returns */
+	gen_enter(141, vals, DLT_V_ncclCommInitRank_comm);
 	gen_close();
 	struct tu_json *j = check_json(dir);
 	TU_CHECK_FATAL(j != NULL, "no check output");
@@ -666,11 +706,15 @@ static void test_unit_export_times_and_hangs(void)
 	char *dir = tu_tmpdir("gen-export");
 	TU_CHECK_FATAL(gen_open(dir, 0) == 0, "cannot write a trace");
 	uint64_t t0 = dlt_now_ns();
-	gen_call_at(t0, 7, 40);	      /* cudaFree */
-	gen_call_at(t0 + 100, 7, 40); /* and again, 100 ns later */
-	gen_stall(7, 6000000000ull);  /* poll, 6 s */
-	uint64_t vals[3] = {2, 0, 0xabcdef};
-	gen_enter(141, vals, 3); /* ncclCommInitRank of 2, never returns */
+	gen_free_at(t0, 40);
+	gen_free_at(t0 + 100, 40);   /* and again, 100 ns later */
+	gen_stall(7, 6000000000ull); /* poll, 6 s */
+	uint64_t vals[DLT_V_ncclCommInitRank_comm] = {
+		[DLT_V_ncclCommInitRank_nranks] = 2,
+		[DLT_V_ncclCommInitRank_rank] = 0,
+		[DLT_V_ncclCommInitRank_id_hash] = 0xabcdef};
+	/* ncclCommInitRank of 2, never returns */
+	gen_enter(141, vals, DLT_V_ncclCommInitRank_comm);
 	gen_close();
 	struct tu_proc p;
 	const char *args[] = {"export", "--format", "chrome", dir, NULL};
@@ -711,13 +755,15 @@ static void test_unit_export_times_and_hangs(void)
 static void test_unit_diff_text(void)
 {
 	char *da = tu_tmpdir("gen-diff-a"), *db = tu_tmpdir("gen-diff-b");
-	uint64_t v[2] = {0, 0};
+	uint64_t v[DLT_NV_cudnnConvolutionForward] = {
+		[DLT_V_cudnnConvolutionForward_algo] = 0,
+		[DLT_V_cudnnConvolutionForward_workspace] = 0};
 	struct gen_cand two = {2, 0, -1.f}, five = {5, 0, -1.f};
 	/* A runs algo 2; B runs algo 2 three times and algo 5 once. */
 	TU_CHECK_FATAL(gen_open(da, -1) == 0, "cannot write a trace");
 	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
 	gen_problem(GEN_PROBLEM, 64, 64);
-	gen_call(94, 0, 5000, v, 2);
+	gen_call(94, 0, 5000, v, DLT_NV_cudnnConvolutionForward);
 	gen_algo(94, GEN_PROBLEM, 0, &two, 1);
 	gen_exit(0);
 	gen_close();
@@ -725,7 +771,7 @@ static void test_unit_diff_text(void)
 	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
 	gen_problem(GEN_PROBLEM, 64, 64);
 	for (int i = 0; i < 4; i++) {
-		gen_call(94, 0, 5000, v, 2);
+		gen_call(94, 0, 5000, v, DLT_NV_cudnnConvolutionForward);
 		gen_algo(94, GEN_PROBLEM, 0, i < 3 ? &two : &five, 1);
 	}
 	gen_exit(0);
@@ -1844,19 +1890,20 @@ static int gen_scale(const char *dir, unsigned records)
 	for (int r = 0; r < SCALE_TRACES; r++) {
 		if (gen_open(dir, r) != 0)
 			return -1;
-		int64_t v[8] = {12040,
-				12040,
-				0,
-				0,
-				DLT_VERSION_ABSENT,
-				DLT_VERSION_ABSENT,
-				DLT_VERSION_ABSENT,
-				DLT_VERSION_ABSENT};
+		int64_t v[8];
+		gen_slots_absent(v);
+		v[DLT_FV_CUDART_runtime_version] = 12040;
+		v[DLT_FV_CUDART_driver_version] = 12040;
+		v[DLT_FV_CUDART_runtime_status] = 0;
+		v[DLT_FV_CUDART_driver_status] = 0;
 		gen_family(DLT_FAM_CUDART, "/opt/cuda/lib64/libcudart.so.12",
 			   NULL, v);
 		for (unsigned i = 0; i < records; i++) {
-			uint64_t vals[2] = {4096, 0};
-			gen_call(6, i % 10 == 9 ? 2 : 0, 1000 + i, vals, 2);
+			uint64_t vals[DLT_NV_cudaMalloc] = {
+				[DLT_V_cudaMalloc_size] = 4096,
+				[DLT_V_cudaMalloc_ptr] = 0};
+			gen_call(6, i % 10 == 9 ? 2 : 0, 1000 + i, vals,
+				 DLT_NV_cudaMalloc);
 		}
 		gen_exit(0);
 		gen_close();

@@ -536,8 +536,6 @@ static void expect_enter_pairs(const char *what, const struct gtrace *g,
 /* ---- LIB_FAMILY -----------------------------------------------------------
  */
 
-#define ANY INT64_MIN
-
 /* The LIB_FAMILY records written after a first call (not those of the
  * versions at load, test_tree.c's). */
 static const struct dlt_rec_family *gt_family(const struct gtrace *g, int fam,
@@ -557,11 +555,22 @@ static const struct dlt_rec_family *gt_family(const struct gtrace *g, int fam,
 	return f;
 }
 
+/* A value a test expects, by its index name (DLT_FV_..., DLT_V_...); a
+ * list ends with WANT_END. */
+struct want {
+	int slot;
+	int64_t value;
+};
+#define WANT_END      \
+	{             \
+		-1, 0 \
+	}
+
 /* One LIB_FAMILY of this family, from want_path, first found by
- * first_api, with these versions (ANY: not checked). */
+ * first_api, with these slots (the others not checked). */
 static void expect_family(const char *what, const struct gtrace *g, int fam,
 			  const char *want_path, const char *first_api,
-			  const int64_t want[8])
+			  const struct want *want)
 {
 	size_t n;
 	const struct dlt_rec_family *f = gt_family(g, fam, &n);
@@ -578,11 +587,25 @@ static void expect_family(const char *what, const struct gtrace *g, int fam,
 			 "%s: LIB_FAMILY %s first found by %s, expected %s",
 			 what, dlt_family_name(fam), api_name((uint16_t)f->api),
 			 first_api);
-	for (int i = 0; i < 8; i++)
-		TU_CHECK(want[i] == ANY || f->v[i] == want[i],
-			 "%s: LIB_FAMILY %s v[%d] = %lld, expected %lld", what,
-			 dlt_family_name(fam), i, (long long)f->v[i],
-			 (long long)want[i]);
+	for (const struct want *w = want; w->slot >= 0; w++)
+		TU_CHECK(f->v[w->slot] == w->value,
+			 "%s: LIB_FAMILY %s %s = %lld, expected %lld", what,
+			 dlt_family_name(fam),
+			 dlt_family_slot_name(fam, (size_t)w->slot),
+			 (long long)f->v[w->slot], (long long)w->value);
+}
+
+/* Where an API's value of this name is in its records; past the last
+ * value when it has none. */
+static size_t value_index(uint16_t api, const char *value)
+{
+	const struct dlt_api_desc *a = dlt_api_by_id(api);
+	if (a == NULL)
+		return SIZE_MAX;
+	size_t i = 0;
+	while (i < a->nvalues && strcmp(a->values[i], value) != 0)
+		i++;
+	return i;
 }
 
 static void expect_no_note(const char *what, const struct gtrace *g,
@@ -629,10 +652,9 @@ static const char *const *cuda_env(void)
 	return env;
 }
 
-/* The nth API_CALL of name has values v[0..n) (ANY: not checked). */
+/* The nth API_CALL of name has these values (the others not checked). */
 static void expect_values(const char *what, const struct gtrace *g,
-			  const char *name, size_t nth, const int64_t *want,
-			  size_t n)
+			  const char *name, size_t nth, const struct want *want)
 {
 	const struct dlt_rec_api_call *c[64];
 	size_t k = gt_calls(g, api_id(name), c, 64);
@@ -640,13 +662,19 @@ static void expect_values(const char *what, const struct gtrace *g,
 		 name, k);
 	if (nth >= k || nth >= 64)
 		return;
-	TU_CHECK(call_nv(&c[nth]->h) >= n, "%s: %s has %zu values", what, name,
-		 call_nv(&c[nth]->h));
-	for (size_t i = 0; i < n && i < call_nv(&c[nth]->h); i++)
-		TU_CHECK(want[i] == ANY || (int64_t)c[nth]->v[i] == want[i],
-			 "%s: %s #%zu value %zu is %lld, expected %lld", what,
-			 name, nth, i, (long long)c[nth]->v[i],
-			 (long long)want[i]);
+	const struct dlt_api_desc *a = dlt_api_by_name(name);
+	for (const struct want *w = want; w->slot >= 0; w++) {
+		TU_CHECK(call_nv(&c[nth]->h) > (size_t)w->slot,
+			 "%s: %s has %zu values, no %s", what, name,
+			 call_nv(&c[nth]->h),
+			 dlt_api_value_name(a, (size_t)w->slot));
+		if (call_nv(&c[nth]->h) <= (size_t)w->slot)
+			continue;
+		TU_CHECK((int64_t)c[nth]->v[w->slot] == w->value,
+			 "%s: %s #%zu %s is %lld, expected %lld", what, name,
+			 nth, dlt_api_value_name(a, (size_t)w->slot),
+			 (long long)c[nth]->v[w->slot], (long long)w->value);
+	}
 }
 
 static void expect_static_runtimes(const char *what, const struct gtrace *g,
@@ -699,15 +727,25 @@ static void check_cuda_run(const char *what, const char *prog, int dlopen_path)
 			fake_file(DLT_FAKE_CUDART_DIR, DLT_FAKE_CUDART_SONAME);
 		/* The driver API version only when the driver was loaded
 		 * by then (the shim never loads it to ask). */
-		const int64_t v[8] = {RT_VER, ANY, 0, ANY, ANY, ANY, ANY, ANY};
+		const struct want v[] = {
+			{DLT_FV_CUDART_runtime_version, RT_VER},
+			{DLT_FV_CUDART_runtime_status, 0},
+			WANT_END};
 		expect_family(what, g, DLT_FAM_CUDART, rt,
 			      "cudaRuntimeGetVersion", v);
 		free(rt);
-		const int64_t malloc_v[] = {4096};
-		expect_values(what, g, "cudaMalloc", 0, malloc_v, 1);
-		const int64_t h2d[] = {4096, 1}, d2h[] = {4096, 2};
-		expect_values(what, g, "cudaMemcpy", 0, h2d, 2);
-		expect_values(what, g, "cudaMemcpy", 1, d2h, 2);
+		const struct want malloc_v[] = {{DLT_V_cudaMalloc_size, 4096},
+						WANT_END};
+		expect_values(what, g, "cudaMalloc", 0, malloc_v);
+		/* cudaMemcpyHostToDevice, then DeviceToHost */
+		const struct want h2d[] = {{DLT_V_cudaMemcpy_bytes, 4096},
+					   {DLT_V_cudaMemcpy_kind, 1},
+					   WANT_END},
+				  d2h[] = {{DLT_V_cudaMemcpy_bytes, 4096},
+					   {DLT_V_cudaMemcpy_kind, 2},
+					   WANT_END};
+		expect_values(what, g, "cudaMemcpy", 0, h2d);
+		expect_values(what, g, "cudaMemcpy", 1, d2h);
 		/* The runtime opening the driver is not a static runtime. */
 		expect_static_runtimes(what, g, NULL);
 		if (dlopen_path) {
@@ -715,8 +753,10 @@ static void check_cuda_run(const char *what, const char *prog, int dlopen_path)
 			 * cudaGetDriverEntryPoint{,ByVersion}. */
 			char *drv =
 				fake_file(DLT_FAKE_CUDA_DIR, "libcuda.so.1");
-			const int64_t dv[8] = {DRV_VER, 0,   ANY, ANY,
-					       ANY,	ANY, ANY, ANY};
+			const struct want dv[] = {
+				{DLT_FV_CUDA_driver_version, DRV_VER},
+				{DLT_FV_CUDA_driver_status, 0},
+				WANT_END};
 			/* The runtime's own driver calls are recorded too
 			 * (it reaches the driver first, via cuGetProcAddress).
 			 */
@@ -727,7 +767,10 @@ static void check_cuda_run(const char *what, const char *prog, int dlopen_path)
 					     16);
 			int found256 = 0;
 			for (size_t q = 0; q < na && q < 16; q++)
-				found256 |= allocs[q]->v[0] == 256;
+				found256 |=
+					allocs[q]
+						->v[DLT_V_cuMemAlloc_v2_size] ==
+					256;
 			TU_CHECK(
 				found256,
 				"%s: no API_CALL of cuMemAlloc_v2 of 256 bytes",
@@ -797,7 +840,9 @@ static void test_cuda_getprocaddress(void)
 			TU_CHECK(gt_calls(g, api_id(names[i]), NULL, 0) > 0,
 				 "%s: no API_CALL of %s", what, names[i]);
 		char *drv = fake_file(DLT_FAKE_CUDA_DIR, "libcuda.so.1");
-		const int64_t v[8] = {DRV_VER, 0, ANY, ANY, ANY, ANY, ANY, ANY};
+		const struct want v[] = {{DLT_FV_CUDA_driver_version, DRV_VER},
+					 {DLT_FV_CUDA_driver_status, 0},
+					 WANT_END};
 		expect_family(what, g, DLT_FAM_CUDA, drv, "cuGetProcAddress_v2",
 			      v);
 		free(drv);
@@ -848,8 +893,9 @@ static void test_cuda_runtime_driver_calls(void)
 			missing += n == 0;
 		}
 		if (missing == 0) {
-			const int64_t alloc_v[] = {4096};
-			expect_values(what, g, "cuMemAlloc_v2", 0, alloc_v, 1);
+			const struct want alloc_v[] = {
+				{DLT_V_cuMemAlloc_v2_size, 4096}, WANT_END};
+			expect_values(what, g, "cuMemAlloc_v2", 0, alloc_v);
 			static const char *const need[] = {"cuInit", NULL};
 			expect_enter_pairs(what, g, need);
 		}
@@ -1164,27 +1210,43 @@ static void check_legacy(const char *what, const struct gtrace *g,
 			continue;
 		}
 		const struct lev *e = &ev[k++];
+		/* The values of the three directions have the same names;
+		 * a failed call has not written what it would have
+		 * returned. */
+		const char *wname[3];
 		uint64_t want[3];
-		size_t nw;
+		size_t nw = 0;
 		if (e->kind == EV_SEL) {
-			want[0] = 8;
-			want[1] = (uint64_t)e->n;
-			want[2] = MIB;
-			nw = e->status ? 1 : e->ex ? 3 : 2;
+			wname[nw] = "requested";
+			want[nw++] = 8;
+			if (e->status == 0) {
+				wname[nw] = "returned";
+				want[nw++] = (uint64_t)e->n;
+			}
+			if (e->status == 0 && e->ex) {
+				wname[nw] = "workspace";
+				want[nw++] = MIB;
+			}
 		} else if (e->kind == EV_PREF) {
-			want[0] = (uint64_t)e->pref;
-			want[1] = MIB;
-			want[2] = (uint64_t)(int64_t)e->choice;
-			nw = e->status ? 2 : 3;
+			wname[nw] = "preference";
+			want[nw++] = (uint64_t)e->pref;
+			wname[nw] = "limit";
+			want[nw++] = MIB;
+			if (e->status == 0) {
+				wname[nw] = "algo";
+				want[nw++] = (uint64_t)(int64_t)e->choice;
+			}
 		} else {
-			want[0] = (uint64_t)e->choice;
-			want[1] = 64 * MIB;
-			nw = 2;
+			wname[nw] = "algo";
+			want[nw++] = (uint64_t)e->choice;
+			wname[nw] = "workspace";
+			want[nw++] = 64 * MIB;
 		}
-		int ok = h->flags == e->api && c->ret == e->status &&
-			 call_nv(h) >= nw;
-		for (size_t q = 0; ok && q < nw; q++)
-			ok = c->v[q] == want[q];
+		int ok = h->flags == e->api && c->ret == e->status;
+		for (size_t q = 0; ok && q < nw; q++) {
+			size_t at = value_index(h->flags, wname[q]);
+			ok = at < call_nv(h) && c->v[at] == want[q];
+		}
 		if (!ok) {
 			bad++;
 			TU_CHECK(0,
@@ -1309,7 +1371,11 @@ static void test_cudnn_legacy9(void)
 				      0, &d2, &t2, &s2);
 	char *lib = fake_file(DLT_FAKE_CUDNN9_DIR, "libcudnn.so.9");
 	/* graph and ops export a version word; cnn exports none (as 9.19). */
-	const int64_t v[8] = {91902, 12080, 0, 0, ANY, ANY, ANY, ANY};
+	const struct want v[] = {{DLT_FV_CUDNN_version, 91902},
+				 {DLT_FV_CUDNN_cudart_version, 12080},
+				 {DLT_FV_CUDNN_sublib1_check, 0},
+				 {DLT_FV_CUDNN_sublib2_check, 0},
+				 WANT_END};
 	uint64_t ids2[3];
 	if (g1) {
 		check_legacy("cuDNN 9 legacy, linked", g1, t1.out, legacy9_ids);
@@ -1349,7 +1415,15 @@ static void test_cudnn_legacy7(void)
 	char *lib = fake_file(DLT_FAKE_CUDNN7_DIR, "libcudnn.so.7");
 	/* No sub-library version checks before 8.0. */
 	const int64_t A = DLT_VERSION_ABSENT;
-	const int64_t v[8] = {7602, 10020, A, A, A, A, A, A};
+	const struct want v[] = {{DLT_FV_CUDNN_version, 7602},
+				 {DLT_FV_CUDNN_cudart_version, 10020},
+				 {DLT_FV_CUDNN_sublib1_check, A},
+				 {DLT_FV_CUDNN_sublib2_check, A},
+				 {DLT_FV_CUDNN_sublib3_check, A},
+				 {DLT_FV_CUDNN_sublib4_check, A},
+				 {DLT_FV_CUDNN_sublib5_check, A},
+				 {DLT_FV_CUDNN_sublib6_check, A},
+				 WANT_END};
 	uint64_t ids1[3], ids2[3];
 	if (g1) {
 		check_legacy("cuDNN 7, linked", g1, t1.out, ids1);
@@ -1473,7 +1547,11 @@ static void test_cudnn_skew(void)
 			"ops skew: %zu cudnnCreate records, ret %d", n,
 			n ? c[0]->ret : -1);
 		char *lib = fake_file(DLT_FAKE_CUDNN9_DIR, "libcudnn.so.9");
-		const int64_t v[8] = {91900, ANY, 0, 1002, ANY, ANY, ANY, ANY};
+		/* graph agrees, ops does not */
+		const struct want v[] = {{DLT_FV_CUDNN_version, 91900},
+					 {DLT_FV_CUDNN_sublib1_check, 0},
+					 {DLT_FV_CUDNN_sublib2_check, 1002},
+					 WANT_END};
 		expect_family("cuDNN 9, ops skew", g, DLT_FAM_CUDNN, lib,
 			      "cudnnCreate", v);
 		free(lib);
@@ -1607,7 +1685,9 @@ static void check_backend(const char *what, const struct gtrace *g,
 		if (is_exec) {
 			const struct dlt_rec_api_call *c = (const void *)h;
 			ok = c->ret == e->status && call_nv(h) >= 1 &&
-			     c->v[0] == last_plan && last_plan != 0;
+			     c->v[DLT_V_cudnnBackendExecute_plan] ==
+				     last_plan &&
+			     last_plan != 0;
 			execs++;
 			if (!ok)
 				TU_CHECK(
@@ -1616,8 +1696,10 @@ static void check_backend(const char *what, const struct gtrace *g,
 					"%llx, the last plan that finalized "
 					"is %llx; the program printed \"%s\"",
 					what, c->ret,
-					call_nv(h) ? (unsigned long long)c->v[0]
-						   : 0ull,
+					call_nv(h)
+						? (unsigned long long)c->v
+							  [DLT_V_cudnnBackendExecute_plan]
+						: 0ull,
 					(unsigned long long)last_plan, e->line);
 		} else {
 			const struct dlt_rec_bk_finalize *r = (const void *)h;
@@ -1738,7 +1820,9 @@ static void expect_nccl_family(const char *what, const struct gtrace *g,
 			       const char *first_api)
 {
 	char *lib = fake_file(DLT_FAKE_NCCL_DIR, "libnccl.so.2");
-	const int64_t v[8] = {22810, 0, ANY, ANY, ANY, ANY, ANY, ANY};
+	const struct want v[] = {{DLT_FV_NCCL_version, 22810},
+				 {DLT_FV_NCCL_status, 0},
+				 WANT_END};
 	expect_family(what, g, DLT_FAM_NCCL, lib, first_api, v);
 	free(lib);
 }
@@ -1771,8 +1855,9 @@ static void test_nccl_single(void)
 			 "%s: ncclCommInitRank id_hash %llx, ncclGetUniqueId "
 			 "%llx",
 			 what,
-			 (unsigned long long)first_value(g, "ncclCommInitRank",
-							 2),
+			 (unsigned long long)first_value(
+				 g, "ncclCommInitRank",
+				 DLT_V_ncclCommInitRank_id_hash),
 			 (unsigned long long)h);
 	}
 	gs_free(&s);
@@ -1948,8 +2033,9 @@ static void test_nccl_all(void)
 		expect_calls(what, g, g->hdr.pid, traced.out);
 		static const char *const need[] = {"ncclCommInitAll", NULL};
 		expect_enter_pairs(what, g, need);
-		const int64_t ndev[] = {2};
-		expect_values(what, g, "ncclCommInitAll", 0, ndev, 1);
+		const struct want ndev[] = {{DLT_V_ncclCommInitAll_ndev, 2},
+					    WANT_END};
+		expect_values(what, g, "ncclCommInitAll", 0, ndev);
 		expect_nccl_family(what, g, "ncclCommInitAll");
 	}
 	gs_free(&s);
@@ -2069,8 +2155,8 @@ static int launch_rec(void *ctx, const struct dlt_rec_view *v)
 	/* The kernels are consecutive bytes: call i launches kernel0 + i % 3.
 	 */
 	if (l->n == 0)
-		l->kernel0 = c->v[0];
-	if (c->v[0] != l->kernel0 + l->n % 3)
+		l->kernel0 = c->v[DLT_V_cudaLaunchKernel_func];
+	if (c->v[DLT_V_cudaLaunchKernel_func] != l->kernel0 + l->n % 3)
 		l->bad_kernel++;
 	if (c->h.ts < l->last_ts)
 		l->backwards++;
@@ -2427,17 +2513,20 @@ static void test_real(void)
 				 "%s: %s resolved to %s, not in %s", what,
 				 fams[i].prefix, path ? path : "-",
 				 DLT_TEST_REAL_LIBDIR);
-			int64_t want[8] = {ANY, ANY, ANY, ANY,
-					   ANY, ANY, ANY, ANY};
+			struct want want[3] = {WANT_END, WANT_END, WANT_END};
 			if (fams[i].fam == DLT_FAM_CUDART) {
-				want[0] = rt;
+				want[0] = (struct want){
+					DLT_FV_CUDART_runtime_version, rt};
 				(void)drv; /* only if the driver was loaded */
 			} else if (fams[i].fam == DLT_FAM_CUDNN) {
-				want[0] = cudnn_v;
-				want[1] = cudnn_rt;
+				want[0] = (struct want){DLT_FV_CUDNN_version,
+							cudnn_v};
+				want[1] = (struct want){
+					DLT_FV_CUDNN_cudart_version, cudnn_rt};
 			} else {
-				want[0] = nccl_v;
-				want[1] = 0;
+				want[0] = (struct want){DLT_FV_NCCL_version,
+							nccl_v};
+				want[1] = (struct want){DLT_FV_NCCL_status, 0};
 			}
 			expect_family(what, g, fams[i].fam, path ? path : "-",
 				      NULL, want);
@@ -3244,7 +3333,7 @@ static void test_hang_collective(void)
 				enters++;
 				count = ((const struct dlt_rec_api_enter
 						  *)(const void *)h)
-						->v[0];
+						->v[DLT_V_ncclAllReduce_count];
 			}
 			calls += h->type == DLT_REC_API_CALL;
 		}
