@@ -3707,8 +3707,13 @@ static void test_quiet_launcher(void)
 		"/bin/sh",   "-c",	 "\"$0\" -c \"$1\" \"$2\"; true",
 		tu_python(), quiet_loop, flag,
 		NULL};
-	const char *env[] = {"WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
-			     "MASTER_PORT=29999", "DLTRACE_STALL_MS=300", NULL};
+	/* Nothing listens there (the script never rendezvous), but the port
+	 * is one no other test of a parallel run is given. */
+	int port = tu_free_port();
+	TU_CHECK_FATAL(port > 0, "no free port");
+	char *port_env = tu_strfmt("MASTER_PORT=%d", port);
+	const char *env[] = {"WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", port_env,
+			     "DLTRACE_STALL_MS=300", NULL};
 	const char *const exes[] = {"dash", "python", NULL};
 	const char *const exes_sh[] = {"sh", "python", NULL};
 	char sh[1024] = "";
@@ -3717,6 +3722,7 @@ static void test_quiet_launcher(void)
 	quiet_wait("launcher script waiting", cmd, env, flag, dir,
 		   strstr(sh, "dash") ? exes : exes_sh);
 	unlink(flag);
+	free(port_env);
 	free(flag);
 	tu_rmtree(dir);
 	free(dir);
