@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds dltrace and runs the whole test suite:
-#   1. clang-format check of every C file;
+#   1. clang-format check of every C file, and every dlt_ name defined
+#      in one file (scripts/check-names.sh);
 #   2. the normal build and all tests (unit and end-to-end);
 #   3. an ASan+UBSan build of the analyzer and unit tests, and those tests;
 #   4. a short libFuzzer run of each fuzz target (scripts/fuzz.sh: the
@@ -16,6 +17,9 @@ if [ -n "$bad" ]; then
 	echo "not clang-formatted: $bad" >&2
 	exit 1
 fi
+
+echo "== names: every dlt_ name defined once"
+scripts/check-names.sh
 
 echo "== build"
 BUILD_DIR=build scripts/build.sh

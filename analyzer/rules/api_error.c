@@ -87,7 +87,7 @@ static const char *dlt_hint(const struct dlt_gpu *g, int family, int32_t st)
 	return NULL;
 }
 
-void dlt_rule_api_error(struct dlt_rule_ctx *c)
+static void dlt_rule_api_error(struct dlt_rule_ctx *c)
 {
 	const struct dlt_gpu *g = c->g;
 	int64_t ver = dlt_gpu_cudnn_version(g);
@@ -139,3 +139,6 @@ void dlt_rule_api_error(struct dlt_rule_ctx *c)
 			dlt_finding_fix(c, f, "%s", hint);
 	}
 }
+
+DLT_RULE(api_error, 100, "API_ERROR", DLT_SEV_WARNING, dlt_rule_api_error, NULL,
+	 "traced GPU library calls returned errors");

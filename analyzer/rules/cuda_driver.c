@@ -20,7 +20,7 @@ static const struct {
 	const char *driver;
 } dlt_min_driver[] = {
 #define DLT_MIN_DRIVER(maj, min, drv) {maj, min, drv},
-#include "../data/cuda_min_driver.def"
+#include "cuda_min_driver.def"
 #undef DLT_MIN_DRIVER
 };
 
@@ -93,7 +93,7 @@ struct dlt_runtime {
 	int64_t version;
 };
 
-void dlt_rule_cuda_driver(struct dlt_rule_ctx *c)
+static void dlt_rule_cuda_driver(struct dlt_rule_ctx *c)
 {
 	const struct dlt_process *p = c->p;
 	const struct dlt_gpu *g = c->g;
@@ -323,3 +323,7 @@ void dlt_rule_cuda_driver(struct dlt_rule_ctx *c)
 				     : "?",
 				example);
 }
+
+DLT_RULE(cuda_driver, 60, "CUDA_DRIVER_INSUFFICIENT", DLT_SEV_ERROR,
+	 dlt_rule_cuda_driver, NULL,
+	 "no NVIDIA driver, or one older than the CUDA runtime needs");
