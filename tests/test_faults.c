@@ -728,7 +728,7 @@ static void test_python_close_fds(void)
 {
 	const char *why = tu_python_skip("subprocess");
 	if (why) {
-		printf("\n    skipped: %s\n", why);
+		tu_skip("%s", why);
 		return;
 	}
 	struct pair p;
@@ -1922,6 +1922,10 @@ static void test_compact_live(void)
 	tu_proc_free(&c);
 	struct tu_traceset set;
 	load_clean("compacted traces", dir, &set);
+	TU_CHECK(set.n == 2,
+		 "%zu compacted traces, expected the killed "
+		 "process's and the live one's",
+		 set.n);
 	for (size_t i = 0; i < set.n; i++) {
 		struct tally t = {0};
 		tally_trace(&t, &set.t[i]);

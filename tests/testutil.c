@@ -550,12 +550,32 @@ int tu_copy_file(const char *from, const char *to)
 
 /* ---- traces -------------------------------------------------------------- */
 
+static int tu_trace_keep(struct tu_trace *t, const struct dlt_rec_view *v)
+{
+	if (t->nrecs == t->cap_recs) {
+		size_t cap = t->cap_recs ? 2 * t->cap_recs : 256;
+		struct tu_rec *r = realloc(t->recs, cap * sizeof(*r));
+		if (r == NULL)
+			return 1;
+		t->recs = r;
+		t->cap_recs = cap;
+	}
+	struct dlt_rec_hdr *h = malloc(v->rec->len);
+	if (h == NULL)
+		return 1;
+	memcpy(h, v->rec, v->rec->len);
+	t->recs[t->nrecs++] = (struct tu_rec){h, v->tid, v->writer};
+	return 0;
+}
+
 static int tu_trace_rec(void *ctx, const struct dlt_rec_view *v)
 {
 	struct tu_trace *t = ctx;
 	uint16_t type = v->rec->type;
 	if (type < 256)
 		t->nrec[type]++;
+	if (t->keep && tu_trace_keep(t, v) != 0)
+		return 1;
 	if (type == DLT_REC_MARK) {
 		const struct dlt_rec_mark *m = (const void *)v->rec;
 		if (t->nmarks == t->cap_marks) {
@@ -587,29 +607,58 @@ static int tu_trace_rec(void *ctx, const struct dlt_rec_view *v)
 	return 0;
 }
 
-int tu_trace_load(const char *path, struct tu_trace *t, char *err,
-		  size_t errlen)
+static int tu_trace_open(const char *path, struct tu_trace *t, int keep,
+			 char *err, size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
 	t->path = strdup(path);
+	t->keep = keep;
 	struct dlt_trace *tr = dlt_trace_open(path, err, errlen);
 	if (tr == NULL)
 		return -1;
 	t->hdr = *dlt_trace_header(tr);
 	t->reader = tr;
 	dlt_trace_foreach(tr, tu_trace_rec, t);
-	t->reader = NULL;
 	dlt_trace_stats(tr, &t->stats);
 	t->nproblems = dlt_trace_problem_count(tr);
 	t->problems = calloc(t->nproblems + 1, sizeof(char *));
 	for (size_t i = 0; i < t->nproblems; i++)
 		t->problems[i] = strdup(dlt_trace_problem(tr, i));
-	dlt_trace_close(tr);
+	if (!keep) {
+		dlt_trace_close(tr);
+		t->reader = NULL;
+	}
 	return 0;
+}
+
+int tu_trace_load(const char *path, struct tu_trace *t, char *err,
+		  size_t errlen)
+{
+	return tu_trace_open(path, t, 0, err, errlen);
+}
+
+int tu_trace_read(const char *path, struct tu_trace *t, int quiet)
+{
+	char err[512] = "";
+	int r = tu_trace_open(path, t, 1, err, sizeof(err));
+	TU_CHECK(quiet || r == 0, "trace %s does not open: %s", path, err);
+	for (size_t i = 0; !quiet && r == 0 && i < t->nproblems; i++)
+		TU_CHECK(0, "%s: reader problem: %s", path, t->problems[i]);
+	return r;
+}
+
+const char *tu_trace_str(const struct tu_trace *t, uint32_t id)
+{
+	return t->reader ? dlt_trace_strz(t->reader, id) : "";
 }
 
 void tu_trace_free(struct tu_trace *t)
 {
+	if (t->reader)
+		dlt_trace_close(t->reader);
+	for (size_t i = 0; i < t->nrecs; i++)
+		free((void *)t->recs[i].h);
+	free(t->recs);
 	for (size_t i = 0; i < t->nproblems; i++)
 		free(t->problems[i]);
 	free(t->problems);
@@ -741,6 +790,37 @@ size_t tu_traceset_load(const char *dir, struct tu_traceset *s)
 	}
 	tu_free_list(paths);
 	return s->n;
+}
+
+size_t tu_traceset_read(const char *dir, struct tu_traceset *s, int quiet)
+{
+	char **paths;
+	size_t n = tu_list_traces(dir, &paths);
+	s->t = calloc(n + 1, sizeof(*s->t));
+	s->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (tu_trace_read(paths[i], &s->t[s->n], quiet) == 0)
+			s->n++;
+		else
+			tu_trace_free(&s->t[s->n]);
+	}
+	tu_free_list(paths);
+	return s->n;
+}
+
+struct tu_trace *tu_traceset_only(struct tu_traceset *s, const char *exe)
+{
+	struct tu_trace *found = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const char *base = strrchr(s->t[i].exe, '/');
+		if (strcmp(base ? base + 1 : s->t[i].exe, exe) == 0) {
+			found = &s->t[i];
+			n++;
+		}
+	}
+	TU_CHECK(n == 1, "%zu traces of %s, expected 1", n, exe);
+	return n == 1 ? found : NULL;
 }
 
 void tu_traceset_free(struct tu_traceset *s)
@@ -1286,6 +1366,42 @@ void tu_expect_healthy(const char *what, const char *dir)
 /* ---- running suites -------------------------------------------------------
  */
 
+/* Tests that called tu_skip, by CUnit test: a test counts once however
+ * often it skips. */
+static const void *tu_skipped_tests[256];
+static size_t tu_nskipped, tu_nskipped_parts;
+
+static void tu_vskip(const char *kind, const char *fmt, va_list ap)
+{
+	CU_pTest t = CU_get_current_test();
+	printf("\n    SKIPPED %s of \"%s\": ", kind, t ? t->pName : "?");
+	vprintf(fmt, ap);
+	printf("\n");
+}
+
+void tu_skip(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tu_vskip("test", fmt, ap);
+	va_end(ap);
+	const void *t = CU_get_current_test();
+	for (size_t i = 0; i < tu_nskipped; i++)
+		if (tu_skipped_tests[i] == t)
+			return;
+	if (tu_nskipped < sizeof(tu_skipped_tests) / sizeof(*tu_skipped_tests))
+		tu_skipped_tests[tu_nskipped++] = t;
+}
+
+void tu_skip_part(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tu_vskip("part", fmt, ap);
+	va_end(ap);
+	tu_nskipped_parts++;
+}
+
 int tu_main(int argc, char **argv, const struct tu_suite *suites)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -1336,9 +1452,17 @@ int tu_main(int argc, char **argv, const struct tu_suite *suites)
 	CU_basic_run_tests();
 	unsigned fails = CU_get_number_of_failures();
 	unsigned tests_failed = CU_get_number_of_tests_failed();
+	unsigned ran = CU_get_number_of_tests_run();
 	CU_cleanup_registry();
 	printf("\n");
-	return (fails || tests_failed) ? 1 : 0;
+	if (tu_nskipped || tu_nskipped_parts || skipped)
+		printf("SKIPPED: %zu of %u tests, %zu parts of tests, %d "
+		       "suites\n",
+		       tu_nskipped, ran, tu_nskipped_parts, skipped);
+	if (fails || tests_failed)
+		return 1;
+	/* A run in which nothing was tried is no pass. */
+	return ran > 0 && tu_nskipped == ran ? 77 : 0;
 }
 
 int tu_group_alive(pid_t pgid, int ms)

@@ -119,6 +119,14 @@ struct tu_reap {
 	int32_t status;
 };
 
+/* One record of a trace read by tu_trace_read: a copy (the reader's own
+ * lives until its next record), with the thread that wrote it. */
+struct tu_rec {
+	const struct dlt_rec_hdr *h;
+	uint32_t tid;
+	uint32_t writer;
+};
+
 /* Everything a test wants to know about one trace file. */
 struct tu_trace {
 	char *path;
@@ -135,14 +143,26 @@ struct tu_trace {
 	char **problems;
 	size_t nproblems;
 	struct dlt_trace_stats stats;
-	char exe[1024];		  /* the PROC record's program, "" none */
-	struct dlt_trace *reader; /* while loading */
+	char exe[1024]; /* the PROC record's program, "" none */
+	/* While loading; after tu_trace_read, until tu_trace_free. */
+	struct dlt_trace *reader;
+	struct tu_rec *recs; /* tu_trace_read: every record, in file order */
+	size_t nrecs, cap_recs;
+	int keep; /* recs and reader wanted */
 };
 
 /* Reads a whole trace.  Returns 0, or -1 with err set when it cannot be
  * opened. */
 int tu_trace_load(const char *path, struct tu_trace *t, char *err,
 		  size_t errlen);
+/* The same, and keeps a copy of every record (recs) and the reader open
+ * for the trace's strings (tu_trace_str) until tu_trace_free.  A trace
+ * that does not open or reads with a problem is a failed check, unless
+ * quiet (a trace polled while its process still writes it).  Returns 0,
+ * or -1 when it does not open. */
+int tu_trace_read(const char *path, struct tu_trace *t, int quiet);
+/* A string of a trace read by tu_trace_read ("" for none). */
+const char *tu_trace_str(const struct tu_trace *t, uint32_t id);
 void tu_trace_free(struct tu_trace *t);
 int tu_trace_has_mark(const struct tu_trace *t, uint32_t id);
 
@@ -171,6 +191,12 @@ struct tu_traceset {
 };
 /* Loads every trace in dir; a trace that does not open is a failed check. */
 size_t tu_traceset_load(const char *dir, struct tu_traceset *s);
+/* Reads every trace in dir with tu_trace_read; returns how many opened. */
+size_t tu_traceset_read(const char *dir, struct tu_traceset *s, int quiet);
+/* The one trace of the set of a process that ran a program of this base
+ * name (the launcher's traced child, not a shell in between), or NULL and
+ * a failed check when there is not exactly one. */
+struct tu_trace *tu_traceset_only(struct tu_traceset *s, const char *exe);
 void tu_traceset_free(struct tu_traceset *s);
 /* The traces in the set holding a mark with this id. */
 size_t tu_traceset_with_mark(const struct tu_traceset *s, uint32_t id,
@@ -248,8 +274,17 @@ struct tu_suite {
 
 /* Runs the suites named on the command line (all without arguments) with
  * CUnit's verbose basic runner.  Exit status: 0 all passed, 1 failures,
- * 77 when the only suite asked for was skipped. */
+ * 77 (ctest: skipped) when every suite asked for was skipped, or every
+ * test that ran called tu_skip and none failed. */
 int tu_main(int argc, char **argv, const struct tu_suite *suites);
+
+/* The running test cannot do what it was written for here (a tool, a
+ * library or a permission is missing): says why on stdout and counts the
+ * test as skipped; the caller returns.  tu_skip_part is for a part of a
+ * test: the rest still ran, so the test still counts as run, but the
+ * summary line of tu_main names the part that was not. */
+void tu_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tu_skip_part(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Processes of process group pgid that are still running (not zombies),
  * after waiting up to ms for them to go (a state polled, not a time). */
