@@ -259,7 +259,7 @@ static void gen_family(int fam, const char *path, const char *kdrv,
 	struct dlt_rec_family *r = dlt_rec_reserve(&gw, &gtls, sizeof(*r));
 	r->h.ts = dlt_now_ns();
 	r->path = ps;
-	r->api = 1;
+	r->api = DLT_ID_cudaGetDeviceCount;
 	r->kdrv = ks;
 	r->source = DLT_FAMSRC_CALL;
 	memcpy(r->v, v, sizeof(r->v));
@@ -428,8 +428,8 @@ static void test_unit_backend_fallback(void)
 	gen_finalize(0x2000, GEN_PROBLEM, 0, 7);
 	uint64_t plan = 0x2000;
 	for (int i = 0; i < 5; i++) {
-		gen_enter(105, &plan, 1);
-		gen_call(105, 0, 20000, &plan, 1);
+		gen_enter(DLT_ID_cudnnBackendExecute, &plan, 1);
+		gen_call(DLT_ID_cudnnBackendExecute, 0, 20000, &plan, 1);
 	}
 	/* A second problem: no plan finalizes at all. */
 	gen_problem(GEN_PROBLEM + 1, 3, 16);
@@ -490,18 +490,21 @@ static void test_unit_legacy_not_fastest(void)
 	uint64_t req[DLT_NV_cudnnFindConvolutionForwardAlgorithm] = {
 		[DLT_V_cudnnFindConvolutionForwardAlgorithm_requested] = 8,
 		[DLT_V_cudnnFindConvolutionForwardAlgorithm_returned] = 3};
-	gen_call(88, 0, 3000000, req, /* cudnnFindConvolutionForward... */
+	gen_call(DLT_ID_cudnnFindConvolutionForwardAlgorithm, 0, 3000000, req,
 		 DLT_NV_cudnnFindConvolutionForwardAlgorithm);
 	struct gen_cand c[] = {{1, 0, 0.5f}, {0, 0, 1.2f}, {3, 3000, -1.f}};
-	gen_algo(88, GEN_PROBLEM, 0, c, 3);
+	gen_algo(DLT_ID_cudnnFindConvolutionForwardAlgorithm, GEN_PROBLEM, 0, c,
+		 3);
 	/* The program runs algo 0 anyway. */
 	uint64_t v[DLT_NV_cudnnConvolutionForward] = {
 		[DLT_V_cudnnConvolutionForward_algo] = 0,
 		[DLT_V_cudnnConvolutionForward_workspace] = 0};
 	struct gen_cand run = {0, 0, -1.f};
 	for (int i = 0; i < 4; i++) {
-		gen_call(94, 0, 5000, v, DLT_NV_cudnnConvolutionForward);
-		gen_algo(94, GEN_PROBLEM, 0, &run, 1);
+		gen_call(DLT_ID_cudnnConvolutionForward, 0, 5000, v,
+			 DLT_NV_cudnnConvolutionForward);
+		gen_algo(DLT_ID_cudnnConvolutionForward, GEN_PROBLEM, 0, &run,
+			 1);
 	}
 	gen_exit(0);
 	gen_close();
@@ -540,7 +543,7 @@ static void test_unit_status_per_major(void)
 			 [DLT_FV_CUDNN_sublib6_check] = 0};
 	gen_family(DLT_FAM_CUDNN, "/opt/cudnn8/libcudnn.so.8", NULL, v8);
 	uint64_t h[DLT_NV_cudnnCreate] = {[DLT_V_cudnnCreate_handle] = 0};
-	gen_call(80, 2, 1000, h, DLT_NV_cudnnCreate);
+	gen_call(DLT_ID_cudnnCreate, 2, 1000, h, DLT_NV_cudnnCreate);
 	gen_exit(0);
 	gen_close();
 	TU_CHECK_FATAL(gen_open(dir, 1) == 0, "cannot write a trace");
@@ -548,7 +551,8 @@ static void test_unit_status_per_major(void)
 	uint64_t v[DLT_NV_cudnnConvolutionForward] = {
 		[DLT_V_cudnnConvolutionForward_algo] = 1,
 		[DLT_V_cudnnConvolutionForward_workspace] = 0};
-	gen_call(94, 3000, 1000, v, DLT_NV_cudnnConvolutionForward);
+	gen_call(DLT_ID_cudnnConvolutionForward, 3000, 1000, v,
+		 DLT_NV_cudnnConvolutionForward);
 	gen_exit(0);
 	gen_close();
 	struct tu_json *j = check_json(dir);
@@ -611,8 +615,10 @@ static void test_unit_driver(void)
 				[DLT_V_ncclCommInitRank_rank] = 0,
 				[DLT_V_ncclCommInitRank_id_hash] = 0x1234,
 				[DLT_V_ncclCommInitRank_comm] = 0};
-			gen_enter(141, vals, DLT_V_ncclCommInitRank_comm);
-			gen_call(141, 1, 900000, vals, DLT_NV_ncclCommInitRank);
+			gen_enter(DLT_ID_ncclCommInitRank, vals,
+				  DLT_V_ncclCommInitRank_comm);
+			gen_call(DLT_ID_ncclCommInitRank, 1, 900000, vals,
+				 DLT_NV_ncclCommInitRank);
 		}
 		gen_exit(0);
 		gen_close();
@@ -659,7 +665,7 @@ static void test_unit_incomplete_and_export(void)
 		[DLT_V_ncclCommInitRank_rank] = 0,
 		[DLT_V_ncclCommInitRank_id_hash] = 0xabcdef};
 	/* ncclCommInitRank, never returns */
-	gen_enter(141, vals, DLT_V_ncclCommInitRank_comm);
+	gen_enter(DLT_ID_ncclCommInitRank, vals, DLT_V_ncclCommInitRank_comm);
 	gen_close();
 	struct tu_json *j = check_json(dir);
 	TU_CHECK_FATAL(j != NULL, "no check output");
@@ -714,7 +720,7 @@ static void test_unit_export_times_and_hangs(void)
 		[DLT_V_ncclCommInitRank_rank] = 0,
 		[DLT_V_ncclCommInitRank_id_hash] = 0xabcdef};
 	/* ncclCommInitRank of 2, never returns */
-	gen_enter(141, vals, DLT_V_ncclCommInitRank_comm);
+	gen_enter(DLT_ID_ncclCommInitRank, vals, DLT_V_ncclCommInitRank_comm);
 	gen_close();
 	struct tu_proc p;
 	const char *args[] = {"export", "--format", "chrome", dir, NULL};
@@ -763,16 +769,19 @@ static void test_unit_diff_text(void)
 	TU_CHECK_FATAL(gen_open(da, -1) == 0, "cannot write a trace");
 	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
 	gen_problem(GEN_PROBLEM, 64, 64);
-	gen_call(94, 0, 5000, v, DLT_NV_cudnnConvolutionForward);
-	gen_algo(94, GEN_PROBLEM, 0, &two, 1);
+	gen_call(DLT_ID_cudnnConvolutionForward, 0, 5000, v,
+		 DLT_NV_cudnnConvolutionForward);
+	gen_algo(DLT_ID_cudnnConvolutionForward, GEN_PROBLEM, 0, &two, 1);
 	gen_exit(0);
 	gen_close();
 	TU_CHECK_FATAL(gen_open(db, -1) == 0, "cannot write a trace");
 	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
 	gen_problem(GEN_PROBLEM, 64, 64);
 	for (int i = 0; i < 4; i++) {
-		gen_call(94, 0, 5000, v, DLT_NV_cudnnConvolutionForward);
-		gen_algo(94, GEN_PROBLEM, 0, i < 3 ? &two : &five, 1);
+		gen_call(DLT_ID_cudnnConvolutionForward, 0, 5000, v,
+			 DLT_NV_cudnnConvolutionForward);
+		gen_algo(DLT_ID_cudnnConvolutionForward, GEN_PROBLEM, 0,
+			 i < 3 ? &two : &five, 1);
 	}
 	gen_exit(0);
 	gen_close();
@@ -810,7 +819,7 @@ static void test_unit_exit_status(void)
 	char *dir = tu_tmpdir("gen-exit");
 	TU_CHECK_FATAL(gen_open(dir, -1) == 0, "cannot write a trace");
 	uint64_t v = 0;
-	gen_call(7, 1, 100, &v, 1); /* cudaFree -> a warning */
+	gen_call(DLT_ID_cudaFree, 1, 100, &v, 1); /* cudaFree -> a warning */
 	gen_exit(0);
 	gen_close();
 	static const struct {
@@ -1902,8 +1911,8 @@ static int gen_scale(const char *dir, unsigned records)
 			uint64_t vals[DLT_NV_cudaMalloc] = {
 				[DLT_V_cudaMalloc_size] = 4096,
 				[DLT_V_cudaMalloc_ptr] = 0};
-			gen_call(6, i % 10 == 9 ? 2 : 0, 1000 + i, vals,
-				 DLT_NV_cudaMalloc);
+			gen_call(DLT_ID_cudaMalloc, i % 10 == 9 ? 2 : 0,
+				 1000 + i, vals, DLT_NV_cudaMalloc);
 		}
 		gen_exit(0);
 		gen_close();

@@ -1,6 +1,6 @@
 /* End-to-end tests: fixture programs run plainly and under dltrace (the
  * launcher, or LD_PRELOAD of libdltrace.so), then their traces are read with
- * analyzer/reader.h and `dltrace-analyze libs --json`.
+ * analyzer/reader/reader.h and `dltrace-analyze libs --json`.
  *
  *   test_e2e [SUITE...]   resolution privacy dlerror sigkill load fork
  *                         unwritable exit_status torch */

@@ -1,4 +1,4 @@
-/* Unit tests of the trace reader (analyzer/reader.h) on damaged traces.
+/* Unit tests of the trace reader (analyzer/reader/reader.h) on damaged traces.
  *
  * A trace is written once with the real writer (tracer/, the code
  * libdltrace.so uses): process info, a note, two threads of MARK records
@@ -944,7 +944,8 @@ static void test_analyze_damaged(void)
 	free(path);
 }
 
-/* ---- tests: compaction (analyzer/compact.c) --------------------------------
+/* ---- tests: compaction (analyzer/compact/compact.c)
+ * --------------------------------
  */
 
 static struct dlt_compact_result compact_copy(const char *path)

@@ -905,10 +905,14 @@ static void families(const char *dir, uint32_t source, struct fam_scan *s)
 	s->source = source;
 	char **paths;
 	size_t n = tu_list_traces(dir, &paths);
+	TU_CHECK(n > 0, "no trace in %s", dir);
 	for (size_t i = 0; i < n; i++) {
 		char err[256];
 		struct dlt_trace *t =
 			dlt_trace_open(paths[i], err, sizeof(err));
+		/* Every trace of these runs is whole: one that does not open
+		 * would hide the families it recorded. */
+		TU_CHECK(t != NULL, "%s: %s", paths[i], err);
 		if (t == NULL)
 			continue;
 		dlt_trace_foreach(t, scan_family, s);

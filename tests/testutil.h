@@ -1,5 +1,5 @@
 /* Helpers shared by the dltrace tests: running programs with captured
- * output, scratch directories, reading traces through analyzer/reader.h,
+ * output, scratch directories, reading traces through analyzer/reader/reader.h,
  * running dltrace-analyze and a small JSON parser for its output.
  *
  * Paths of the things under test come from CMake (tests/CMakeLists.txt):

@@ -6,6 +6,7 @@
  *   r->v[DLT_V_ncclCommInitRank_id_hash]   the id hash of an init's record
  *   DLT_NV_ncclCommInitRank                how many values it records
  *   f->v[DLT_FV_CUDNN_cudart_version]      a LIB_FAMILY slot
+ *   DLT_ID_ncclCommInitRank                its stable id (records' flags)
  *
  * The names as strings are the analyzer's (analyzer/reader/apinames.h). */
 #ifndef DLTRACE_APIVALS_H
@@ -15,7 +16,8 @@
 
 #define DLT_V_ENUM_(api, value) DLT_V_##api##_##value,
 #define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
-	enum { DLT_EACH_VALUE(DLT_V_ENUM_, name, values) DLT_NV_##name };
+	enum { DLT_EACH_VALUE(DLT_V_ENUM_, name, values) DLT_NV_##name };     \
+	enum { DLT_ID_##name = id };
 #include "apis.def"
 #undef DLT_API
 #undef DLT_V_ENUM_
