@@ -409,7 +409,7 @@ static void dlt_writer_limit(struct dlt_writer *w, uint64_t max_size)
 }
 
 /* The state of one file, set afresh for each: what precedes pend in the
- * struct, and the string table (by its count, without writing it).
+ * struct, and the string table (its count and its first, small index).
  * gen survives: a thread whose chunk belonged to the previous file (a
  * forked child's parent file) must see that it changed. */
 static void dlt_writer_reset(struct dlt_writer *w)
@@ -419,7 +419,11 @@ static void dlt_writer_reset(struct dlt_writer *w)
 	atomic_store(&w->gen, gen + 1);
 	w->magic = DLT_WRITER_MAGIC;
 	w->layout = DLT_WRITER_LAYOUT;
+	/* The table starts small and empty: its first index slots are on
+	 * the page of the fields above, written here anyway. */
 	w->str_count = 0;
+	w->str_mask = DLT_STRTAB_FIRST - 1;
+	memset(w->str_index, 0, DLT_STRTAB_FIRST * sizeof(w->str_index[0]));
 	w->str_arena_used = 0;
 	w->pid = getpid();
 }
