@@ -22,6 +22,7 @@
 #include "convprob.h"
 #include "dltrace/dltrace.h"
 #include "exec.h"
+#include "hot.h"
 #include "prefetch.h"
 #include "real.h"
 #include "state.h"
@@ -31,9 +32,9 @@
 
 /* The writer of a process without the audit half (DLTRACE_AUDIT=0). */
 static struct dlt_writer dlt_own_writer;
-static bool dlt_is_preload; /* this copy is the LD_PRELOAD one */
-static pthread_key_t dlt_thread_key;
-static bool dlt_thread_key_ok;
+DLT_HOT static bool dlt_is_preload; /* this copy is the LD_PRELOAD one */
+DLT_HOT static pthread_key_t dlt_thread_key;
+DLT_HOT static bool dlt_thread_key_ok;
 
 static void dlt_thread_exit(void *arg)
 {
@@ -294,7 +295,7 @@ __attribute__((destructor)) static void dlt_shim_fini(void)
 typedef int (*dlt_main_fn)(int, char **, char **);
 typedef int (*dlt_start_main_fn)(dlt_main_fn, int, char **, void (*)(void),
 				 void (*)(void), void (*)(void), void *);
-static dlt_main_fn dlt_program_main;
+DLT_HOT static dlt_main_fn dlt_program_main;
 DLT_EXPORT int __libc_start_main(dlt_main_fn main, int argc, char **argv,
 				 void (*init)(void), void (*fini)(void),
 				 void (*rtld_fini)(void), void *stack_end);

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "state.h"
+#include "hot.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -9,12 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-struct dlt_writer *dlt_w;
+DLT_HOT struct dlt_writer *dlt_w;
 __thread struct dlt_tls dlt_tls;
-struct dlt_rendezvous dlt_rendezvous;
+DLT_HOT struct dlt_rendezvous dlt_rendezvous;
 char dlt_self_path[DLT_PATH_MAX];
-bool dlt_have_audit;
-bool dlt_exit_recorded;
+DLT_HOT bool dlt_have_audit;
+DLT_HOT bool dlt_exit_recorded;
 struct dlt_config dlt_cfg;
 __thread int dlt_api_depth;
 __thread int dlt_hook_ret;
@@ -96,10 +97,8 @@ static const char *dlt_env(const char *name)
 void dlt_config_read(bool say)
 {
 	struct dlt_config *c = &dlt_cfg;
-	char abs[DLT_PATH_MAX];
-	memcpy(abs, c->dir_abs, sizeof(abs));
-	memset(c, 0, sizeof(*c));
-	memcpy(c->dir_abs, abs, sizeof(abs));
+	/* dir_abs is kept; the paths are written as strings, not whole. */
+	memset(c, 0, offsetof(struct dlt_config, dir));
 	const char *v = dlt_env("DLTRACE_DIR");
 	snprintf(c->dir, sizeof(c->dir), "%s", v ? v : "dltrace.out");
 

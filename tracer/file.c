@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "writer_int.h"
 #include "hash.h"
+#include "hot.h"
 #include "tracelock.h"
 
 #include <errno.h>
@@ -31,9 +32,9 @@
 #include <time.h>
 #include <unistd.h>
 
-int dlt_writer_kind_self = DLT_WRITER_SHIM;
-void (*dlt_on_new_thread)(void);
-void (*dlt_on_grow)(struct dlt_writer *w, uint32_t pages);
+DLT_HOT int dlt_writer_kind_self = DLT_WRITER_SHIM;
+DLT_HOT void (*dlt_on_new_thread)(void);
+DLT_HOT void (*dlt_on_grow)(struct dlt_writer *w, uint32_t pages);
 
 static uint64_t dlt_realtime_ns(void)
 {
@@ -46,8 +47,8 @@ pid_t dlt_self_pid(struct dlt_writer *w)
 {
 	/* Per copy of the library and per process image, like the writer's
 	 * users; a race between threads stores the same values. */
-	static _Atomic uint32_t gen;
-	static _Atomic pid_t pid;
+	DLT_HOT static _Atomic uint32_t gen;
+	DLT_HOT static _Atomic pid_t pid;
 	uint32_t g = atomic_load_explicit(&w->gen, memory_order_relaxed);
 	pid_t p = atomic_load_explicit(&pid, memory_order_relaxed);
 	if (p == 0 || g != atomic_load_explicit(&gen, memory_order_relaxed)) {
