@@ -182,7 +182,7 @@ static void dlt_writer_join(struct dlt_writer *w)
 	dlt_clock_share(&w->clock);
 	w->tls_of[DLT_WRITER_SHIM] = dlt_my_tls;
 	if (dlt_cfg.dir_abs[0])
-		snprintf(w->dir, sizeof(w->dir), "%s", dlt_cfg.dir_abs);
+		dlt_copy_str(w->dir, sizeof(w->dir), dlt_cfg.dir_abs);
 }
 
 /* The directory absolute, made if missing: children get it in their
@@ -194,7 +194,7 @@ static void dlt_resolve_dir(void)
 	if (realpath(d, abs) == NULL) {
 		mkdir(d, 0755);
 		if (realpath(d, abs) == NULL)
-			snprintf(abs, sizeof(dlt_cfg.dir_abs), "%s", d);
+			dlt_copy_str(abs, sizeof(dlt_cfg.dir_abs), d);
 	}
 }
 
@@ -236,8 +236,8 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	 * understand. */
 	dlt_config_read(!audit);
 	if (audit && dlt_rendezvous.self_path)
-		snprintf(dlt_self_path, sizeof(dlt_self_path), "%s",
-			 dlt_rendezvous.self_path);
+		dlt_copy_str(dlt_self_path, sizeof(dlt_self_path),
+			     dlt_rendezvous.self_path);
 	else
 		dlt_find_self(NULL);
 	/* The real functions are found when first needed, but for those

@@ -89,6 +89,11 @@ extern struct dlt_config dlt_cfg;
  * (when say) and its default taken. */
 void dlt_config_read(bool say);
 
+/* src into dst (cap bytes, at least 1), cut to fit.  The start-up path's
+ * copy: snprintf would touch the printf machinery's pages of the C library
+ * in the preload copy, which otherwise formats nothing at start. */
+void dlt_copy_str(char *dst, size_t cap, const char *src);
+
 /* Whether item is one of the ':' or ' '-separated entries of list (the
  * loader's LD_PRELOAD and LD_AUDIT syntax). */
 bool dlt_list_has(const char *list, const char *item);
