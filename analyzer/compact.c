@@ -23,6 +23,8 @@
 
 #include "dltrace/format.h"
 #include "reader.h"
+#include "io.h"
+#include "procstat.h"
 #include "tracelock.h"
 
 #define DLT_PAGE 4096u
@@ -45,21 +47,6 @@ static int dlt_compact_lock(int fd)
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 		return 0;
 	return errno == EWOULDBLOCK ? 1 : -1;
-}
-
-static int dlt_pread_all(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = pread(fd, (char *)buf + got, len - got,
-				  (off_t)(off + got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		got += (size_t)n;
-	}
-	return 0;
 }
 
 struct dlt_host_find {
@@ -170,7 +157,7 @@ static void dlt_zero_tail(int fd, uint64_t start, uint64_t end,
 	uint64_t hi = end & ~(uint64_t)(DLT_PAGE - 1);
 	uint64_t p = hi;
 	while (p > lo) {
-		if (dlt_pread_all(fd, page, DLT_PAGE, p - DLT_PAGE) != 0)
+		if (dlt_io_pread_all(fd, page, DLT_PAGE, p - DLT_PAGE) != 0)
 			break;
 		size_t i = 0;
 		while (i < DLT_PAGE && page[i] == 0)
@@ -201,23 +188,17 @@ static int dlt_writer_gone(int fd, const char *path)
 {
 	struct dlt_file_header h;
 	char host[128];
-	if (dlt_pread_all(fd, &h, sizeof(h), 0) != 0 || h.pid == 0 ||
+	if (dlt_io_pread_all(fd, &h, sizeof(h), 0) != 0 || h.pid == 0 ||
 	    !dlt_same_host(path, host, sizeof(host)))
 		return 0;
 	if (kill((pid_t)h.pid, 0) != 0)
 		return errno == ESRCH;
-	char p[64], buf[512];
+	char p[64];
 	snprintf(p, sizeof(p), "/proc/%u/stat", h.pid);
-	int sfd = open(p, O_RDONLY | O_CLOEXEC);
-	if (sfd < 0)
+	struct dlt_procstat st;
+	if (dlt_procstat_read(p, &st) != 0 && st.state == 0)
 		return 0;
-	ssize_t n = read(sfd, buf, sizeof(buf) - 1);
-	close(sfd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	const char *rp = strrchr(buf, ')');
-	return rp && (rp[2] == 'Z' || rp[2] == 'X');
+	return st.state == 'Z' || st.state == 'X';
 }
 
 static int dlt_fail(struct dlt_compact_result *r, const char *what)
@@ -262,7 +243,7 @@ int dlt_compact_file(const char *path, unsigned flags,
 	}
 	struct dlt_file_header h;
 	if (r->size_before < DLT_DATA_OFFSET ||
-	    dlt_pread_all(fd, &h, sizeof(h), 0) != 0 ||
+	    dlt_io_pread_all(fd, &h, sizeof(h), 0) != 0 ||
 	    memcmp(h.magic, DLT_MAGIC, 8) != 0 || h.endian != DLT_ENDIAN_MARK ||
 	    h.version_major < 1 || h.version_major > DLT_FORMAT_MAJOR ||
 	    h.data_offset != DLT_DATA_OFFSET ||
@@ -299,7 +280,7 @@ int dlt_compact_file(const char *path, unsigned flags,
 	for (uint64_t c = h.data_offset;
 	     c + sizeof(struct dlt_rec_chunk) <= end;) {
 		struct dlt_rec_chunk ch;
-		if (dlt_pread_all(fd, &ch, sizeof(ch), c) != 0)
+		if (dlt_io_pread_all(fd, &ch, sizeof(ch), c) != 0)
 			break;
 		uint64_t len = v2 ? ch.h.len : h.chunk_size;
 		if (v2 && (ch.h.type != DLT_REC_CHUNK || len < DLT_CHUNK_MIN ||
@@ -329,7 +310,7 @@ int dlt_compact_file(const char *path, unsigned flags,
 	for (size_t i = nch;
 	     v2 && h.alloc_cursor <= r->size_before && i-- > 0;) {
 		uint64_t c = ch_at[i][0], clen = ch_at[i][1];
-		if (dlt_pread_all(fd, buf, clen, c) != 0)
+		if (dlt_io_pread_all(fd, buf, clen, c) != 0)
 			break;
 		uint64_t used = dlt_chunk_used(buf, clen, v2);
 		if (used == 0)

@@ -605,7 +605,7 @@ static int dlt_int_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int dlt_str_cmp(const void *a, const void *b)
+static int dlt_conv_str_cmp(const void *a, const void *b)
 {
 	return strcmp((const char *)a, (const char *)b);
 }
@@ -646,7 +646,7 @@ static void dlt_executed_set(const struct dlt_conv_entry *e, char *buf,
 			snprintf(plans[np++], sizeof(plans[0]), "%s", key);
 	}
 	if (np > 1)
-		qsort(plans, np, sizeof(plans[0]), dlt_str_cmp);
+		qsort(plans, np, sizeof(plans[0]), dlt_conv_str_cmp);
 	for (size_t i = 0; i < np && at < cap; i++)
 		at += (size_t)snprintf(buf + at, cap - at, "%s%s",
 				       at ? ";" : "", plans[i]);

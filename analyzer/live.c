@@ -4,6 +4,9 @@
 #define _GNU_SOURCE
 #include "live.h"
 
+#include "io.h"
+#include "procstat.h"
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,28 +30,17 @@ enum dlt_live dlt_live_state(const char *host, uint32_t pid,
 		return DLT_LIVE_UNKNOWN;
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	if (dlt_io_read_small(path, buf, sizeof(buf)) == 0) {
 		/* No /proc at all: nothing can be said. */
 		return access("/proc/self/stat", R_OK) == 0 ? DLT_LIVE_GONE
 							    : DLT_LIVE_UNKNOWN;
 	}
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return DLT_LIVE_GONE;
-	buf[n] = '\0';
-	/* After the command's ")": state is field 3, starttime field 22,
-	 * in clock ticks since boot. */
-	const char *p = strrchr(buf, ')');
-	char state = 0;
-	unsigned long long ticks = 0;
-	if (p == NULL ||
-	    sscanf(p + 2,
-		   "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
-		   "%*d %*d %*d %*d %*d %*d %llu",
-		   &state, &ticks) != 2)
+	/* starttime is in clock ticks since boot. */
+	struct dlt_procstat st;
+	if (dlt_procstat_parse(buf, &st) != 0)
 		return DLT_LIVE_UNKNOWN;
+	char state = st.state;
+	unsigned long long ticks = st.starttime;
 	long hz = sysconf(_SC_CLK_TCK);
 	if (hz <= 0)
 		return DLT_LIVE_UNKNOWN;

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "reader.h"
 
+#include "io.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -175,26 +177,6 @@ static struct dlt_trace *dlt_trace_init(const uint8_t *head, size_t size,
 					const char *path, char *err,
 					size_t errlen);
 
-/* Reads all of [off, off + len) unless the file ends first or fails;
- * returns the bytes read. */
-static size_t dlt_pread_full(int fd, uint8_t *buf, size_t len, uint64_t off,
-			     int *err)
-{
-	size_t got = 0;
-	*err = 0;
-	while (got < len) {
-		ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			*err = errno;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	return got;
-}
-
 struct dlt_trace *dlt_trace_open(const char *path, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -221,7 +203,7 @@ struct dlt_trace *dlt_trace_open(const char *path, char *err, size_t errlen)
 	memset(&h, 0, sizeof(h));
 	int rerr;
 	size_t want = size < sizeof(h) ? size : sizeof(h);
-	size_t got = dlt_pread_full(fd, (uint8_t *)&h, want, 0, &rerr);
+	size_t got = dlt_io_pread_upto(fd, (uint8_t *)&h, want, 0, &rerr);
 	if (got < 16) {
 		dlt_err(err, errlen, "%s: cannot read: %s", path,
 			rerr ? strerror(rerr) : "file shrank");
@@ -482,7 +464,7 @@ static const uint8_t *dlt_bytes(struct dlt_trace *t, uint64_t off, size_t len)
 	if (t->end <= off)
 		n = 0;
 	int rerr;
-	size_t got = dlt_pread_full(t->fd, t->win, n, off, &rerr);
+	size_t got = dlt_io_pread_upto(t->fd, t->win, n, off, &rerr);
 	t->woff = off;
 	t->wlen = got;
 	if (got < n) {

@@ -1,6 +1,9 @@
 #define _GNU_SOURCE
 #include "elfread.h"
 
+#include "hash.h"
+#include "io.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -9,19 +12,6 @@
 #include <unistd.h>
 
 #define DLT_ELF_MAX_DYN 4096 /* entries read; real objects have < 100 */
-
-static int dlt_pread_all(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t r = pread(fd, (char *)buf + got, n - got,
-				  (off_t)(off + got));
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-	}
-	return 0;
-}
 
 /* File offset of a virtual address, through the PT_LOAD that holds it. */
 static int dlt_vaddr_to_off(const struct dlt_elf *e, uint64_t va, uint64_t *off)
@@ -57,7 +47,7 @@ int dlt_elf_open(struct dlt_elf *e, const char *path)
 	struct stat st;
 	ElfW(Ehdr) eh;
 	if (fstat(e->fd, &st) != 0 ||
-	    dlt_pread_all(e->fd, &eh, sizeof(eh), 0) != 0 ||
+	    dlt_io_pread_all(e->fd, &eh, sizeof(eh), 0) != 0 ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh.e_ident[EI_CLASS] !=
 		    (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
@@ -66,8 +56,8 @@ int dlt_elf_open(struct dlt_elf *e, const char *path)
 	e->size = (uint64_t)st.st_size;
 	e->nph =
 		eh.e_phnum < DLT_ELF_MAX_PHDRS ? eh.e_phnum : DLT_ELF_MAX_PHDRS;
-	if (dlt_pread_all(e->fd, e->ph, (size_t)e->nph * sizeof(e->ph[0]),
-			  eh.e_phoff) != 0)
+	if (dlt_io_pread_all(e->fd, e->ph, (size_t)e->nph * sizeof(e->ph[0]),
+			     eh.e_phoff) != 0)
 		goto bad;
 	for (int i = 0; i < e->nph; i++)
 		if (e->ph[i].p_type == PT_DYNAMIC &&
@@ -106,8 +96,8 @@ int dlt_elf_each_dyn(struct dlt_elf *e,
 	uint64_t n = e->dyn_n < DLT_ELF_MAX_DYN ? e->dyn_n : DLT_ELF_MAX_DYN;
 	for (uint64_t k = 0; k < n;) {
 		uint64_t batch = n - k < 64 ? n - k : 64;
-		if (dlt_pread_all(e->fd, dyn, batch * sizeof(dyn[0]),
-				  e->dyn_off + k * sizeof(dyn[0])) != 0)
+		if (dlt_io_pread_all(e->fd, dyn, batch * sizeof(dyn[0]),
+				     e->dyn_off + k * sizeof(dyn[0])) != 0)
 			return -1;
 		for (uint64_t i = 0; i < batch; i++, k++) {
 			if (dyn[i].d_tag == DT_NULL)
@@ -167,7 +157,7 @@ uint32_t dlt_elf_build_id(const struct dlt_elf *e, uint8_t *out, uint32_t cap)
 		uint8_t buf[1024];
 		size_t n = e->ph[i].p_filesz < sizeof(buf) ? e->ph[i].p_filesz
 							   : sizeof(buf);
-		if (dlt_pread_all(e->fd, buf, n, e->ph[i].p_offset))
+		if (dlt_io_pread_all(e->fd, buf, n, e->ph[i].p_offset))
 			continue;
 		uint32_t l = dlt_notes_build_id(buf, n, out, cap);
 		if (l)
@@ -225,26 +215,27 @@ static int dlt_elf_section(int fd, const char *name, uint64_t *off,
 			   uint64_t *size)
 {
 	ElfW(Ehdr) eh;
-	if (dlt_pread_all(fd, &eh, sizeof(eh), 0) != 0 ||
+	if (dlt_io_pread_all(fd, &eh, sizeof(eh), 0) != 0 ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh.e_shentsize != sizeof(ElfW(Shdr)) || eh.e_shnum == 0 ||
 	    eh.e_shstrndx >= eh.e_shnum)
 		return -1;
 	ElfW(Shdr) names;
-	if (dlt_pread_all(fd, &names, sizeof(names),
-			  eh.e_shoff + (uint64_t)eh.e_shstrndx *
-					       sizeof(ElfW(Shdr))) != 0)
+	if (dlt_io_pread_all(fd, &names, sizeof(names),
+			     eh.e_shoff + (uint64_t)eh.e_shstrndx *
+						  sizeof(ElfW(Shdr))) != 0)
 		return -1;
 	size_t nl = strlen(name) + 1;
 	for (unsigned i = 0; i < eh.e_shnum; i++) {
 		ElfW(Shdr) sh;
 		char sn[64];
-		if (dlt_pread_all(fd, &sh, sizeof(sh),
-				  eh.e_shoff + (uint64_t)i * sizeof(sh)) != 0)
+		if (dlt_io_pread_all(fd, &sh, sizeof(sh),
+				     eh.e_shoff + (uint64_t)i * sizeof(sh)) !=
+		    0)
 			return -1;
 		if (nl > sizeof(sn) || sh.sh_name + nl > names.sh_size ||
-		    dlt_pread_all(fd, sn, nl, names.sh_offset + sh.sh_name) !=
-			    0 ||
+		    dlt_io_pread_all(fd, sn, nl,
+				     names.sh_offset + sh.sh_name) != 0 ||
 		    memcmp(sn, name, nl) != 0)
 			continue;
 		if (sh.sh_type == SHT_NOBITS)
@@ -479,10 +470,10 @@ int dlt_elf_each_verdef(struct dlt_elf *e,
 		ElfW(Verdef) vd;
 		ElfW(Verdaux) va;
 		char name[256];
-		if (dlt_pread_all(e->fd, &vd, sizeof(vd), off) != 0)
+		if (dlt_io_pread_all(e->fd, &vd, sizeof(vd), off) != 0)
 			return -1;
 		if (!(vd.vd_flags & VER_FLG_BASE) && vd.vd_cnt > 0 &&
-		    dlt_pread_all(e->fd, &va, sizeof(va), off + vd.vd_aux) ==
+		    dlt_io_pread_all(e->fd, &va, sizeof(va), off + vd.vd_aux) ==
 			    0 &&
 		    dlt_elf_dynstr(e, va.vda_name, name, sizeof(name)) == 0 &&
 		    fn(ctx, name))
@@ -510,14 +501,14 @@ int dlt_elf_each_verneed(struct dlt_elf *e,
 	for (uint64_t i = 0; i < t.verneednum && i < DLT_ELF_MAX_CHAIN; i++) {
 		ElfW(Verneed) vn;
 		char file[256], name[256];
-		if (dlt_pread_all(e->fd, &vn, sizeof(vn), off) != 0 ||
+		if (dlt_io_pread_all(e->fd, &vn, sizeof(vn), off) != 0 ||
 		    dlt_elf_dynstr(e, vn.vn_file, file, sizeof(file)) != 0)
 			return -1;
 		uint64_t aoff = off + vn.vn_aux;
 		for (unsigned k = 0; k < vn.vn_cnt && k < DLT_ELF_MAX_CHAIN;
 		     k++) {
 			ElfW(Vernaux) va;
-			if (dlt_pread_all(e->fd, &va, sizeof(va), aoff) != 0)
+			if (dlt_io_pread_all(e->fd, &va, sizeof(va), aoff) != 0)
 				return -1;
 			if (dlt_elf_dynstr(e, va.vna_name, name,
 					   sizeof(name)) == 0 &&
@@ -534,14 +525,6 @@ int dlt_elf_each_verneed(struct dlt_elf *e,
 	return 0;
 }
 
-static uint32_t dlt_gnu_hash(const char *s)
-{
-	uint32_t h = 5381;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		h = h * 33 + *p;
-	return h;
-}
-
 int dlt_elf_defines(struct dlt_elf *e, const char *name)
 {
 	struct dlt_elf_tabs t;
@@ -551,14 +534,15 @@ int dlt_elf_defines(struct dlt_elf *e, const char *name)
 	    dlt_vaddr_to_off(e, t.symtab, &soff) != 0)
 		return -1;
 	uint32_t hdr[4]; /* nbuckets, symoffset, bloom size, bloom shift */
-	if (dlt_pread_all(e->fd, hdr, sizeof(hdr), hoff) != 0 || hdr[0] == 0)
+	if (dlt_io_pread_all(e->fd, hdr, sizeof(hdr), hoff) != 0 || hdr[0] == 0)
 		return -1;
 	uint32_t h = dlt_gnu_hash(name);
 	uint64_t buckets =
 		hoff + sizeof(hdr) + (uint64_t)hdr[2] * sizeof(ElfW(Addr));
 	uint64_t chains = buckets + (uint64_t)hdr[0] * 4;
 	uint32_t idx;
-	if (dlt_pread_all(e->fd, &idx, 4, buckets + (uint64_t)(h % hdr[0]) * 4))
+	if (dlt_io_pread_all(e->fd, &idx, 4,
+			     buckets + (uint64_t)(h % hdr[0]) * 4))
 		return -1;
 	if (idx < hdr[1])
 		return 0;
@@ -566,12 +550,13 @@ int dlt_elf_defines(struct dlt_elf *e, const char *name)
 		uint32_t ch;
 		ElfW(Sym) sym;
 		char sname[512];
-		if (dlt_pread_all(e->fd, &ch, 4,
-				  chains + (uint64_t)(idx - hdr[1]) * 4) != 0)
+		if (dlt_io_pread_all(e->fd, &ch, 4,
+				     chains + (uint64_t)(idx - hdr[1]) * 4) !=
+		    0)
 			return -1;
 		if ((ch | 1u) == (h | 1u) &&
-		    dlt_pread_all(e->fd, &sym, sizeof(sym),
-				  soff + (uint64_t)idx * sizeof(sym)) == 0 &&
+		    dlt_io_pread_all(e->fd, &sym, sizeof(sym),
+				     soff + (uint64_t)idx * sizeof(sym)) == 0 &&
 		    sym.st_shndx != SHN_UNDEF &&
 		    dlt_elf_dynstr(e, sym.st_name, sname, sizeof(sname)) == 0 &&
 		    strcmp(sname, name) == 0)

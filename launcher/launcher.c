@@ -21,6 +21,8 @@
 #include "commands.h"
 #include "dltrace/version.h"
 #include "dltrace/format.h"
+#include "io.h"
+#include "procstat.h"
 #include "record.h"
 
 #define DLT_SHORT_USAGE                                                       \
@@ -201,9 +203,9 @@ static int find_trace_of(const char *dir, pid_t pid, uint64_t run, char *out,
 		if (fd < 0)
 			continue;
 		struct dlt_file_header h;
-		ssize_t r = pread(fd, &h, sizeof(h), 0);
+		int r = dlt_io_pread_all(fd, &h, sizeof(h), 0);
 		close(fd);
-		if (r != (ssize_t)sizeof(h) || memcmp(h.magic, DLT_MAGIC, 8) ||
+		if (r != 0 || memcmp(h.magic, DLT_MAGIC, 8) ||
 		    h.pid != (uint32_t)pid ||
 		    h.parent_kind == DLT_PARENT_FORK || h.run_id != run)
 			continue;
@@ -280,21 +282,12 @@ static size_t tree_of(pid_t root, pid_t *out, size_t cap)
 			pid_t p = (pid_t)atoi(e->d_name);
 			if (p <= 0)
 				continue;
-			char path[64], buf[512];
+			char path[64];
 			snprintf(path, sizeof(path), "/proc/%d/stat", (int)p);
-			int fd = open(path, O_RDONLY | O_CLOEXEC);
-			if (fd < 0)
+			struct dlt_procstat st;
+			if (dlt_procstat_read(path, &st) != 0 && st.ppid == 0)
 				continue;
-			ssize_t l = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			if (l <= 0)
-				continue;
-			buf[l] = '\0';
-			const char *rp = strrchr(buf, ')');
-			int ppid = 0;
-			if (rp == NULL || sscanf(rp + 2, "%*c %d", &ppid) != 1)
-				continue;
-			if (ppid == out[i]) {
+			if (st.ppid == out[i]) {
 				int dup = 0;
 				for (size_t k = 0; k < n; k++)
 					dup |= out[k] == p;

@@ -14,7 +14,7 @@
 set -euo pipefail
 
 pkgs=(cmake make gcc libc6-dev libcunit1-dev libunwind-dev clang-format
-      python3 binutils clang libclang-rt-14-dev)
+      python3 binutils clang libclang-rt-14-dev universal-ctags)
 [ "${DLTRACE_NO_TORCH:-0}" = 1 ] || pkgs+=(python3-torch)
 [ "${DLTRACE_BENCH:-0}" = 1 ] && pkgs+=(ltrace)
 if [ "${DLTRACE_PORTABILITY:-0}" = 1 ]; then

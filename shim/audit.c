@@ -64,7 +64,7 @@ struct dlt_obj {
 static struct dlt_obj dlt_objs[DLT_AUDIT_MAX_OBJS];
 DLT_HOT static uint32_t dlt_nobjs;
 
-static struct dlt_obj *dlt_obj_find(uint64_t obj)
+static struct dlt_obj *dlt_audit_obj_find(uint64_t obj)
 {
 	for (uint32_t i = 0; i < dlt_nobjs; i++)
 		if (dlt_objs[i].obj == obj)
@@ -145,7 +145,7 @@ static uint32_t dlt_via_of(unsigned int flag, uint64_t requester)
 	case LA_SER_RUNPATH: {
 		/* glibc reports both with one flag: the requester's dynamic
 		 * section says which it has (RUNPATH hides RPATH). */
-		struct dlt_obj *o = dlt_obj_find(requester);
+		struct dlt_obj *o = dlt_audit_obj_find(requester);
 		return (o && !o->has_runpath) ? DLT_VIA_RPATH : DLT_VIA_RUNPATH;
 	}
 	case LA_SER_CONFIG:
@@ -478,7 +478,7 @@ DLT_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 	 * la_activity at exit as well; 2.31 only calls la_objclose. */
 	dlt_flush_failed_search();
 	uint64_t obj = (uint64_t)*cookie;
-	struct dlt_obj *o = dlt_obj_find(obj);
+	struct dlt_obj *o = dlt_audit_obj_find(obj);
 	int failed_load = o && o->pending;
 	if (o) {
 		/* Forget it: its address may be reused by a later object. */

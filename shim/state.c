@@ -2,6 +2,8 @@
 #include "state.h"
 #include "hot.h"
 
+#include "rankvars.h"
+
 #include <dlfcn.h>
 #include <link.h>
 #include <errno.h>
@@ -226,13 +228,10 @@ void dlt_config_read(bool say)
 	if (c->clock_monotonic)
 		dlt_clock_force_monotonic();
 
-	static const char *const rank_vars[] = {"RANK",
-						"WORLD_SIZE",
-						"LOCAL_RANK",
-						"SLURM_PROCID",
-						"OMPI_COMM_WORLD_RANK",
-						"PMI_RANK",
-						NULL};
+	static const char *const rank_vars[] = {
+		DLT_RANK_VARS(DLT_RANKVAR_STR)
+			DLT_WORLD_SIZE_VARS(DLT_RANKVAR_STR)
+				DLT_LOCAL_RANK_VARS(DLT_RANKVAR_STR) NULL};
 	for (const char *const *r = rank_vars; *r; r++)
 		if (getenv(*r))
 			c->distributed = true;

@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include "symlookup.h"
 
+#include "hash.h"
+
 #include <elf.h>
 #include <link.h>
 #include <string.h>
@@ -25,27 +27,6 @@ struct dlt_find {
 	 * cleared once that object has been passed. */
 	int after_skip;
 };
-
-static uint32_t dlt_gnu_hash(const char *s)
-{
-	uint32_t h = 5381;
-	for (; *s; s++)
-		h = h * 33 + (uint8_t)*s;
-	return h;
-}
-
-static uint32_t dlt_sysv_hash(const char *s)
-{
-	uint32_t h = 0, g;
-	for (; *s; s++) {
-		h = (h << 4) + (uint8_t)*s;
-		g = h & 0xf0000000u;
-		if (g)
-			h ^= g >> 24;
-		h &= ~g;
-	}
-	return h;
-}
 
 /* glibc rewrites most address entries of a loaded object's dynamic section
  * to absolute addresses; the vDSO's and some others stay relative. */

@@ -15,7 +15,9 @@
  * wait recorded after one tick.  Every tick also stores the time in the
  * trace's header (alive_ns): a killed process's last sign of life. */
 #define _GNU_SOURCE
+#include "io.h"
 #include "prefetch.h"
+#include "procstat.h"
 #include "watchdog.h"
 
 #include <dirent.h>
@@ -126,19 +128,6 @@ static uint64_t dlt_wd_call_since(uint32_t tid)
 			return atomic_load_explicit(&dlt_wd_calls[i].since,
 						    memory_order_relaxed);
 	return 0;
-}
-
-static size_t dlt_read_small(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n < 0)
-		n = 0;
-	buf[n] = '\0';
-	return (size_t)n;
 }
 
 /* A CPU clock's reading in ns, or UINT64_MAX (a thread that is gone). */
@@ -442,7 +431,7 @@ static void dlt_wd_report(struct dlt_writer *w, struct dlt_wd_thread *t,
 	}
 	char path[64], wchan[128], detail[512];
 	snprintf(path, sizeof(path), "/proc/self/task/%u/wchan", t->tid);
-	dlt_read_small(path, wchan, sizeof(wchan));
+	dlt_io_read_small(path, wchan, sizeof(wchan));
 	int fd = dlt_wait_detail(nr, a, detail, sizeof(detail));
 	uint32_t ws = wchan[0] && strcmp(wchan, "0")
 			      ? dlt_str(w, &dlt_tls, wchan)
@@ -539,11 +528,12 @@ static void dlt_wd_look(struct dlt_writer *w, struct dlt_wd_thread *t,
 	t->waiting = 0;
 	char path[64], stat[512], sc[256];
 	snprintf(path, sizeof(path), "/proc/self/task/%u/stat", tid);
-	dlt_read_small(path, stat, sizeof(stat));
-	const char *rp = strrchr(stat, ')');
-	char state = rp && rp[1] == ' ' ? rp[2] : '?';
+	dlt_io_read_small(path, stat, sizeof(stat));
+	struct dlt_procstat ps;
+	dlt_procstat_parse(stat, &ps);
+	char state = ps.state ? ps.state : '?';
 	snprintf(path, sizeof(path), "/proc/self/task/%u/syscall", tid);
-	dlt_read_small(path, sc, sizeof(sc));
+	dlt_io_read_small(path, sc, sizeof(sc));
 	long nr = -1;
 	unsigned long long a[6] = {0}, sp = 0, pc = 0;
 	int got = sscanf(sc, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr,
@@ -588,13 +578,12 @@ static void dlt_wd_look(struct dlt_writer *w, struct dlt_wd_thread *t,
 static int dlt_wd_nthreads(void)
 {
 	char buf[1024];
-	if (dlt_read_small("/proc/self/stat", buf, sizeof(buf)) == 0)
+	if (dlt_io_read_small("/proc/self/stat", buf, sizeof(buf)) == 0)
 		return -1;
-	const char *p = strrchr(buf, ')');
-	/* field 3 (state) follows ") "; num_threads is field 20 */
-	for (int f = 2; p && f < 20; f++)
-		p = strchr(p + 1, ' ');
-	return p ? atoi(p + 1) : -1;
+	struct dlt_procstat st;
+	if (dlt_procstat_parse(buf, &st) != 0 || st.num_threads <= 0)
+		return -1;
+	return (int)st.num_threads;
 }
 
 static int dlt_wd_last_n; /* threads the last directory read found */

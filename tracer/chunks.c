@@ -25,7 +25,7 @@ static uint64_t dlt_round_page(uint64_t n)
  * size, by at most DLT_STEP_MAX at a time, so that a small trace stays
  * small and a SIGKILL leaves at most one step beyond the data.  While the
  * process ends, only to what is needed.  0 or an errno. */
-static int dlt_grow(struct dlt_writer *w, uint64_t need)
+static int dlt_chunks_grow(struct dlt_writer *w, uint64_t need)
 {
 	uint64_t to;
 	if (atomic_load_explicit(&w->ending, memory_order_relaxed))
@@ -82,7 +82,7 @@ static uint8_t *dlt_chunk_claim(struct dlt_writer *w, struct dlt_tls *t,
 		return NULL;
 	}
 	if (off + clen > w->size) {
-		int err = dlt_grow(w, off + clen);
+		int err = dlt_chunks_grow(w, off + clen);
 		if (err) {
 			dlt_spin_unlock(&w->lock);
 			dlt_writer_disable(w, "cannot grow", w->path, err);

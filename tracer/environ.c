@@ -2,56 +2,49 @@
  * rank and world size the launchers' variables give. */
 #include "writer.h"
 
+#include "rankvars.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Variables a bug report may show: the loader's, the GPU stack's and the
  * launchers'.  Exact names end without '*'; prefixes end with '*'. */
-static const char *const dlt_env_allow[] = {"LD_LIBRARY_PATH",
-					    "LD_PRELOAD",
-					    "LD_AUDIT",
-					    "LD_BIND_NOW",
-					    "LD_BIND_NOT",
-					    "CUDA_*",
-					    "NVIDIA_*",
-					    "CUDNN_*",
-					    "NCCL_*",
-					    "TORCH_*",
-					    "PYTORCH_*",
-					    "RANK",
-					    "LOCAL_RANK",
-					    "WORLD_SIZE",
-					    "LOCAL_WORLD_SIZE",
-					    "GROUP_RANK",
-					    "ROLE_RANK",
-					    "MASTER_ADDR",
-					    "MASTER_PORT",
-					    "OMP_NUM_THREADS",
-					    "PYTHONPATH",
-					    "PYTHONHOME",
-					    "VIRTUAL_ENV",
-					    "CONDA_PREFIX",
-					    "CONDA_DEFAULT_ENV",
-					    "XLA_FLAGS",
-					    "TF_CPP_MIN_LOG_LEVEL",
-					    "XLA_PYTHON_CLIENT_PREALLOCATE",
-					    "JAX_PLATFORMS",
-					    "SLURM_PROCID",
-					    "SLURM_NTASKS",
-					    "SLURM_LOCALID",
-					    "SLURM_JOB_ID",
-					    "SLURM_NODEID",
-					    "OMPI_COMM_WORLD_RANK",
-					    "OMPI_COMM_WORLD_SIZE",
-					    "OMPI_COMM_WORLD_LOCAL_RANK",
-					    "PMI_RANK",
-					    "PMI_SIZE",
-					    "DLTRACE_*",
-					    "UCX_NET_DEVICES",
-					    "FI_PROVIDER",
-					    "PATH",
-					    NULL};
+static const char *const dlt_env_allow[] = {
+	DLT_RANK_VARS(DLT_RANKVAR_STR) DLT_WORLD_SIZE_VARS(DLT_RANKVAR_STR)
+		DLT_LOCAL_RANK_VARS(DLT_RANKVAR_STR) "LD_LIBRARY_PATH",
+	"LD_PRELOAD",
+	"LD_AUDIT",
+	"LD_BIND_NOW",
+	"LD_BIND_NOT",
+	"CUDA_*",
+	"NVIDIA_*",
+	"CUDNN_*",
+	"NCCL_*",
+	"TORCH_*",
+	"PYTORCH_*",
+	"LOCAL_WORLD_SIZE",
+	"GROUP_RANK",
+	"ROLE_RANK",
+	"MASTER_ADDR",
+	"MASTER_PORT",
+	"OMP_NUM_THREADS",
+	"PYTHONPATH",
+	"PYTHONHOME",
+	"VIRTUAL_ENV",
+	"CONDA_PREFIX",
+	"CONDA_DEFAULT_ENV",
+	"XLA_FLAGS",
+	"TF_CPP_MIN_LOG_LEVEL",
+	"XLA_PYTHON_CLIENT_PREALLOCATE",
+	"JAX_PLATFORMS",
+	"SLURM_JOB_ID",
+	"SLURM_NODEID",
+	"DLTRACE_*",
+	"UCX_NET_DEVICES",
+	"FI_PROVIDER",
+	"PATH",
+	NULL};
 
 /* Substrings that mark a value as secret even under an allowed prefix. */
 static const char *const dlt_env_secret_words[] = {
@@ -99,15 +92,14 @@ static int dlt_env_int(const char *const *names)
 
 int dlt_env_rank(void)
 {
-	static const char *const n[] = {"RANK", "OMPI_COMM_WORLD_RANK",
-					"PMI_RANK", "SLURM_PROCID", NULL};
+	static const char *const n[] = {DLT_RANK_VARS(DLT_RANKVAR_STR) NULL};
 	return dlt_env_int(n);
 }
 
 int dlt_env_world_size(void)
 {
-	static const char *const n[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE",
-					"PMI_SIZE", "SLURM_NTASKS", NULL};
+	static const char *const n[] = {DLT_WORLD_SIZE_VARS(DLT_RANKVAR_STR)
+						NULL};
 	return dlt_env_int(n);
 }
 

@@ -237,8 +237,9 @@ static int dlt_sanitize_host(char *dst, size_t cap, const char *src)
 }
 
 /* w->path for one attempt: DIR/HOST.PID.SEQ[.rRANK][-ATTEMPT].dltrace. */
-static int dlt_trace_path(struct dlt_writer *w, const struct dlt_open_params *p,
-			  const char *host, const char *rank, int attempt)
+static int dlt_file_trace_path(struct dlt_writer *w,
+			       const struct dlt_open_params *p,
+			       const char *host, const char *rank, int attempt)
 {
 	char suffix[16] = "";
 	if (attempt > 0)
@@ -341,7 +342,7 @@ static uint8_t *dlt_create_unnamed(struct dlt_writer *w,
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	int r = -1;
 	for (int attempt = 0; attempt < 100; attempt++) {
-		if (dlt_trace_path(w, p, host, rank, attempt) != 0)
+		if (dlt_file_trace_path(w, p, host, rank, attempt) != 0)
 			break;
 		/* Never replaces a file: EEXIST tries the next name. */
 		r = linkat(AT_FDCWD, self, AT_FDCWD, w->path,
@@ -366,7 +367,7 @@ static uint8_t *dlt_create_named(struct dlt_writer *w,
 {
 	int fd = -1;
 	for (int attempt = 0; attempt < 100; attempt++) {
-		if (dlt_trace_path(w, p, host, rank, attempt) != 0) {
+		if (dlt_file_trace_path(w, p, host, rank, attempt) != 0) {
 			dlt_writer_disable(w, "trace path too long:", p->dir,
 					   0);
 			*err = ENAMETOOLONG;

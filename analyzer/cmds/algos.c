@@ -181,8 +181,8 @@ static void dlt_text_entry(FILE *out, const struct dlt_conv_set *s,
 		ch.known && !ch.executed ? " (selected, never executed)" : "");
 }
 
-static void dlt_text_process(FILE *out, const struct dlt_process *p,
-			     const struct dlt_gpu *g)
+static void dlt_algos_text_process(FILE *out, const struct dlt_process *p,
+				   const struct dlt_gpu *g)
 {
 	fprintf(out, "pid %" PRIu32, p->hdr.pid);
 	if (p->rank >= 0)
@@ -341,8 +341,9 @@ static void dlt_json_entry(struct dlt_json *j, const struct dlt_conv_set *s,
 	dlt_json_object_end(j);
 }
 
-static void dlt_json_process(struct dlt_json *j, const struct dlt_process *p,
-			     const struct dlt_gpu *g)
+static void dlt_algos_json_process(struct dlt_json *j,
+				   const struct dlt_process *p,
+				   const struct dlt_gpu *g)
 {
 	char v[32];
 	dlt_json_object_begin(j);
@@ -404,11 +405,11 @@ int dlt_cmd_algos(int argc, char **argv)
 			fprintf(stderr, "dltrace-analyze: %s: %s\n", p->trace,
 				p->problems[k]);
 		if (json) {
-			dlt_json_process(&j, p, &g);
+			dlt_algos_json_process(&j, p, &g);
 		} else {
 			if (usable)
 				fputc('\n', stdout);
-			dlt_text_process(stdout, p, &g);
+			dlt_algos_text_process(stdout, p, &g);
 		}
 		usable++;
 		dlt_process_free(p);

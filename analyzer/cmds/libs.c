@@ -140,7 +140,7 @@ static void dlt_text_lib(FILE *out, const struct dlt_lib *lib, uint8_t kind)
 		fputs("      (more paths were tried than recorded)\n", out);
 }
 
-static void dlt_text_process(FILE *out, const struct dlt_process *p)
+static void dlt_libs_text_process(FILE *out, const struct dlt_process *p)
 {
 	fprintf(out, "pid %" PRIu32, p->hdr.pid);
 	if (p->rank >= 0)
@@ -229,7 +229,8 @@ static void dlt_json_lib(struct dlt_json *j, const struct dlt_lib *lib,
 	dlt_json_object_end(j);
 }
 
-static void dlt_json_process(struct dlt_json *j, const struct dlt_process *p)
+static void dlt_libs_json_process(struct dlt_json *j,
+				  const struct dlt_process *p)
 {
 	dlt_json_object_begin(j);
 	dlt_json_kv_uint(j, "pid", p->hdr.pid);
@@ -268,7 +269,7 @@ static int dlt_libs_json(FILE *out, const struct dlt_set *s)
 	dlt_json_key(&j, "processes");
 	dlt_json_array_begin(&j);
 	for (size_t i = 0; i < s->nprocs; i++)
-		dlt_json_process(&j, s->procs[i]);
+		dlt_libs_json_process(&j, s->procs[i]);
 	dlt_json_array_end(&j);
 	dlt_json_key(&j, "problems");
 	dlt_json_array_begin(&j);
@@ -310,7 +311,7 @@ int dlt_cmd_libs(int argc, char **argv)
 		for (size_t i = 0; i < s.nprocs; i++) {
 			if (i)
 				fputc('\n', stdout);
-			dlt_text_process(stdout, s.procs[i]);
+			dlt_libs_text_process(stdout, s.procs[i]);
 		}
 	}
 	dlt_set_free(&s);

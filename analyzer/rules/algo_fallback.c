@@ -36,7 +36,8 @@ static int dlt_cand_index(const struct dlt_conv_sel *sel, int32_t algo)
 	return any;
 }
 
-static void dlt_legacy(struct dlt_rule_ctx *c, const struct dlt_conv_entry *e)
+static void dlt_fallback_legacy(struct dlt_rule_ctx *c,
+				const struct dlt_conv_entry *e)
 {
 	int64_t ver = dlt_gpu_cudnn_version(c->g);
 	for (size_t k = 0; k < e->nexec; k++) {
@@ -276,7 +277,8 @@ static void dlt_backend_one(struct dlt_rule_ctx *c,
 				  "against another version");
 }
 
-static void dlt_backend(struct dlt_rule_ctx *c, const struct dlt_conv_entry *e)
+static void dlt_fallback_backend(struct dlt_rule_ctx *c,
+				 const struct dlt_conv_entry *e)
 {
 	/* Plans are kept in the order they were finalized. */
 	const struct dlt_bk_plan *failed[DLT_MAX_AHEAD];
@@ -300,8 +302,8 @@ void dlt_rule_algo_fallback(struct dlt_rule_ctx *c)
 	for (size_t i = 0; i < s->n; i++) {
 		const struct dlt_conv_entry *e = &s->e[i];
 		if (e->nexec > 0)
-			dlt_legacy(c, e);
+			dlt_fallback_legacy(c, e);
 		if (e->nplans > 0)
-			dlt_backend(c, e);
+			dlt_fallback_backend(c, e);
 	}
 }

@@ -47,7 +47,8 @@ static void dlt_explain_api(struct dlt_rule_ctx *c, uint16_t api,
 			dlt_rule_explain(c, i);
 }
 
-static void dlt_legacy(struct dlt_rule_ctx *c, const struct dlt_conv_entry *e)
+static void dlt_selection_legacy(struct dlt_rule_ctx *c,
+				 const struct dlt_conv_entry *e)
 {
 	const struct dlt_conv_sel *sel = &e->last;
 	int64_t ver = dlt_gpu_cudnn_version(c->g);
@@ -104,7 +105,8 @@ static void dlt_legacy(struct dlt_rule_ctx *c, const struct dlt_conv_entry *e)
 				"another cuDNN version");
 }
 
-static void dlt_backend(struct dlt_rule_ctx *c, const struct dlt_conv_entry *e)
+static void dlt_selection_backend(struct dlt_rule_ctx *c,
+				  const struct dlt_conv_entry *e)
 {
 	int64_t ver = dlt_gpu_cudnn_version(c->g);
 	char label[768];
@@ -146,11 +148,11 @@ void dlt_rule_algo_selection(struct dlt_rule_ctx *c)
 		const struct dlt_conv_entry *e = &s->e[i];
 		if (e->last.valid &&
 		    (e->last.status != 0 || dlt_conv_best(&e->last) < 0))
-			dlt_legacy(c, e);
+			dlt_selection_legacy(c, e);
 		bool any_ok = false;
 		for (size_t k = 0; k < e->nplans && !any_ok; k++)
 			any_ok = e->plans[k].status == 0;
 		if (e->nplans > 0 && !any_ok)
-			dlt_backend(c, e);
+			dlt_selection_backend(c, e);
 	}
 }

@@ -443,8 +443,9 @@ static void dlt_would_work(struct dlt_rule_ctx *c, const struct dlt_rows *rows,
 	}
 }
 
-static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_rows *rows,
-		    const struct dlt_lib *lib)
+static void dlt_load_failed_one(struct dlt_rule_ctx *c,
+				const struct dlt_rows *rows,
+				const struct dlt_lib *lib)
 {
 	const char *file = lib->realpath ? lib->realpath : lib->path;
 	if (file == NULL)
@@ -583,7 +584,7 @@ static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_rows *rows,
 /* Names (base names) of the failed rows, sorted: whether the loader's
  * message names another failed object is one search, not a pass over every
  * row, which a trace of many failed loads made quadratic. */
-static int dlt_str_cmp(const void *a, const void *b)
+static int dlt_load_failed_str_cmp(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
@@ -620,7 +621,7 @@ void dlt_rule_lib_load_failed(struct dlt_rule_ctx *c)
 		if (l->error && !dlt_lib_not_found(l))
 			errs[nerrs++] = (struct dlt_err_row){l->error, i};
 	}
-	qsort(names, nnames, sizeof(*names), dlt_str_cmp);
+	qsort(names, nnames, sizeof(*names), dlt_load_failed_str_cmp);
 	qsort(errs, nerrs, sizeof(*errs), dlt_err_row_cmp);
 	const struct dlt_rows *rows = dlt_ctx_rows(c);
 	for (size_t k = 0; k < p->nlibs; k++) {
@@ -636,8 +637,9 @@ void dlt_rule_lib_load_failed(struct dlt_rule_ctx *c)
 			 * for stands for the failure.  (This row is not
 			 * named, so a failed row that is must be another.) */
 			const char *base = dlt_basename(culprit);
-			if (culprit[0] && bsearch(&base, names, nnames,
-						  sizeof(*names), dlt_str_cmp))
+			if (culprit[0] &&
+			    bsearch(&base, names, nnames, sizeof(*names),
+				    dlt_load_failed_str_cmp))
 				continue;
 			/* Rows of one failed dlopen share the message: the
 			 * first of them stands for all. */
@@ -648,7 +650,7 @@ void dlt_rule_lib_load_failed(struct dlt_rule_ctx *c)
 			    errs[lo].error == lib->error && errs[lo].row < k)
 				continue;
 		}
-		dlt_one(c, rows, lib);
+		dlt_load_failed_one(c, rows, lib);
 	}
 	free(names);
 	free(errs);

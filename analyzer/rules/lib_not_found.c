@@ -94,7 +94,7 @@ static void dlt_ev_mode(struct dlt_val *ev, const struct dlt_lib *lib)
 		dlt_arr_str(a, names[i]);
 }
 
-static void dlt_one(struct dlt_rule_ctx *c, const struct dlt_lib *lib)
+static void dlt_not_found_one(struct dlt_rule_ctx *c, const struct dlt_lib *lib)
 {
 	const char *name = lib->requested ? lib->requested : lib->dlopen_name;
 	const char *who = lib->requester ? dlt_basename(lib->requester) : NULL;
@@ -243,7 +243,7 @@ void dlt_rule_lib_not_found(struct dlt_rule_ctx *c)
 			lib->requested ? lib->requested : lib->dlopen_name;
 		if (name == NULL || dlt_is_driver_lib(name) || !matters[k])
 			continue;
-		dlt_one(c, lib);
+		dlt_not_found_one(c, lib);
 	}
 	free(matters);
 }

@@ -1,0 +1,54 @@
+#include "procstat.h"
+
+#include "io.h"
+
+#include <string.h>
+
+/* The unsigned decimal at *p, moving *p past it; signs are read too
+ * (ppid is never negative, but a field may be). */
+static int64_t dlt_procstat_num(const char **p)
+{
+	const char *s = *p;
+	int neg = *s == '-';
+	if (neg)
+		s++;
+	uint64_t v = 0;
+	while (*s >= '0' && *s <= '9')
+		v = v * 10 + (uint64_t)(*s++ - '0');
+	*p = s;
+	return neg ? -(int64_t)v : (int64_t)v;
+}
+
+int dlt_procstat_parse(const char *text, struct dlt_procstat *st)
+{
+	memset(st, 0, sizeof(*st));
+	const char *p = strrchr(text, ')');
+	if (p == NULL || p[1] != ' ' || p[2] == '\0')
+		return -1;
+	p += 2;
+	st->state = *p++;
+	/* Fields 4 to 22, each after one space. */
+	for (int field = 4; field <= 22; field++) {
+		if (*p != ' ')
+			return -1;
+		p++;
+		int64_t v = dlt_procstat_num(&p);
+		if (field == 4)
+			st->ppid = (int)v;
+		else if (field == 20)
+			st->num_threads = (long)v;
+		else if (field == 22)
+			st->starttime = (uint64_t)v;
+	}
+	return 0;
+}
+
+int dlt_procstat_read(const char *path, struct dlt_procstat *st)
+{
+	char buf[1024];
+	if (dlt_io_read_small(path, buf, sizeof(buf)) == 0) {
+		memset(st, 0, sizeof(*st));
+		return -1;
+	}
+	return dlt_procstat_parse(buf, st);
+}

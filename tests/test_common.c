@@ -1,0 +1,126 @@
+/* The helpers in common/ that every side shares: the /proc stat parser and
+ * the read loops. */
+#define _GNU_SOURCE
+#include "hash.h"
+#include "io.h"
+#include "procstat.h"
+#include "testutil.h"
+
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A command name with spaces and ')' in it: only the last ')' ends it. */
+static void test_procstat_parse(void)
+{
+	const char *line = "4242 (a) b) c) S 17 4242 4242 0 -1 4194560 1 2 3 4 "
+			   "5 6 7 8 20 0 9 0 123456789 1000 200 18446744073709"
+			   "551615\n";
+	struct dlt_procstat st;
+	CU_ASSERT_EQUAL_FATAL(dlt_procstat_parse(line, &st), 0);
+	CU_ASSERT_EQUAL(st.state, 'S');
+	CU_ASSERT_EQUAL(st.ppid, 17);
+	CU_ASSERT_EQUAL(st.num_threads, 9);
+	CU_ASSERT_EQUAL(st.starttime, 123456789u);
+
+	/* Cut before field 22: what was read is kept, the call fails. */
+	CU_ASSERT_EQUAL(dlt_procstat_parse("1 (x) Z 3 4 5", &st), -1);
+	CU_ASSERT_EQUAL(st.state, 'Z');
+	CU_ASSERT_EQUAL(st.ppid, 3);
+	CU_ASSERT_EQUAL(dlt_procstat_parse("no paren", &st), -1);
+	CU_ASSERT_EQUAL(st.state, 0);
+	CU_ASSERT_EQUAL(dlt_procstat_parse("", &st), -1);
+}
+
+/* The parser against the kernel's own file: this process and a child
+ * whose state and parent are known. */
+static void test_procstat_read_live(void)
+{
+	struct dlt_procstat st;
+	CU_ASSERT_EQUAL_FATAL(dlt_procstat_read("/proc/self/stat", &st), 0);
+	CU_ASSERT_EQUAL(st.state, 'R');
+	CU_ASSERT_EQUAL(st.ppid, (int)getppid());
+	CU_ASSERT_EQUAL(st.num_threads, 1);
+	CU_ASSERT(st.starttime > 0);
+
+	pid_t c = fork();
+	CU_ASSERT_FATAL(c >= 0);
+	if (c == 0)
+		_exit(0);
+	/* A zombie until reaped: waitid with WNOWAIT waits for the exit
+	 * without reaping. */
+	siginfo_t si;
+	CU_ASSERT_FATAL(waitid(P_PID, (id_t)c, &si, WEXITED | WNOWAIT) == 0);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)c);
+	CU_ASSERT_EQUAL(dlt_procstat_read(path, &st), 0);
+	CU_ASSERT_EQUAL(st.state, 'Z');
+	CU_ASSERT_EQUAL(st.ppid, (int)getpid());
+	CU_ASSERT_EQUAL(waitpid(c, NULL, 0), c);
+	CU_ASSERT_EQUAL(dlt_procstat_read(path, &st), -1);
+	CU_ASSERT_EQUAL(st.state, 0);
+}
+
+static void test_io_reads(void)
+{
+	char *dir = tu_tmpdir("common-io");
+	char *path = tu_strfmt("%s/f", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(write(fd, "0123456789", 10), 10);
+
+	char buf[16] = {0};
+	CU_ASSERT_EQUAL(dlt_io_pread_all(fd, buf, 4, 3), 0);
+	CU_ASSERT_EQUAL(memcmp(buf, "3456", 4), 0);
+	/* Past the end: -1, and errno 0 says the file ended. */
+	errno = EBADF;
+	CU_ASSERT_EQUAL(dlt_io_pread_all(fd, buf, 8, 5), -1);
+	CU_ASSERT_EQUAL(errno, 0);
+	int err = -1;
+	CU_ASSERT_EQUAL(dlt_io_pread_upto(fd, buf, sizeof(buf), 6, &err), 4);
+	CU_ASSERT_EQUAL(err, 0);
+	CU_ASSERT_EQUAL(dlt_io_pread_upto(-1, buf, 4, 0, &err), 0);
+	CU_ASSERT_EQUAL(err, EBADF);
+	close(fd);
+
+	/* Whole small files, terminated, cut at the buffer. */
+	char small[6];
+	CU_ASSERT_EQUAL(dlt_io_read_small(path, small, sizeof(small)), 5);
+	CU_ASSERT_STRING_EQUAL(small, "01234");
+	CU_ASSERT_EQUAL(dlt_io_read_small("/nonexistent/x", small, 6), 0);
+	CU_ASSERT_STRING_EQUAL(small, "");
+	free(path);
+	free(dir);
+}
+
+/* The ELF hashes against the published algorithms: DT_GNU_HASH of "" is
+ * its seed, 5381; "printf" worked out by hand from each definition. */
+static void test_elf_hashes(void)
+{
+	CU_ASSERT_EQUAL(dlt_gnu_hash(""), 5381u);
+	CU_ASSERT_EQUAL(dlt_gnu_hash("printf"), 0x156b2bb8u);
+	CU_ASSERT_EQUAL(dlt_sysv_hash("printf"), 0x077905a6u);
+	/* High bytes are unsigned in both. */
+	CU_ASSERT_EQUAL(dlt_gnu_hash("\xff"), 5381u * 33 + 255);
+}
+
+static const struct tu_test common_tests[] = {
+	{"procstat: fields counted from the last ')'", test_procstat_parse},
+	{"procstat: this process and a zombie child", test_procstat_read_live},
+	{"io: pread to the end, short files, small files", test_io_reads},
+	{"hash: the ELF symbol hashes", test_elf_hashes},
+	{NULL, NULL}};
+
+static const struct tu_suite suites[] = {{"common", common_tests, NULL},
+					 {NULL, NULL, NULL}};
+
+int main(int argc, char **argv)
+{
+	return tu_main(argc, argv, suites);
+}
