@@ -75,9 +75,11 @@ static void check_trace(const char *path, const uint32_t *ids)
 	dlt_trace_close(r);
 }
 
-static void test_grows(void)
+/* A new trace in a scratch directory, which is returned (the caller
+ * removes it). */
+static char *start_trace(const char *tag)
 {
-	char *dir = tu_tmpdir("strings");
+	char *dir = tu_tmpdir(tag);
 	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
 	struct dlt_open_params p = {.dir = dir,
 				    .host = "unit-host",
@@ -85,6 +87,12 @@ static void test_grows(void)
 				    .parent_kind = DLT_PARENT_NONE};
 	TU_CHECK_FATAL(dlt_writer_create(&writer, &p) == 0,
 		       "cannot create a trace in %s", dir);
+	return dir;
+}
+
+static void test_grows(void)
+{
+	char *dir = start_trace("strings");
 	TU_CHECK(writer.str_mask + 1 == DLT_STRTAB_FIRST,
 		 "a new trace's index has %u slots, %u expected",
 		 writer.str_mask + 1, DLT_STRTAB_FIRST);
@@ -108,14 +116,7 @@ static void test_grows(void)
  * from 1, each string written again into it. */
 static void test_forked_child(void)
 {
-	char *dir = tu_tmpdir("strings-fork");
-	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
-	struct dlt_open_params p = {.dir = dir,
-				    .host = "unit-host",
-				    .rank = -1,
-				    .parent_kind = DLT_PARENT_NONE};
-	TU_CHECK_FATAL(dlt_writer_create(&writer, &p) == 0,
-		       "cannot create a trace in %s", dir);
+	char *dir = start_trace("strings-fork");
 	static uint32_t ids[N_STRINGS];
 	TU_CHECK_FATAL(intern_all(&writer, ids) == 0,
 		       "the parent's strings lost their ids");
