@@ -32,7 +32,7 @@ static const char *dlt_str_keep(struct dlt_writer *w, const char *s, size_t n)
 
 /* The index entry that holds s (*found set), or else the free one where it
  * would go; NULL when the index is full. */
-static uint16_t *dlt_str_slot(struct dlt_writer *w, uint64_t h, const char *s,
+static uint16_t *dlt_str_find(struct dlt_writer *w, uint64_t h, const char *s,
 			      size_t n, int *found)
 {
 	uint32_t mask = w->str_mask;
@@ -87,7 +87,7 @@ uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 	dlt_spin_lock(&w->str_lock);
 	uint32_t id = DLT_STR_NONE;
 	int found;
-	uint16_t *slot = dlt_str_slot(w, h, s, n, &found);
+	uint16_t *slot = dlt_str_find(w, h, s, n, &found);
 	if (found) {
 		id = w->strs[*slot - 1].id;
 		goto done;
@@ -109,7 +109,7 @@ uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 	if (slot && w->str_count >= (w->str_mask + 1) / 4 * 3) {
 		if (w->str_mask + 1 < DLT_STRTAB_SLOTS) {
 			dlt_str_grow(w);
-			slot = dlt_str_slot(w, h, s, n, &found);
+			slot = dlt_str_find(w, h, s, n, &found);
 		} else {
 			slot = NULL;
 		}
