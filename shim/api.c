@@ -66,16 +66,25 @@ static void dlt_rec_enter(struct dlt_writer *w, uint16_t id, const uint64_t *v,
 #include "dltrace/apis.def"
 #undef DLT_API
 
-/* The post hook of each function the table flags DLT_AF_POST, and NULL for
- * the others: the condition is a constant, so an unflagged function's hook
- * is never referred to, while a flagged one without a hook fails to link
- * (-Wl,--no-undefined) and a hook of the wrong type fails to compile
- * (hooks.h). */
-#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
-	static void(*const dlt_hook_##name) params =                          \
-		((flags)&DLT_AF_POST) ? dlt_post_##name : (void(*) params)0;
-#include "dltrace/apis.def"
-#undef DLT_API
+/* What dlt_wrap() needs of one function: its numbers and flags, and the
+ * four parts that depend on its parameters, each a small function over
+ * the arguments gathered in a struct (struct dlt_args_<name>).  Every
+ * descriptor is a constant and dlt_wrap() is inlined into each wrapper, so
+ * the compiler makes the four calls direct and inlines them: the code is
+ * what one wrapper written out by hand would be. */
+struct dlt_wrap_api {
+	uint16_t id;  /* apis.def's id, stored in the records */
+	uint16_t idx; /* dlt_apis[], dlt_slots[] */
+	uint8_t fam;
+	uint8_t once;	/* DLT_API_ONCE: one API_CALL, opened, closed */
+	uint8_t enter;	/* DLT_AF_ENTER */
+	uint8_t record; /* not DLT_AF_NORECORD */
+	uint8_t subst;	/* the hook swaps pointers even when nested */
+	int (*call)(void *real, const void *a);	      /* the real call */
+	uint32_t (*pre)(const void *a, uint64_t *v);  /* values before */
+	uint32_t (*post)(const void *a, uint64_t *v); /* values after */
+	void (*hook)(int ret, const void *a);	      /* or NULL */
+};
 
 /* The cuGetProcAddress family swaps what it hands out even when called
  * inside another wrapped call (the runtime asks the driver for its
@@ -86,78 +95,145 @@ static void dlt_rec_enter(struct dlt_writer *w, uint16_t id, const uint64_t *v,
 	 (idx) == DLT_IDX_cudaGetDriverEntryPoint || \
 	 (idx) == DLT_IDX_cudaGetDriverEntryPointByVersion)
 
-#define DLT_BODY(apiid, idx, fam, name, args, flags, pre, post, realexpr)     \
-	{                                                                     \
-		dlt_fn_##name dlt_real = (dlt_fn_##name)(realexpr);           \
-		if (__builtin_expect(dlt_real == NULL, 0))                    \
-			return dlt_missing(DLT_FAM_##fam);                    \
-		struct dlt_writer *dlt_wr = dlt_writer_on();                  \
-		if (dlt_wr == NULL || dlt_api_depth > 0 ||                    \
-		    dlt_fam_depth[DLT_FAM_##fam] > 0) {                       \
-			int dlt_r0 = dlt_real args;                           \
-			if (dlt_hook_##name && DLT_SUBST_ALWAYS(idx)) {       \
-				int dlt_e0 = errno;                           \
-				dlt_hook_ret = dlt_r0;                        \
-				dlt_hook_##name args;                         \
-				errno = dlt_e0;                               \
-			}                                                     \
-			return dlt_r0;                                        \
-		}                                                             \
-		dlt_fam_depth[DLT_FAM_##fam]++;                               \
-		struct dlt_open_call dlt_open = {NULL, 0, 0, 0};              \
-		uint64_t dlt_t0;                                              \
-		if (DLT_API_ONCE(flags, pre, post)) {                         \
-			uint64_t dlt_pv[] = {DLT_UNPAREN pre};                \
-			dlt_t0 = dlt_now_ns();                                \
-			dlt_call_open(dlt_wr, apiid, dlt_t0, dlt_pv,          \
-				      sizeof(dlt_pv) / sizeof(uint64_t),      \
-				      &dlt_open);                             \
-		} else {                                                      \
-			if ((flags)&DLT_AF_ENTER) {                           \
-				uint64_t dlt_pv[] = {DLT_UNPAREN pre};        \
-				dlt_rec_enter(dlt_wr, apiid, dlt_pv,          \
-					      sizeof(dlt_pv) /                \
-						      sizeof(uint64_t));      \
-			}                                                     \
-			dlt_t0 = dlt_now_ns();                                \
-		}                                                             \
-		uint64_t dlt_wdc = 0;                                         \
-		if (DLT_API_ONCE(flags, pre, post) || ((flags)&DLT_AF_ENTER)) \
-			dlt_wdc = dlt_wd_call_begin(dlt_t0);                  \
-		int dlt_r = dlt_real args;                                    \
-		uint64_t dlt_t1 = dlt_now_ns();                               \
-		int dlt_e = errno;                                            \
-		if (DLT_API_ONCE(flags, pre, post) || ((flags)&DLT_AF_ENTER)) \
-			dlt_wd_call_end(dlt_wdc);                             \
-		if (!((flags)&DLT_AF_NORECORD) &&                             \
-		    !dlt_call_close(dlt_wr, &dlt_open, dlt_r,                 \
-				    dlt_t1 - dlt_t0)) {                       \
-			uint64_t dlt_v[] = {DLT_UNPAREN post};                \
-			dlt_call_done(dlt_wr, apiid, dlt_r, dlt_t0, dlt_t1,   \
-				      dlt_v,                                  \
-				      sizeof(dlt_v) / sizeof(uint64_t));      \
-		}                                                             \
-		if (dlt_hook_##name) {                                        \
-			dlt_hook_ret = dlt_r;                                 \
-			dlt_hook_##name args;                                 \
-		}                                                             \
-		if (__builtin_expect(                                         \
-			    !atomic_load_explicit(&dlt_slots[idx].noted,      \
-						  memory_order_relaxed),      \
-			    0))                                               \
-			dlt_family_note(idx, (void *)dlt_real);               \
-		dlt_fam_depth[DLT_FAM_##fam]--;                               \
-		errno = dlt_e;                                                \
-		return dlt_r;                                                 \
+/* One call of the function d describes, real being the function to call,
+ * a its arguments. */
+static inline __attribute__((always_inline)) int
+dlt_wrap(const struct dlt_wrap_api *d, void *real, const void *a)
+{
+	if (__builtin_expect(real == NULL, 0))
+		return dlt_missing(d->fam);
+	struct dlt_writer *w = dlt_writer_on();
+	if (w == NULL || dlt_api_depth > 0 || dlt_fam_depth[d->fam] > 0) {
+		int r0 = d->call(real, a);
+		if (d->hook && d->subst) {
+			int e0 = errno;
+			d->hook(r0, a);
+			errno = e0;
+		}
+		return r0;
 	}
+	dlt_fam_depth[d->fam]++;
+	struct dlt_open_call open = {NULL, 0, 0, 0};
+	uint64_t v[DLT_API_MAX_VALS];
+	uint64_t t0;
+	if (d->once) {
+		uint32_t n = d->pre(a, v);
+		t0 = dlt_now_ns();
+		dlt_call_open(w, d->id, t0, v, n, &open);
+	} else {
+		if (d->enter) {
+			/* v untouched when there is no value: not passed. */
+			uint32_t n = d->pre(a, v);
+			dlt_rec_enter(w, d->id, n ? v : NULL, n);
+		}
+		t0 = dlt_now_ns();
+	}
+	uint64_t wdc = 0;
+	if (d->enter)
+		wdc = dlt_wd_call_begin(t0);
+	int r = d->call(real, a);
+	uint64_t t1 = dlt_now_ns();
+	int e = errno;
+	if (d->enter)
+		dlt_wd_call_end(wdc);
+	if (d->record && !dlt_call_close(w, &open, r, t1 - t0))
+		dlt_call_done(w, d->id, r, t0, t1, v, d->post(a, v));
+	if (d->hook)
+		d->hook(r, a);
+	if (__builtin_expect(!atomic_load_explicit(&dlt_slots[d->idx].noted,
+						   memory_order_relaxed),
+			     0))
+		dlt_family_note(d->idx, real);
+	dlt_fam_depth[d->fam]--;
+	errno = e;
+	return r;
+}
 
+/* Per function: the struct of its arguments (nothing for (void)), and the
+ * four parts, each of which names the arguments as the table does. */
+#define DLT_ARG_MEMBER(p, decl) decl;
+#define DLT_ARG_MEMBERS_1(params)
+#define DLT_ARG_MEMBERS_0(params) \
+	DLT_PP_EACH_X(DLT_ARG_MEMBER, _, DLT_UNPAREN params)
+#define DLT_ARG_LOCAL(ptr, x) \
+	__attribute__((unused)) __typeof__(ptr->x) x = ptr->x;
+#define DLT_ARG_LOCALS(ptr, args) \
+	DLT_PP_EACH_X(DLT_ARG_LOCAL, ptr, DLT_UNPAREN args)
+/* The arguments read from the struct, for the real call: (a->x, a->y). */
+#define DLT_ARG_FIELD(ptr, x) , ptr->x
+#define DLT_ARG_DROP_FIRST_(first, ...) (__VA_ARGS__)
+#define DLT_ARG_DROP_FIRST(...) DLT_ARG_DROP_FIRST_(__VA_ARGS__)
+#define DLT_ARG_FIELDS(ptr, args) \
+	DLT_ARG_DROP_FIRST(       \
+		0 DLT_PP_EACH_X(DLT_ARG_FIELD, ptr, DLT_UNPAREN args))
+#define DLT_HOOK_ARGS_1(args) (dlt_ret_)
+#define DLT_HOOK_ARGS_0(args) (dlt_ret_, DLT_UNPAREN args)
+#define DLT_WRAP_PART static inline __attribute__((always_inline))
+/* fn(a, v): the values of list (pre or post) into v, their count. */
+#define DLT_WRAP_VALUES(fn, name, args, list)                           \
+	DLT_WRAP_PART uint32_t fn(const void *dlt_p_, uint64_t *dlt_v_) \
+	{                                                               \
+		__attribute__((unused))                                 \
+		const struct dlt_args_##name *dlt_ap_ = dlt_p_;         \
+		DLT_ARG_LOCALS(dlt_ap_, args)                           \
+		const uint64_t dlt_x_[] = {DLT_UNPAREN list};           \
+		__builtin_memcpy(dlt_v_, dlt_x_, sizeof(dlt_x_));       \
+		return sizeof(dlt_x_) / sizeof(uint64_t);               \
+	}
 #define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
-	DLT_EXPORT int name params DLT_BODY(                                  \
-		id, DLT_IDX_##name, fam, name, args, flags, pre, post,        \
-		dlt_link_real(DLT_IDX_##name)) static int dlt_h_##name params \
-	DLT_BODY(id, DLT_IDX_##name, fam, name, args, flags, pre, post,       \
-		 atomic_load_explicit(&dlt_slots[DLT_IDX_##name].h_real,      \
-				      memory_order_acquire))
+	struct dlt_args_##name {                                              \
+		DLT_PP_CAT(DLT_ARG_MEMBERS_, DLT_PP_IS_EMPTY(args))(params)   \
+	};                                                                    \
+	DLT_WRAP_PART int dlt_call_##name(void *real, const void *dlt_p_)     \
+	{                                                                     \
+		__attribute__((unused))                                       \
+		const struct dlt_args_##name *dlt_ap_ = dlt_p_;               \
+		return ((dlt_fn_##name)real)DLT_ARG_FIELDS(dlt_ap_, args);    \
+	}                                                                     \
+	DLT_WRAP_VALUES(dlt_pre_##name, name, args, pre)                      \
+	DLT_WRAP_VALUES(dlt_postv_##name, name, args, post)                   \
+	DLT_WRAP_PART void dlt_hook_##name(int dlt_ret_, const void *dlt_p_)  \
+	{                                                                     \
+		__attribute__((unused))                                       \
+		const struct dlt_args_##name *dlt_ap_ = dlt_p_;               \
+		DLT_ARG_LOCALS(dlt_ap_, args)                                 \
+		dlt_post_##name DLT_PP_CAT(DLT_HOOK_ARGS_,                    \
+					   DLT_PP_IS_EMPTY(args))(args);      \
+	}                                                                     \
+	static const struct dlt_wrap_api dlt_w_##name = {                     \
+		id,                                                           \
+		DLT_IDX_##name,                                               \
+		DLT_FAM_##fam,                                                \
+		DLT_API_ONCE(flags, pre, post),                               \
+		((flags)&DLT_AF_ENTER) != 0,                                  \
+		((flags)&DLT_AF_NORECORD) == 0,                               \
+		DLT_SUBST_ALWAYS(DLT_IDX_##name),                             \
+		dlt_call_##name,                                              \
+		dlt_pre_##name,                                               \
+		dlt_postv_##name,                                             \
+		((flags)&DLT_AF_POST) ? dlt_hook_##name : NULL,               \
+	};
+#include "dltrace/apis.def"
+#undef DLT_API
+
+/* The exported wrapper calls the function the program would have bound;
+ * the handle wrapper the one dlsym or cuGetProcAddress handed out. */
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
+	DLT_EXPORT int name params                                            \
+	{                                                                     \
+		const struct dlt_args_##name dlt_a = {DLT_UNPAREN args};      \
+		return dlt_wrap(&dlt_w_##name, dlt_link_real(DLT_IDX_##name), \
+				&dlt_a);                                      \
+	}                                                                     \
+	static int dlt_h_##name params                                        \
+	{                                                                     \
+		const struct dlt_args_##name dlt_a = {DLT_UNPAREN args};      \
+		return dlt_wrap(&dlt_w_##name,                                \
+				atomic_load_explicit(                         \
+					&dlt_slots[DLT_IDX_##name].h_real,    \
+					memory_order_acquire),                \
+				&dlt_a);                                      \
+	}
 #include "dltrace/apis.def"
 #undef DLT_API
 
@@ -236,36 +312,36 @@ static void dlt_swap_driver_fn(void **fn)
 		*fn = dlt_substitute(idx, *fn);
 }
 
-void dlt_post_cuGetProcAddress(const char *sym, void **fn, int ver,
+void dlt_post_cuGetProcAddress(int ret, const char *sym, void **fn, int ver,
 			       dlt_cuuint64_t flags)
 {
 	(void)sym, (void)ver, (void)flags;
-	if (dlt_hook_ret == 0)
+	if (ret == 0)
 		dlt_swap_driver_fn(fn);
 }
 
-void dlt_post_cuGetProcAddress_v2(const char *sym, void **fn, int ver,
+void dlt_post_cuGetProcAddress_v2(int ret, const char *sym, void **fn, int ver,
 				  dlt_cuuint64_t flags, int *st)
 {
 	(void)sym, (void)ver, (void)flags, (void)st;
-	if (dlt_hook_ret == 0)
+	if (ret == 0)
 		dlt_swap_driver_fn(fn);
 }
 
-void dlt_post_cudaGetDriverEntryPoint(const char *sym, void **fn,
+void dlt_post_cudaGetDriverEntryPoint(int ret, const char *sym, void **fn,
 				      unsigned long long flags, int *st)
 {
 	(void)sym, (void)flags, (void)st;
-	if (dlt_hook_ret == 0)
+	if (ret == 0)
 		dlt_swap_driver_fn(fn);
 }
 
-void dlt_post_cudaGetDriverEntryPointByVersion(const char *sym, void **fn,
-					       unsigned int ver,
+void dlt_post_cudaGetDriverEntryPointByVersion(int ret, const char *sym,
+					       void **fn, unsigned int ver,
 					       unsigned long long flags,
 					       int *st)
 {
 	(void)sym, (void)ver, (void)flags, (void)st;
-	if (dlt_hook_ret == 0)
+	if (ret == 0)
 		dlt_swap_driver_fn(fn);
 }

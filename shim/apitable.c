@@ -4,7 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dltrace/apirules.h"
 #include "real.h"
+
+/* Never called: compiled so that every build of the shim checks the rules
+ * of apis.def (dltrace/apirules.h); it compiles to a bare return. */
+__attribute__((used)) static void dlt_apis_checked(void)
+{
+	dlt_apis_def_rules();
+}
 
 const struct dlt_api_info dlt_apis[DLT_API_N] = {
 #define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \

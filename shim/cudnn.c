@@ -119,13 +119,13 @@ static void dlt_algo_result(uint16_t api, uint64_t problem, int status,
 }
 
 #define DLT_SEL(name, idx, dir, xa, wa, ya)                                   \
-	void dlt_post_##name(dlt_cudnnHandle_t h, xa, wa,                     \
+	void dlt_post_##name(int ret, dlt_cudnnHandle_t h, xa, wa,            \
 			     dlt_cudnnConvolutionDescriptor_t c, ya, int req, \
 			     int *n, dlt_cudnnAlgoPerf_t *perf)               \
 	{                                                                     \
 		(void)h, (void)req;                                           \
-		dlt_algo_result(dlt_apis[idx].id, DLT_SEL_PROBLEM(dir),       \
-				dlt_hook_ret, perf, n ? *n : 0, -1);          \
+		dlt_algo_result(dlt_apis[idx].id, DLT_SEL_PROBLEM(dir), ret,  \
+				perf, n ? *n : 0, -1);                        \
 	}
 
 #define DLT_SEL_PROBLEM(dir) \
@@ -168,8 +168,8 @@ DLT_SEL(cudnnFindConvolutionBackwardFilterAlgorithm,
 
 /* The Ex forms take data pointers and a workspace between descriptors. */
 void dlt_post_cudnnFindConvolutionForwardAlgorithmEx(
-	dlt_cudnnHandle_t h, dlt_cudnnTensorDescriptor_t x, const void *xp,
-	dlt_cudnnFilterDescriptor_t w, const void *wp,
+	int ret, dlt_cudnnHandle_t h, dlt_cudnnTensorDescriptor_t x,
+	const void *xp, dlt_cudnnFilterDescriptor_t w, const void *wp,
 	dlt_cudnnConvolutionDescriptor_t c, dlt_cudnnTensorDescriptor_t y,
 	void *yp, int req, int *n, dlt_cudnnAlgoPerf_t *perf, void *ws,
 	size_t wsz)
@@ -177,13 +177,12 @@ void dlt_post_cudnnFindConvolutionForwardAlgorithmEx(
 	(void)h, (void)xp, (void)wp, (void)yp, (void)req, (void)ws, (void)wsz;
 	dlt_algo_result(
 		dlt_apis[DLT_IDX_cudnnFindConvolutionForwardAlgorithmEx].id,
-		dlt_cudnn_problem(0, x, w, c, y), dlt_hook_ret, perf,
-		n ? *n : 0, -1);
+		dlt_cudnn_problem(0, x, w, c, y), ret, perf, n ? *n : 0, -1);
 }
 
 void dlt_post_cudnnFindConvolutionBackwardDataAlgorithmEx(
-	dlt_cudnnHandle_t h, dlt_cudnnFilterDescriptor_t w, const void *wp,
-	dlt_cudnnTensorDescriptor_t dy, const void *dyp,
+	int ret, dlt_cudnnHandle_t h, dlt_cudnnFilterDescriptor_t w,
+	const void *wp, dlt_cudnnTensorDescriptor_t dy, const void *dyp,
 	dlt_cudnnConvolutionDescriptor_t c, dlt_cudnnTensorDescriptor_t dx,
 	void *dxp, int req, int *n, dlt_cudnnAlgoPerf_t *perf, void *ws,
 	size_t wsz)
@@ -192,13 +191,12 @@ void dlt_post_cudnnFindConvolutionBackwardDataAlgorithmEx(
 	dlt_algo_result(
 		dlt_apis[DLT_IDX_cudnnFindConvolutionBackwardDataAlgorithmEx]
 			.id,
-		dlt_cudnn_problem(1, dx, w, c, dy), dlt_hook_ret, perf,
-		n ? *n : 0, -1);
+		dlt_cudnn_problem(1, dx, w, c, dy), ret, perf, n ? *n : 0, -1);
 }
 
 void dlt_post_cudnnFindConvolutionBackwardFilterAlgorithmEx(
-	dlt_cudnnHandle_t h, dlt_cudnnTensorDescriptor_t x, const void *xp,
-	dlt_cudnnTensorDescriptor_t dy, const void *dyp,
+	int ret, dlt_cudnnHandle_t h, dlt_cudnnTensorDescriptor_t x,
+	const void *xp, dlt_cudnnTensorDescriptor_t dy, const void *dyp,
 	dlt_cudnnConvolutionDescriptor_t c, dlt_cudnnFilterDescriptor_t dw,
 	void *dwp, int req, int *n, dlt_cudnnAlgoPerf_t *perf, void *ws,
 	size_t wsz)
@@ -207,86 +205,88 @@ void dlt_post_cudnnFindConvolutionBackwardFilterAlgorithmEx(
 	dlt_algo_result(
 		dlt_apis[DLT_IDX_cudnnFindConvolutionBackwardFilterAlgorithmEx]
 			.id,
-		dlt_cudnn_problem(2, x, dw, c, dy), dlt_hook_ret, perf,
-		n ? *n : 0, -1);
+		dlt_cudnn_problem(2, x, dw, c, dy), ret, perf, n ? *n : 0, -1);
 }
 
 /* Pre-8.0 preference forms: one algorithm, no candidate list. */
 void dlt_post_cudnnGetConvolutionForwardAlgorithm(
-	dlt_cudnnHandle_t h, dlt_cudnnTensorDescriptor_t x,
+	int ret, dlt_cudnnHandle_t h, dlt_cudnnTensorDescriptor_t x,
 	dlt_cudnnFilterDescriptor_t w, dlt_cudnnConvolutionDescriptor_t c,
 	dlt_cudnnTensorDescriptor_t y, int pref, size_t limit, int *algo)
 {
 	(void)h, (void)pref, (void)limit;
 	dlt_algo_result(
 		dlt_apis[DLT_IDX_cudnnGetConvolutionForwardAlgorithm].id,
-		dlt_cudnn_problem(0, x, w, c, y), dlt_hook_ret, NULL, 0,
-		algo && dlt_hook_ret == 0 ? *algo : -1);
+		dlt_cudnn_problem(0, x, w, c, y), ret, NULL, 0,
+		algo && ret == 0 ? *algo : -1);
 }
 
 void dlt_post_cudnnGetConvolutionBackwardDataAlgorithm(
-	dlt_cudnnHandle_t h, dlt_cudnnFilterDescriptor_t w,
+	int ret, dlt_cudnnHandle_t h, dlt_cudnnFilterDescriptor_t w,
 	dlt_cudnnTensorDescriptor_t dy, dlt_cudnnConvolutionDescriptor_t c,
 	dlt_cudnnTensorDescriptor_t dx, int pref, size_t limit, int *algo)
 {
 	(void)h, (void)pref, (void)limit;
 	dlt_algo_result(
 		dlt_apis[DLT_IDX_cudnnGetConvolutionBackwardDataAlgorithm].id,
-		dlt_cudnn_problem(1, dx, w, c, dy), dlt_hook_ret, NULL, 0,
-		algo && dlt_hook_ret == 0 ? *algo : -1);
+		dlt_cudnn_problem(1, dx, w, c, dy), ret, NULL, 0,
+		algo && ret == 0 ? *algo : -1);
 }
 
 void dlt_post_cudnnGetConvolutionBackwardFilterAlgorithm(
-	dlt_cudnnHandle_t h, dlt_cudnnTensorDescriptor_t x,
+	int ret, dlt_cudnnHandle_t h, dlt_cudnnTensorDescriptor_t x,
 	dlt_cudnnTensorDescriptor_t dy, dlt_cudnnConvolutionDescriptor_t c,
 	dlt_cudnnFilterDescriptor_t dw, int pref, size_t limit, int *algo)
 {
 	(void)h, (void)pref, (void)limit;
 	dlt_algo_result(
 		dlt_apis[DLT_IDX_cudnnGetConvolutionBackwardFilterAlgorithm].id,
-		dlt_cudnn_problem(2, x, dw, c, dy), dlt_hook_ret, NULL, 0,
-		algo && dlt_hook_ret == 0 ? *algo : -1);
+		dlt_cudnn_problem(2, x, dw, c, dy), ret, NULL, 0,
+		algo && ret == 0 ? *algo : -1);
 }
 
 /* Executions: the problem, so that the analyzer can tie the algorithm run
  * to what the selection offered. */
-static void dlt_exec_problem(uint16_t api, uint64_t problem, int algo)
+static void dlt_exec_problem(uint16_t api, int ret, uint64_t problem, int algo)
 {
-	dlt_algo_result(api, problem, dlt_hook_ret, NULL, 0, algo);
+	dlt_algo_result(api, problem, ret, NULL, 0, algo);
 }
 
 void dlt_post_cudnnConvolutionForward(
-	dlt_cudnnHandle_t h, const void *alpha, dlt_cudnnTensorDescriptor_t x,
-	const void *xp, dlt_cudnnFilterDescriptor_t w, const void *wp,
+	int ret, dlt_cudnnHandle_t h, const void *alpha,
+	dlt_cudnnTensorDescriptor_t x, const void *xp,
+	dlt_cudnnFilterDescriptor_t w, const void *wp,
 	dlt_cudnnConvolutionDescriptor_t c, int algo, void *ws, size_t wsz,
 	const void *beta, dlt_cudnnTensorDescriptor_t y, void *yp)
 {
 	(void)h, (void)alpha, (void)xp, (void)wp, (void)ws, (void)wsz,
 		(void)beta, (void)yp;
-	dlt_exec_problem(dlt_apis[DLT_IDX_cudnnConvolutionForward].id,
+	dlt_exec_problem(dlt_apis[DLT_IDX_cudnnConvolutionForward].id, ret,
 			 dlt_cudnn_problem(0, x, w, c, y), algo);
 }
 
 void dlt_post_cudnnConvolutionBackwardData(
-	dlt_cudnnHandle_t h, const void *alpha, dlt_cudnnFilterDescriptor_t w,
-	const void *wp, dlt_cudnnTensorDescriptor_t dy, const void *dyp,
+	int ret, dlt_cudnnHandle_t h, const void *alpha,
+	dlt_cudnnFilterDescriptor_t w, const void *wp,
+	dlt_cudnnTensorDescriptor_t dy, const void *dyp,
 	dlt_cudnnConvolutionDescriptor_t c, int algo, void *ws, size_t wsz,
 	const void *beta, dlt_cudnnTensorDescriptor_t dx, void *dxp)
 {
 	(void)h, (void)alpha, (void)wp, (void)dyp, (void)ws, (void)wsz,
 		(void)beta, (void)dxp;
-	dlt_exec_problem(dlt_apis[DLT_IDX_cudnnConvolutionBackwardData].id,
+	dlt_exec_problem(dlt_apis[DLT_IDX_cudnnConvolutionBackwardData].id, ret,
 			 dlt_cudnn_problem(1, dx, w, c, dy), algo);
 }
 
 void dlt_post_cudnnConvolutionBackwardFilter(
-	dlt_cudnnHandle_t h, const void *alpha, dlt_cudnnTensorDescriptor_t x,
-	const void *xp, dlt_cudnnTensorDescriptor_t dy, const void *dyp,
+	int ret, dlt_cudnnHandle_t h, const void *alpha,
+	dlt_cudnnTensorDescriptor_t x, const void *xp,
+	dlt_cudnnTensorDescriptor_t dy, const void *dyp,
 	dlt_cudnnConvolutionDescriptor_t c, int algo, void *ws, size_t wsz,
 	const void *beta, dlt_cudnnFilterDescriptor_t dw, void *dwp)
 {
 	(void)h, (void)alpha, (void)xp, (void)dyp, (void)ws, (void)wsz,
 		(void)beta, (void)dwp;
 	dlt_exec_problem(dlt_apis[DLT_IDX_cudnnConvolutionBackwardFilter].id,
-			 dlt_cudnn_problem(2, x, dw, c, dy), algo);
+			 ret, dlt_cudnn_problem(2, x, dw, c, dy), algo);
 }

@@ -1018,38 +1018,40 @@ static void dlt_bk_finalized(int status, void *desc)
 
 /* ---- the post hooks ----------------------------------------------------- */
 
-void dlt_post_cudnnBackendCreateDescriptor(int type,
+void dlt_post_cudnnBackendCreateDescriptor(int ret, int type,
 					   dlt_cudnnBackendDescriptor_t *d)
 {
-	dlt_bk_created(dlt_hook_ret, type, d ? *d : NULL);
+	dlt_bk_created(ret, type, d ? *d : NULL);
 }
 
-void dlt_post_cudnnBackendDestroyDescriptor(dlt_cudnnBackendDescriptor_t d)
+void dlt_post_cudnnBackendDestroyDescriptor(int ret,
+					    dlt_cudnnBackendDescriptor_t d)
 {
-	dlt_bk_destroyed(dlt_hook_ret, d);
+	dlt_bk_destroyed(ret, d);
 }
 
-void dlt_post_cudnnBackendSetAttribute(dlt_cudnnBackendDescriptor_t d, int name,
-				       int type, int64_t n, const void *el)
+void dlt_post_cudnnBackendSetAttribute(int ret, dlt_cudnnBackendDescriptor_t d,
+				       int name, int type, int64_t n,
+				       const void *el)
 {
-	dlt_bk_set(dlt_hook_ret, d, name, type, n, el);
+	dlt_bk_set(ret, d, name, type, n, el);
 }
 
-void dlt_post_cudnnBackendGetAttribute(dlt_cudnnBackendDescriptor_t d, int name,
-				       int type, int64_t req, int64_t *n,
-				       void *el)
+void dlt_post_cudnnBackendGetAttribute(int ret, dlt_cudnnBackendDescriptor_t d,
+				       int name, int type, int64_t req,
+				       int64_t *n, void *el)
 {
-	dlt_bk_get(dlt_hook_ret, d, name, type, req, n, el);
+	dlt_bk_get(ret, d, name, type, req, n, el);
 }
 
-void dlt_post_cudnnBackendFinalize(dlt_cudnnBackendDescriptor_t d)
+void dlt_post_cudnnBackendFinalize(int ret, dlt_cudnnBackendDescriptor_t d)
 {
-	dlt_bk_finalized(dlt_hook_ret, d);
+	dlt_bk_finalized(ret, d);
 }
 
-void dlt_post_cudnnBackendExecute(dlt_cudnnHandle_t h,
+void dlt_post_cudnnBackendExecute(int ret, dlt_cudnnHandle_t h,
 				  dlt_cudnnBackendDescriptor_t plan,
 				  dlt_cudnnBackendDescriptor_t pack)
 {
-	(void)h, (void)plan, (void)pack;
+	(void)ret, (void)h, (void)plan, (void)pack;
 }

@@ -20,7 +20,6 @@ DLT_HOT bool dlt_have_audit;
 DLT_HOT bool dlt_exit_recorded;
 struct dlt_config dlt_cfg;
 __thread int dlt_api_depth;
-__thread int dlt_hook_ret;
 
 const char *dlt_self_name(void)
 {

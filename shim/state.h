@@ -106,10 +106,6 @@ void dlt_read_host(char *buf, size_t cap);
  * non-zero, the wrappers record nothing. */
 extern __thread int dlt_api_depth;
 
-/* The value the real function returned, while its post hook (hooks.h)
- * runs. */
-extern __thread int dlt_hook_ret;
-
 /* Records how this process image ends (enum dlt_exit_how), once. */
 void dlt_record_exit(int how, int status);
 extern bool dlt_exit_recorded;

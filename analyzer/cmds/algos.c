@@ -8,13 +8,13 @@
 #include "apinames.h"
 #include "commands.h"
 #include "conv.h"
-#include "inputs.h"
+#include "job.h"
 #include "gpu.h"
 #include "json.h"
 #include "status.h"
 
 const char dlt_algos_usage[] =
-	"usage: dltrace-analyze algos [--json] PATH...\n"
+	"usage: dltrace-analyze algos [--json] [--run ID] PATH...\n"
 	"\n"
 	"For each process and each cuDNN convolution problem (shape and\n"
 	"direction): the latest algorithm selection (the API, how many\n"
@@ -26,6 +26,8 @@ const char dlt_algos_usage[] =
 	"\n"
 	"  --json   one JSON object: "
 	"{\"processes\":[{...,\"problems\":[...]}]}\n"
+	"  --run ID only the traces of that run of the launcher (summary\n"
+	"           shows each run's identity)\n"
 	"\n"
 	"PATH is a trace file or a directory of *.dltrace files.  Damage in a\n"
 	"trace and inputs that cannot be read are reported on stderr.\n"
@@ -372,17 +374,18 @@ static void dlt_algos_json_process(struct dlt_json *j,
 int dlt_cmd_algos(int argc, char **argv)
 {
 	bool json = false;
-	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL}};
+	const char *run = NULL;
+	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL},
+					    {"--run", NULL, &run}};
 	int npaths;
-	int rc = dlt_cmd_args("algos", dlt_algos_usage, argc, argv, opts, 1,
+	int rc = dlt_cmd_args("algos", dlt_algos_usage, argc, argv, opts, 2,
 			      &npaths);
 	if (rc >= 0)
 		return rc;
-	struct dlt_inputs in;
-	dlt_inputs_collect(&in, npaths, argv);
-	for (size_t i = 0; i < in.nerrors; i++)
-		fprintf(stderr, "dltrace-analyze: %s: %s\n", in.errors[i].path,
-			in.errors[i].message);
+	struct dlt_job jb;
+	rc = dlt_cmd_job("algos", run, NULL, npaths, argv, &jb);
+	if (rc >= 0)
+		return rc;
 	struct dlt_json j;
 	if (json) {
 		dlt_json_init(&j, stdout, true);
@@ -390,32 +393,25 @@ int dlt_cmd_algos(int argc, char **argv)
 		dlt_json_key(&j, "processes");
 		dlt_json_array_begin(&j);
 	}
-	size_t usable = 0;
-	for (size_t i = 0; i < in.npaths; i++) {
-		char err[1024] = "";
+	for (size_t i = 0; i < jb.ntraces; i++) {
 		struct dlt_gpu g;
-		struct dlt_process *p =
-			dlt_process_load_gpu(in.paths[i], &g, err, sizeof(err));
-		if (p == NULL) {
-			fprintf(stderr, "dltrace-analyze: %s\n", err);
-			dlt_gpu_free(&g);
-			continue;
-		}
+		struct dlt_trace *t = dlt_job_take(&jb, i);
+		struct dlt_process *p = dlt_process_read_gpu(t, &g);
+		dlt_trace_close(t);
 		for (size_t k = 0; k < p->nproblems; k++)
 			fprintf(stderr, "dltrace-analyze: %s: %s\n", p->trace,
 				p->problems[k]);
 		if (json) {
 			dlt_algos_json_process(&j, p, &g);
 		} else {
-			if (usable)
+			if (i)
 				fputc('\n', stdout);
 			dlt_algos_text_process(stdout, p, &g);
 		}
-		usable++;
 		dlt_process_free(p);
 		dlt_gpu_free(&g);
 	}
-	dlt_inputs_free(&in);
+	dlt_job_close(&jb);
 	if (json) {
 		dlt_json_array_end(&j);
 		dlt_json_object_end(&j);
@@ -423,11 +419,6 @@ int dlt_cmd_algos(int argc, char **argv)
 			fputs("dltrace-analyze: internal error: malformed JSON "
 			      "output\n",
 			      stderr);
-	}
-	if (usable == 0) {
-		fputs("dltrace-analyze: no usable trace among the inputs\n",
-		      stderr);
-		return DLT_EXIT_USAGE;
 	}
 	return DLT_EXIT_OK;
 }

@@ -4,10 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
 #include "commands.h"
-#include "inputs.h"
-#include "mem.h"
+#include "findings.h"
+#include "job.h"
 
 int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
 		 const struct dlt_flag_opt *opts, size_t nopts, int *npaths)
@@ -72,49 +71,47 @@ int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
 	return -1;
 }
 
-int dlt_cmd_run_filter(const char *cmd, const char *run, int npaths,
-		       char **argv, struct dlt_run_paths *out)
+int dlt_cmd_run_id(const char *cmd, const char *run, struct dlt_job_opts *o)
 {
-	out->paths = argv;
-	out->npaths = npaths;
-	out->held = NULL;
 	if (run == NULL)
 		return -1;
 	char *end;
-	unsigned long long id = strtoull(run, &end, 16);
-	if (*run == '\0' || *end != '\0') {
-		fprintf(stderr,
-			"dltrace-analyze %s: --run takes a run's identity in "
-			"hex (summary shows it), not '%s'\n",
-			cmd, run);
-		return DLT_EXIT_USAGE;
-	}
-	struct dlt_inputs *in = dlt_xcalloc(1, sizeof(*in));
-	size_t others, nruns;
-	dlt_inputs_collect(in, npaths, argv);
-	dlt_inputs_keep_run(in, id, &others, &nruns);
-	if (in->npaths == 0) {
-		fprintf(stderr,
-			"dltrace-analyze %s: no trace of run %s among "
-			"the inputs\n",
-			cmd, run);
-		dlt_inputs_free(in);
-		free(in);
-		return DLT_EXIT_USAGE;
-	}
-	out->paths = in->paths;
-	out->npaths = (int)in->npaths;
-	out->held = in;
-	return -1;
+	o->run = strtoull(run, &end, 16);
+	o->has_run = true;
+	if (*run != '\0' && *end == '\0')
+		return -1;
+	fprintf(stderr,
+		"dltrace-analyze %s: --run takes a run's identity in hex "
+		"(summary shows it), not '%s'\n",
+		cmd, run);
+	return DLT_EXIT_USAGE;
 }
 
-void dlt_cmd_run_free(struct dlt_run_paths *rp)
+int dlt_cmd_job(const char *cmd, const char *run,
+		const struct dlt_job_opts *how, int npaths, char **argv,
+		struct dlt_job *j)
 {
-	if (rp->held) {
-		dlt_inputs_free(rp->held);
-		free(rp->held);
-	}
-	rp->held = NULL;
+	struct dlt_job_opts o = {0};
+	if (how)
+		o = *how;
+	memset(j, 0, sizeof(*j));
+	int rc = dlt_cmd_run_id(cmd, run, &o);
+	if (rc >= 0)
+		return rc;
+	rc = dlt_job_open(j, npaths, argv, &o);
+	dlt_job_say_errors(j, stderr);
+	if (rc == 0)
+		return -1;
+	if (run != NULL)
+		fprintf(stderr,
+			"dltrace-analyze %s: no trace of run %s among the "
+			"inputs\n",
+			cmd, run);
+	else
+		fputs("dltrace-analyze: no usable trace among the inputs\n",
+		      stderr);
+	dlt_job_close(j);
+	return DLT_EXIT_USAGE;
 }
 
 int dlt_cmd_fail_on(const char *cmd, const char *value)

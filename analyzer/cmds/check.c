@@ -3,6 +3,7 @@
 
 #include "check.h"
 #include "commands.h"
+#include "report.h"
 
 const char dlt_check_usage[] =
 	"usage: dltrace-analyze check [--json] [--fail-on error|warning|never] "
@@ -30,9 +31,9 @@ const char dlt_check_usage[] =
 static void dlt_list_rules(FILE *out)
 {
 	for (size_t i = 0; i < dlt_nrules; i++)
-		fprintf(out, "%-25s %-7s %s\n", dlt_rules[i].code,
-			dlt_severity_name(dlt_rules[i].severity),
-			dlt_rules[i].summary);
+		fprintf(out, "%-25s %-7s %s\n", dlt_rules[i]->code,
+			dlt_severity_name(dlt_rules[i]->severity),
+			dlt_rules[i]->summary);
 }
 
 int dlt_cmd_check(int argc, char **argv)
@@ -60,20 +61,15 @@ int dlt_cmd_check(int argc, char **argv)
 	int threshold = dlt_cmd_fail_on("check", fail_on);
 	if (threshold < 0)
 		return DLT_EXIT_USAGE;
-	struct dlt_run_paths rp;
-	rc = dlt_cmd_run_filter("check", run, npaths, argv, &rp);
+	struct dlt_job j;
+	const struct dlt_job_opts how = {.order = DLT_JOB_BY_START};
+	rc = dlt_cmd_job("check", run, &how, npaths, argv, &j);
 	if (rc >= 0)
 		return rc;
 	struct dlt_check c;
 	dlt_check_init(&c);
-	size_t n = dlt_check_paths(&c, rp.npaths, rp.paths, stderr);
-	dlt_cmd_run_free(&rp);
-	if (n == 0) {
-		fputs("dltrace-analyze: no usable trace among the inputs\n",
-		      stderr);
-		dlt_check_free(&c);
-		return DLT_EXIT_USAGE;
-	}
+	dlt_check_read(&c, &j, stderr);
+	dlt_job_close(&j);
 	if (json) {
 		if (dlt_check_json(stdout, &c) != 0 && !ferror(stdout)) {
 			fputs("dltrace-analyze: internal error: malformed JSON "

@@ -39,18 +39,20 @@ int dlt_cmd_args(const char *cmd, const char *usage, int argc, char **argv,
  * judge; -1, said on stderr, for anything else. */
 int dlt_cmd_fail_on(const char *cmd, const char *value);
 
-/* --run ID (a launcher run's identity, as summary shows it): the paths to
- * read become the traces of that run only, in *paths (free with
- * dlt_cmd_run_free).  Without run, *paths is argv.  Returns -1 to go on,
- * or the exit status (a message said) for an ID that is not one. */
-struct dlt_run_paths {
-	char **paths;
-	int npaths;
-	void *held; /* struct dlt_inputs, when filtered */
-};
-int dlt_cmd_run_filter(const char *cmd, const char *run, int npaths,
-		       char **argv, struct dlt_run_paths *out);
-void dlt_cmd_run_free(struct dlt_run_paths *rp);
+/* The job of a command (job.h): the traces its paths name, each opened
+ * once, only those of launcher run run (--run ID, as summary shows it)
+ * when run is not NULL.  Every input error is said on stderr.  Returns -1
+ * to go on with *j open (close it with dlt_job_close), or the exit status
+ * with *j closed: an ID that is not one, no trace of that run, or no
+ * usable trace among the inputs (each said). */
+struct dlt_job;
+struct dlt_job_opts;
+/* Sets o's run from --run's value (NULL: none); returns -1 to go on, or
+ * the exit status with a message said for a value that is not an ID. */
+int dlt_cmd_run_id(const char *cmd, const char *run, struct dlt_job_opts *o);
+int dlt_cmd_job(const char *cmd, const char *run,
+		const struct dlt_job_opts *how, int npaths, char **argv,
+		struct dlt_job *j);
 
 int dlt_cmd_summary(int argc, char **argv);
 int dlt_cmd_libs(int argc, char **argv);

@@ -6,10 +6,11 @@
 
 #include "commands.h"
 #include "compact.h"
-#include "inputs.h"
+#include "job.h"
+#include "reader.h"
 
 const char dlt_compact_usage[] =
-	"usage: dltrace-analyze compact [--all-hosts] PATH...\n"
+	"usage: dltrace-analyze compact [--all-hosts] [--run ID] PATH...\n"
 	"\n"
 	"Makes the traces of processes that have ended hold what they\n"
 	"recorded: each file is cut to the end of its data, and the blocks of\n"
@@ -25,6 +26,9 @@ const char dlt_compact_usage[] =
 	"unless --all-hosts says the file system passes locks between hosts\n"
 	"(NFSv4, Lustre mounted with flock, GPFS do; NFS mounted with nolock\n"
 	"does not: run compact there only once the job has ended).\n"
+	"\n"
+	"  --run ID   only the traces of that run of the launcher (summary\n"
+	"             shows each run's identity)\n"
 	"\n"
 	"One line per trace on stdout, then a total.  Exit status 0, or 2\n"
 	"when no input could be found.\n";
@@ -47,59 +51,83 @@ static const char *dlt_kept_why(const struct dlt_compact_result *r)
 int dlt_cmd_compact(int argc, char **argv)
 {
 	bool all_hosts = false;
-	const struct dlt_flag_opt opts[] = {{"--all-hosts", &all_hosts, NULL}};
+	const char *run = NULL;
+	const struct dlt_flag_opt opts[] = {{"--all-hosts", &all_hosts, NULL},
+					    {"--run", NULL, &run}};
 	int n;
-	int rc = dlt_cmd_args("compact", dlt_compact_usage, argc, argv, opts, 1,
+	int rc = dlt_cmd_args("compact", dlt_compact_usage, argc, argv, opts, 2,
 			      &n);
 	if (rc >= 0)
 		return rc;
-	struct dlt_inputs in;
-	if (dlt_inputs_collect(&in, n, argv) != 0) {
-		for (size_t i = 0; i < in.nerrors; i++)
-			fprintf(stderr, "dltrace-analyze: %s: %s\n",
-				in.errors[i].path, in.errors[i].message);
-		if (in.nerrors == 0)
+	struct dlt_job_opts o = {.writable = true};
+	if ((rc = dlt_cmd_run_id("compact", run, &o)) >= 0)
+		return rc;
+	struct dlt_job j;
+	dlt_job_open(&j, n, argv, &o);
+	/* A file that is not a trace is one kept as it was, as before the
+	 * job opened it. */
+	size_t done = 0, kept = 0, args = 0;
+	for (size_t i = 0; i < j.nerrors; i++) {
+		if (j.errors[i].trace)
+			continue;
+		args++;
+		fprintf(stderr, "dltrace-analyze: %s: %s\n", j.errors[i].path,
+			j.errors[i].message);
+	}
+	if (j.ntraces + j.nerrors - args == 0) {
+		if (run)
+			fprintf(stderr,
+				"dltrace-analyze compact: no trace of run %s "
+				"among the inputs\n",
+				run);
+		else if (args == 0)
 			fprintf(stderr, "dltrace-analyze: no trace found\n");
-		dlt_inputs_free(&in);
+		dlt_job_close(&j);
 		return DLT_EXIT_USAGE;
 	}
-	for (size_t i = 0; i < in.nerrors; i++)
-		fprintf(stderr, "dltrace-analyze: %s: %s\n", in.errors[i].path,
-			in.errors[i].message);
 	uint64_t before = 0, after = 0;
-	size_t done = 0, kept = 0;
-	for (size_t i = 0; i < in.npaths; i++) {
+	for (size_t i = 0; i < j.nerrors; i++)
+		if (j.errors[i].trace) {
+			kept++;
+			printf("kept %s: %s\n", j.errors[i].path,
+			       j.errors[i].message);
+		}
+	for (size_t i = 0; i < j.ntraces; i++) {
+		const char *path = j.traces[i].path;
+		struct dlt_trace *t = dlt_job_take(&j, i);
 		struct dlt_compact_result r;
-		dlt_compact_file(in.paths[i],
-				 all_hosts ? DLT_COMPACT_ALL_HOSTS : 0, &r);
+		dlt_compact_trace(t, all_hosts ? DLT_COMPACT_ALL_HOSTS : 0, &r);
+		dlt_trace_close(t);
 		before += r.disk_before;
 		after += r.disk_after;
 		if (r.verdict == DLT_COMPACT_DONE) {
 			done++;
 			printf("compacted %s: %" PRIu64 " -> %" PRIu64
 			       " KiB on disk\n",
-			       in.paths[i], r.disk_before >> 10,
-			       r.disk_after >> 10);
+			       path, r.disk_before >> 10, r.disk_after >> 10);
 		} else {
 			kept++;
-			printf("kept %s: %s\n", in.paths[i], dlt_kept_why(&r));
+			printf("kept %s: %s\n", path, dlt_kept_why(&r));
 		}
 	}
 	printf("%zu trace%s compacted, %zu left as they were: %" PRIu64
 	       " -> %" PRIu64 " KiB on disk\n",
 	       done, done == 1 ? "" : "s", kept, before >> 10, after >> 10);
-	dlt_inputs_free(&in);
+	dlt_job_close(&j);
 	return DLT_EXIT_OK;
 }
 
 void dlt_compact_ended(const char *dir)
 {
 	char *argv[] = {(char *)dir};
-	struct dlt_inputs in;
-	if (dlt_inputs_collect(&in, 1, argv) == 0)
-		for (size_t i = 0; i < in.npaths; i++) {
-			struct dlt_compact_result r;
-			dlt_compact_file(in.paths[i], 0, &r);
-		}
-	dlt_inputs_free(&in);
+	const struct dlt_job_opts o = {.writable = true};
+	struct dlt_job j;
+	dlt_job_open(&j, 1, argv, &o);
+	for (size_t i = 0; i < j.ntraces; i++) {
+		struct dlt_trace *t = dlt_job_take(&j, i);
+		struct dlt_compact_result r;
+		dlt_compact_trace(t, 0, &r);
+		dlt_trace_close(t);
+	}
+	dlt_job_close(&j);
 }

@@ -9,13 +9,13 @@
 
 #include "commands.h"
 #include "conv.h"
-#include "inputs.h"
+#include "job.h"
 #include "gpu.h"
 #include "json.h"
 #include "status.h"
 
 const char dlt_diff_usage[] =
-	"usage: dltrace-analyze diff [--json] A B\n"
+	"usage: dltrace-analyze diff [--json] [--run-a ID] [--run-b ID] A B\n"
 	"\n"
 	"A and B are two runs, each a trace file or a directory of *.dltrace\n"
 	"files (all processes of a run are merged).  Convolution problems are\n"
@@ -26,6 +26,9 @@ const char dlt_diff_usage[] =
 	"whose choice changed come first, the largest slowdown first; then\n"
 	"unchanged problems; then problems found in one run only.\n"
 	"\n"
+	"  --run-a ID, --run-b ID\n"
+	"           only the traces of that launcher run in A, in B (A and B\n"
+	"           may then be one directory used twice)\n"
 	"  --json   one JSON object with \"changes\", \"unchanged\", "
 	"\"only_a\"\n"
 	"           and \"only_b\" lists\n"
@@ -39,32 +42,27 @@ struct dlt_run {
 	size_t nprocs;
 };
 
-static int dlt_load_run(struct dlt_run *r, char *arg)
+static int dlt_load_run(struct dlt_run *r, char *arg,
+			const struct dlt_job_opts *o)
 {
-	struct dlt_inputs in;
+	struct dlt_job j;
 	char *args[] = {arg};
 	dlt_conv_init(&r->conv);
 	r->arg = arg;
 	r->nprocs = 0;
-	dlt_inputs_collect(&in, 1, args);
-	for (size_t i = 0; i < in.nerrors; i++)
-		fprintf(stderr, "dltrace-analyze: %s: %s\n", in.errors[i].path,
-			in.errors[i].message);
-	for (size_t i = 0; i < in.npaths; i++) {
-		char err[1024] = "";
+	dlt_job_open(&j, 1, args, o);
+	dlt_job_say_errors(&j, stderr);
+	for (size_t i = 0; i < j.ntraces; i++) {
 		struct dlt_gpu g;
-		struct dlt_process *p =
-			dlt_process_load_gpu(in.paths[i], &g, err, sizeof(err));
-		if (p) {
-			dlt_conv_merge(&r->conv, &g.conv);
-			r->nprocs++;
-			dlt_process_free(p);
-		} else {
-			fprintf(stderr, "dltrace-analyze: %s\n", err);
-		}
+		struct dlt_trace *t = dlt_job_take(&j, i);
+		struct dlt_process *p = dlt_process_read_gpu(t, &g);
+		dlt_trace_close(t);
+		dlt_conv_merge(&r->conv, &g.conv);
+		r->nprocs++;
+		dlt_process_free(p);
 		dlt_gpu_free(&g);
 	}
-	dlt_inputs_free(&in);
+	dlt_job_close(&j);
 	return r->nprocs ? 0 : -1;
 }
 
@@ -286,9 +284,12 @@ static size_t dlt_text_only(FILE *out, const char *title,
 int dlt_cmd_diff(int argc, char **argv)
 {
 	bool json = false;
-	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL}};
+	const char *run_a = NULL, *run_b = NULL;
+	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL},
+					    {"--run-a", NULL, &run_a},
+					    {"--run-b", NULL, &run_b}};
 	int npaths;
-	int rc = dlt_cmd_args("diff", dlt_diff_usage, argc, argv, opts, 1,
+	int rc = dlt_cmd_args("diff", dlt_diff_usage, argc, argv, opts, 3,
 			      &npaths);
 	if (rc >= 0)
 		return rc;
@@ -300,9 +301,13 @@ int dlt_cmd_diff(int argc, char **argv)
 		fputs(dlt_diff_usage, stderr);
 		return DLT_EXIT_USAGE;
 	}
+	struct dlt_job_opts oa = {0}, ob = {0};
+	if ((rc = dlt_cmd_run_id("diff", run_a, &oa)) >= 0 ||
+	    (rc = dlt_cmd_run_id("diff", run_b, &ob)) >= 0)
+		return rc;
 	struct dlt_run a, b;
-	int la = dlt_load_run(&a, argv[0]);
-	int lb = dlt_load_run(&b, argv[1]);
+	int la = dlt_load_run(&a, argv[0], &oa);
+	int lb = dlt_load_run(&b, argv[1], &ob);
 	if (la != 0 || lb != 0) {
 		fprintf(stderr, "dltrace-analyze diff: no usable trace in %s\n",
 			la != 0 ? argv[0] : argv[1]);

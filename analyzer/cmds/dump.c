@@ -7,11 +7,11 @@
 
 #include "apinames.h"
 #include "commands.h"
-#include "inputs.h"
+#include "job.h"
 #include "model.h"
 
 const char dlt_dump_usage[] =
-	"usage: dltrace-analyze dump PATH...\n"
+	"usage: dltrace-analyze dump [--run ID] PATH...\n"
 	"\n"
 	"The file header, then one line per record in file order: offset,\n"
 	"thread, writer (shim, audit, launcher), time since the trace started\n"
@@ -20,6 +20,9 @@ const char dlt_dump_usage[] =
 	"does not know are shown as \"type N len L\".  A call written as an\n"
 	"8-byte compact entry (format 2.0) is shown as the API_CALL it stands\n"
 	"for, marked \"compact\".\n"
+	"\n"
+	"  --run ID   only the traces of that run of the launcher (summary\n"
+	"             shows each run's identity)\n"
 	"\n"
 	"PATH is a trace file or a directory of *.dltrace files.  Damage is\n"
 	"reported on stderr; the exit status is 2 only when no input could be\n"
@@ -511,30 +514,25 @@ static void dlt_dump_header(FILE *out, const char *path,
 int dlt_cmd_dump(int argc, char **argv)
 {
 	int npaths;
-	int rc = dlt_cmd_args("dump", dlt_dump_usage, argc, argv, NULL, 0,
+	const char *run = NULL;
+	const struct dlt_flag_opt opts[] = {{"--run", NULL, &run}};
+	int rc = dlt_cmd_args("dump", dlt_dump_usage, argc, argv, opts, 1,
 			      &npaths);
 	if (rc >= 0)
 		return rc;
-	struct dlt_inputs in;
-	dlt_inputs_collect(&in, npaths, argv);
-	for (size_t i = 0; i < in.nerrors; i++)
-		fprintf(stderr, "dltrace-analyze: %s: %s\n", in.errors[i].path,
-			in.errors[i].message);
-	size_t usable = 0;
-	for (size_t i = 0; i < in.npaths; i++) {
-		char err[1024] = "";
-		struct dlt_trace *t =
-			dlt_trace_open(in.paths[i], err, sizeof(err));
-		if (t == NULL) {
-			fprintf(stderr, "dltrace-analyze: %s\n", err);
-			continue;
-		}
-		if (usable++)
+	struct dlt_job j;
+	rc = dlt_cmd_job("dump", run, NULL, npaths, argv, &j);
+	if (rc >= 0)
+		return rc;
+	for (size_t i = 0; i < j.ntraces; i++) {
+		const char *path = j.traces[i].path;
+		struct dlt_trace *t = dlt_job_take(&j, i);
+		if (i)
 			fputc('\n', stdout);
 		const struct dlt_file_header *h = dlt_trace_header(t);
 		struct dlt_trace_stats st;
 		dlt_trace_stats(t, &st);
-		dlt_dump_header(stdout, in.paths[i], h, st.bytes);
+		dlt_dump_header(stdout, path, h, st.bytes);
 		struct dlt_dump d = {stdout, t, h->start_monotonic_ns};
 		dlt_trace_foreach(t, dlt_dump_rec, &d);
 		dlt_trace_stats(t, &st);
@@ -545,15 +543,10 @@ int dlt_cmd_dump(int argc, char **argv)
 		/* Problems are known once the records have been walked. */
 		fflush(stdout);
 		for (size_t k = 0; k < dlt_trace_problem_count(t); k++)
-			fprintf(stderr, "dltrace-analyze: %s: %s\n",
-				in.paths[i], dlt_trace_problem(t, k));
+			fprintf(stderr, "dltrace-analyze: %s: %s\n", path,
+				dlt_trace_problem(t, k));
 		dlt_trace_close(t);
 	}
-	dlt_inputs_free(&in);
-	if (usable == 0) {
-		fprintf(stderr,
-			"dltrace-analyze: no usable trace among the inputs\n");
-		return DLT_EXIT_USAGE;
-	}
+	dlt_job_close(&j);
 	return DLT_EXIT_OK;
 }

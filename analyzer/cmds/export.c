@@ -16,16 +16,18 @@
 
 #include "apinames.h"
 #include "check.h"
+#include "report.h"
 #include "commands.h"
 #include "conv.h"
-#include "inputs.h"
+#include "job.h"
 #include "gpu.h"
 #include "hangs.h"
 #include "json.h"
 #include "status.h"
 
 const char dlt_export_usage[] =
-	"usage: dltrace-analyze export --format chrome PATH... > trace.json\n"
+	"usage: dltrace-analyze export --format chrome [--run ID] PATH... > "
+	"trace.json\n"
 	"\n"
 	"Writes a Chrome trace-event JSON timeline on stdout: a process track\n"
 	"per traced process, a thread track per thread, GPU library calls as\n"
@@ -35,6 +37,8 @@ const char dlt_export_usage[] =
 	"Open it in https://ui.perfetto.dev or chrome://tracing.\n"
 	"\n"
 	"  --format chrome   the only format so far (and the default)\n"
+	"  --run ID          only the traces of that run of the launcher\n"
+	"                    (summary shows each run's identity)\n"
 	"\n"
 	"exit status: 0 the timeline was written (inputs that cannot be read\n"
 	"are reported on stderr), 2 bad arguments or no usable trace.\n";
@@ -613,19 +617,15 @@ static void dlt_ex_job_findings(struct dlt_json *j, struct dlt_ex_job *job,
 				      &job->c.f[i]);
 }
 
-static void dlt_export_one(struct dlt_json *j, const char *path, size_t index,
-			   uint64_t origin, struct dlt_ex_job *job)
+/* Reads the trace twice through its one handle: the model and the
+ * findings first, then the events, which need the model's names. */
+static void dlt_export_one(struct dlt_json *j, struct dlt_trace *t,
+			   size_t index, uint64_t origin,
+			   struct dlt_ex_job *job)
 {
-	char err[1024] = "";
 	struct dlt_gpu g;
 	struct dlt_hang_proc *hp = &job->hangs[job->n];
-	struct dlt_process *p = dlt_check_load(path, &g, hp, err, sizeof(err));
-	if (p == NULL) {
-		fprintf(stderr, "dltrace-analyze: %s\n", err);
-		dlt_gpu_free(&g);
-		dlt_hang_proc_free(hp);
-		return;
-	}
+	struct dlt_process *p = dlt_check_read_one(t, &g, hp);
 	for (size_t k = 0; k < p->nproblems; k++)
 		fprintf(stderr, "dltrace-analyze: %s: %s\n", p->trace,
 			p->problems[k]);
@@ -639,17 +639,14 @@ static void dlt_export_one(struct dlt_json *j, const char *path, size_t index,
 	x.origin_ns = origin;
 	x.cudnn_version = dlt_gpu_cudnn_version(&g);
 	dlt_ex_metadata(&x, p, index);
-	x.t = dlt_trace_open(path, err, sizeof(err));
-	if (x.t) {
-		dlt_trace_foreach(x.t, dlt_ex_rec, &x);
-		dlt_trace_close(x.t);
-	}
+	x.t = t;
+	dlt_trace_foreach(x.t, dlt_ex_rec, &x);
 	dlt_ex_open_calls(&x, &g);
-	struct dlt_ex_track t = {x.xpid, p->hdr.pid, p->hdr.start_realtime_ns,
-				 p->hdr.start_monotonic_ns};
+	struct dlt_ex_track tr = {x.xpid, p->hdr.pid, p->hdr.start_realtime_ns,
+				  p->hdr.start_monotonic_ns};
 	for (size_t i = 0; i < c.nf; i++)
-		dlt_ex_marker(j, &t, origin, &c.f[i]);
-	job->tracks[job->n] = t;
+		dlt_ex_marker(j, &tr, origin, &c.f[i]);
+	job->tracks[job->n] = tr;
 	job->proc[job->n] = dlt_check_hang_proc(&job->c, hp);
 	job->n++;
 	free(x.tids);
@@ -660,10 +657,11 @@ static void dlt_export_one(struct dlt_json *j, const char *path, size_t index,
 
 int dlt_cmd_export(int argc, char **argv)
 {
-	const char *format = "chrome";
-	const struct dlt_flag_opt opts[] = {{"--format", NULL, &format}};
+	const char *format = "chrome", *run = NULL;
+	const struct dlt_flag_opt opts[] = {{"--format", NULL, &format},
+					    {"--run", NULL, &run}};
 	int npaths;
-	int rc = dlt_cmd_args("export", dlt_export_usage, argc, argv, opts, 1,
+	int rc = dlt_cmd_args("export", dlt_export_usage, argc, argv, opts, 2,
 			      &npaths);
 	if (rc >= 0)
 		return rc;
@@ -674,37 +672,19 @@ int dlt_cmd_export(int argc, char **argv)
 			format);
 		return DLT_EXIT_USAGE;
 	}
-	struct dlt_inputs in;
-	dlt_inputs_collect(&in, npaths, argv);
-	for (size_t i = 0; i < in.nerrors; i++)
-		fprintf(stderr, "dltrace-analyze: %s: %s\n", in.errors[i].path,
-			in.errors[i].message);
+	struct dlt_job jb;
+	rc = dlt_cmd_job("export", run, NULL, npaths, argv, &jb);
+	if (rc >= 0)
+		return rc;
 	/* The common origin: the earliest start among the traces. */
 	uint64_t origin = UINT64_MAX;
-	size_t usable = 0;
-	bool *ok = dlt_xcalloc(in.npaths ? in.npaths : 1, sizeof(*ok));
-	for (size_t i = 0; i < in.npaths; i++) {
-		char err[1024] = "";
-		struct dlt_trace *t =
-			dlt_trace_open(in.paths[i], err, sizeof(err));
-		if (t == NULL) {
-			fprintf(stderr, "dltrace-analyze: %s\n", err);
-			continue;
-		}
-		uint64_t s = dlt_trace_header(t)->start_realtime_ns;
+	for (size_t i = 0; i < jb.ntraces; i++) {
+		uint64_t s =
+			dlt_trace_header(jb.traces[i].t)->start_realtime_ns;
 		if (s < origin)
 			origin = s;
-		ok[i] = true;
-		usable++;
-		dlt_trace_close(t);
 	}
-	if (usable == 0) {
-		fputs("dltrace-analyze: no usable trace among the inputs\n",
-		      stderr);
-		free(ok);
-		dlt_inputs_free(&in);
-		return DLT_EXIT_USAGE;
-	}
+	size_t usable = jb.ntraces;
 	struct dlt_json j;
 	dlt_json_init(&j, stdout, false);
 	dlt_json_object_begin(&j);
@@ -723,9 +703,11 @@ int dlt_cmd_export(int argc, char **argv)
 	job.hangs = dlt_xcalloc(usable, sizeof(*job.hangs));
 	job.proc = dlt_xcalloc(usable, sizeof(*job.proc));
 	job.tracks = dlt_xcalloc(usable, sizeof(*job.tracks));
-	for (size_t i = 0, k = 0; i < in.npaths; i++)
-		if (ok[i])
-			dlt_export_one(&j, in.paths[i], k++, origin, &job);
+	for (size_t i = 0; i < jb.ntraces; i++) {
+		struct dlt_trace *t = dlt_job_take(&jb, i);
+		dlt_export_one(&j, t, i, origin, &job);
+		dlt_trace_close(t);
+	}
 	dlt_ex_job_findings(&j, &job, origin);
 	dlt_check_free(&job.c);
 	dlt_hang_procs_free(job.hangs, job.n);
@@ -734,8 +716,7 @@ int dlt_cmd_export(int argc, char **argv)
 	dlt_json_array_end(&j);
 	dlt_json_object_end(&j);
 	int bad = dlt_json_finish(&j);
-	free(ok);
-	dlt_inputs_free(&in);
+	dlt_job_close(&jb);
 	if (bad && !ferror(stdout)) {
 		fputs("dltrace-analyze: internal error: malformed JSON "
 		      "output\n",

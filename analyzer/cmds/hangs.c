@@ -11,7 +11,8 @@
 #include "commands.h"
 #include "hangs.h"
 #include "json.h"
-#include "inputs.h"
+#include "job.h"
+#include "report.h"
 #include "live.h"
 #include "model.h"
 
@@ -116,25 +117,13 @@ int dlt_cmd_hangs(int argc, char **argv)
 	int threshold = dlt_cmd_fail_on("hangs", fail_on);
 	if (threshold < 0)
 		return DLT_EXIT_USAGE;
-	struct dlt_run_paths rp;
-	rc = dlt_cmd_run_filter("hangs", run, npaths, argv, &rp);
+	struct dlt_job jb;
+	rc = dlt_cmd_job("hangs", run, NULL, npaths, argv, &jb);
 	if (rc >= 0)
 		return rc;
-	struct dlt_inputs in;
-	rc = dlt_inputs_collect(&in, rp.npaths, rp.paths);
-	dlt_cmd_run_free(&rp);
-	if (rc != 0)
-		return DLT_EXIT_USAGE;
-	for (size_t i = 0; i < in.nerrors; i++)
-		fprintf(stderr, "dltrace-analyze: %s: %s\n", in.errors[i].path,
-			in.errors[i].message);
 	struct dlt_hang_proc *procs;
-	size_t n = dlt_hang_load_inputs(&in, &procs, stderr);
-	dlt_inputs_free(&in);
-	if (n == 0) {
-		dlt_hang_procs_free(procs, n);
-		return DLT_EXIT_USAGE;
-	}
+	size_t n = dlt_hang_read_job(&jb, &procs);
+	dlt_job_close(&jb);
 	qsort(procs, n, sizeof(*procs), dlt_cmp_rank);
 	/* The job rules of check, over processes known only from the hang
 	 * analysis's view of them. */

@@ -12,7 +12,7 @@
 #include "traceset.h"
 
 const char dlt_libs_usage[] =
-	"usage: dltrace-analyze libs [--json] PATH...\n"
+	"usage: dltrace-analyze libs [--json] [--run ID] PATH...\n"
 	"\n"
 	"Every library each process loaded or failed to load, in the order it\n"
 	"happened: the rule that found it (RPATH, LD_LIBRARY_PATH, RUNPATH,\n"
@@ -24,6 +24,8 @@ const char dlt_libs_usage[] =
 	"then .9) is one PROBE line and is counted apart, not as a failure.\n"
 	"\n"
 	"  --json   one JSON object: {\"processes\":[...],\"problems\":[...]}\n"
+	"  --run ID only the traces of that run of the launcher (summary\n"
+	"           shows each run's identity)\n"
 	"\n"
 	"PATH is a trace file or a directory of *.dltrace files.  Damage in a\n"
 	"trace and inputs that cannot be read are reported on stderr (and in\n"
@@ -288,17 +290,21 @@ static int dlt_libs_json(FILE *out, const struct dlt_set *s)
 int dlt_cmd_libs(int argc, char **argv)
 {
 	bool json = false;
-	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL}};
+	const char *run = NULL;
+	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL},
+					    {"--run", NULL, &run}};
 	int npaths;
-	int rc = dlt_cmd_args("libs", dlt_libs_usage, argc, argv, opts, 1,
+	int rc = dlt_cmd_args("libs", dlt_libs_usage, argc, argv, opts, 2,
 			      &npaths);
 	if (rc >= 0)
 		return rc;
+	struct dlt_job j;
+	rc = dlt_cmd_job("libs", run, NULL, npaths, argv, &j);
+	if (rc >= 0)
+		return rc;
 	struct dlt_set s;
-	if (dlt_set_load(&s, npaths, argv, stderr) != 0) {
-		dlt_set_free(&s);
-		return DLT_EXIT_USAGE;
-	}
+	dlt_set_read(&s, &j, stderr);
+	dlt_job_close(&j);
 	if (json) {
 		/* A write error is reported by main's check of stdout. */
 		if (dlt_libs_json(stdout, &s) != 0 && !ferror(stdout)) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "report.h"
 #include "commands.h"
 #include "model.h"
 #include "reaps.h"
@@ -320,17 +321,13 @@ int dlt_cmd_summary(int argc, char **argv)
 			      &npaths);
 	if (rc >= 0)
 		return rc;
-	struct dlt_run_paths rp;
-	rc = dlt_cmd_run_filter("summary", run, npaths, argv, &rp);
+	struct dlt_job j;
+	rc = dlt_cmd_job("summary", run, NULL, npaths, argv, &j);
 	if (rc >= 0)
 		return rc;
 	struct dlt_set s;
-	if (dlt_set_load(&s, rp.npaths, rp.paths, stderr) != 0) {
-		dlt_set_free(&s);
-		dlt_cmd_run_free(&rp);
-		return DLT_EXIT_USAGE;
-	}
-	dlt_cmd_run_free(&rp);
+	dlt_set_read(&s, &j, stderr);
+	dlt_job_close(&j);
 	size_t nruns = dlt_set_runs(&s);
 	if (nruns > 1)
 		printf("These traces come from %zu runs (a directory used "

@@ -8,7 +8,8 @@
 
 #include "check.h"
 #include "commands.h"
-#include "inputs.h"
+#include "job.h"
+#include "report.h"
 #include "model.h"
 
 #define DLT_VERDICT_LINES 10
@@ -46,7 +47,11 @@ int dlt_verdict_print(FILE *out, const char *dir, uint64_t run)
 	char *args[] = {(char *)dir};
 	int problems = 0;
 	dlt_check_init(&c);
-	dlt_check_paths(&c, 1, args, NULL);
+	struct dlt_job j;
+	const struct dlt_job_opts how = {.order = DLT_JOB_BY_START};
+	dlt_job_open(&j, 1, args, &how);
+	dlt_check_read(&c, &j, NULL);
+	dlt_job_close(&j);
 	/* Only this run: the launchers that ran at the same time (the ranks
 	 * of one job each under its own dltrace) and not those that had
 	 * ended before (a directory used again).  Checked over the whole

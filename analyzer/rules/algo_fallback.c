@@ -296,7 +296,7 @@ static void dlt_fallback_backend(struct dlt_rule_ctx *c,
 	}
 }
 
-void dlt_rule_algo_fallback(struct dlt_rule_ctx *c)
+static void dlt_rule_algo_fallback(struct dlt_rule_ctx *c)
 {
 	const struct dlt_conv_set *s = &c->g->conv;
 	for (size_t i = 0; i < s->n; i++) {
@@ -307,3 +307,7 @@ void dlt_rule_algo_fallback(struct dlt_rule_ctx *c)
 			dlt_fallback_backend(c, e);
 	}
 }
+
+DLT_RULE(algo_fallback, 90, "ALGO_FALLBACK", DLT_SEV_WARNING,
+	 dlt_rule_algo_fallback, NULL,
+	 "a convolution ran with another algorithm than the best candidate");

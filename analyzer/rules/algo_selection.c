@@ -141,7 +141,7 @@ static void dlt_selection_backend(struct dlt_rule_ctx *c,
 				"(TORCH_CUDNN_V8_API_DISABLED=1)");
 }
 
-void dlt_rule_algo_selection(struct dlt_rule_ctx *c)
+static void dlt_rule_algo_selection(struct dlt_rule_ctx *c)
 {
 	const struct dlt_conv_set *s = &c->g->conv;
 	for (size_t i = 0; i < s->n; i++) {
@@ -156,3 +156,7 @@ void dlt_rule_algo_selection(struct dlt_rule_ctx *c)
 			dlt_selection_backend(c, e);
 	}
 }
+
+DLT_RULE(algo_selection, 80, "ALGO_SELECTION_FAILED", DLT_SEV_ERROR,
+	 dlt_rule_algo_selection, NULL,
+	 "a convolution algorithm selection returned no usable candidate");

@@ -11,14 +11,39 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dltrace/gpu_abi.h"
 #include "rules.h"
+
+/* The runtime and the driver share these numbers: one test serves both. */
+_Static_assert(
+	DLT_ABI_cudaErrorSymbolNotFound == DLT_ABI_CUDA_ERROR_NOT_FOUND &&
+		DLT_ABI_cudaErrorMemoryAllocation ==
+			DLT_ABI_CUDA_ERROR_OUT_OF_MEMORY &&
+		DLT_ABI_cudaErrorNoDevice == DLT_ABI_CUDA_ERROR_NO_DEVICE &&
+		DLT_ABI_cudaErrorInvalidDevice ==
+			DLT_ABI_CUDA_ERROR_INVALID_DEVICE &&
+		DLT_ABI_cudaErrorInvalidKernelImage ==
+			DLT_ABI_CUDA_ERROR_INVALID_IMAGE &&
+		DLT_ABI_cudaErrorNoKernelImageForDevice ==
+			DLT_ABI_CUDA_ERROR_NO_BINARY_FOR_GPU &&
+		DLT_ABI_cudaErrorInvalidPtx == DLT_ABI_CUDA_ERROR_INVALID_PTX &&
+		DLT_ABI_cudaErrorUnsupportedPtxVersion ==
+			DLT_ABI_CUDA_ERROR_UNSUPPORTED_PTX_VERSION &&
+		DLT_ABI_cudaErrorIllegalAddress ==
+			DLT_ABI_CUDA_ERROR_ILLEGAL_ADDRESS &&
+		DLT_ABI_cudaErrorLaunchFailure ==
+			DLT_ABI_CUDA_ERROR_LAUNCH_FAILED &&
+		DLT_ABI_cudaErrorAssert == DLT_ABI_CUDA_ERROR_ASSERT &&
+		DLT_ABI_cudaErrorSystemDriverMismatch ==
+			DLT_ABI_CUDA_ERROR_SYSTEM_DRIVER_MISMATCH,
+	"cudaError_t and CUresult agree");
 
 static bool dlt_routine(const struct dlt_gpu *g, const struct dlt_gpu_err *e)
 {
 	uint32_t roles = dlt_api_roles(e->api);
-	/* CUDA_ERROR_NOT_FOUND and cudaErrorSymbolNotFound are both 500. */
+	/* CUDA_ERROR_NOT_FOUND and cudaErrorSymbolNotFound are the same. */
 	if (roles & DLT_ROLE_SYMBOL_QUERY)
-		return e->status == 500;
+		return e->status == DLT_ABI_cudaErrorSymbolNotFound;
 	if (roles & DLT_ROLE_BK_FINALIZE)
 		return dlt_cudnn_not_supported(
 			dlt_cudnn_status_major(dlt_gpu_cudnn_version(g),
@@ -34,22 +59,28 @@ static const char *dlt_hint(const struct dlt_gpu *g, int family, int32_t st)
 	switch (family) {
 	case DLT_FAM_CUDART:
 	case DLT_FAM_CUDA:
-		if (st == 2)
+		if (st == DLT_ABI_cudaErrorMemoryAllocation)
 			return "out of GPU memory: lower the batch size or "
 			       "free memory held elsewhere (nvidia-smi shows "
 			       "other processes)";
-		if (st == 100 || st == 101)
+		if (st == DLT_ABI_cudaErrorNoDevice ||
+		    st == DLT_ABI_cudaErrorInvalidDevice)
 			return "no (such) GPU visible: check "
 			       "CUDA_VISIBLE_DEVICES and nvidia-smi";
-		if (st == 209 || st == 200 || st == 218 || st == 222)
+		if (st == DLT_ABI_cudaErrorNoKernelImageForDevice ||
+		    st == DLT_ABI_cudaErrorInvalidKernelImage ||
+		    st == DLT_ABI_cudaErrorInvalidPtx ||
+		    st == DLT_ABI_cudaErrorUnsupportedPtxVersion)
 			return "the code was not built for this GPU: install a "
 			       "build with kernels for its compute "
 			       "capability";
-		if (st == 700 || st == 719 || st == 710)
+		if (st == DLT_ABI_cudaErrorIllegalAddress ||
+		    st == DLT_ABI_cudaErrorLaunchFailure ||
+		    st == DLT_ABI_cudaErrorAssert)
 			return "a kernel failed; later calls then fail too: "
 			       "rerun with CUDA_LAUNCH_BLOCKING=1 to find "
 			       "the kernel";
-		if (st == 803)
+		if (st == DLT_ABI_cudaErrorSystemDriverMismatch)
 			return "libcuda and the kernel module are of "
 			       "different driver versions: reboot after a "
 			       "driver upgrade, or fix the container's "
@@ -72,14 +103,14 @@ static const char *dlt_hint(const struct dlt_gpu *g, int family, int32_t st)
 		return "CUDNN_LOGLEVEL_DBG=3 CUDNN_LOGDEST_DBG=stderr makes "
 		       "cuDNN say why";
 	case DLT_FAM_NCCL:
-		if (st == 1)
+		if (st == DLT_ABI_ncclUnhandledCudaError)
 			return "a CUDA call inside NCCL failed: rerun with "
 			       "NCCL_DEBUG=INFO";
-		if (st == 2)
+		if (st == DLT_ABI_ncclSystemError)
 			return "a system call failed (network, /dev/shm): "
 			       "rerun with NCCL_DEBUG=INFO; containers need "
 			       "a larger /dev/shm (--shm-size)";
-		if (st == 6)
+		if (st == DLT_ABI_ncclRemoteError)
 			return "a remote rank failed or the connection broke: "
 			       "look at the other ranks' traces";
 		return "rerun with NCCL_DEBUG=INFO for NCCL's reason";
@@ -87,7 +118,7 @@ static const char *dlt_hint(const struct dlt_gpu *g, int family, int32_t st)
 	return NULL;
 }
 
-void dlt_rule_api_error(struct dlt_rule_ctx *c)
+static void dlt_rule_api_error(struct dlt_rule_ctx *c)
 {
 	const struct dlt_gpu *g = c->g;
 	int64_t ver = dlt_gpu_cudnn_version(g);
@@ -139,3 +170,6 @@ void dlt_rule_api_error(struct dlt_rule_ctx *c)
 			dlt_finding_fix(c, f, "%s", hint);
 	}
 }
+
+DLT_RULE(api_error, 100, "API_ERROR", DLT_SEV_WARNING, dlt_rule_api_error, NULL,
+	 "traced GPU library calls returned errors");

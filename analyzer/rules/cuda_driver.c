@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dltrace/gpu_abi.h"
 #include "rules.h"
 
 static const struct {
@@ -20,7 +21,7 @@ static const struct {
 	const char *driver;
 } dlt_min_driver[] = {
 #define DLT_MIN_DRIVER(maj, min, drv) {maj, min, drv},
-#include "../data/cuda_min_driver.def"
+#include "cuda_min_driver.def"
 #undef DLT_MIN_DRIVER
 };
 
@@ -75,14 +76,20 @@ static bool dlt_driver_symptom(const struct dlt_gpu *g,
 	int32_t s = e->status;
 	switch (a->family) {
 	case DLT_FAM_CUDART:
-		return s == 3 || s == 34 || s == 35 || s == 36 || s == 100;
+		return s == DLT_ABI_cudaErrorInitializationError ||
+		       s == DLT_ABI_cudaErrorStubLibrary ||
+		       s == DLT_ABI_cudaErrorInsufficientDriver ||
+		       s == DLT_ABI_cudaErrorCallRequiresNewerDriver ||
+		       s == DLT_ABI_cudaErrorNoDevice;
 	case DLT_FAM_CUDA:
-		return s == 3 || s == 34 || s == 100;
+		return s == DLT_ABI_CUDA_ERROR_NOT_INITIALIZED ||
+		       s == DLT_ABI_CUDA_ERROR_STUB_LIBRARY ||
+		       s == DLT_ABI_CUDA_ERROR_NO_DEVICE;
 	case DLT_FAM_CUDNN:
 		return dlt_cudnn_not_initialized(
 			dlt_cudnn_status_major(dlt_gpu_cudnn_version(g), s), s);
 	case DLT_FAM_NCCL:
-		return s == 1; /* ncclUnhandledCudaError */
+		return s == DLT_ABI_ncclUnhandledCudaError;
 	}
 	return false;
 }
@@ -93,7 +100,7 @@ struct dlt_runtime {
 	int64_t version;
 };
 
-void dlt_rule_cuda_driver(struct dlt_rule_ctx *c)
+static void dlt_rule_cuda_driver(struct dlt_rule_ctx *c)
 {
 	const struct dlt_process *p = c->p;
 	const struct dlt_gpu *g = c->g;
@@ -146,7 +153,8 @@ void dlt_rule_cuda_driver(struct dlt_rule_ctx *c)
 		const struct dlt_gpu_err *e = &g->errs[i];
 		const struct dlt_api_desc *a = dlt_api_by_id(e->api);
 		if (a && a->family == DLT_FAM_CUDART &&
-		    (e->status == 35 || e->status == 36))
+		    (e->status == DLT_ABI_cudaErrorInsufficientDriver ||
+		     e->status == DLT_ABI_cudaErrorCallRequiresNewerDriver))
 			too_new += e->count;
 		if (dlt_driver_symptom(g, e))
 			symptoms += e->count;
@@ -323,3 +331,7 @@ void dlt_rule_cuda_driver(struct dlt_rule_ctx *c)
 				     : "?",
 				example);
 }
+
+DLT_RULE(cuda_driver, 60, "CUDA_DRIVER_INSUFFICIENT", DLT_SEV_ERROR,
+	 dlt_rule_cuda_driver, NULL,
+	 "no NVIDIA driver, or one older than the CUDA runtime needs");

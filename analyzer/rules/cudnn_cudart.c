@@ -47,7 +47,7 @@ static int64_t dlt_runtime_version(const struct dlt_process *p,
 	return 0;
 }
 
-void dlt_rule_cudnn_cudart(struct dlt_rule_ctx *c)
+static void dlt_rule_cudnn_cudart(struct dlt_rule_ctx *c)
 {
 	const char *rpath = NULL, *source = NULL;
 	int64_t rt = dlt_runtime_version(c->p, c->g, &rpath, &source);
@@ -124,3 +124,7 @@ void dlt_rule_cudnn_cudart(struct dlt_rule_ctx *c)
 			dlt_finding_fix(c, f2, "nothing to do");
 	}
 }
+
+DLT_RULE(cudnn_cudart, 70, "CUDNN_CUDART_MISMATCH", DLT_SEV_WARNING,
+	 dlt_rule_cudnn_cudart, NULL,
+	 "cuDNN was built for another CUDA runtime than the one loaded");

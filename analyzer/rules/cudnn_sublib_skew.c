@@ -33,7 +33,7 @@ static void dlt_major_minor(const char *v, char *buf, size_t cap)
 	buf[n] = '\0';
 }
 
-void dlt_rule_cudnn_sublib_skew(struct dlt_rule_ctx *c)
+static void dlt_rule_cudnn_sublib_skew(struct dlt_rule_ctx *c)
 {
 	const struct dlt_process *p = c->p;
 	struct dlt_cudnn_file files[DLT_MAX_CUDNN];
@@ -230,3 +230,7 @@ void dlt_rule_cudnn_sublib_skew(struct dlt_rule_ctx *c)
 				pip);
 	}
 }
+
+DLT_RULE(cudnn_sublib_skew, 50, "CUDNN_SUBLIB_SKEW", DLT_SEV_ERROR,
+	 dlt_rule_cudnn_sublib_skew, NULL,
+	 "cuDNN's libraries come from different directories or versions");

@@ -7,7 +7,7 @@
 
 #include "rules.h"
 
-void dlt_rule_deepbind(struct dlt_rule_ctx *c)
+static void dlt_rule_deepbind(struct dlt_rule_ctx *c)
 {
 	const struct dlt_gpu *g = c->g;
 	for (size_t i = 0; i < g->ndeep; i++) {
@@ -49,3 +49,6 @@ void dlt_rule_deepbind(struct dlt_rule_ctx *c)
 				dlt_basename(name));
 	}
 }
+
+DLT_RULE(deepbind, 110, "DEEPBIND", DLT_SEV_WARNING, dlt_rule_deepbind, NULL,
+	 "a library was opened with RTLD_DEEPBIND and bypasses the tracer");

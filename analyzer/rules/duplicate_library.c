@@ -34,7 +34,7 @@ static bool dlt_same_file(const struct dlt_lib *a, const struct dlt_lib *b)
 	return a->ino != 0 && a->ino == b->ino && a->dev == b->dev;
 }
 
-void dlt_rule_duplicate_library(struct dlt_rule_ctx *c)
+static void dlt_rule_duplicate_library(struct dlt_rule_ctx *c)
 {
 	const struct dlt_process *p = c->p;
 	bool *done = dlt_xcalloc(p->nlibs ? p->nlibs : 1, sizeof(*done));
@@ -117,3 +117,7 @@ void dlt_rule_duplicate_library(struct dlt_rule_ctx *c)
 	}
 	free(done);
 }
+
+DLT_RULE(duplicate_library, 40, "DUPLICATE_LIBRARY", DLT_SEV_ERROR,
+	 dlt_rule_duplicate_library, NULL,
+	 "two different files of one library are mapped in one process");

@@ -49,8 +49,8 @@ static void dlt_init_call(struct dlt_job_ctx *c, size_t i,
 		    "picks the interface the ranks share)");
 }
 
-static void dlt_rendezvous(struct dlt_job_ctx *c, size_t i,
-			   const struct dlt_hang_stall *s)
+static void dlt_init_hang_rendezvous(struct dlt_job_ctx *c, size_t i,
+				     const struct dlt_hang_stall *s)
 {
 	const struct dlt_hang_proc *hp = c->procs[i];
 	char wait[512], where[256];
@@ -86,7 +86,7 @@ static void dlt_rendezvous(struct dlt_job_ctx *c, size_t i,
 	}
 }
 
-void dlt_rule_init_hang(struct dlt_job_ctx *c)
+static void dlt_rule_init_hang(struct dlt_job_ctx *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
 		const struct dlt_hang_proc *hp = c->procs[i];
@@ -95,6 +95,9 @@ void dlt_rule_init_hang(struct dlt_job_ctx *c)
 				dlt_init_call(c, i, &hp->inflight[k]);
 		const struct dlt_hang_stall *s = dlt_hang_rendezvous_stall(hp);
 		if (s)
-			dlt_rendezvous(c, i, s);
+			dlt_init_hang_rendezvous(c, i, s);
 	}
 }
+
+DLT_RULE(init_hang, 140, "INIT_HANG", DLT_SEV_ERROR, NULL, dlt_rule_init_hang,
+	 "a communicator init or a rendezvous was entered and never completed");

@@ -603,7 +603,7 @@ static int dlt_err_row_cmp(const void *a, const void *b)
 	return x->row < y->row ? -1 : x->row > y->row;
 }
 
-void dlt_rule_lib_load_failed(struct dlt_rule_ctx *c)
+static void dlt_rule_lib_load_failed(struct dlt_rule_ctx *c)
 {
 	const struct dlt_process *p = c->p;
 	bool *matters = dlt_lib_failures_matter(p);
@@ -656,3 +656,7 @@ void dlt_rule_lib_load_failed(struct dlt_rule_ctx *c)
 	free(errs);
 	free(matters);
 }
+
+DLT_RULE(lib_load_failed, 20, "LIB_LOAD_FAILED", DLT_SEV_ERROR,
+	 dlt_rule_lib_load_failed, NULL,
+	 "a library file was found but would not load");

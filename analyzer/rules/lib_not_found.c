@@ -231,7 +231,7 @@ static void dlt_not_found_one(struct dlt_rule_ctx *c, const struct dlt_lib *lib)
 		free(found[i]);
 }
 
-void dlt_rule_lib_not_found(struct dlt_rule_ctx *c)
+static void dlt_rule_lib_not_found(struct dlt_rule_ctx *c)
 {
 	const struct dlt_process *p = c->p;
 	bool *matters = dlt_lib_failures_matter(p);
@@ -247,3 +247,7 @@ void dlt_rule_lib_not_found(struct dlt_rule_ctx *c)
 	}
 	free(matters);
 }
+
+DLT_RULE(lib_not_found, 10, "LIB_NOT_FOUND", DLT_SEV_ERROR,
+	 dlt_rule_lib_not_found, NULL,
+	 "a library load failed because no file of that name was found");

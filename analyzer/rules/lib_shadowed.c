@@ -22,7 +22,8 @@ struct dlt_seen {
 	size_t n;
 };
 
-static bool dlt_seen_add(struct dlt_seen *s, const char *name, const char *path)
+static bool dlt_shadowed_seen_add(struct dlt_seen *s, const char *name,
+				  const char *path)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (strcmp(s->name[i], name) == 0 &&
@@ -68,7 +69,7 @@ static void dlt_check_one(struct dlt_rule_ctx *c, struct dlt_seen *seen,
 			expected = cand;
 	}
 	const char *lpath = loaded->realpath ? loaded->realpath : loaded->path;
-	if (expected && lpath && dlt_seen_add(seen, name, lpath)) {
+	if (expected && lpath && dlt_shadowed_seen_add(seen, name, lpath)) {
 		const char *rname = dlt_basename(
 			req->path && req->path[0] ? req->path : req->realpath);
 		const char *kind = req->runpath ? "RUNPATH" : "RPATH";
@@ -152,7 +153,7 @@ static const struct dlt_lib *dlt_satisfied_by(const struct dlt_process *p,
 	return NULL;
 }
 
-void dlt_rule_lib_shadowed(struct dlt_rule_ctx *c)
+static void dlt_rule_lib_shadowed(struct dlt_rule_ctx *c)
 {
 	const struct dlt_process *p = c->p;
 	struct dlt_seen seen;
@@ -194,3 +195,8 @@ void dlt_rule_lib_shadowed(struct dlt_rule_ctx *c)
 		dlt_free_strv(needed);
 	}
 }
+
+DLT_RULE(lib_shadowed, 30, "LIB_SHADOWED", DLT_SEV_WARNING,
+	 dlt_rule_lib_shadowed, NULL,
+	 "a library came from elsewhere than its requester's RPATH/RUNPATH "
+	 "copy");

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../apinames.h"
+#include "apinames.h"
 #include "elfread.h"
 
 double dlt_rel_s(const struct dlt_process *p, uint64_t ts)
@@ -173,7 +173,7 @@ static int dlt_take_needed(void *ctx, int64_t tag, uint64_t val)
 	if (tag != DT_NEEDED ||
 	    dlt_elf_dynstr(nd->e, val, name, sizeof(name)) != 0)
 		return 0;
-	nd->v = dlt_grow(nd->v, &nd->cap, nd->n + 1, sizeof(*nd->v));
+	nd->v = dlt_util_grow(nd->v, &nd->cap, nd->n + 1, sizeof(*nd->v));
 	nd->v[nd->n++] = dlt_xstrdup(name);
 	nd->v[nd->n] = NULL;
 	return 0;
@@ -458,8 +458,8 @@ static bool dlt_was_tried(const struct dlt_lib *lib, const char *dir)
  * the process's loaded libraries (in *s), pip's directories under the
  * program's prefix and the environments it names, the CUDA toolkits (in
  * *env). */
-static void dlt_dirset_base(struct dlt_dirset *s, struct dlt_dirset *env,
-			    const struct dlt_process *p)
+void dlt_dirset_base(struct dlt_dirset *s, struct dlt_dirset *env,
+		     const struct dlt_process *p)
 {
 	char buf[PATH_MAX];
 	for (size_t i = 0; i < p->nlibs; i++) {
@@ -499,7 +499,7 @@ static void dlt_dirset_base(struct dlt_dirset *s, struct dlt_dirset *env,
 /* Next to the requester: its directory, that directory's subdirectories
  * and siblings (plugins/deps, lib/ next to bin/ ...), its RPATH and
  * RUNPATH. */
-static void dlt_dirset_near(struct dlt_dirset *s, const struct dlt_lib *req)
+void dlt_dirset_near(struct dlt_dirset *s, const struct dlt_lib *req)
 {
 	char rdir[PATH_MAX], pat[PATH_MAX + 8];
 	dlt_dirname(req->realpath ? req->realpath : req->path, rdir,
@@ -521,9 +521,9 @@ static void dlt_dirset_near(struct dlt_dirset *s, const struct dlt_lib *req)
 
 /* A file named name in dir that the loader did not try for lib, not one
  * already put in found under another directory: *out, malloc'ed. */
-static bool dlt_unsearched_copy(const struct dlt_lib *lib, const char *dir,
-				const char *name, char seen[][PATH_MAX],
-				size_t *nseen, char **out)
+bool dlt_unsearched_copy(const struct dlt_lib *lib, const char *dir,
+			 const char *name, char seen[][PATH_MAX], size_t *nseen,
+			 char **out)
 {
 	char cand[PATH_MAX], real[PATH_MAX];
 	snprintf(cand, sizeof(cand), "%s/%s", dir, name);
@@ -539,46 +539,6 @@ static bool dlt_unsearched_copy(const struct dlt_lib *lib, const char *dir,
 	}
 	*out = dlt_xstrdup(cand);
 	return true;
-}
-
-size_t dlt_find_unsearched(struct dlt_rule_ctx *c, const struct dlt_lib *lib,
-			   const char *name, char **found, size_t max)
-{
-	if (name == NULL || strchr(name, '/') != NULL)
-		return 0;
-	/* The places are the same for every name the process missed (and
-	 * for every name one requester missed): listed (and globbed) once,
-	 * not once per name. */
-	dlt_ctx_rows(c);
-	struct dlt_proc_cache *k = c->cache;
-	if (!k->base_built) {
-		dlt_dirset_base(&k->base, &k->env, c->p);
-		k->base_built = true;
-	}
-	const struct dlt_lib *req = dlt_requester_row(c, lib);
-	if (!k->near_built || k->near_req != req) {
-		dlt_dirset_free(&k->near);
-		if (req)
-			dlt_dirset_near(&k->near, req);
-		k->near_req = req;
-		k->near_built = true;
-	}
-	/* In that order: beside the libraries the process loaded, near the
-	 * requester, then the environments (found[0] is the one a fix
-	 * names). */
-	const struct dlt_dirset *sets[3] = {&k->base, &k->near, &k->env};
-	size_t n = 0;
-	char seen_real[8][PATH_MAX];
-	size_t nseen = 0;
-	for (size_t j = 0; j < 3; j++) {
-		for (size_t i = 0; i < sets[j]->n && n < max; i++) {
-			const char *dir = sets[j]->d[i];
-			if (dlt_unsearched_copy(lib, dir, name, seen_real,
-						&nseen, found + n))
-				n++;
-		}
-	}
-	return n;
 }
 
 /* ---- convolutions ------------------------------------------------------- */

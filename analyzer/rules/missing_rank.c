@@ -169,7 +169,7 @@ static uint64_t dlt_split_key(const struct dlt_hang_proc *hp)
 	return hp->split_parent;
 }
 
-void dlt_rule_missing_rank(struct dlt_job_ctx *c)
+static void dlt_rule_missing_rank(struct dlt_job_ctx *c)
 {
 	/* Each communicator and each job once, at its first process. */
 	for (size_t i = 0; i < c->n; i++)
@@ -182,3 +182,7 @@ void dlt_rule_missing_rank(struct dlt_job_ctx *c)
 		if (dlt_hang_first_in_job(c, i))
 			dlt_job_missing(c, i);
 }
+
+DLT_RULE(missing_rank, 150, "MISSING_RANK", DLT_SEV_ERROR, NULL,
+	 dlt_rule_missing_rank,
+	 "ranks of a communicator or job never arrived, or left no trace");

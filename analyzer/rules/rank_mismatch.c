@@ -94,7 +94,7 @@ static void dlt_job_mismatch(struct dlt_job_ctx *c, size_t i)
 	dlt_job_fix(c, f, "%s", dlt_mismatch_fix);
 }
 
-void dlt_rule_rank_mismatch(struct dlt_job_ctx *c)
+static void dlt_rule_rank_mismatch(struct dlt_job_ctx *c)
 {
 	/* Each communicator and each job once, at its first process. */
 	for (size_t i = 0; i < c->n; i++)
@@ -104,3 +104,8 @@ void dlt_rule_rank_mismatch(struct dlt_job_ctx *c)
 		if (dlt_hang_first_in_job(c, i))
 			dlt_job_mismatch(c, i);
 }
+
+DLT_RULE(rank_mismatch, 160, "RANK_MISMATCH", DLT_SEV_ERROR, NULL,
+	 dlt_rule_rank_mismatch,
+	 "processes of one communicator or job disagree on its size or claim "
+	 "the same rank");

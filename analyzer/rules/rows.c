@@ -8,7 +8,7 @@
  * first question and dropped with the rule context. */
 #include "rules.h"
 
-#include "../mem.h"
+#include "mem.h"
 
 static int dlt_dep_ref_cmp(const void *a, const void *b)
 {
@@ -146,4 +146,44 @@ void dlt_ctx_free(struct dlt_rule_ctx *c)
 	dlt_dirset_free(&k->near);
 	free(k);
 	c->cache = NULL;
+}
+
+size_t dlt_find_unsearched(struct dlt_rule_ctx *c, const struct dlt_lib *lib,
+			   const char *name, char **found, size_t max)
+{
+	if (name == NULL || strchr(name, '/') != NULL)
+		return 0;
+	/* The places are the same for every name the process missed (and
+	 * for every name one requester missed): listed (and globbed) once,
+	 * not once per name. */
+	dlt_ctx_rows(c);
+	struct dlt_proc_cache *k = c->cache;
+	if (!k->base_built) {
+		dlt_dirset_base(&k->base, &k->env, c->p);
+		k->base_built = true;
+	}
+	const struct dlt_lib *req = dlt_requester_row(c, lib);
+	if (!k->near_built || k->near_req != req) {
+		dlt_dirset_free(&k->near);
+		if (req)
+			dlt_dirset_near(&k->near, req);
+		k->near_req = req;
+		k->near_built = true;
+	}
+	/* In that order: beside the libraries the process loaded, near the
+	 * requester, then the environments (found[0] is the one a fix
+	 * names). */
+	const struct dlt_dirset *sets[3] = {&k->base, &k->near, &k->env};
+	size_t n = 0;
+	char seen_real[8][PATH_MAX];
+	size_t nseen = 0;
+	for (size_t j = 0; j < 3; j++) {
+		for (size_t i = 0; i < sets[j]->n && n < max; i++) {
+			const char *dir = sets[j]->d[i];
+			if (dlt_unsearched_copy(lib, dir, name, seen_real,
+						&nseen, found + n))
+				n++;
+		}
+	}
+	return n;
 }

@@ -1,16 +1,11 @@
-/* What a rule gets and the helpers rules share.
- *
- * A process rule looks at one process (its model and GPU aggregate) and
- * adds findings with dlt_rule_finding; a job rule looks at every process of
- * the job at once (what the hang analysis read of each, hangs.h) and adds
- * findings with dlt_job_finding.  Rules run in the order of the table in
- * check.c; a rule that explains failed calls (the driver is missing, the
- * cuDNN sub-libraries disagree) marks them in explained[] so that API_ERROR,
- * which runs later, reports them as consequences rather than causes. */
+/* The helpers rules share.  What a rule gets, and how it is declared
+ * (DLT_RULE), is in findings.h: a rule adds findings to the sink through
+ * its context and knows nothing of how they are printed. */
 #ifndef DLTRACE_RULES_H
 #define DLTRACE_RULES_H
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,80 +14,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../apinames.h"
-#include "../check.h"
-#include "../gpu.h"
-#include "../hangs.h"
-#include "../mem.h"
-#include "../model.h"
-#include "../status.h"
-#include "../value.h"
-
-struct dlt_proc_cache;
-
-struct dlt_rule_ctx {
-	struct dlt_check *chk;
-	const struct dlt_process *p;
-	const struct dlt_gpu *g;
-	size_t proc;		/* index in chk->procs */
-	size_t rule;		/* index in the rule table */
-	const char **explained; /* per g->errs entry: the explaining code */
-	/* What rules ask of the process again and again (rows.c), made on
-	 * first use and freed with dlt_ctx_free after its last rule. */
-	struct dlt_proc_cache *cache;
-};
-
-/* A new finding of the current rule, its message formatted; the evidence
- * object is empty and ready. */
-struct dlt_finding *dlt_rule_finding(struct dlt_rule_ctx *c,
-				     enum dlt_severity sev, const char *fmt,
-				     ...) __attribute__((format(printf, 3, 4)));
-void dlt_finding_fix(struct dlt_rule_ctx *c, struct dlt_finding *f,
-		     const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* Marks an error group as explained by the current rule's code. */
-void dlt_rule_explain(struct dlt_rule_ctx *c, size_t err_index);
-
-/* What a job rule gets: the processes of the job, each with its index in
- * chk->procs. */
-struct dlt_job_ctx {
-	struct dlt_check *chk;
-	/* The processes in rank order (processes without a rank last, then
-	 * by pid), so that what is said does not depend on the order the
-	 * traces were given in. */
-	const struct dlt_hang_proc **procs;
-	size_t n;
-	const size_t *proc; /* per process: index in chk->procs */
-	size_t rule;	    /* index in the rule table */
-	/* Every process ended on its own without a failure: nothing hung. */
-	bool completed;
-};
-
-/* A new finding of the current job rule about procs[i]. */
-struct dlt_finding *dlt_job_finding(struct dlt_job_ctx *c, size_t i,
-				    enum dlt_severity sev, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-void dlt_job_fix(struct dlt_job_ctx *c, struct dlt_finding *f, const char *fmt,
-		 ...) __attribute__((format(printf, 3, 4)));
-
-/* Rules, one per file in analyzer/rules/. */
-void dlt_rule_lib_not_found(struct dlt_rule_ctx *c);
-void dlt_rule_lib_load_failed(struct dlt_rule_ctx *c);
-void dlt_rule_lib_shadowed(struct dlt_rule_ctx *c);
-void dlt_rule_duplicate_library(struct dlt_rule_ctx *c);
-void dlt_rule_cudnn_sublib_skew(struct dlt_rule_ctx *c);
-void dlt_rule_cuda_driver(struct dlt_rule_ctx *c);
-void dlt_rule_cudnn_cudart(struct dlt_rule_ctx *c);
-void dlt_rule_algo_selection(struct dlt_rule_ctx *c);
-void dlt_rule_algo_fallback(struct dlt_rule_ctx *c);
-void dlt_rule_api_error(struct dlt_rule_ctx *c);
-void dlt_rule_deepbind(struct dlt_rule_ctx *c);
-void dlt_rule_static_cudart(struct dlt_rule_ctx *c);
-void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c);
-void dlt_rule_init_hang(struct dlt_job_ctx *c);
-void dlt_rule_missing_rank(struct dlt_job_ctx *c);
-void dlt_rule_rank_mismatch(struct dlt_job_ctx *c);
-void dlt_rule_stall(struct dlt_job_ctx *c);
+#include "apinames.h"
+#include "findings.h"
+#include "gpu.h"
+#include "hangs.h"
+#include "mem.h"
+#include "model.h"
+#include "status.h"
+#include "value.h"
 
 /* ---- shared helpers (libutil.c) ------------------------------------ */
 
@@ -136,6 +65,17 @@ struct dlt_dirset {
 	size_t n, cap;
 };
 void dlt_dirset_free(struct dlt_dirset *s);
+/* The places for every name the process missed: beside the libraries it
+ * loaded (s), and the environments it names (env). */
+void dlt_dirset_base(struct dlt_dirset *s, struct dlt_dirset *env,
+		     const struct dlt_process *p);
+/* The places near a requester: its RPATH/RUNPATH, its own directory. */
+void dlt_dirset_near(struct dlt_dirset *s, const struct dlt_lib *req);
+/* Whether dir holds a copy of name the loader did not search for lib
+ * (*out, malloc'ed), not one of the nseen real paths in seen already. */
+bool dlt_unsearched_copy(const struct dlt_lib *lib, const char *dir,
+			 const char *name, char seen[][PATH_MAX], size_t *nseen,
+			 char **out);
 
 struct dlt_proc_cache {
 	struct dlt_rows rows;
@@ -223,7 +163,9 @@ bool dlt_lib_not_found(const struct dlt_lib *lib);
  * process's other libraries, the requester's RPATH/RUNPATH, pip
  * site-packages/nvidia/<pkg>/lib under the program's prefix, VIRTUAL_ENV,
  * CONDA_PREFIX, CUDA_HOME and /usr/local/cuda*.  Returns how many paths
- * were put in found (malloc'ed). */
+ * were put in found (malloc'ed).  In rows.c: it keeps the places in the
+ * rule context's cache, over the dirset helpers of libutil.c (which
+ * knows nothing of the context, so that the two are not a circle). */
 size_t dlt_find_unsearched(struct dlt_rule_ctx *c, const struct dlt_lib *lib,
 			   const char *name, char **found, size_t max);
 

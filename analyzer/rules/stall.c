@@ -21,7 +21,7 @@ static bool dlt_told_by_init_hang(const struct dlt_hang_proc *hp,
 	return dlt_hang_rendezvous_stall(hp) == s;
 }
 
-void dlt_rule_stall(struct dlt_job_ctx *c)
+static void dlt_rule_stall(struct dlt_job_ctx *c)
 {
 	enum dlt_severity sev = c->completed ? DLT_SEV_INFO : DLT_SEV_WARNING;
 	for (size_t i = 0; i < c->n; i++) {
@@ -84,3 +84,7 @@ void dlt_rule_stall(struct dlt_job_ctx *c)
 		}
 	}
 }
+
+DLT_RULE(stall, 170, "STALL", DLT_SEV_WARNING, NULL, dlt_rule_stall,
+	 "a thread waited long in GPU, rendezvous or collective code, or in a "
+	 "job that did not finish");

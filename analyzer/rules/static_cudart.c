@@ -7,7 +7,7 @@
 
 #include "rules.h"
 
-void dlt_rule_static_cudart(struct dlt_rule_ctx *c)
+static void dlt_rule_static_cudart(struct dlt_rule_ctx *c)
 {
 	const struct dlt_gpu *g = c->g;
 	if (g->nstatics == 0)
@@ -38,3 +38,8 @@ void dlt_rule_static_cudart(struct dlt_rule_ctx *c)
 			"are still traced when they go through "
 			"cuGetProcAddress");
 }
+
+DLT_RULE(static_cudart, 120, "STATIC_CUDART", DLT_SEV_INFO,
+	 dlt_rule_static_cudart, NULL,
+	 "objects with their own static CUDA runtime, whose runtime calls are "
+	 "not traced");

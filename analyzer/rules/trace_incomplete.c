@@ -8,7 +8,7 @@
 
 #include "rules.h"
 
-void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
+static void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
 {
 	const struct dlt_process *p = c->p;
 	const struct dlt_gpu *g = c->g;
@@ -83,3 +83,7 @@ void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
 				"see the problems and notes; a trace cut by "
 				"DLTRACE_MAX_SIZE needs a larger limit");
 }
+
+DLT_RULE(trace_incomplete, 130, "TRACE_INCOMPLETE", DLT_SEV_INFO,
+	 dlt_rule_trace_incomplete, NULL,
+	 "a process ended by a signal, or its trace is cut short or damaged");

@@ -90,15 +90,19 @@
 /* ---- iterating over a parenthesised list of values ------------------- */
 
 /* DLT_EACH_VALUE(m, p, (a, b, c)) is m(p, a) m(p, b) m(p, c); () is
- * nothing.  Up to DLT_API_MAX_VALS (8) values.  Counting an empty list as
+ * nothing.  Up to 16 elements: a value list has at most DLT_API_MAX_VALS
+ * (8), a parameter list (shim/api.c) up to 13.  Counting an empty list as
  * 0 relies on GNU C's comma deletion in ", ##__VA_ARGS__" for a macro whose
  * only parameter is variadic (gnu11, as the build sets). */
 #define DLT_PP_CAT_(a, b) a##b
 #define DLT_PP_CAT(a, b) DLT_PP_CAT_(a, b)
 #define DLT_PP_UNPAREN(...) __VA_ARGS__
-#define DLT_PP_NARGS_(_, a1, a2, a3, a4, a5, a6, a7, a8, n, ...) n
-#define DLT_PP_NARGS(...) \
-	DLT_PP_NARGS_(_, ##__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define DLT_PP_NARGS_(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, \
+		      a13, a14, a15, a16, n, ...)                           \
+	n
+#define DLT_PP_NARGS(...)                                                    \
+	DLT_PP_NARGS_(_, ##__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, \
+		      6, 5, 4, 3, 2, 1, 0)
 #define DLT_PP_EACH_0(m, p, ...)
 #define DLT_PP_EACH_1(m, p, a) m(p, a)
 #define DLT_PP_EACH_2(m, p, a, ...) m(p, a) DLT_PP_EACH_1(m, p, __VA_ARGS__)
@@ -108,10 +112,29 @@
 #define DLT_PP_EACH_6(m, p, a, ...) m(p, a) DLT_PP_EACH_5(m, p, __VA_ARGS__)
 #define DLT_PP_EACH_7(m, p, a, ...) m(p, a) DLT_PP_EACH_6(m, p, __VA_ARGS__)
 #define DLT_PP_EACH_8(m, p, a, ...) m(p, a) DLT_PP_EACH_7(m, p, __VA_ARGS__)
+#define DLT_PP_EACH_9(m, p, a, ...) m(p, a) DLT_PP_EACH_8(m, p, __VA_ARGS__)
+#define DLT_PP_EACH_10(m, p, a, ...) m(p, a) DLT_PP_EACH_9(m, p, __VA_ARGS__)
+#define DLT_PP_EACH_11(m, p, a, ...) m(p, a) DLT_PP_EACH_10(m, p, __VA_ARGS__)
+#define DLT_PP_EACH_12(m, p, a, ...) m(p, a) DLT_PP_EACH_11(m, p, __VA_ARGS__)
+#define DLT_PP_EACH_13(m, p, a, ...) m(p, a) DLT_PP_EACH_12(m, p, __VA_ARGS__)
+#define DLT_PP_EACH_14(m, p, a, ...) m(p, a) DLT_PP_EACH_13(m, p, __VA_ARGS__)
+#define DLT_PP_EACH_15(m, p, a, ...) m(p, a) DLT_PP_EACH_14(m, p, __VA_ARGS__)
+#define DLT_PP_EACH_16(m, p, a, ...) m(p, a) DLT_PP_EACH_15(m, p, __VA_ARGS__)
 #define DLT_PP_EACH(m, p, ...)                              \
 	DLT_PP_CAT(DLT_PP_EACH_, DLT_PP_NARGS(__VA_ARGS__)) \
 	(m, p, __VA_ARGS__)
 #define DLT_PP_EACH_X(m, p, ...) DLT_PP_EACH(m, p, __VA_ARGS__)
+/* DLT_PP_IS_EMPTY((a, b)) is 0, DLT_PP_IS_EMPTY(()) 1: the first element
+ * pasted onto a probe that only an empty one completes.  For lists of
+ * identifiers (apis.def's args). */
+#define DLT_PP_PROBE_EMPTY_ ~, 1
+#define DLT_PP_SECOND_(a, b, ...) b
+#define DLT_PP_SECOND(...) DLT_PP_SECOND_(__VA_ARGS__, 0, 0)
+#define DLT_PP_FIRST_(a, ...) a
+#define DLT_PP_FIRST(...) DLT_PP_FIRST_(__VA_ARGS__, ~)
+#define DLT_PP_IS_EMPTY_(first) DLT_PP_SECOND(DLT_PP_PROBE_EMPTY_##first, 0)
+#define DLT_PP_IS_EMPTY_X(first) DLT_PP_IS_EMPTY_(first)
+#define DLT_PP_IS_EMPTY(list) DLT_PP_IS_EMPTY_X(DLT_PP_FIRST list)
 #define DLT_EACH_VALUE(m, p, values) DLT_PP_EACH_X(m, p, DLT_PP_UNPAREN values)
 
 #endif

@@ -7,7 +7,7 @@
  *   DLT_NV_ncclCommInitRank                how many values it records
  *   f->v[DLT_FV_CUDNN_cudart_version]      a LIB_FAMILY slot
  *
- * The names as strings are the analyzer's (analyzer/apinames.h). */
+ * The names as strings are the analyzer's (analyzer/reader/apinames.h). */
 #ifndef DLTRACE_APIVALS_H
 #define DLTRACE_APIVALS_H
 

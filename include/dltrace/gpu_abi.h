@@ -1,105 +1,101 @@
 /* The parts of the CUDA runtime, CUDA driver, cuDNN and NCCL ABIs that
  * dltrace's wrappers need, declared here so that dltrace builds without any
  * NVIDIA header.  Only the ABI matters: enums are int, handles are opaque
- * pointers, structs have the real layout.
+ * pointers, structs have the real layout.  The values and layouts come
+ * from dltrace/gpu_abi.def, the one list of them.
  *
  * With DLT_GPU_ABI_REAL defined (after the real headers are included),
- * every name stands for the real type instead: tests/test_gpu_abi.c
+ * every dlt_ type name stands for the real type instead: tests/test_gpu_abi.c
  * compiles include/dltrace/apis.def that way, so that each interposed
- * function's parameters as the table writes them are checked against the
- * real declaration. */
+ * function's type as the table writes it is compared whole with the real
+ * declaration.  The stand-in structs (struct dlt_abi_*) and the constants
+ * are declared in both modes, so that the test can hold them against the
+ * real ones. */
 #ifndef DLTRACE_GPU_ABI_H
 #define DLTRACE_GPU_ABI_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpu_abi.def"
+
+/* ---- the stand-in structs ---------------------------------------------- */
+
+#define DLT_ABI_MEMBER(type, member, dims) type member dims;
+/* The members of a layout of gpu_abi.def, for a struct's braces. */
+#define DLT_ABI_MEMBERS(layout) DLT_ABI_##layout(DLT_ABI_MEMBER)
+
+struct dlt_abi_dim3 {
+	DLT_ABI_MEMBERS(DIM3)
+};
+struct dlt_abi_cudnn_algo_perf {
+	DLT_ABI_MEMBERS(CUDNN_ALGO_PERF)
+};
+struct dlt_abi_cudnn_fraction {
+	DLT_ABI_MEMBERS(CUDNN_FRACTION)
+};
+struct dlt_abi_nccl_unique_id {
+	DLT_ABI_MEMBERS(NCCL_UNIQUE_ID)
+};
+struct dlt_abi_nccl_config {
+	DLT_ABI_MEMBERS(NCCL_CONFIG)
+};
+/* The stand-in of each layout, by the layout's name in gpu_abi.def. */
+#define DLT_ABI_STRUCT_DIM3 struct dlt_abi_dim3
+#define DLT_ABI_STRUCT_CUDNN_ALGO_PERF struct dlt_abi_cudnn_algo_perf
+#define DLT_ABI_STRUCT_CUDNN_FRACTION struct dlt_abi_cudnn_fraction
+#define DLT_ABI_STRUCT_NCCL_UNIQUE_ID struct dlt_abi_nccl_unique_id
+#define DLT_ABI_STRUCT_NCCL_CONFIG struct dlt_abi_nccl_config
+
+/* ---- the values, as DLT_ABI_<real name> -------------------------------- */
+
+/* cuDNN statuses as DLT_ABI_CUDNN9_<name> and DLT_ABI_CUDNN8_<name>
+ * (DLT_ABI_CUDNN9_NOT_SUPPORTED is 3000, DLT_ABI_CUDNN8_NOT_SUPPORTED 9). */
+#define DLT_ABI_CONST(name, value) DLT_ABI_##name = (value),
+#define DLT_ABI_CONST9(name, value) DLT_ABI_CUDNN9_##name = (value),
+#define DLT_ABI_CONST8(name, value) DLT_ABI_CUDNN8_##name = (value),
+/* One enum: the runtime's and the driver's codes are compared with each
+ * other (analyzer/rules/api_error.c). */
+enum {
+	DLT_ABI_CUDA_STATUS(DLT_ABI_CONST) DLT_ABI_CUDART_STATUS(DLT_ABI_CONST) DLT_ABI_CUDNN9_STATUS(
+		DLT_ABI_CONST9) DLT_ABI_CUDNN8_STATUS(DLT_ABI_CONST8) DLT_ABI_NCCL_STATUS(DLT_ABI_CONST)
+		DLT_ABI_CU_PROC_FLAGS(DLT_ABI_CONST) DLT_ABI_CU_PROC_RESULT(DLT_ABI_CONST) DLT_ABI_CUDA_MEMCPY_KIND(
+			DLT_ABI_CONST) DLT_ABI_CUDA_ENTRY_FLAGS(DLT_ABI_CONST) DLT_ABI_CUDA_ENTRY_RESULT(DLT_ABI_CONST)
+			DLT_ABI_CUDNN_DATA_TYPE(DLT_ABI_CONST) DLT_ABI_CUDNN_MATH_TYPE(
+				DLT_ABI_CONST) DLT_ABI_CUDNN_TENSOR_FORMAT(DLT_ABI_CONST)
+				DLT_ABI_CUDNN_CONV_MODE(DLT_ABI_CONST) DLT_ABI_CUDNN_DETERMINISM(
+					DLT_ABI_CONST) DLT_ABI_CUDNN_FWD_ALGO(DLT_ABI_CONST)
+					DLT_ABI_CUDNN_BWD_FILTER_ALGO(DLT_ABI_CONST) DLT_ABI_CUDNN_BWD_DATA_ALGO(
+						DLT_ABI_CONST) DLT_ABI_CUDNN_BACKEND_DESC(DLT_ABI_CONST)
+						DLT_ABI_CUDNN_ATTR(DLT_ABI_CONST) DLT_ABI_CUDNN_ATTR_TYPE(
+							DLT_ABI_CONST) DLT_ABI_CUDNN_KNOB_TYPE(DLT_ABI_CONST)
+							DLT_ABI_CUDNN_HEUR_MODE(DLT_ABI_CONST) DLT_ABI_CUDNN_NUM_NOTE(
+								DLT_ABI_CONST)
+								DLT_ABI_NCCL_RED_OP(
+									DLT_ABI_CONST)
+									DLT_ABI_NCCL_DATA_TYPE(
+										DLT_ABI_CONST)
+										DLT_ABI_MACROS(
+											DLT_ABI_CONST)
+};
+#undef DLT_ABI_CONST
+#undef DLT_ABI_CONST9
+#undef DLT_ABI_CONST8
+
+/* ---- the types of apis.def -------------------------------------------- */
+
 #ifdef DLT_GPU_ABI_REAL
-typedef cudaError_t dlt_cudaError_t;
-typedef cudaStream_t dlt_cudaStream_t;
-typedef cudaEvent_t dlt_cudaEvent_t;
-typedef dim3 dlt_dim3;
-typedef enum cudaDriverEntryPointQueryResult
-	dlt_cudaDriverEntryPointQueryResult;
-typedef CUresult dlt_CUresult;
-typedef CUdevice dlt_CUdevice;
-typedef CUdeviceptr dlt_CUdeviceptr;
-typedef CUcontext dlt_CUcontext;
-typedef CUmodule dlt_CUmodule;
-typedef CUfunction dlt_CUfunction;
-typedef cuuint64_t dlt_cuuint64_t;
-typedef CUdriverProcAddressQueryResult dlt_CUdriverProcAddressQueryResult;
-typedef cudnnStatus_t dlt_cudnnStatus_t;
-typedef cudnnHandle_t dlt_cudnnHandle_t;
-typedef cudnnTensorDescriptor_t dlt_cudnnTensorDescriptor_t;
-typedef cudnnFilterDescriptor_t dlt_cudnnFilterDescriptor_t;
-typedef cudnnConvolutionDescriptor_t dlt_cudnnConvolutionDescriptor_t;
-typedef cudnnBackendDescriptor_t dlt_cudnnBackendDescriptor_t;
-typedef cudnnConvolutionFwdAlgoPerf_t dlt_cudnnConvolutionFwdAlgoPerf_t;
-typedef cudnnConvolutionBwdDataAlgoPerf_t dlt_cudnnConvolutionBwdDataAlgoPerf_t;
-typedef cudnnConvolutionBwdFilterAlgoPerf_t
-	dlt_cudnnConvolutionBwdFilterAlgoPerf_t;
-typedef ncclResult_t dlt_ncclResult_t;
-typedef ncclComm_t dlt_ncclComm_t;
-typedef ncclUniqueId dlt_ncclUniqueId;
-typedef ncclConfig_t dlt_ncclConfig_t;
+#define DLT_ABI_TYPEDEF(name, stand_in, real) typedef real name;
 #else
+#define DLT_ABI_TYPEDEF(name, stand_in, real) typedef stand_in name;
+#endif
+DLT_ABI_TYPES(DLT_ABI_TYPEDEF)
+#undef DLT_ABI_TYPEDEF
 
-/* CUDA runtime */
-typedef int dlt_cudaError_t;
-typedef struct dlt_CUstream_st *dlt_cudaStream_t;
-typedef struct dlt_CUevent_st *dlt_cudaEvent_t;
-typedef struct {
-	unsigned int x, y, z;
-} dlt_dim3;
-typedef int dlt_cudaDriverEntryPointQueryResult; /* an enum */
-
-/* CUDA driver */
-typedef int dlt_CUresult;
-typedef int dlt_CUdevice;
-typedef unsigned long long dlt_CUdeviceptr;
-typedef struct dlt_CUctx_st *dlt_CUcontext;
-typedef struct dlt_CUmod_st *dlt_CUmodule;
-typedef struct dlt_CUfunc_st *dlt_CUfunction;
-typedef uint64_t dlt_cuuint64_t;
-typedef int dlt_CUdriverProcAddressQueryResult; /* an enum */
-
-/* cuDNN */
-typedef int dlt_cudnnStatus_t;
-typedef struct dlt_cudnnContext *dlt_cudnnHandle_t;
-typedef struct dlt_cudnnTensorStruct *dlt_cudnnTensorDescriptor_t;
-typedef struct dlt_cudnnFilterStruct *dlt_cudnnFilterDescriptor_t;
-typedef struct dlt_cudnnConvolutionStruct *dlt_cudnnConvolutionDescriptor_t;
-typedef void *dlt_cudnnBackendDescriptor_t;
-
-/* cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t share this layout in
- * cuDNN 7, 8 and 9. */
-typedef struct {
-	int algo;
-	int status;
-	float time;
-	size_t memory;
-	int determinism;
-	int mathType;
-	int reserved[3];
-} dlt_cudnnAlgoPerf_t;
-typedef dlt_cudnnAlgoPerf_t dlt_cudnnConvolutionFwdAlgoPerf_t;
-typedef dlt_cudnnAlgoPerf_t dlt_cudnnConvolutionBwdDataAlgoPerf_t;
-typedef dlt_cudnnAlgoPerf_t dlt_cudnnConvolutionBwdFilterAlgoPerf_t;
-
-/* NCCL */
-typedef int dlt_ncclResult_t;
-typedef struct dlt_ncclComm *dlt_ncclComm_t;
-typedef struct {
-	char internal[128];
-} dlt_ncclUniqueId;
-typedef struct dlt_ncclConfig dlt_ncclConfig_t; /* only passed by pointer */
-
+#ifndef DLT_GPU_ABI_REAL
+/* The three selections' results share one layout: the shim reads them as
+ * one type. */
+typedef struct dlt_abi_cudnn_algo_perf dlt_cudnnAlgoPerf_t;
 #endif /* DLT_GPU_ABI_REAL */
-
-/* Values dltrace interprets. */
-#define DLT_CUDA_SUCCESS 0
-#define DLT_CUDNN_DATA_FLOAT 0
-#define DLT_NCCL_SUCCESS 0
 
 #endif

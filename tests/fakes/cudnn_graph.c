@@ -44,13 +44,11 @@ struct st_name {
 	const char *name;
 };
 
-#if DLT_CUDNN_MAJOR >= 9
-#define DLT_ST_NAME(name, value) {value, #name},
-static const struct st_name st_names[] = {
-	DLT_FA_CUDNN_STATUS_LIST(DLT_ST_NAME)};
-#else
 #define DLT_ST_NAME(name, value) {value, "CUDNN_STATUS_" #name},
-static const struct st_name st_names[] = {DLT_CUDNN7_STATUS_LIST(DLT_ST_NAME)};
+#if DLT_CUDNN_MAJOR >= 9
+static const struct st_name st_names[] = {DLT_ABI_CUDNN9_STATUS(DLT_ST_NAME)};
+#else
+static const struct st_name st_names[] = {DLT_ABI_CUDNN8_STATUS(DLT_ST_NAME)};
 #endif
 
 FAKE_EXPORT const char *cudnnGetErrorString(cudnnStatus_t status)

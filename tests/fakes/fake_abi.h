@@ -14,8 +14,9 @@
  *               skipped when DLT_FAKE_ABI_NO_TYPES is defined.
  *   prototypes  plain names, resolved against whichever types are in scope;
  *               skipped when DLT_FAKE_ABI_NO_PROTOS is defined.
- * The enumerator lists (DLT_FA_*_LIST) are plain macros, always defined: the
- * declarations and the checks are generated from the same list. */
+ * The enumerator lists and the struct layouts are those of
+ * include/dltrace/gpu_abi.def, the project's one list of the GPU ABI, which
+ * tests/test_gpu_abi.c holds against the real headers. */
 
 #ifndef DLT_FA
 #define DLT_FA(name) name
@@ -25,7 +26,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fake_abi_lists.h"
+#include "dltrace/gpu_abi.def"
+
+#ifndef DLT_FA_ENUMERATOR
+#define DLT_FA_ENUMERATOR(name, value) DLT_FA(name) = (value),
+#define DLT_FA_CUDNN_STATUS(name, value) DLT_FA(CUDNN_STATUS_##name) = (value),
+#define DLT_FA_MEMBER(type, member, dims) type member dims;
+#endif
 
 /* ---------------------------------------------------------------------
  * Types. */
@@ -42,29 +49,29 @@ typedef struct CUmod_st *DLT_FA(CUmodule);
 typedef struct CUfunc_st *DLT_FA(CUfunction);
 typedef struct CUstream_st *DLT_FA(CUstream);
 typedef enum DLT_FA(cudaError_enum) {
-	DLT_FA_CURESULT_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDA_STATUS(DLT_FA_ENUMERATOR)
 } DLT_FA(CUresult);
 typedef enum DLT_FA(CUdriverProcAddress_flags_enum) {
-	DLT_FA_CU_PROC_FLAGS_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CU_PROC_FLAGS(DLT_FA_ENUMERATOR)
 } DLT_FA(CUdriverProcAddress_flags);
 typedef enum DLT_FA(CUdriverProcAddressQueryResult_enum) {
-	DLT_FA_CU_PROC_RESULT_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CU_PROC_RESULT(DLT_FA_ENUMERATOR)
 } DLT_FA(CUdriverProcAddressQueryResult);
 
 /* CUDA runtime (driver_types.h, vector_types.h) */
-enum DLT_FA(cudaError) { DLT_FA_CUDAERROR_LIST(DLT_FA_ENUMERATOR) };
+enum DLT_FA(cudaError) { DLT_ABI_CUDART_STATUS(DLT_FA_ENUMERATOR) };
 typedef enum DLT_FA(cudaError) DLT_FA(cudaError_t);
-enum DLT_FA(cudaMemcpyKind) { DLT_FA_MEMCPYKIND_LIST(DLT_FA_ENUMERATOR) };
+enum DLT_FA(cudaMemcpyKind) { DLT_ABI_CUDA_MEMCPY_KIND(DLT_FA_ENUMERATOR) };
 enum DLT_FA(cudaGetDriverEntryPointFlags) {
-	DLT_FA_ENTRYPOINT_FLAGS_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDA_ENTRY_FLAGS(DLT_FA_ENUMERATOR)
 };
 enum DLT_FA(cudaDriverEntryPointQueryResult) {
-	DLT_FA_ENTRYPOINT_RESULT_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDA_ENTRY_RESULT(DLT_FA_ENUMERATOR)
 };
 typedef struct CUstream_st *DLT_FA(cudaStream_t);
 typedef struct CUevent_st *DLT_FA(cudaEvent_t);
 struct DLT_FA(dim3) {
-	unsigned int x, y, z;
+	DLT_ABI_DIM3(DLT_FA_MEMBER)
 };
 typedef struct DLT_FA(dim3) DLT_FA(dim3);
 
@@ -76,116 +83,79 @@ typedef struct cudnnFilterStruct *DLT_FA(cudnnFilterDescriptor_t);
 typedef struct cudnnConvolutionStruct *DLT_FA(cudnnConvolutionDescriptor_t);
 typedef void *DLT_FA(cudnnBackendDescriptor_t);
 typedef enum {
-	DLT_FA_CUDNN_STATUS_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDNN9_STATUS(DLT_FA_CUDNN_STATUS)
 } DLT_FA(cudnnStatus_t);
 typedef enum {
-	DLT_FA_CUDNN_DATATYPE_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDNN_DATA_TYPE(DLT_FA_ENUMERATOR)
 } DLT_FA(cudnnDataType_t);
 typedef enum {
-	DLT_FA_CUDNN_MATHTYPE_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDNN_MATH_TYPE(DLT_FA_ENUMERATOR)
 } DLT_FA(cudnnMathType_t);
 typedef enum {
-	DLT_FA_CUDNN_TENSORFORMAT_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDNN_TENSOR_FORMAT(DLT_FA_ENUMERATOR)
 } DLT_FA(cudnnTensorFormat_t);
 typedef enum {
-	DLT_FA_CUDNN_CONVMODE_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDNN_CONV_MODE(DLT_FA_ENUMERATOR)
 } DLT_FA(cudnnConvolutionMode_t);
 typedef enum {
-	DLT_FA_CUDNN_DETERMINISM_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDNN_DETERMINISM(DLT_FA_ENUMERATOR)
 } DLT_FA(cudnnDeterminism_t);
 typedef enum {
-	DLT_FA_CUDNN_FWDALGO_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDNN_FWD_ALGO(DLT_FA_ENUMERATOR)
 } DLT_FA(cudnnConvolutionFwdAlgo_t);
 typedef enum {
-	DLT_FA_CUDNN_BWDFILTERALGO_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDNN_BWD_FILTER_ALGO(DLT_FA_ENUMERATOR)
 } DLT_FA(cudnnConvolutionBwdFilterAlgo_t);
 typedef enum {
-	DLT_FA_CUDNN_BWDDATAALGO_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDNN_BWD_DATA_ALGO(DLT_FA_ENUMERATOR)
 } DLT_FA(cudnnConvolutionBwdDataAlgo_t);
 
 typedef struct DLT_FA(cudnnConvolutionFwdAlgoPerfStruct) {
-	DLT_FA(cudnnConvolutionFwdAlgo_t) algo;
-	DLT_FA(cudnnStatus_t) status;
-	float time;
-	size_t memory;
-	DLT_FA(cudnnDeterminism_t) determinism;
-	DLT_FA(cudnnMathType_t) mathType;
-	int reserved[3];
+	DLT_ABI_CUDNN_ALGO_PERF(DLT_FA_MEMBER)
 } DLT_FA(cudnnConvolutionFwdAlgoPerf_t);
 
 typedef struct DLT_FA(cudnnConvolutionBwdDataAlgoPerfStruct) {
-	DLT_FA(cudnnConvolutionBwdDataAlgo_t) algo;
-	DLT_FA(cudnnStatus_t) status;
-	float time;
-	size_t memory;
-	DLT_FA(cudnnDeterminism_t) determinism;
-	DLT_FA(cudnnMathType_t) mathType;
-	int reserved[3];
+	DLT_ABI_CUDNN_ALGO_PERF(DLT_FA_MEMBER)
 } DLT_FA(cudnnConvolutionBwdDataAlgoPerf_t);
 
 typedef struct DLT_FA(cudnnConvolutionBwdFilterAlgoPerfStruct) {
-	DLT_FA(cudnnConvolutionBwdFilterAlgo_t) algo;
-	DLT_FA(cudnnStatus_t) status;
-	float time;
-	size_t memory;
-	DLT_FA(cudnnDeterminism_t) determinism;
-	DLT_FA(cudnnMathType_t) mathType;
-	int reserved[3];
+	DLT_ABI_CUDNN_ALGO_PERF(DLT_FA_MEMBER)
 } DLT_FA(cudnnConvolutionBwdFilterAlgoPerf_t);
 
 typedef enum {
-	DLT_FA_CUDNN_BACKEND_DESC_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDNN_BACKEND_DESC(DLT_FA_ENUMERATOR)
 } DLT_FA(cudnnBackendDescriptorType_t);
 typedef enum {
-	DLT_FA_CUDNN_ATTR_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDNN_ATTR(DLT_FA_ENUMERATOR)
 } DLT_FA(cudnnBackendAttributeName_t);
 typedef enum {
-	DLT_FA_CUDNN_ATTRTYPE_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDNN_ATTR_TYPE(DLT_FA_ENUMERATOR)
 } DLT_FA(cudnnBackendAttributeType_t);
 typedef enum {
-	DLT_FA_CUDNN_KNOBTYPE_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDNN_KNOB_TYPE(DLT_FA_ENUMERATOR)
 } DLT_FA(cudnnBackendKnobType_t);
 typedef enum {
-	DLT_FA_CUDNN_HEURMODE_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDNN_HEUR_MODE(DLT_FA_ENUMERATOR)
 } DLT_FA(cudnnBackendHeurMode_t);
 typedef enum {
-	DLT_FA_CUDNN_NUMNOTE_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_CUDNN_NUM_NOTE(DLT_FA_ENUMERATOR)
 } DLT_FA(cudnnBackendNumericalNote_t);
 typedef struct DLT_FA(cudnnFractionStruct) {
-	int64_t numerator;
-	int64_t denominator;
+	DLT_ABI_CUDNN_FRACTION(DLT_FA_MEMBER)
 } DLT_FA(cudnnFraction_t);
 
 /* NCCL (nccl.h, 2.28 layout of ncclConfig_t) */
 typedef struct ncclComm *DLT_FA(ncclComm_t);
 typedef struct {
-	char internal[128];
+	DLT_ABI_NCCL_UNIQUE_ID(DLT_FA_MEMBER)
 } DLT_FA(ncclUniqueId);
+typedef enum { DLT_ABI_NCCL_STATUS(DLT_FA_ENUMERATOR) } DLT_FA(ncclResult_t);
+typedef enum { DLT_ABI_NCCL_RED_OP(DLT_FA_ENUMERATOR) } DLT_FA(ncclRedOp_t);
 typedef enum {
-	DLT_FA_NCCL_RESULT_LIST(DLT_FA_ENUMERATOR)
-} DLT_FA(ncclResult_t);
-typedef enum { DLT_FA_NCCL_REDOP_LIST(DLT_FA_ENUMERATOR) } DLT_FA(ncclRedOp_t);
-typedef enum {
-	DLT_FA_NCCL_DATATYPE_LIST(DLT_FA_ENUMERATOR)
+	DLT_ABI_NCCL_DATA_TYPE(DLT_FA_ENUMERATOR)
 } DLT_FA(ncclDataType_t);
 typedef struct DLT_FA(ncclConfig_v22800) {
-	size_t size;
-	unsigned int magic;
-	unsigned int version;
-	int blocking;
-	int cgaClusterSize;
-	int minCTAs;
-	int maxCTAs;
-	const char *netName;
-	int splitShare;
-	int trafficClass;
-	const char *commName;
-	int collnetEnable;
-	int CTAPolicy;
-	int shrinkShare;
-	int nvlsCTAs;
-	int nChannelsPerNetPeer;
-	int nvlinkCentricSched;
+	DLT_ABI_NCCL_CONFIG(DLT_FA_MEMBER)
 } DLT_FA(ncclConfig_t);
 
 /* Macros the programs use; the real headers define the same. */

@@ -40,7 +40,7 @@ cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
 #include "fake_abi.h"
 #endif
 
-#include "fake_abi_lists.h"
+#include "dltrace/gpu_abi.def"
 #include "fake_cudnn7.h"
 
 #endif

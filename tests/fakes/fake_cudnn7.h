@@ -5,26 +5,12 @@
 #ifndef DLT_FAKE_CUDNN7_H
 #define DLT_FAKE_CUDNN7_H
 
-/* cudnnStatus_t of cuDNN <= 8 (cuDNN 9 renumbered, docs/library-facts.md §2).
- */
-#define DLT_CUDNN7_STATUS_LIST(X)           \
-	X(SUCCESS, 0)                       \
-	X(NOT_INITIALIZED, 1)               \
-	X(ALLOC_FAILED, 2)                  \
-	X(BAD_PARAM, 3)                     \
-	X(INTERNAL_ERROR, 4)                \
-	X(INVALID_VALUE, 5)                 \
-	X(ARCH_MISMATCH, 6)                 \
-	X(MAPPING_ERROR, 7)                 \
-	X(EXECUTION_FAILED, 8)              \
-	X(NOT_SUPPORTED, 9)                 \
-	X(LICENSE_ERROR, 10)                \
-	X(RUNTIME_PREREQUISITE_MISSING, 11) \
-	X(RUNTIME_IN_PROGRESS, 12)          \
-	X(RUNTIME_FP_OVERFLOW, 13)
+/* cudnnStatus_t of cuDNN <= 8 (cuDNN 9 renumbered, docs/library-facts.md §2),
+ * from include/dltrace/gpu_abi.def. */
+#include "dltrace/gpu_abi.def"
 
 #define DLT_CUDNN7_ENUMERATOR(name, value) DLT_CUDNN7_STATUS_##name = (value),
-enum { DLT_CUDNN7_STATUS_LIST(DLT_CUDNN7_ENUMERATOR) };
+enum { DLT_ABI_CUDNN8_STATUS(DLT_CUDNN7_ENUMERATOR) };
 #undef DLT_CUDNN7_ENUMERATOR
 
 typedef enum {

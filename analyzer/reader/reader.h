@@ -8,6 +8,7 @@
 #ifndef DLTRACE_READER_H
 #define DLTRACE_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,17 @@ typedef int (*dlt_rec_fn)(void *ctx, const struct dlt_rec_view *v);
 /* Opens and validates a trace.  On failure returns NULL and puts a message
  * in err.  A trace that opens may still carry problems (see below). */
 struct dlt_trace *dlt_trace_open(const char *path, char *err, size_t errlen);
+/* The same, opened for writing too when writable (compact), never through
+ * a symbolic link then. */
+struct dlt_trace *dlt_trace_open_rw(const char *path, bool writable, char *err,
+				    size_t errlen);
+/* Gives the trace's descriptor back until it is read again (then the file
+ * is opened again, and must be the same file): for a job of more traces
+ * than the process may hold open. */
+void dlt_trace_park(struct dlt_trace *t);
+/* The descriptor the trace reads from (opened again if parked); -1 for a
+ * trace in memory or one whose file could not be opened again. */
+int dlt_trace_fd(struct dlt_trace *t);
 /* The same over bytes in memory, which must outlive the trace (fuzzing,
  * tests).  name is used in messages. */
 struct dlt_trace *dlt_trace_open_mem(const void *buf, size_t size,
@@ -45,7 +57,7 @@ void dlt_trace_close(struct dlt_trace *t);
  * window boundaries inside small traces. */
 void dlt_trace_set_window(struct dlt_trace *t, size_t bytes);
 
-const char *dlt_trace_path(const struct dlt_trace *t);
+const char *dlt_reader_path(const struct dlt_trace *t);
 const struct dlt_file_header *dlt_trace_header(const struct dlt_trace *t);
 
 /* The string with this id, or NULL if the trace has none (an id written by

@@ -33,7 +33,7 @@ static void dlt_reaps_link(struct dlt_reaps *rs, size_t i)
 static void dlt_reaps_room(struct dlt_reaps *rs)
 {
 	size_t cap = rs->cap;
-	rs->r = dlt_grow(rs->r, &rs->cap, rs->n, sizeof(*rs->r));
+	rs->r = dlt_util_grow(rs->r, &rs->cap, rs->n, sizeof(*rs->r));
 	if (rs->cap != cap || rs->next == NULL) {
 		free(rs->next);
 		rs->next = dlt_xcalloc(rs->cap, sizeof(*rs->next));

@@ -19,7 +19,7 @@
 #include "apinames.h"
 #include "hangs.h"
 #include "json.h"
-#include "inputs.h"
+#include "job.h"
 #include "live.h"
 #include "runs.h"
 #include "model.h"
@@ -182,8 +182,8 @@ static void dlt_hp_add_stall(struct dlt_hang_proc *hp,
 	}
 	if (hp->nstalls == DLT_HANG_MAX_STALLS)
 		return;
-	hp->stalls = dlt_grow(hp->stalls, &hp->capstalls, hp->nstalls,
-			      sizeof(*hp->stalls));
+	hp->stalls = dlt_util_grow(hp->stalls, &hp->capstalls, hp->nstalls,
+				   sizeof(*hp->stalls));
 	struct dlt_hang_stall *s = &hp->stalls[hp->nstalls++];
 	memset(s, 0, sizeof(*s));
 	s->tid = r->tid;
@@ -358,18 +358,12 @@ void dlt_hang_hook_rec(void *hp, struct dlt_trace *t,
 	dlt_hang_rec(&l, v);
 }
 
-int dlt_hang_load_one(const char *path, struct dlt_hang_proc *hp, char *err,
-		      size_t errlen)
+void dlt_hang_read(struct dlt_trace *t, struct dlt_hang_proc *hp)
 {
-	dlt_hang_begin(hp, path);
-	struct dlt_trace *t = dlt_trace_open(path, err, errlen);
-	if (t == NULL)
-		return -1;
+	dlt_hang_begin(hp, dlt_reader_path(t));
 	struct dlt_hang_load l = {hp, t};
 	dlt_trace_foreach(t, dlt_hang_rec, &l);
 	dlt_hang_end(hp, dlt_trace_header(t));
-	dlt_trace_close(t);
-	return 0;
 }
 
 void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h)
@@ -509,22 +503,17 @@ const struct dlt_hang_stall *dlt_hang_stall_of(const struct dlt_hang_proc *hp,
 	return best;
 }
 
-size_t dlt_hang_load_inputs(const struct dlt_inputs *in,
-			    struct dlt_hang_proc **out, FILE *errs)
+size_t dlt_hang_read_job(struct dlt_job *j, struct dlt_hang_proc **out)
 {
 	struct dlt_hang_proc *procs =
-		dlt_xcalloc(in->npaths ? in->npaths : 1, sizeof(*procs));
-	size_t n = 0;
-	for (size_t i = 0; i < in->npaths; i++) {
-		char err[512];
-		if (dlt_hang_load_one(in->paths[i], &procs[n], err,
-				      sizeof(err)) == 0)
-			n++;
-		else if (errs)
-			fprintf(errs, "dltrace-analyze: %s\n", err);
+		dlt_xcalloc(j->ntraces ? j->ntraces : 1, sizeof(*procs));
+	for (size_t i = 0; i < j->ntraces; i++) {
+		struct dlt_trace *t = dlt_job_take(j, i);
+		dlt_hang_read(t, &procs[i]);
+		dlt_trace_close(t);
 	}
 	*out = procs;
-	return n;
+	return j->ntraces;
 }
 
 size_t dlt_hang_group_runs(struct dlt_hang_proc *procs, size_t n)

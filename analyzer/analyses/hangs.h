@@ -91,9 +91,9 @@ struct dlt_hang_proc {
 	struct dlt_hang_call inflight[DLT_HANG_MAX_INFLIGHT];
 };
 
-/* Reads one trace into *hp; -1 with a message in err if it cannot. */
-int dlt_hang_load_one(const char *path, struct dlt_hang_proc *hp, char *err,
-		      size_t errlen);
+/* Reads one opened trace into *hp (the caller closes t). */
+struct dlt_trace;
+void dlt_hang_read(struct dlt_trace *t, struct dlt_hang_proc *hp);
 /* The same in steps, for a caller that reads the trace itself so that one
  * pass serves several analyses (check): begin, then dlt_hang_hook_rec for
  * every record dlt_trace_foreach visits (a dlt_load_hook callback, ctx is
@@ -109,12 +109,10 @@ void dlt_hang_procs_free(struct dlt_hang_proc *procs, size_t n);
 void dlt_hang_hook_rec(void *hp, struct dlt_trace *t,
 		       const struct dlt_rec_view *v);
 void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h);
-/* Loads every trace of in into a new array *out (free it); a trace that
- * cannot be read is said on errs when errs is not NULL.  Returns how many
- * loaded. */
-struct dlt_inputs;
-size_t dlt_hang_load_inputs(const struct dlt_inputs *in,
-			    struct dlt_hang_proc **out, FILE *errs);
+/* Reads every trace of the job (taking and closing each) into a new
+ * array *out (free it); returns how many. */
+struct dlt_job;
+size_t dlt_hang_read_job(struct dlt_job *j, struct dlt_hang_proc **out);
 
 /* Sets each process's run_group (runs.h); returns how many runs. */
 size_t dlt_hang_group_runs(struct dlt_hang_proc *procs, size_t n);

@@ -1,5 +1,5 @@
 /* What one process did with the GPU libraries, aggregated while its trace
- * is read (a struct dlt_load_hook for dlt_process_load_hooked): which files
+ * is read (a struct dlt_load_hook for dlt_process_read_hooked): which files
  * answered for each family and the versions they reported, which objects
  * carry their own CUDA runtime, calls that failed grouped by function and
  * status, calls that never returned, RTLD_DEEPBIND opens, and the
@@ -108,9 +108,9 @@ void dlt_gpu_rec(void *ctx, struct dlt_trace *t, const struct dlt_rec_view *v);
 void dlt_gpu_finish(struct dlt_gpu *g);
 void dlt_gpu_free(struct dlt_gpu *g);
 
-/* Loads a trace with its GPU aggregate (g initialised here). */
-struct dlt_process *dlt_process_load_gpu(const char *path, struct dlt_gpu *g,
-					 char *err, size_t errlen);
+/* Reads an opened trace with its GPU aggregate (g initialised here). */
+struct dlt_process *dlt_process_read_gpu(struct dlt_trace *t,
+					 struct dlt_gpu *g);
 
 /* The first LIB_FAMILY of a family, or NULL. */
 const struct dlt_gpu_family *dlt_gpu_family(const struct dlt_gpu *g,

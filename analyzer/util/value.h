@@ -12,7 +12,8 @@
 #include <stdio.h>
 
 #include "json.h"
-#include "model.h"
+#include "mem.h"
+#include "text.h"
 
 enum dlt_val_type {
 	DLT_V_NULL,

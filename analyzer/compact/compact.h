@@ -31,7 +31,13 @@ struct dlt_compact_result {
 };
 
 /* Compacts one trace unless a live process maps it (format.h: the lock),
- * holding an exclusive lock on it meanwhile.  Returns r->verdict. */
+ * holding an exclusive lock on it meanwhile.  Returns r->verdict.  The
+ * trace must be opened for writing (a job's with writable, job.h); it
+ * stays open. */
+struct dlt_trace;
+int dlt_compact_trace(struct dlt_trace *t, unsigned flags,
+		      struct dlt_compact_result *r);
+/* The same for the trace at path (opened and closed here). */
 int dlt_compact_file(const char *path, unsigned flags,
 		     struct dlt_compact_result *r);
 

@@ -79,8 +79,8 @@ static void dlt_model_problem(struct dlt_load *l, const char *fmt, ...)
 	for (size_t i = 0; i < p->nproblems; i++)
 		if (strcmp(p->problems[i], buf) == 0)
 			return;
-	p->problems = dlt_grow(p->problems, &l->probcap, p->nproblems,
-			       sizeof(*p->problems));
+	p->problems = dlt_util_grow(p->problems, &l->probcap, p->nproblems,
+				    sizeof(*p->problems));
 	p->problems[p->nproblems++] = dlt_arena_strdup(&p->arena, buf);
 }
 
@@ -135,8 +135,8 @@ static void dlt_count_other(struct dlt_load *l, uint16_t type)
 			l->other_types[i].count++;
 			return;
 		}
-	l->other_types = dlt_grow(l->other_types, &l->othercap, l->nother,
-				  sizeof(*l->other_types));
+	l->other_types = dlt_util_grow(l->other_types, &l->othercap, l->nother,
+				       sizeof(*l->other_types));
 	l->other_types[l->nother++] = (struct dlt_type_count){type, 1};
 }
 
@@ -181,7 +181,7 @@ static int dlt_collect(void *ctx, const struct dlt_rec_view *v)
 		l->recs_cap = cap;
 	}
 	memcpy(l->recs + l->recs_len, v->rec, v->rec->len);
-	l->ev = dlt_grow(l->ev, &l->evcap, l->nev, sizeof(*l->ev));
+	l->ev = dlt_util_grow(l->ev, &l->evcap, l->nev, sizeof(*l->ev));
 	l->ev[l->nev] = (struct dlt_ev){NULL, l->recs_len, v->offset, v->tid,
 					(uint32_t)l->nev};
 	l->recs_len += words;
@@ -202,8 +202,8 @@ static struct dlt_thread_state *dlt_thread(struct dlt_load *l, uint32_t tid)
 	for (size_t i = 0; i < l->nthreads; i++)
 		if (l->threads[i].tid == tid)
 			return &l->threads[i];
-	l->threads = dlt_grow(l->threads, &l->threadcap, l->nthreads,
-			      sizeof(*l->threads));
+	l->threads = dlt_util_grow(l->threads, &l->threadcap, l->nthreads,
+				   sizeof(*l->threads));
 	struct dlt_thread_state *th = &l->threads[l->nthreads++];
 	*th = (struct dlt_thread_state){.tid = tid};
 	return th;
@@ -282,7 +282,7 @@ static void dlt_on_env(struct dlt_load *l, const struct dlt_ev *e)
 	for (size_t i = 0; i < p->nenv; i++)
 		if (p->env[i].name == name)
 			return;
-	p->env = dlt_grow(p->env, &l->envcap, p->nenv, sizeof(*p->env));
+	p->env = dlt_util_grow(p->env, &l->envcap, p->nenv, sizeof(*p->env));
 	p->env[p->nenv++] = (struct dlt_env_var){
 		name, dlt_load_str(l, r->value), (r->h.flags & 1) != 0};
 }
@@ -291,8 +291,8 @@ static void dlt_on_note(struct dlt_load *l, const struct dlt_ev *e)
 {
 	const struct dlt_rec_note *r = (const void *)e->rec;
 	struct dlt_process *p = l->p;
-	p->notes =
-		dlt_grow(p->notes, &l->notecap, p->nnotes, sizeof(*p->notes));
+	p->notes = dlt_util_grow(p->notes, &l->notecap, p->nnotes,
+				 sizeof(*p->notes));
 	p->notes[p->nnotes++] = (struct dlt_note_entry){
 		r->h.ts, r->h.flags, dlt_load_str(l, r->text)};
 }
@@ -324,7 +324,8 @@ static void dlt_copy_tried(struct dlt_load *l, const struct dlt_ev *e,
 static struct dlt_lib *dlt_new_row(struct dlt_load *l, const struct dlt_ev *e)
 {
 	struct dlt_process *p = l->p;
-	p->libs = dlt_grow(p->libs, &l->libcap, p->nlibs, sizeof(*p->libs));
+	p->libs =
+		dlt_util_grow(p->libs, &l->libcap, p->nlibs, sizeof(*p->libs));
 	struct dlt_lib *lib = &p->libs[p->nlibs++];
 	memset(lib, 0, sizeof(*lib));
 	lib->ts = e->rec->ts;
@@ -504,8 +505,8 @@ static void dlt_on_exec(struct dlt_load *l, const struct dlt_ev *e)
 	if (r->h.flags & 1) {
 		l->exec_pending = false;
 		p->exec_fails =
-			dlt_grow(p->exec_fails, &l->execcap, p->nexec_fails,
-				 sizeof(*p->exec_fails));
+			dlt_util_grow(p->exec_fails, &l->execcap,
+				      p->nexec_fails, sizeof(*p->exec_fails));
 		p->exec_fails[p->nexec_fails++] =
 			(struct dlt_exec_fail){r->h.ts, path, r->err};
 		return;
@@ -519,8 +520,8 @@ static void dlt_on_fork(struct dlt_load *l, const struct dlt_ev *e)
 {
 	const struct dlt_rec_fork *r = (const void *)e->rec;
 	struct dlt_process *p = l->p;
-	p->forks =
-		dlt_grow(p->forks, &l->forkcap, p->nforks, sizeof(*p->forks));
+	p->forks = dlt_util_grow(p->forks, &l->forkcap, p->nforks,
+				 sizeof(*p->forks));
 	p->forks[p->nforks++] = (struct dlt_fork_rec){r->h.ts, r->child_pid};
 }
 
@@ -528,8 +529,8 @@ static void dlt_on_reap(struct dlt_load *l, const struct dlt_ev *e)
 {
 	const struct dlt_rec_reap *r = (const void *)e->rec;
 	struct dlt_process *p = l->p;
-	p->reaps =
-		dlt_grow(p->reaps, &l->reapcap, p->nreaps, sizeof(*p->reaps));
+	p->reaps = dlt_util_grow(p->reaps, &l->reapcap, p->nreaps,
+				 sizeof(*p->reaps));
 	p->reaps[p->nreaps++] =
 		(struct dlt_reap_rec){r->h.ts, r->pid, r->status};
 }
@@ -618,18 +619,15 @@ static void dlt_build_types(struct dlt_load *l)
 		p->types[p->ntypes++] = l->other_types[i];
 }
 
-struct dlt_process *dlt_process_load(const char *path, char *err, size_t errlen)
+struct dlt_process *dlt_process_read(struct dlt_trace *t)
 {
-	return dlt_process_load_hooked(path, NULL, err, errlen);
+	return dlt_process_read_hooked(t, NULL);
 }
 
-struct dlt_process *dlt_process_load_hooked(const char *path,
-					    const struct dlt_load_hook *hook,
-					    char *err, size_t errlen)
+struct dlt_process *dlt_process_read_hooked(struct dlt_trace *t,
+					    const struct dlt_load_hook *hook)
 {
-	struct dlt_trace *t = dlt_trace_open(path, err, errlen);
-	if (t == NULL)
-		return NULL;
+	const char *path = dlt_reader_path(t);
 	struct dlt_process *p = dlt_xcalloc(1, sizeof(*p));
 	struct dlt_load l = {.t = t, .p = p, .hook = hook};
 	p->trace = dlt_arena_strdup(&p->arena, path);
@@ -649,8 +647,8 @@ struct dlt_process *dlt_process_load_hooked(const char *path,
 
 	/* Reader problems first: they explain the model's. */
 	for (size_t i = 0; i < dlt_trace_problem_count(t); i++) {
-		p->problems = dlt_grow(p->problems, &l.probcap, p->nproblems,
-				       sizeof(*p->problems));
+		p->problems = dlt_util_grow(p->problems, &l.probcap,
+					    p->nproblems, sizeof(*p->problems));
 		p->problems[p->nproblems++] =
 			dlt_arena_strdup(&p->arena, dlt_trace_problem(t, i));
 	}
@@ -709,7 +707,6 @@ struct dlt_process *dlt_process_load_hooked(const char *path,
 	free(l.skeys);
 	free(l.svals);
 	free(l.threads);
-	dlt_trace_close(t);
 	return p;
 }
 

@@ -33,53 +33,26 @@ static int dlt_ref_cmp(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-int dlt_set_load(struct dlt_set *s, int argc, char *const argv[], FILE *diag)
+int dlt_set_read(struct dlt_set *s, struct dlt_job *j, FILE *diag)
 {
 	memset(s, 0, sizeof(*s));
-	struct dlt_inputs in;
-	dlt_inputs_collect(&in, argc, argv);
-	size_t badcap = in.nerrors;
-	s->unusable = in.errors;
-	s->nunusable = in.nerrors;
-	in.errors = NULL;
-	in.nerrors = 0;
-	if (diag)
-		for (size_t i = 0; i < s->nunusable; i++)
-			fprintf(diag, "dltrace-analyze: %s: %s\n",
-				s->unusable[i].path, s->unusable[i].message);
-
-	s->procs = dlt_xcalloc(in.npaths, sizeof(*s->procs));
-	for (size_t i = 0; i < in.npaths; i++) {
-		const char *path = in.paths[i];
-		char err[1024] = "";
-		struct dlt_process *p =
-			dlt_process_load(path, err, sizeof(err));
-		if (p == NULL) {
-			/* The reader's message starts with the path. */
-			const char *why = err;
-			size_t pl = strlen(path);
-			if (strncmp(err, path, pl) == 0 && err[pl] == ':' &&
-			    err[pl + 1] == ' ')
-				why = err + pl + 2;
-			if (*why == '\0')
-				why = "cannot be read";
-			if (diag)
-				fprintf(diag, "dltrace-analyze: %s: %s\n", path,
-					why);
-			s->unusable =
-				dlt_grow(s->unusable, &badcap, s->nunusable,
-					 sizeof(*s->unusable));
-			s->unusable[s->nunusable++] = (struct dlt_input_error){
-				dlt_xstrdup(path), dlt_xstrdup(why)};
-			continue;
-		}
+	s->unusable =
+		dlt_xcalloc(j->nerrors ? j->nerrors : 1, sizeof(*s->unusable));
+	for (size_t i = 0; i < j->nerrors; i++)
+		s->unusable[s->nunusable++] = (struct dlt_input_error){
+			dlt_xstrdup(j->errors[i].path),
+			dlt_xstrdup(j->errors[i].message), j->errors[i].trace};
+	s->procs = dlt_xcalloc(j->ntraces ? j->ntraces : 1, sizeof(*s->procs));
+	for (size_t i = 0; i < j->ntraces; i++) {
+		struct dlt_trace *t = dlt_job_take(j, i);
+		struct dlt_process *p = dlt_process_read(t);
+		dlt_trace_close(t);
 		if (diag)
 			for (size_t k = 0; k < p->nproblems; k++)
 				fprintf(diag, "dltrace-analyze: %s: %s\n",
 					p->trace, p->problems[k]);
 		s->procs[s->nprocs++] = p;
 	}
-	dlt_inputs_free(&in);
 	/* How each process ended, as the parent that reaped it saw. */
 	struct dlt_reaps reaps = {0};
 	for (size_t i = 0; i < s->nprocs; i++)

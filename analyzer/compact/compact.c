@@ -11,6 +11,7 @@
 #include "compact.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,36 +65,37 @@ static int dlt_find_host(void *ctx, const struct dlt_rec_view *v)
 	return 1;
 }
 
-/* Whether the trace was written on this host: its PROC record's host
- * name, or, without one, its file name's first part. */
-static int dlt_same_host(const char *path, char *host, size_t cap)
+/* Where the trace was written: its PROC record's host name, or, without
+ * one, its file name's first part (*from_name set). */
+static void dlt_trace_host(struct dlt_trace *t, char *host, size_t cap,
+			   bool *from_name)
+{
+	struct dlt_host_find f = {t, NULL};
+	dlt_trace_foreach(t, dlt_find_host, &f);
+	*from_name = f.host == NULL;
+	if (f.host) {
+		snprintf(host, cap, "%s", f.host);
+		return;
+	}
+	const char *path = dlt_reader_path(t);
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	size_t n = strcspn(b, ".");
+	snprintf(host, cap, "%.*s", (int)n, b);
+}
+
+/* Whether host (dlt_trace_host) is this host. */
+static int dlt_same_host(const char *host, bool from_name)
 {
 	char here[256] = "";
 	if (gethostname(here, sizeof(here) - 1) != 0)
 		return 0;
-	char err[256];
-	struct dlt_trace *t = dlt_trace_open(path, err, sizeof(err));
-	struct dlt_host_find f = {t, NULL};
-	if (t)
-		dlt_trace_foreach(t, dlt_find_host, &f);
-	if (f.host) {
-		snprintf(host, cap, "%s", f.host);
-	} else {
-		/* The name's host part has '.' and other odd characters
-		 * made '_': compare it the same way. */
-		const char *b = strrchr(path, '/');
-		b = b ? b + 1 : path;
-		size_t n = strcspn(b, ".");
-		snprintf(host, cap, "%.*s", (int)n, b);
-		for (char *c = here; *c; c++)
-			if (!((*c >= 'a' && *c <= 'z') ||
-			      (*c >= 'A' && *c <= 'Z') ||
-			      (*c >= '0' && *c <= '9') || *c == '-' ||
-			      *c == '_'))
-				*c = '_';
-	}
-	if (t)
-		dlt_trace_close(t);
+	/* The name's host part has '.' and other odd characters made '_':
+	 * compare it the same way. */
+	for (char *c = here; from_name && *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '-' || *c == '_'))
+			*c = '_';
 	return strcmp(host, here) == 0;
 }
 
@@ -184,12 +186,10 @@ static void dlt_disk(int fd, uint64_t *size, uint64_t *disk)
  * compacts right after its child is reaped).  Only for a trace of this
  * host whose process is gone or a zombie; a pid reused by another process
  * counts as running, which only keeps the file as it is. */
-static int dlt_writer_gone(int fd, const char *path)
+static int dlt_writer_gone(int fd, bool here)
 {
 	struct dlt_file_header h;
-	char host[128];
-	if (dlt_io_pread_all(fd, &h, sizeof(h), 0) != 0 || h.pid == 0 ||
-	    !dlt_same_host(path, host, sizeof(host)))
+	if (!here || dlt_io_pread_all(fd, &h, sizeof(h), 0) != 0 || h.pid == 0)
 		return 0;
 	if (kill((pid_t)h.pid, 0) != 0)
 		return errno == ESRCH;
@@ -211,23 +211,35 @@ static int dlt_fail(struct dlt_compact_result *r, const char *what)
 int dlt_compact_file(const char *path, unsigned flags,
 		     struct dlt_compact_result *r)
 {
-	memset(r, 0, sizeof(*r));
-	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return dlt_fail(r, "cannot open");
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		snprintf(r->why, sizeof(r->why), "not a regular file");
+	char err[sizeof(r->why)];
+	struct dlt_trace *t = dlt_trace_open_rw(path, true, err, sizeof(err));
+	if (t == NULL) {
+		memset(r, 0, sizeof(*r));
+		snprintf(r->why, sizeof(r->why), "%s", err);
 		return r->verdict = DLT_COMPACT_BAD;
 	}
+	int v = dlt_compact_trace(t, flags, r);
+	dlt_trace_close(t);
+	return v;
+}
+
+int dlt_compact_trace(struct dlt_trace *t, unsigned flags,
+		      struct dlt_compact_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	int fd = dlt_trace_fd(t);
+	if (fd < 0)
+		return dlt_fail(r, "cannot open again");
+	bool from_name;
+	dlt_trace_host(t, r->host, sizeof(r->host), &from_name);
+	bool here = dlt_same_host(r->host, from_name);
 	dlt_disk(fd, &r->size_before, &r->disk_before);
 	r->size_after = r->size_before;
 	r->disk_after = r->disk_before;
 	int lk = dlt_compact_lock(fd);
 	/* A process that has just ended: wait for the kernel to let go of
 	 * its file (milliseconds; a second at most). */
-	for (int i = 0; lk > 0 && i < 200 && dlt_writer_gone(fd, path); i++) {
+	for (int i = 0; lk > 0 && i < 200 && dlt_writer_gone(fd, here); i++) {
 		struct timespec ms5 = {0, 5000000};
 		nanosleep(&ms5, NULL);
 		lk = dlt_compact_lock(fd);
@@ -237,7 +249,6 @@ int dlt_compact_file(const char *path, unsigned flags,
 			snprintf(r->why, sizeof(r->why),
 				 "no lock can be taken here (%s)",
 				 strerror(errno));
-		close(fd);
 		r->verdict = lk > 0 ? DLT_COMPACT_LIVE : DLT_COMPACT_NO_LOCK;
 		return r->verdict;
 	}
@@ -249,21 +260,16 @@ int dlt_compact_file(const char *path, unsigned flags,
 	    h.data_offset != DLT_DATA_OFFSET ||
 	    (h.version_major == 1 &&
 	     (h.chunk_size < DLT_PAGE || h.chunk_size % DLT_PAGE != 0))) {
-		close(fd);
 		snprintf(r->why, sizeof(r->why),
 			 "not a dltrace trace this version knows");
 		return r->verdict = DLT_COMPACT_BAD;
 	}
 	if (h.features & DLT_FEAT_NO_LOCK) {
 		/* Nothing tells whether its process still writes. */
-		close(fd);
 		return r->verdict = DLT_COMPACT_NO_LOCK;
 	}
-	if (!dlt_same_host(path, r->host, sizeof(r->host)) &&
-	    !(flags & DLT_COMPACT_ALL_HOSTS)) {
-		close(fd);
+	if (!here && !(flags & DLT_COMPACT_ALL_HOSTS))
 		return r->verdict = DLT_COMPACT_OTHER_HOST;
-	}
 	int v2 = h.version_major >= 2;
 	uint64_t end = h.alloc_cursor < r->size_before ? h.alloc_cursor
 						       : r->size_before;
@@ -274,7 +280,6 @@ int dlt_compact_file(const char *path, unsigned flags,
 	struct dlt_holes holes = {NULL, 0, 0};
 	uint8_t *buf = malloc(DLT_CHUNK_MAX);
 	if (buf == NULL) {
-		close(fd);
 		return dlt_fail(r, "out of memory");
 	}
 	for (uint64_t c = h.data_offset;
@@ -360,10 +365,8 @@ int dlt_compact_file(const char *path, unsigned flags,
 		rc = -1;
 	if (rc != 0) {
 		dlt_fail(r, "cannot compact");
-		close(fd);
 		return r->verdict;
 	}
 	dlt_disk(fd, &r->size_after, &r->disk_after);
-	close(fd);
 	return r->verdict = DLT_COMPACT_DONE;
 }

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "inputs.h"
+#include "job.h"
 #include "model.h"
 #include "reaps.h"
 
@@ -22,11 +22,12 @@ struct dlt_set {
 	struct dlt_set_ref *by_pid; /* private: procs sorted by pid */
 };
 
-/* Collects and loads.  With diag, prints each unusable input and each
- * problem of a loaded trace as "dltrace-analyze: FILE: message".  Returns 0
- * when at least one trace loaded, -1 when none did (then also says so on
- * diag).  The set must be freed either way. */
-int dlt_set_load(struct dlt_set *s, int argc, char *const argv[], FILE *diag);
+/* Reads every trace of the job (taking and closing each); the job's input
+ * errors are copied to unusable.  With diag, prints each problem of a
+ * loaded trace as "dltrace-analyze: FILE: message".  Returns 0 when at
+ * least one trace loaded, -1 when none did (then also says so on diag).
+ * The set must be freed either way. */
+int dlt_set_read(struct dlt_set *s, struct dlt_job *j, FILE *diag);
 void dlt_set_free(struct dlt_set *s);
 /* The process whose trace has this id, NULL if none (or id 0).  Copies of
  * one trace share its id: the one that sorts first by start wins. */

@@ -322,13 +322,11 @@ void dlt_gpu_finish(struct dlt_gpu *g)
 	dlt_conv_finish(&g->conv);
 }
 
-struct dlt_process *dlt_process_load_gpu(const char *path, struct dlt_gpu *g,
-					 char *err, size_t errlen)
+struct dlt_process *dlt_process_read_gpu(struct dlt_trace *t, struct dlt_gpu *g)
 {
 	dlt_gpu_init(g);
 	struct dlt_load_hook hook = {dlt_gpu_rec, g};
-	struct dlt_process *p =
-		dlt_process_load_hooked(path, &hook, err, errlen);
+	struct dlt_process *p = dlt_process_read_hooked(t, &hook);
 	dlt_gpu_finish(g);
 	return p;
 }

@@ -199,11 +199,10 @@ struct dlt_process {
 	struct dlt_arena_blk *arena;
 };
 
-/* Reads one trace.  Returns NULL when the file is unusable, with the reason
- * in err ("PATH: why").  A damaged trace still loads; its damage is listed in
+/* Reads one opened trace (a job's, job.h) into its model; the caller still
+ * closes t.  A damaged trace still loads; its damage is listed in
  * problems. */
-struct dlt_process *dlt_process_load(const char *path, char *err,
-				     size_t errlen);
+struct dlt_process *dlt_process_read(struct dlt_trace *t);
 void dlt_process_free(struct dlt_process *p);
 
 /* A second consumer of the same single pass over a trace: rec is called for
@@ -216,9 +215,8 @@ struct dlt_load_hook {
 		    const struct dlt_rec_view *v);
 	void *ctx;
 };
-struct dlt_process *dlt_process_load_hooked(const char *path,
-					    const struct dlt_load_hook *hook,
-					    char *err, size_t errlen);
+struct dlt_process *dlt_process_read_hooked(struct dlt_trace *t,
+					    const struct dlt_load_hook *hook);
 
 /* What a failed row is: a failure, a probe of a library that was loaded
  * in the end under another name (cuDNN asks for libcudnn_graph.so.9.19.0,

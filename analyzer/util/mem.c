@@ -49,7 +49,7 @@ char *dlt_xstrdup(const char *s)
 }
 
 /* Makes room for one more element of an array that grows by doubling. */
-void *dlt_grow(void *arr, size_t *cap, size_t n, size_t size)
+void *dlt_util_grow(void *arr, size_t *cap, size_t n, size_t size)
 {
 	if (n < *cap)
 		return arr;

@@ -37,9 +37,15 @@ struct dlt_slot_def {
  * keeps of each trace, scatter the heap. */
 static _Atomic(uint8_t *) dlt_spare_win;
 
+/* fd of a trace parked by dlt_trace_park. */
+#define DLT_FD_PARKED (-2)
+
 struct dlt_trace {
 	char *path;
-	int fd;		    /* -1: the bytes are in memory (mem) */
+	int fd;	    /* -1: the bytes are in memory (mem) */
+	int oflags; /* how it was opened, to open it again */
+	dev_t dev;  /* the file opened, to find it again */
+	ino_t ino;
 	const uint8_t *mem; /* dlt_trace_open_mem's bytes */
 	size_t size;
 	struct dlt_file_header hdr; /* copy; zero-extended if shorter */
@@ -153,7 +159,7 @@ static void dlt_problem(struct dlt_trace *t, const char *fmt, ...)
 		t->problems[t->nproblems++] = p;
 }
 
-const char *dlt_trace_path(const struct dlt_trace *t)
+const char *dlt_reader_path(const struct dlt_trace *t)
 {
 	return t->path;
 }
@@ -179,7 +185,17 @@ static struct dlt_trace *dlt_trace_init(const uint8_t *head, size_t size,
 
 struct dlt_trace *dlt_trace_open(const char *path, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	return dlt_trace_open_rw(path, false, err, errlen);
+}
+
+struct dlt_trace *dlt_trace_open_rw(const char *path, bool writable, char *err,
+				    size_t errlen)
+{
+	/* A writer (compact) never follows a link out of the directory it
+	 * was given. */
+	int oflags = writable ? O_RDWR | O_CLOEXEC | O_NOFOLLOW
+			      : O_RDONLY | O_CLOEXEC;
+	int fd = open(path, oflags);
 	if (fd < 0) {
 		dlt_err(err, errlen, "%s: cannot open: %s", path,
 			strerror(errno));
@@ -219,9 +235,47 @@ struct dlt_trace *dlt_trace_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	t->fd = fd;
+	t->oflags = oflags;
+	t->dev = st.st_dev;
+	t->ino = st.st_ino;
 	/* Each trace is read front to back, twice at most. */
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	return t;
+}
+
+void dlt_trace_park(struct dlt_trace *t)
+{
+	if (t->fd < 0)
+		return;
+	close(t->fd);
+	t->fd = DLT_FD_PARKED;
+}
+
+/* Opens a parked trace again; the file must be the one first opened. */
+static int dlt_unpark(struct dlt_trace *t)
+{
+	int fd = open(t->path, t->oflags);
+	if (fd < 0) {
+		dlt_problem(t, "cannot open again: %s; reading stops",
+			    strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_dev != t->dev || st.st_ino != t->ino) {
+		close(fd);
+		dlt_problem(t, "replaced by another file while waiting to be "
+			       "read; reading stops");
+		return -1;
+	}
+	t->fd = fd;
+	return 0;
+}
+
+int dlt_trace_fd(struct dlt_trace *t)
+{
+	if (t->fd == DLT_FD_PARKED && dlt_unpark(t) != 0)
+		return -1;
+	return t->fd;
 }
 
 struct dlt_trace *dlt_trace_open_mem(const void *buf, size_t size,
@@ -463,6 +517,11 @@ static const uint8_t *dlt_bytes(struct dlt_trace *t, uint64_t off, size_t len)
 						      : cap;
 	if (t->end <= off)
 		n = 0;
+	if (dlt_trace_fd(t) < 0) {
+		/* Parked, and its file is gone: what was read stands. */
+		t->end = t->size = off;
+		return NULL;
+	}
 	int rerr;
 	size_t got = dlt_io_pread_upto(t->fd, t->win, n, off, &rerr);
 	t->woff = off;

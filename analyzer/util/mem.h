@@ -13,7 +13,7 @@ char *dlt_xstrdup(const char *s);
 
 /* Makes room for element n of an array of *cap elements of size bytes,
  * doubling it when full. */
-void *dlt_grow(void *arr, size_t *cap, size_t n, size_t size);
+void *dlt_util_grow(void *arr, size_t *cap, size_t n, size_t size);
 
 struct dlt_arena_blk;
 /* Blocks of memory freed all at once (the model's strings; findings). */
