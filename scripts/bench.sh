@@ -24,6 +24,7 @@ DLOPEN_N=${DLOPEN_N:-2000}
 RANKS=${RANKS:-1024}
 PACED_N=${PACED_N:-200000}	# calls after ~1.5 us of other work each
 TREE_N=${TREE_N:-300}	# /bin/true in a shell loop
+SPAWN_N=${SPAWN_N:-100}	# fork+exec of /bin/true per configuration and round
 DL_WORKERS=${DL_WORKERS:-4}	# DataLoader workers, forked each epoch
 DL_EPOCHS=${DL_EPOCHS:-5}
 ANA_MB=${ANA_MB:-1024}	# analyzer input, MB (the issue asks for 1 GiB)
@@ -77,6 +78,10 @@ $CC $CF -o "$W/bench_hot" "$B/bench_hot.c" "$W/libcudart.so.12" \
 $CC $CF -o "$W/bench_dlopen" "$B/bench_dlopen.c" -ldl
 $CC $CF -pthread -o "$W/bench_rss" "$B/bench_rss.c" "$W/libcudart.so.12" \
 	-Wl,-rpath,"$W"
+$CC $CF -o "$W/bench_spawn" "$B/bench_spawn.c"
+$CC $CF -fPIC -shared -o "$W/libemptyaudit.so" "$B/bench_emptyaudit.c"
+$CC $CF -fPIC -shared -DBENCH_LIBC -o "$W/libemptyaudit-libc.so" \
+	"$B/bench_emptyaudit.c"
 
 # traced RUN...: the command under the launcher, trace into $W/t (emptied)
 traced() {
@@ -429,6 +434,60 @@ row "start-up: small C program under the launcher (ms, incl. rm/mkdir)" \
 	"$(med "${p[@]}") ($(rng "${p[@]}"))" \
 	"$(med "${t[@]}") ($(rng "${t[@]}"))" \
 	"$(med "${r[@]}") ($(rng "${r[@]}"))" "(no budget)" "-"
+
+# A short process (issue 23): fork, exec and wait of /bin/true, the
+# configurations interleaved by bench_spawn, SPAWN_N runs of each per
+# round: plain; the floor of any LD_AUDIT+LD_PRELOAD tracer (an empty
+# pair without, then with a C library of its own in the audit namespace);
+# libdltrace.so with tracing turned off (a directory that cannot be made);
+# and tracing, with the environment a traced parent gives its children
+# (the launcher's variables and DLTRACE_PARENT).  Page faults are the
+# child's minor faults from wait4: they do not depend on the machine.
+log "== short process: fork+exec of /bin/true, $SPAWN_N per configuration x $ROUNDS rounds"
+spawn_env() {	# spawn_env LIB DIR: what a traced shell's child gets
+	echo "LD_PRELOAD=$1 LD_AUDIT=$1 DLTRACE_DIR=$2 DLTRACE_RUN=5eed" \
+		"DLTRACE_PARENT=s:@PPID@:5eed:0"
+}
+cfgs=(- "LD_PRELOAD=$W/libemptyaudit.so LD_AUDIT=$W/libemptyaudit.so"
+	"LD_PRELOAD=$W/libemptyaudit-libc.so LD_AUDIT=$W/libemptyaudit-libc.so"
+	"$(spawn_env "$LIBDLT" /proc/dltrace-off)" "$(spawn_env "$LIBDLT" "$W/sp")")
+[ -n "$BEFORE" ] && cfgs+=("$(spawn_env "$BEFORE/lib/libdltrace.so" "$W/spb")")
+# Per configuration K, one value per round: SPF faults, SPW wall µs, SPC
+# CPU µs; dK (faults, CPU) and rK (wall, %) against the same round's plain.
+declare -A SPF SPW SPC
+for ((i = 0; i < ROUNDS; i++)); do
+	rm -rf "$W/sp" "$W/spb"
+	mkdir -p "$W/sp" "$W/spb"
+	mapfile -t lines < <("$W/bench_spawn" "$SPAWN_N" /bin/true "${cfgs[@]}")
+	read -r _ f0 w0 c0 <<<"${lines[0]}"
+	for l in "${lines[@]}"; do
+		read -r k f wall cpu <<<"$l"
+		SPF[$k]+=" $f"
+		SPW[$k]+=" $wall"
+		SPC[$k]+=" $cpu"
+		SPF[d$k]+=" $(calc "$f - $f0")"
+		SPW[r$k]+=" $(calc "($wall - $w0) / $w0 * 100")"
+		SPC[d$k]+=" $(calc "$cpu - $c0")"
+	done
+done
+# sp ARRAY KEY: "median (min-max)" over the rounds; spm: the median alone
+sp() { local -n a=$1; echo "$(med ${a[$2]}) ($(rng ${a[$2]}))"; }
+spm() { local -n a=$1; med ${a[$2]}; }
+m=$(spm SPF d4)
+row "short process: page faults of /bin/true, fork+exec+wait (the child's minor faults; result: traced − plain)" \
+	"$(sp SPF 0)" "$(sp SPF 4)" "**+$m** ($(rng ${SPF[d4]}))" "≤ +40" \
+	"$(yes_no "$m <= 40")" "${BEFORE:++$(spm SPF d5)}"
+row "same, the floor: an empty LD_AUDIT+LD_PRELOAD pair; the pair with its own C library; libdltrace.so with tracing off" \
+	"-" "-" "+$(spm SPF d1); +$(spm SPF d2); +$(spm SPF d3)" "(reported)" "-"
+m=$(spm SPW r4)
+row "short process: time of /bin/true, fork+exec+wait (µs, wall; result: added, % of plain)" \
+	"$(sp SPW 0)" "$(sp SPW 4)" "**$m %** ($(rng ${SPW[r4]}))" "≤ 50 %" \
+	"$(yes_no "$m <= 50")" "${BEFORE:+$(sp SPW r5) %}"
+row "same, the floor: empty pair; the pair with its own C library; tracing off (added, % of plain)" \
+	"-" "-" "$(spm SPW r1) %; $(spm SPW r2) %; $(spm SPW r3) %" "(reported)" "-"
+row "same, the child's CPU (µs, user + system; result: traced − plain)" \
+	"$(sp SPC 0)" "$(sp SPC 4)" "+$(spm SPC d4)" "(reported)" "-" \
+	"${BEFORE:++$(spm SPC d5)}"
 
 # ---- 3. library loading ----------------------------------------------------
 log "== library loading: $DLOPEN_N dlopen/dlclose"

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "state.h"
 #include "hash.h"
+#include "hot.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -30,12 +31,14 @@
 #define DLT_AUDIT_MAX_OBJS 4096
 
 static struct dlt_writer dlt_audit_writer;
-static int dlt_audit_on;
-static uint64_t dlt_self_dev, dlt_self_ino;
-static uintptr_t dlt_rv_offset; /* &dlt_rendezvous - our load bias */
-static int dlt_started;		/* first LA_ACT_CONSISTENT seen */
-static pid_t dlt_audit_pid;
+DLT_HOT static int dlt_audit_on;
+DLT_HOT static uint64_t dlt_self_dev, dlt_self_ino;
+DLT_HOT static uintptr_t dlt_rv_offset; /* &dlt_rendezvous - our load bias */
+DLT_HOT static int dlt_started;		/* first LA_ACT_CONSISTENT seen */
+DLT_HOT static pid_t dlt_audit_pid;
 
+/* Ordered by what a search touches: the fields, the first paths tried and
+ * the starts of the two names share the first pages. */
 struct dlt_search {
 	int active;
 	uint64_t requester_obj;
@@ -43,12 +46,13 @@ struct dlt_search {
 	uint32_t requester;
 	uint32_t n;
 	int cut;
+	uint64_t last_ts; /* when the last path was tried */
 	struct dlt_tried tried[DLT_AUDIT_MAX_TRIED];
 	char last_path[DLT_PATH_MAX];
 	char requested_name[DLT_PATH_MAX];
-	uint64_t last_ts; /* when the last path was tried */
 };
-static struct dlt_search dlt_cur;
+/* Page-aligned: a search touches its first two pages only. */
+static _Alignas(4096) struct dlt_search dlt_cur;
 
 /* Objects mapped so far: enough to tell RPATH from RUNPATH for a requester
  * and to recognise a search that ended on a file already loaded. */
@@ -58,7 +62,7 @@ struct dlt_obj {
 	int pending; /* mapped in the current batch, not yet consistent */
 };
 static struct dlt_obj dlt_objs[DLT_AUDIT_MAX_OBJS];
-static uint32_t dlt_nobjs;
+DLT_HOT static uint32_t dlt_nobjs;
 
 static struct dlt_obj *dlt_audit_obj_find(uint64_t obj)
 {
@@ -270,36 +274,40 @@ static int dlt_memo_hit(const struct dlt_file_memo *m, const char *path,
  * component of the path, each time. */
 static char *dlt_realpath(const char *path, char *out)
 {
-	static struct {
-		char dir[1024];
-		char real[1024];
-	} seen[4];
-	static unsigned next;
+	/* One page: the directories compared first, their real paths
+	 * after (a longer directory goes to realpath as it is). */
+	static _Alignas(4096) struct {
+		char dir[4][512];
+		char real[4][512];
+	} seen;
+	DLT_HOT static unsigned next;
 	const char *slash = strrchr(path, '/');
 	struct stat lst;
 	size_t dl = slash ? (size_t)(slash - path) : 0;
 	/* A link as the last component: its target decides. */
-	if (slash == NULL || dl == 0 || dl >= sizeof(seen[0].dir) ||
+	if (slash == NULL || dl == 0 || dl >= sizeof(seen.dir[0]) ||
 	    lstat(path, &lst) != 0 || S_ISLNK(lst.st_mode))
 		return realpath(path, out);
 	unsigned k = 0;
 	for (; k < 4; k++)
-		if (strncmp(seen[k].dir, path, dl) == 0 &&
-		    seen[k].dir[dl] == '\0')
+		if (strncmp(seen.dir[k], path, dl) == 0 &&
+		    seen.dir[k][dl] == '\0')
 			break;
 	if (k == 4) {
-		char dir[1024];
+		/* out (DLT_PATH_MAX, what realpath may write) holds the
+		 * directory's real path until the answer replaces it. */
+		char dir[sizeof(seen.dir[0])];
 		memcpy(dir, path, dl);
 		dir[dl] = '\0';
 		k = next++ % 4;
-		if (realpath(dir, seen[k].real) == NULL ||
-		    strlen(seen[k].real) >= sizeof(seen[k].real)) {
-			seen[k].dir[0] = '\0';
+		seen.dir[k][0] = '\0';
+		if (realpath(dir, out) == NULL ||
+		    strlen(out) >= sizeof(seen.real[k]))
 			return realpath(path, out);
-		}
-		memcpy(seen[k].dir, dir, dl + 1);
+		memcpy(seen.real[k], out, strlen(out) + 1);
+		memcpy(seen.dir[k], dir, dl + 1);
 	}
-	int n = snprintf(out, DLT_PATH_MAX, "%s%s", seen[k].real, slash);
+	int n = snprintf(out, DLT_PATH_MAX, "%s%s", seen.real[k], slash);
 	return n > 0 && n < DLT_PATH_MAX ? out : realpath(path, out);
 }
 
@@ -334,8 +342,12 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 	if (!have_file)
 		flags |= DLT_LIB_VDSO;
 	uint32_t gen = atomic_load(&w->gen);
+	/* Not for the objects of the start-up, each mapped once: the memo's
+	 * slots are spread over pages that a short process would touch for
+	 * nothing. */
 	struct dlt_file_memo *memo =
-		have_file && strlen(path) < sizeof(dlt_memo[0].path)
+		dlt_started && have_file &&
+				strlen(path) < sizeof(dlt_memo[0].path)
 			? dlt_memo_slot(path)
 			: NULL;
 	int hit = memo && dlt_memo_hit(memo, path, &st, gen);

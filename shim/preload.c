@@ -22,6 +22,7 @@
 #include "convprob.h"
 #include "dltrace/dltrace.h"
 #include "exec.h"
+#include "hot.h"
 #include "prefetch.h"
 #include "real.h"
 #include "state.h"
@@ -31,9 +32,9 @@
 
 /* The writer of a process without the audit half (DLTRACE_AUDIT=0). */
 static struct dlt_writer dlt_own_writer;
-static bool dlt_is_preload; /* this copy is the LD_PRELOAD one */
-static pthread_key_t dlt_thread_key;
-static bool dlt_thread_key_ok;
+DLT_HOT static bool dlt_is_preload; /* this copy is the LD_PRELOAD one */
+DLT_HOT static pthread_key_t dlt_thread_key;
+DLT_HOT static bool dlt_thread_key_ok;
 
 static void dlt_thread_exit(void *arg)
 {
@@ -181,7 +182,7 @@ static void dlt_writer_join(struct dlt_writer *w)
 	dlt_clock_share(&w->clock);
 	w->tls_of[DLT_WRITER_SHIM] = dlt_my_tls;
 	if (dlt_cfg.dir_abs[0])
-		snprintf(w->dir, sizeof(w->dir), "%s", dlt_cfg.dir_abs);
+		dlt_copy_str(w->dir, sizeof(w->dir), dlt_cfg.dir_abs);
 }
 
 /* The directory absolute, made if missing: children get it in their
@@ -193,7 +194,7 @@ static void dlt_resolve_dir(void)
 	if (realpath(d, abs) == NULL) {
 		mkdir(d, 0755);
 		if (realpath(d, abs) == NULL)
-			snprintf(abs, sizeof(dlt_cfg.dir_abs), "%s", d);
+			dlt_copy_str(abs, sizeof(dlt_cfg.dir_abs), d);
 	}
 }
 
@@ -235,8 +236,8 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	 * understand. */
 	dlt_config_read(!audit);
 	if (audit && dlt_rendezvous.self_path)
-		snprintf(dlt_self_path, sizeof(dlt_self_path), "%s",
-			 dlt_rendezvous.self_path);
+		dlt_copy_str(dlt_self_path, sizeof(dlt_self_path),
+			     dlt_rendezvous.self_path);
 	else
 		dlt_find_self(NULL);
 	/* The real functions are found when first needed, but for those
@@ -294,7 +295,7 @@ __attribute__((destructor)) static void dlt_shim_fini(void)
 typedef int (*dlt_main_fn)(int, char **, char **);
 typedef int (*dlt_start_main_fn)(dlt_main_fn, int, char **, void (*)(void),
 				 void (*)(void), void (*)(void), void *);
-static dlt_main_fn dlt_program_main;
+DLT_HOT static dlt_main_fn dlt_program_main;
 DLT_EXPORT int __libc_start_main(dlt_main_fn main, int argc, char **argv,
 				 void (*init)(void), void (*fini)(void),
 				 void (*rtld_fini)(void), void *stack_end);

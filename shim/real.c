@@ -2,9 +2,10 @@
 #include "real.h"
 
 #include "state.h"
+#include "hot.h"
 #include "symlookup.h"
 
-struct dlt_real dlt_real;
+DLT_HOT struct dlt_real dlt_real;
 
 /* The default version of each function in the objects after this one, as
  * a call by name from here would bind.  Neither a fixed version list nor

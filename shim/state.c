@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "state.h"
+#include "hot.h"
 
 #include "rankvars.h"
 
@@ -11,12 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-struct dlt_writer *dlt_w;
+DLT_HOT struct dlt_writer *dlt_w;
 __thread struct dlt_tls dlt_tls;
-struct dlt_rendezvous dlt_rendezvous;
+DLT_HOT struct dlt_rendezvous dlt_rendezvous;
 char dlt_self_path[DLT_PATH_MAX];
-bool dlt_have_audit;
-bool dlt_exit_recorded;
+DLT_HOT bool dlt_have_audit;
+DLT_HOT bool dlt_exit_recorded;
 struct dlt_config dlt_cfg;
 __thread int dlt_api_depth;
 
@@ -65,7 +66,7 @@ int dlt_find_self(uintptr_t *base)
 	    f.name[0] == '\0')
 		return -1;
 	if (realpath(f.name, dlt_self_path) == NULL)
-		snprintf(dlt_self_path, sizeof(dlt_self_path), "%s", f.name);
+		dlt_copy_str(dlt_self_path, sizeof(dlt_self_path), f.name);
 	if (base)
 		*base = f.base;
 	return 0;
@@ -94,35 +95,82 @@ static const char *dlt_env(const char *name)
 	return v && *v ? v : NULL;
 }
 
+/* Digits of base 10 or 16 at s, as an unsigned number: the end of them, or
+ * NULL when there is none or the number passes max.  Not strtoull: the
+ * variables every traced process has (DLTRACE_PARENT, DLTRACE_RUN) would
+ * touch the C library's number parsing and locale tables at start, pages
+ * of each copy's C library that nothing else needs then. */
+static const char *dlt_parse_num(const char *s, unsigned base, uint64_t max,
+				 uint64_t *out)
+{
+	uint64_t n = 0;
+	const char *p = s;
+	for (;; p++) {
+		unsigned d;
+		if (*p >= '0' && *p <= '9')
+			d = (unsigned)(*p - '0');
+		else if (base == 16 && *p >= 'a' && *p <= 'f')
+			d = (unsigned)(*p - 'a') + 10;
+		else if (base == 16 && *p >= 'A' && *p <= 'F')
+			d = (unsigned)(*p - 'A') + 10;
+		else
+			break;
+		if (n > (max - d) / base)
+			return NULL;
+		n = n * base + d;
+	}
+	if (p == s)
+		return NULL;
+	*out = n;
+	return p;
+}
+
+/* DLTRACE_PARENT=<kind>:<pid>:<trace id hex>:<exec seq>, as the exec and
+ * spawn wrappers write it; left unset (parent_kind 0) when unreadable. */
+static void dlt_parse_parent(const char *v, struct dlt_config *c)
+{
+	uint64_t pid, id, seq;
+	if ((v[0] != 'e' && v[0] != 's') || v[1] != ':')
+		return;
+	const char *p = dlt_parse_num(v + 2, 10, INT32_MAX, &pid);
+	if (p == NULL || *p != ':' || pid == 0)
+		return;
+	p = dlt_parse_num(p + 1, 16, UINT64_MAX, &id);
+	if (p == NULL || *p != ':')
+		return;
+	if (dlt_parse_num(p + 1, 10, UINT32_MAX, &seq) == NULL)
+		return;
+	c->parent_kind = v[0];
+	c->parent_pid = (int)pid;
+	c->parent_id = id;
+	c->parent_seq = (uint32_t)seq;
+}
+
+void dlt_copy_str(char *dst, size_t cap, const char *src)
+{
+	size_t n = strnlen(src, cap - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 void dlt_config_read(bool say)
 {
 	struct dlt_config *c = &dlt_cfg;
-	char abs[DLT_PATH_MAX];
-	memcpy(abs, c->dir_abs, sizeof(abs));
-	memset(c, 0, sizeof(*c));
-	memcpy(c->dir_abs, abs, sizeof(abs));
+	/* dir_abs is kept; the paths are written as strings, not whole. */
+	memset(c, 0, offsetof(struct dlt_config, dir));
 	const char *v = dlt_env("DLTRACE_DIR");
-	snprintf(c->dir, sizeof(c->dir), "%s", v ? v : "dltrace.out");
+	dlt_copy_str(c->dir, sizeof(c->dir), v ? v : "dltrace.out");
 
 	v = dlt_env("DLTRACE_PARENT");
-	char kind = 0;
-	int pid = 0;
-	unsigned long long id = 0;
-	unsigned seq = 0;
-	if (v && sscanf(v, "%c:%d:%llx:%u", &kind, &pid, &id, &seq) == 4 &&
-	    (kind == 'e' || kind == 's')) {
-		c->parent_kind = kind;
-		c->parent_pid = pid;
-		c->parent_id = id;
-		c->parent_seq = seq;
-	}
+	if (v)
+		dlt_parse_parent(v, c);
 
 	/* The launcher's run: every trace of its tree carries it. */
 	v = dlt_env("DLTRACE_RUN");
 	if (v) {
-		char *end;
-		unsigned long long run = strtoull(v, &end, 16);
-		if (*end == '\0' && run != 0)
+		uint64_t run;
+		const char *end = dlt_parse_num(v, 16, UINT64_MAX, &run);
+		if (end && *end == '\0' && run != 0)
 			c->run_id = run;
 		else
 			dlt_config_say(say, "DLTRACE_RUN", v,

@@ -31,7 +31,8 @@ static inline struct dlt_writer *dlt_writer_on(void)
 }
 
 /* What the audit copy writes into the preload copy before the latter is
- * relocated, so that the preload copy finds the writer.  Lives in .bss. */
+ * relocated, so that the preload copy finds the writer.  At the same
+ * offset in both copies, wherever the linker puts it (hot.h). */
 #define DLT_RENDEZVOUS_MAGIC 0x646c742d72656e64ull
 struct dlt_rendezvous {
 	uint64_t magic;
@@ -56,10 +57,6 @@ extern bool dlt_have_audit;
 /* The DLTRACE_* variables and the launchers' rank variables, read once by
  * dlt_config_read when a copy starts (docs/usage.md lists them). */
 struct dlt_config {
-	char dir[DLT_PATH_MAX]; /* DLTRACE_DIR, "dltrace.out" unset */
-	/* The directory made absolute (the preload copy; children inherit
-	 * it through their environment), "" until known. */
-	char dir_abs[DLT_PATH_MAX];
 	/* DLTRACE_PARENT=<kind>:<pid>:<trace id hex>:<exec seq>, set by the
 	 * exec and spawn wrappers of the parent image; parent_kind 0 when
 	 * absent or unreadable. */
@@ -79,12 +76,23 @@ struct dlt_config {
 	uint64_t run_id;      /* DLTRACE_RUN (hex), 0 unset */
 	bool distributed;     /* a launcher's rank variable is set */
 	int rank;	      /* from those variables, -1 unknown */
+	/* The paths last: a short string in each touches only its first
+	 * page (a start-up page fault each). */
+	char dir[DLT_PATH_MAX]; /* DLTRACE_DIR, "dltrace.out" unset */
+	/* The directory made absolute (the preload copy; children inherit
+	 * it through their environment), "" until known. */
+	char dir_abs[DLT_PATH_MAX];
 };
 extern struct dlt_config dlt_cfg;
 
 /* Reads the configuration; a value that cannot be used is said on stderr
  * (when say) and its default taken. */
 void dlt_config_read(bool say);
+
+/* src into dst (cap bytes, at least 1), cut to fit.  The start-up path's
+ * copy: snprintf would touch the printf machinery's pages of the C library
+ * in the preload copy, which otherwise formats nothing at start. */
+void dlt_copy_str(char *dst, size_t cap, const char *src);
 
 /* Whether item is one of the ':' or ' '-separated entries of list (the
  * loader's LD_PRELOAD and LD_AUDIT syntax). */

@@ -18,6 +18,7 @@
 
 #include "apitable.h"
 #include "elfread.h"
+#include "hot.h"
 #include "dltrace/apivals.h"
 #include "seen.h"
 #include "state.h"
@@ -420,9 +421,9 @@ struct dlt_gpu_obj {
 };
 
 struct dlt_gpu_objs {
-	struct dlt_gpu_obj o[32];
 	int n;
 	unsigned long long adds;
+	struct dlt_gpu_obj *o; /* 32 */
 };
 
 static int dlt_collect_gpu(struct dl_phdr_info *info, size_t size, void *data)
@@ -452,11 +453,11 @@ void dlt_versions_loaded(void)
 	struct dlt_writer *w = dlt_writer_on();
 	if (w == NULL || w->pid != dlt_self_pid(w))
 		return;
-	static _Atomic int busy;
-	static unsigned long long seen_adds;
-	static uint32_t seen_gen;
-	static struct dlt_seen done;
-	static int cudnn_done; /* one cuDNN record per trace */
+	DLT_HOT static _Atomic int busy;
+	DLT_HOT static unsigned long long seen_adds;
+	DLT_HOT static uint32_t seen_gen;
+	DLT_HOT static struct dlt_seen done;
+	DLT_HOT static int cudnn_done; /* one cuDNN record per trace */
 	if (atomic_exchange(&busy, 1))
 		return;
 	uint32_t gen = atomic_load(&w->gen);
@@ -470,7 +471,11 @@ void dlt_versions_loaded(void)
 	unsigned long long adds = 0;
 	dl_iterate_phdr(dlt_adds_only, &adds);
 	if (adds != seen_adds) {
-		static struct dlt_gpu_objs g;
+		/* The list apart from its count: a process without GPU
+		 * libraries touches none of its pages. */
+		static struct dlt_gpu_obj objs[32];
+		DLT_HOT static struct dlt_gpu_objs g;
+		g.o = objs;
 		g.n = 0;
 		dl_iterate_phdr(dlt_collect_gpu, &g);
 		seen_adds = g.adds;

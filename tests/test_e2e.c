@@ -1848,9 +1848,74 @@ static void test_config_bad_values(void)
 	free(fx);
 }
 
+/* DLTRACE_RUN and DLTRACE_PARENT as the launcher and a traced parent's
+ * exec and spawn wrappers write them (shim/state.c reads them without the
+ * C library's number parsing): what they say reaches the header; a value
+ * that does not parse is not taken, and a bad run id is said once. */
+static void test_config_run_parent(void)
+{
+	static const struct {
+		const char *run, *parent;   /* parent: %d is this process */
+		uint64_t run_id, parent_id; /* 0: none */
+		const char *line;	    /* said on stderr, or NULL */
+	} cases[] = {
+		{"DLTRACE_RUN=5eedF00d", "DLTRACE_PARENT=s:%d:abc123:7",
+		 0x5eedf00d, 0xabc123, NULL},
+		{"DLTRACE_RUN=5eedzz", "DLTRACE_PARENT=s:%dx:abc123:7", 0, 0,
+		 "dltrace: DLTRACE_RUN=5eedzz is not understood"},
+		{"DLTRACE_RUN=10000000000000000",
+		 "DLTRACE_PARENT=s:%d:abc123:", 0, 0,
+		 "dltrace: DLTRACE_RUN=10000000000000000 is not understood"},
+		{"DLTRACE_RUN=ffffffffffffffff", "DLTRACE_PARENT=x:%d:abc123:7",
+		 0xffffffffffffffffull, 0, NULL},
+	};
+	char *fx = tu_fx("fx_hello");
+	char *audit = tu_strfmt("LD_AUDIT=%s", DLT_TEST_LIB);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *dir = tu_tmpdir("runparent");
+		TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+		char *parent = tu_strfmt(cases[i].parent, (int)getpid());
+		const char *cmd[] = {fx, NULL};
+		/* Both variables, as in a traced tree: no restart. */
+		const char *vars[] = {audit, cases[i].run, parent, NULL};
+		const char **env = tu_preload_env(dir, vars, 0);
+		struct tu_proc p;
+		TU_CHECK_FATAL(tu_run(&p, cmd, env, 30000) == 0, "timed out");
+		free(env);
+		struct tu_traceset set;
+		tu_traceset_load(dir, &set);
+		const struct dlt_file_header *h =
+			set.n == 1 ? &set.t[0].hdr : NULL;
+		TU_CHECK(h && h->run_id == cases[i].run_id &&
+				 (cases[i].parent_id
+					  ? h->parent_kind == DLT_PARENT_FORK &&
+						    h->parent_trace_id ==
+							    cases[i].parent_id
+					  : h->parent_kind == DLT_PARENT_NONE),
+			 "%s %s: %zu traces, run %llx, parent kind %u id %llx",
+			 cases[i].run, parent, set.n,
+			 h ? (unsigned long long)h->run_id : 0ull,
+			 h ? h->parent_kind : 0u,
+			 h ? (unsigned long long)h->parent_trace_id : 0ull);
+		TU_CHECK(cases[i].line
+				 ? tu_count_lines(p.err, cases[i].line) == 1
+				 : !tu_contains(p.err, "dltrace:"),
+			 "%s: stderr:\n%s", cases[i].run, p.err);
+		tu_traceset_free(&set);
+		tu_proc_free(&p);
+		free(parent);
+		tu_rmtree(dir);
+		free(dir);
+	}
+	free(audit);
+	free(fx);
+}
+
 static const struct tu_test config_tests[] = {
 	{"DLTRACE_MAX_SIZE with a unit", test_max_size_units},
 	{"unusable values said once, defaults taken", test_config_bad_values},
+	{"DLTRACE_RUN and DLTRACE_PARENT as the wrappers write them",
+	 test_config_run_parent},
 	{"every option in --help and docs/usage.md", test_options_documented},
 	{NULL, NULL}};
 

@@ -29,6 +29,7 @@
  * process writing twenty records need not pay. */
 #define _GNU_SOURCE
 #include "clock.h"
+#include "hot.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -42,7 +43,7 @@
 #define DLT_ANCHOR_NS 100000000ull /* renew a thread's anchor after 100 ms */
 #define DLT_CAL_MIN_NS 20000000ull /* rate usable after 20 ms of baseline */
 
-static struct dlt_clock_shared dlt_clock_own;
+DLT_HOT static struct dlt_clock_shared dlt_clock_own;
 static struct dlt_clock_shared *dlt_clk = &dlt_clock_own;
 
 /* Each anchor keeps the rate it was made with: one straight line per

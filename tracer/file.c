@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "writer_int.h"
 #include "hash.h"
+#include "hot.h"
 #include "tracelock.h"
 
 #include <errno.h>
@@ -31,9 +32,9 @@
 #include <time.h>
 #include <unistd.h>
 
-int dlt_writer_kind_self = DLT_WRITER_SHIM;
-void (*dlt_on_new_thread)(void);
-void (*dlt_on_grow)(struct dlt_writer *w, uint32_t pages);
+DLT_HOT int dlt_writer_kind_self = DLT_WRITER_SHIM;
+DLT_HOT void (*dlt_on_new_thread)(void);
+DLT_HOT void (*dlt_on_grow)(struct dlt_writer *w, uint32_t pages);
 
 static uint64_t dlt_realtime_ns(void)
 {
@@ -46,8 +47,8 @@ pid_t dlt_self_pid(struct dlt_writer *w)
 {
 	/* Per copy of the library and per process image, like the writer's
 	 * users; a race between threads stores the same values. */
-	static _Atomic uint32_t gen;
-	static _Atomic pid_t pid;
+	DLT_HOT static _Atomic uint32_t gen;
+	DLT_HOT static _Atomic pid_t pid;
 	uint32_t g = atomic_load_explicit(&w->gen, memory_order_relaxed);
 	pid_t p = atomic_load_explicit(&pid, memory_order_relaxed);
 	if (p == 0 || g != atomic_load_explicit(&gen, memory_order_relaxed)) {
@@ -410,7 +411,7 @@ static void dlt_writer_limit(struct dlt_writer *w, uint64_t max_size)
 }
 
 /* The state of one file, set afresh for each: what precedes pend in the
- * struct, and the string table (by its count, without writing it).
+ * struct, and the string table (its count and its first, small index).
  * gen survives: a thread whose chunk belonged to the previous file (a
  * forked child's parent file) must see that it changed. */
 static void dlt_writer_reset(struct dlt_writer *w)
@@ -420,7 +421,11 @@ static void dlt_writer_reset(struct dlt_writer *w)
 	atomic_store(&w->gen, gen + 1);
 	w->magic = DLT_WRITER_MAGIC;
 	w->layout = DLT_WRITER_LAYOUT;
+	/* The table starts small and empty: its first index slots are on
+	 * the page of the fields above, written here anyway. */
 	w->str_count = 0;
+	w->str_mask = DLT_STRTAB_FIRST - 1;
+	memset(w->str_index, 0, DLT_STRTAB_FIRST * sizeof(w->str_index[0]));
 	w->str_arena_used = 0;
 	w->pid = getpid();
 }

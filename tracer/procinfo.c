@@ -76,7 +76,9 @@ const char *dlt_exe_path(void)
 void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
 			    int redact_argv)
 {
-	static char buf[65536];
+	/* Page-aligned: a command line and environment of a few KiB touch
+	 * as few pages as they fill. */
+	static _Alignas(4096) char buf[65536];
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
 	const char *exe = dlt_exe_path();

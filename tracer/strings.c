@@ -30,6 +30,45 @@ static const char *dlt_str_keep(struct dlt_writer *w, const char *s, size_t n)
 	return c;
 }
 
+/* The index entry that holds s (*found set), or else the free one where it
+ * would go; NULL when the index is full. */
+static uint16_t *dlt_str_find(struct dlt_writer *w, uint64_t h, const char *s,
+			      size_t n, int *found)
+{
+	uint32_t mask = w->str_mask;
+	uint32_t i = (uint32_t)h & mask;
+	*found = 0;
+	for (uint32_t probe = 0; probe <= mask; probe++) {
+		uint16_t *ix = &w->str_index[(i + probe) & mask];
+		if (*ix == 0)
+			return ix;
+		const struct dlt_str_slot *sl = &w->strs[*ix - 1];
+		if (sl->hash == h && sl->len == n &&
+		    memcmp(sl->data, s, n) == 0) {
+			*found = 1;
+			return ix;
+		}
+	}
+	return NULL;
+}
+
+/* Four times the index, its entries placed again: the new part is written
+ * whole, so nothing in it is left from an earlier trace. */
+static void dlt_str_grow(struct dlt_writer *w)
+{
+	uint32_t slots = (w->str_mask + 1) * 4;
+	if (slots > DLT_STRTAB_SLOTS)
+		slots = DLT_STRTAB_SLOTS;
+	memset(w->str_index, 0, slots * sizeof(w->str_index[0]));
+	w->str_mask = slots - 1;
+	for (uint32_t k = 0; k < w->str_count; k++) {
+		uint32_t i = (uint32_t)w->strs[k].hash & w->str_mask;
+		while (w->str_index[i] != 0)
+			i = (i + 1) & w->str_mask;
+		w->str_index[i] = (uint16_t)(k + 1);
+	}
+}
+
 uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 		  size_t n)
 {
@@ -47,21 +86,11 @@ uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 	t->in_str = 1;
 	dlt_spin_lock(&w->str_lock);
 	uint32_t id = DLT_STR_NONE;
-	uint32_t mask = DLT_STRTAB_SLOTS - 1;
-	uint32_t i = (uint32_t)h & mask;
-	uint16_t *free_slot = NULL;
-	for (uint32_t probe = 0; probe < DLT_STRTAB_SLOTS; probe++) {
-		uint16_t *ix = &w->str_index[(i + probe) & mask];
-		if (*ix == 0 || *ix > w->str_count) {
-			free_slot = ix;
-			break;
-		}
-		const struct dlt_str_slot *sl = &w->strs[*ix - 1];
-		if (sl->hash == h && sl->len == n &&
-		    memcmp(sl->data, s, n) == 0) {
-			id = sl->id;
-			goto done;
-		}
+	int found;
+	uint16_t *slot = dlt_str_find(w, h, s, n, &found);
+	if (found) {
+		id = w->strs[*slot - 1].id;
+		goto done;
 	}
 	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_string) + n + 1);
 	struct dlt_rec_string *r = dlt_rec_reserve(w, t, len);
@@ -74,19 +103,25 @@ uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 	memcpy(r->data, s, n);
 	memset(r->data + n, 0, dlt_rec_round(len) - len + 1);
 	dlt_rec_commit(r, DLT_REC_STRING, 0, len);
-	/* Keep the table at most 3/4 full and its copies within the arena;
-	 * later strings are written again each time rather than
-	 * deduplicated. */
-	const char *kept = free_slot && w->str_count < DLT_STRTAB_SLOTS / 4 * 3
-				   ? dlt_str_keep(w, s, n)
-				   : NULL;
+	/* Keep the index at most 3/4 full and the copies within the arena;
+	 * once the largest index is that full, later strings are written
+	 * again each time rather than deduplicated. */
+	if (slot && w->str_count >= (w->str_mask + 1) / 4 * 3) {
+		if (w->str_mask + 1 < DLT_STRTAB_SLOTS) {
+			dlt_str_grow(w);
+			slot = dlt_str_find(w, h, s, n, &found);
+		} else {
+			slot = NULL;
+		}
+	}
+	const char *kept = slot ? dlt_str_keep(w, s, n) : NULL;
 	if (kept) {
 		struct dlt_str_slot *sl = &w->strs[w->str_count];
 		sl->hash = h;
 		sl->data = kept;
 		sl->len = (uint32_t)n;
 		sl->id = id;
-		*free_slot = (uint16_t)++w->str_count;
+		*slot = (uint16_t)++w->str_count;
 	}
 done:
 	dlt_spin_unlock(&w->str_lock);

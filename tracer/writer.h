@@ -24,7 +24,7 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 8u	     /* bump when struct dlt_writer changes */
+#define DLT_WRITER_LAYOUT 9u	     /* bump when struct dlt_writer changes */
 /* A thread's first chunk, per copy of the library; each next one is twice
  * the size, up to DLT_CHUNK_BIG: a process that records little reserves
  * little, one that records much takes a system call per 64 KiB. */
@@ -42,6 +42,7 @@
  * how it ended still fits when the limit was reached. */
 #define DLT_TAIL_RESERVE 4096u
 #define DLT_STRTAB_SLOTS 8192u
+#define DLT_STRTAB_FIRST 512u /* 1 KiB of index */
 #ifndef DLT_PREFETCH_AHEAD
 #define DLT_PREFETCH_AHEAD 2048
 #endif
@@ -107,20 +108,19 @@ struct dlt_writer {
 	int redact_argv;
 	uint64_t want_max_size;
 	uint64_t run_id;
-	char dir[DLT_PATH_MAX];
 	struct dlt_clock_shared clock;
 	/* The string table: an open-addressing index of entry numbers (from
-	 * 1) into strs, filled in order.  An index entry above str_count is
-	 * free, so a new trace (a forked child's) empties the table by setting
-	 * str_count to 0, without writing it; and a lookup touches one page
-	 * of the index, where a table of whole entries made every new string
-	 * a page fault (a third of dltrace's page faults at start). */
+	 * 1) into strs, filled in order; a lookup touches one page of the
+	 * index, where a table of whole entries made every new string a page
+	 * fault (a third of dltrace's page faults at start).  The index
+	 * starts at DLT_STRTAB_FIRST slots (str_mask + 1), on the page of the
+	 * fields above, and grows fourfold when 3/4 full: a short process's
+	 * few dozen strings touch no page of their own.  A new trace (a
+	 * forked child's) empties it by its count and its first slots. */
 	uint32_t next_str_id;
 	uint32_t str_count;
 	uint32_t str_arena_used;
-	uint16_t str_index[DLT_STRTAB_SLOTS];
-	struct dlt_str_slot strs[DLT_STRTAB_SLOTS / 4 * 3];
-	char path[DLT_PATH_MAX];
+	uint32_t str_mask;
 	/* Copies of the table's strings, in anonymous memory made on first
 	 * use: a lookup never reads the trace itself (its pages may have been
 	 * let go).  Kept across dlt_writer_create (a forked child starts it
@@ -138,6 +138,12 @@ struct dlt_writer {
 	 * dlt_writer_kind), for the cut at the end of the process, which
 	 * shortens whichever of the thread's chunks is last in the file. */
 	struct dlt_tls *(*tls_of[2])(void);
+	/* The large parts last, the index first among them: what a short
+	 * process touches stays on few pages. */
+	uint16_t str_index[DLT_STRTAB_SLOTS];
+	struct dlt_str_slot strs[DLT_STRTAB_SLOTS / 4 * 3];
+	char dir[DLT_PATH_MAX];
+	char path[DLT_PATH_MAX];
 };
 
 /* What a new trace file is about. */

@@ -1,0 +1,156 @@
+/* What a short process costs: fork, exec and wait of PROG, N times for each
+ * configuration, the configurations interleaved (one run of each in turn,
+ * so that a busy moment of the machine falls on all of them alike).
+ *
+ *   bench_spawn N PROG CONFIG...
+ *
+ * A CONFIG is a list of VAR=VALUE separated by spaces, added to the
+ * environment of that configuration's children ("-": none); @PPID@ in a
+ * value becomes the child's parent pid, as a traced parent's exec wrapper
+ * writes it into DLTRACE_PARENT.  The children's output goes to
+ * /dev/null (a tracer turned off says so on stderr).  For
+ * each configuration one line: its index, the median of the child's minor
+ * page faults (from wait4's rusage: the fork child's few before its exec
+ * included, the same in every configuration), of the wall time from fork
+ * to the end of wait4 (µs) and of the child's CPU time (user + system, µs).
+ * The median of per-run figures, not a mean: a run the scheduler delayed
+ * moves it by one place. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BENCH_MAX_CONFIGS 8
+#define BENCH_MAX_VARS 16
+
+extern char **environ;
+
+struct bench_config {
+	char *vars[BENCH_MAX_VARS];
+	int nvars;
+	double *faults, *wall_us, *cpu_us;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double now_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static double tv_us(struct timeval t)
+{
+	return (double)t.tv_sec * 1e6 + (double)t.tv_usec;
+}
+
+static void parse_config(struct bench_config *c, char *s)
+{
+	c->nvars = 0;
+	if (strcmp(s, "-") == 0)
+		return;
+	for (char *tok = strtok(s, " "); tok && c->nvars < BENCH_MAX_VARS;
+	     tok = strtok(NULL, " "))
+		if (strchr(tok, '='))
+			c->vars[c->nvars++] = tok;
+}
+
+/* In the child: var with @PPID@ replaced by the parent's pid. */
+static void put_var(char *var, pid_t ppid)
+{
+	char *at = strstr(var, "@PPID@");
+	if (at == NULL) {
+		putenv(var);
+		return;
+	}
+	static char buf[4096];
+	snprintf(buf, sizeof(buf), "%.*s%d%s", (int)(at - var), var, (int)ppid,
+		 at + 6);
+	putenv(buf);
+}
+
+/* One fork+exec+wait; -1 when the child did not exit with status 0. */
+static int run_once(const struct bench_config *c, char **argv, int devnull,
+		    double *faults, double *wall, double *cpu)
+{
+	double t0 = now_us();
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		for (int i = 0; i < c->nvars; i++)
+			put_var(c->vars[i], parent);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int st;
+	struct rusage ru;
+	if (wait4(pid, &st, 0, &ru) != pid)
+		return -1;
+	*wall = now_us() - t0;
+	*faults = (double)ru.ru_minflt;
+	*cpu = tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: bench_spawn N PROG CONFIG...\n");
+		return 2;
+	}
+	int n = atoi(argv[1]);
+	int nc = argc - 3;
+	if (n < 1 || nc > BENCH_MAX_CONFIGS) {
+		fprintf(stderr, "bench_spawn: N >= 1, at most %d configs\n",
+			BENCH_MAX_CONFIGS);
+		return 2;
+	}
+	char *child_argv[] = {argv[2], NULL};
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (devnull < 0)
+		return 1;
+	struct bench_config cs[BENCH_MAX_CONFIGS];
+	for (int k = 0; k < nc; k++) {
+		parse_config(&cs[k], argv[3 + k]);
+		cs[k].faults = calloc((size_t)n, sizeof(double));
+		cs[k].wall_us = calloc((size_t)n, sizeof(double));
+		cs[k].cpu_us = calloc((size_t)n, sizeof(double));
+		if (!cs[k].faults || !cs[k].wall_us || !cs[k].cpu_us)
+			return 1;
+	}
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < nc; k++)
+			if (run_once(&cs[k], child_argv, devnull,
+				     &cs[k].faults[i], &cs[k].wall_us[i],
+				     &cs[k].cpu_us[i]) != 0) {
+				fprintf(stderr,
+					"bench_spawn: %s failed in config %d\n",
+					argv[2], k);
+				return 1;
+			}
+	for (int k = 0; k < nc; k++)
+		printf("%d %.0f %.1f %.1f\n", k, median(cs[k].faults, n),
+		       median(cs[k].wall_us, n), median(cs[k].cpu_us, n));
+	return 0;
+}
