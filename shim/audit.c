@@ -573,6 +573,7 @@ DLT_EXPORT unsigned int la_version(unsigned int version)
 	dlt_audit_writer.audit_thread_exit = dlt_audit_thread_exit;
 	dlt_audit_writer.tls_of[DLT_WRITER_AUDIT] = dlt_audit_tls;
 	dlt_on_new_thread = dlt_audit_new_thread;
+	dlt_on_materialized = dlt_write_process_info;
 	/* The preload copy uses this clock state too: one CPU probe and one
 	 * rate per process. */
 	dlt_clock_share(&dlt_audit_writer.clock);

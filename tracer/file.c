@@ -35,6 +35,8 @@
 DLT_HOT int dlt_writer_kind_self = DLT_WRITER_SHIM;
 DLT_HOT void (*dlt_on_new_thread)(void);
 DLT_HOT void (*dlt_on_grow)(struct dlt_writer *w, uint32_t pages);
+void (*dlt_on_materialized)(struct dlt_writer *w, struct dlt_tls *t,
+			    int redact_argv);
 
 static uint64_t dlt_realtime_ns(void)
 {
@@ -612,8 +614,8 @@ int dlt_writer_materialize(struct dlt_writer *w, struct dlt_tls *t)
 	p.start_monotonic_ns = w->pend.forked_monotonic_ns;
 	int r = dlt_writer_open(w, &p, w->pend.trace_id);
 	atomic_store(&w->pending, 0);
-	if (r == 0)
-		dlt_write_process_info(w, t, w->redact_argv);
+	if (r == 0 && dlt_on_materialized)
+		dlt_on_materialized(w, t, w->redact_argv);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	return r == 0 ? 0 : -1;
 }

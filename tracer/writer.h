@@ -188,6 +188,13 @@ extern void (*dlt_on_new_thread)(void);
  * that the recording thread does not take a fault per page
  * (docs/performance.md). */
 extern void (*dlt_on_grow)(struct dlt_writer *w, uint32_t pages);
+/* Called (when set) in a forked child right after its trace was made at
+ * its first record (dlt_writer_materialize), to write what the process
+ * is: the shim sets it to dlt_write_process_info.  A hook rather than a
+ * call, because the file layer sits below the records and strings that
+ * the description is made of. */
+extern void (*dlt_on_materialized)(struct dlt_writer *w, struct dlt_tls *t,
+				   int redact_argv);
 
 /* Makes present the mapped pages of the file in [from, to) (4 KiB pages),
  * for the prefetch thread, which opens no file.  Returns 0 or -1. */
