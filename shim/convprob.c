@@ -69,8 +69,9 @@ void dlt_convprob_after_fork(void)
 {
 	/* The child writes a trace of its own: it must write its problems
 	 * there again. */
-	if (atomic_exchange(&dlt_seen_n, 0) == 0)
-		return; /* untouched: clearing would copy its pages */
+	if (atomic_load(&dlt_seen_n) == 0 ||
+	    atomic_exchange(&dlt_seen_n, 0) == 0)
+		return; /* untouched: even a store would copy its page */
 	for (uint32_t i = 0; i < DLT_PROBLEMS_SEEN; i++)
 		atomic_store_explicit(&dlt_seen[i], 0, memory_order_relaxed);
 }

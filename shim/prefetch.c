@@ -111,6 +111,10 @@ void dlt_prefetch_init(void)
 
 void dlt_prefetch_after_fork(void)
 {
-	atomic_store(&dlt_pf_state, 0);
-	atomic_store(&dlt_pf_tid, 0);
+	/* Written only when set: a store copies the page in every child of
+	 * a shell that only execs (docs/performance.md). */
+	if (atomic_load(&dlt_pf_state))
+		atomic_store(&dlt_pf_state, 0);
+	if (atomic_load(&dlt_pf_tid))
+		atomic_store(&dlt_pf_tid, 0);
 }

@@ -76,6 +76,11 @@ DLT_EXPORT void dltrace_mark(uint32_t id, uint32_t aux, uint64_t value)
 
 DLT_EXPORT pid_t fork(void)
 {
+	/* Most children of a shell only exec: the real exec functions are
+	 * found here, once in the parent, and not again in every child,
+	 * where the symbol walk faulted in about six pages. */
+	DLT_REAL(execve);
+	DLT_REAL(execvpe);
 	pid_t r = DLT_REAL(fork)();
 	if (r > 0) {
 		int saved = errno;
@@ -104,7 +109,8 @@ static void dlt_atfork_child(void)
 	struct dlt_writer *w = dlt_w;
 	if (w == NULL)
 		return;
-	dlt_exit_recorded = false;
+	if (dlt_exit_recorded)
+		dlt_exit_recorded = false;
 	dlt_writer_after_fork(w);
 	dlt_watchdog_after_fork();
 	dlt_prefetch_after_fork();

@@ -749,19 +749,28 @@ void dlt_watchdog_after_fork(void)
 {
 	/* The thread did not survive the fork; the child starts its own at
 	 * its next GPU or distributed call. */
-	int was = atomic_exchange(&dlt_wd_started, 0);
+	/* Each variable is written only when it changes: in the child of a
+	 * shell that only execs, a store copies its page (a fault each). */
+	int was = atomic_load(&dlt_wd_started)
+			  ? atomic_exchange(&dlt_wd_started, 0)
+			  : 0;
 	/* 800 KiB: clearing it when it was never written cost every forked
 	 * child ~200 page faults. */
-	if (dlt_wd_dirty)
+	if (dlt_wd_dirty) {
 		memset(dlt_wd_threads, 0, sizeof(dlt_wd_threads));
-	dlt_wd_dirty = false;
+		dlt_wd_dirty = false;
+	}
 	/* Only the forking thread lives on, under another id; the slots
 	 * were written only if some thread made a traced blocking call. */
-	uint32_t hi = atomic_exchange(&dlt_wd_calls_hi, 0);
+	uint32_t hi = atomic_load(&dlt_wd_calls_hi)
+			      ? atomic_exchange(&dlt_wd_calls_hi, 0)
+			      : 0;
 	if (hi)
 		memset(dlt_wd_calls, 0, sizeof(dlt_wd_calls[0]) * hi);
-	dlt_wd_my_call = NULL;
-	dlt_wd_restart_pending = was;
+	if (dlt_wd_my_call)
+		dlt_wd_my_call = NULL;
+	if (dlt_wd_restart_pending != was)
+		dlt_wd_restart_pending = was;
 }
 
 void dlt_format_sockaddr(const struct sockaddr *sa, socklen_t len, char *buf,
