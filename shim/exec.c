@@ -43,6 +43,52 @@ static const char *dlt_env_get(char *const *env, const char *name)
 #define DLT_ENV_EXTRA 6
 #define DLT_ENV_BUF (3 * DLT_PATH_MAX + 256)
 
+/* The strings of a child's environment, built into one buffer without the
+ * printf family: each child of a traced shell runs this just before its
+ * exec, and formatting would map pages of the C library that the child
+ * touches for nothing else (docs/performance.md). */
+struct dlt_envb {
+	char *buf;
+	size_t used; /* bytes of buf taken by finished strings */
+	size_t len;  /* of the string being built, after used */
+	bool ok;     /* it fits so far */
+};
+
+static void dlt_envb_str(struct dlt_envb *b, const char *s)
+{
+	size_t l = strlen(s);
+	if (!b->ok || b->used + b->len + l + 1 > DLT_ENV_BUF) {
+		b->ok = false;
+		return;
+	}
+	memcpy(b->buf + b->used + b->len, s, l);
+	b->len += l;
+}
+
+static void dlt_envb_num(struct dlt_envb *b, uint64_t v, unsigned base)
+{
+	char t[24];
+	size_t i = sizeof(t);
+	t[--i] = '\0';
+	do {
+		t[--i] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	dlt_envb_str(b, t + i);
+}
+
+/* Ends the string being built: out[(*n)++] when it fitted. */
+static void dlt_envb_end(struct dlt_envb *b, char **out, size_t *n)
+{
+	if (b->ok) {
+		b->buf[b->used + b->len] = '\0';
+		out[(*n)++] = b->buf + b->used;
+		b->used += b->len + 1;
+	}
+	b->len = 0;
+	b->ok = true;
+}
+
 /* Builds in out[] (capacity n+DLT_ENV_EXTRA+1) the environment a traced
  * child needs: LD_PRELOAD and LD_AUDIT naming this library, DLTRACE_DIR,
  * DLTRACE_RUN (the launcher's run, when there is one) and DLTRACE_PARENT.
@@ -50,7 +96,8 @@ static const char *dlt_env_get(char *const *env, const char *name)
 static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 {
 	char *const *env0 = env;
-	size_t n = 0, used = 0;
+	size_t n = 0;
+	struct dlt_envb b = {buf, 0, 0, true};
 	int fix_preload = !dlt_env_has(env, "LD_PRELOAD", dlt_self_path);
 	int fix_audit =
 		dlt_have_audit && !dlt_env_has(env, "LD_AUDIT", dlt_self_path);
@@ -67,38 +114,28 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 	if (fix_preload) {
 		/* Ours first, the program's own preloads after it. */
 		const char *old = dlt_env_get(env0, "LD_PRELOAD");
-		int k = snprintf(buf + used, DLT_ENV_BUF - used,
-				 "LD_PRELOAD=%s%s%s", dlt_self_path,
-				 old && *old ? ":" : "", old ? old : "");
-		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
-			out[n++] = buf + used;
-			used += (size_t)k + 1;
+		dlt_envb_str(&b, "LD_PRELOAD=");
+		dlt_envb_str(&b, dlt_self_path);
+		if (old && *old) {
+			dlt_envb_str(&b, ":");
+			dlt_envb_str(&b, old);
 		}
+		dlt_envb_end(&b, out, &n);
 	}
 	if (fix_audit) {
-		int k = snprintf(buf + used, DLT_ENV_BUF - used, "LD_AUDIT=%s",
-				 dlt_self_path);
-		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
-			out[n++] = buf + used;
-			used += (size_t)k + 1;
-		}
+		dlt_envb_str(&b, "LD_AUDIT=");
+		dlt_envb_str(&b, dlt_self_path);
+		dlt_envb_end(&b, out, &n);
 	}
 	if (fix_dir) {
-		int k = snprintf(buf + used, DLT_ENV_BUF - used,
-				 "DLTRACE_DIR=%s", dlt_cfg.dir_abs);
-		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
-			out[n++] = buf + used;
-			used += (size_t)k + 1;
-		}
+		dlt_envb_str(&b, "DLTRACE_DIR=");
+		dlt_envb_str(&b, dlt_cfg.dir_abs);
+		dlt_envb_end(&b, out, &n);
 	}
 	if (fix_run) {
-		int k = snprintf(buf + used, DLT_ENV_BUF - used,
-				 "DLTRACE_RUN=%llx",
-				 (unsigned long long)dlt_cfg.run_id);
-		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
-			out[n++] = buf + used;
-			used += (size_t)k + 1;
-		}
+		dlt_envb_str(&b, "DLTRACE_RUN=");
+		dlt_envb_num(&b, dlt_cfg.run_id, 16);
+		dlt_envb_end(&b, out, &n);
 	}
 	struct dlt_writer *w = dlt_writer_on();
 	char pk;
@@ -107,13 +144,21 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 	uint32_t pseq;
 	if (w && dlt_writer_parent(w, kind == 'e', &pk, &ppid, &pid_trace,
 				   &pseq) == 0) {
-		int k = snprintf(buf + used, DLT_ENV_BUF - used,
-				 "DLTRACE_PARENT=%c:%d:%llx:%u", pk, ppid,
-				 (unsigned long long)pid_trace, pseq);
-		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
-			out[n++] = buf + used;
-			used += (size_t)k + 1;
-		}
+		/* DLTRACE_PARENT=KIND:PID:TRACE_ID(hex):SEQ, as
+		 * shim/state.c reads it. */
+		char k[2] = {pk, '\0'};
+		dlt_envb_str(&b, "DLTRACE_PARENT=");
+		dlt_envb_str(&b, k);
+		dlt_envb_str(&b, ":");
+		if (ppid < 0)
+			dlt_envb_str(&b, "-");
+		dlt_envb_num(&b, (uint64_t)(ppid < 0 ? -(int64_t)ppid : ppid),
+			     10);
+		dlt_envb_str(&b, ":");
+		dlt_envb_num(&b, pid_trace, 16);
+		dlt_envb_str(&b, ":");
+		dlt_envb_num(&b, pseq, 10);
+		dlt_envb_end(&b, out, &n);
 	}
 	out[n] = NULL;
 }
