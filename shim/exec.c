@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "real.h"
+#include "strbuf.h"
 #include "state.h"
 
 extern char **environ;
@@ -43,50 +44,27 @@ static const char *dlt_env_get(char *const *env, const char *name)
 #define DLT_ENV_EXTRA 6
 #define DLT_ENV_BUF (3 * DLT_PATH_MAX + 256)
 
-/* The strings of a child's environment, built into one buffer without the
- * printf family: each child of a traced shell runs this just before its
- * exec, and formatting would map pages of the C library that the child
- * touches for nothing else (docs/performance.md). */
+/* The strings of a child's environment, one after the other in one
+ * buffer, each built with common/strbuf.h (no printf: each child of a
+ * traced shell runs this just before its exec). */
 struct dlt_envb {
 	char *buf;
 	size_t used; /* bytes of buf taken by finished strings */
-	size_t len;  /* of the string being built, after used */
-	bool ok;     /* it fits so far */
+	struct dlt_strbuf sb;
 };
 
-static void dlt_envb_str(struct dlt_envb *b, const char *s)
+static void dlt_envb_begin(struct dlt_envb *b)
 {
-	size_t l = strlen(s);
-	if (!b->ok || b->used + b->len + l + 1 > DLT_ENV_BUF) {
-		b->ok = false;
-		return;
-	}
-	memcpy(b->buf + b->used + b->len, s, l);
-	b->len += l;
+	dlt_sb_init(&b->sb, b->buf + b->used, DLT_ENV_BUF - b->used);
 }
 
-static void dlt_envb_num(struct dlt_envb *b, uint64_t v, unsigned base)
-{
-	char t[24];
-	size_t i = sizeof(t);
-	t[--i] = '\0';
-	do {
-		t[--i] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v);
-	dlt_envb_str(b, t + i);
-}
-
-/* Ends the string being built: out[(*n)++] when it fitted. */
+/* Ends the string begun: out[(*n)++] when it fitted. */
 static void dlt_envb_end(struct dlt_envb *b, char **out, size_t *n)
 {
-	if (b->ok) {
-		b->buf[b->used + b->len] = '\0';
-		out[(*n)++] = b->buf + b->used;
-		b->used += b->len + 1;
+	if (dlt_sb_done(&b->sb) == 0) {
+		out[(*n)++] = b->sb.buf;
+		b->used += b->sb.len + 1;
 	}
-	b->len = 0;
-	b->ok = true;
 }
 
 /* Builds in out[] (capacity n+DLT_ENV_EXTRA+1) the environment a traced
@@ -97,7 +75,7 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 {
 	char *const *env0 = env;
 	size_t n = 0;
-	struct dlt_envb b = {buf, 0, 0, true};
+	struct dlt_envb b = {.buf = buf, .used = 0};
 	int fix_preload = !dlt_env_has(env, "LD_PRELOAD", dlt_self_path);
 	int fix_audit =
 		dlt_have_audit && !dlt_env_has(env, "LD_AUDIT", dlt_self_path);
@@ -114,27 +92,31 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 	if (fix_preload) {
 		/* Ours first, the program's own preloads after it. */
 		const char *old = dlt_env_get(env0, "LD_PRELOAD");
-		dlt_envb_str(&b, "LD_PRELOAD=");
-		dlt_envb_str(&b, dlt_self_path);
+		dlt_envb_begin(&b);
+		dlt_sb_str(&b.sb, "LD_PRELOAD=");
+		dlt_sb_str(&b.sb, dlt_self_path);
 		if (old && *old) {
-			dlt_envb_str(&b, ":");
-			dlt_envb_str(&b, old);
+			dlt_sb_str(&b.sb, ":");
+			dlt_sb_str(&b.sb, old);
 		}
 		dlt_envb_end(&b, out, &n);
 	}
 	if (fix_audit) {
-		dlt_envb_str(&b, "LD_AUDIT=");
-		dlt_envb_str(&b, dlt_self_path);
+		dlt_envb_begin(&b);
+		dlt_sb_str(&b.sb, "LD_AUDIT=");
+		dlt_sb_str(&b.sb, dlt_self_path);
 		dlt_envb_end(&b, out, &n);
 	}
 	if (fix_dir) {
-		dlt_envb_str(&b, "DLTRACE_DIR=");
-		dlt_envb_str(&b, dlt_cfg.dir_abs);
+		dlt_envb_begin(&b);
+		dlt_sb_str(&b.sb, "DLTRACE_DIR=");
+		dlt_sb_str(&b.sb, dlt_cfg.dir_abs);
 		dlt_envb_end(&b, out, &n);
 	}
 	if (fix_run) {
-		dlt_envb_str(&b, "DLTRACE_RUN=");
-		dlt_envb_num(&b, dlt_cfg.run_id, 16);
+		dlt_envb_begin(&b);
+		dlt_sb_str(&b.sb, "DLTRACE_RUN=");
+		dlt_sb_uint(&b.sb, dlt_cfg.run_id, 16);
 		dlt_envb_end(&b, out, &n);
 	}
 	struct dlt_writer *w = dlt_writer_on();
@@ -146,18 +128,15 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 				   &pseq) == 0) {
 		/* DLTRACE_PARENT=KIND:PID:TRACE_ID(hex):SEQ, as
 		 * shim/state.c reads it. */
-		char k[2] = {pk, '\0'};
-		dlt_envb_str(&b, "DLTRACE_PARENT=");
-		dlt_envb_str(&b, k);
-		dlt_envb_str(&b, ":");
-		if (ppid < 0)
-			dlt_envb_str(&b, "-");
-		dlt_envb_num(&b, (uint64_t)(ppid < 0 ? -(int64_t)ppid : ppid),
-			     10);
-		dlt_envb_str(&b, ":");
-		dlt_envb_num(&b, pid_trace, 16);
-		dlt_envb_str(&b, ":");
-		dlt_envb_num(&b, pseq, 10);
+		dlt_envb_begin(&b);
+		dlt_sb_str(&b.sb, "DLTRACE_PARENT=");
+		dlt_sb_char(&b.sb, pk);
+		dlt_sb_char(&b.sb, ':');
+		dlt_sb_int(&b.sb, ppid);
+		dlt_sb_char(&b.sb, ':');
+		dlt_sb_uint(&b.sb, pid_trace, 16);
+		dlt_sb_char(&b.sb, ':');
+		dlt_sb_uint(&b.sb, pseq, 10);
 		dlt_envb_end(&b, out, &n);
 	}
 	out[n] = NULL;
