@@ -40,15 +40,23 @@ static void test_procstat_parse(void)
 }
 
 /* The parser against the kernel's own file: this process and a child
- * whose state and parent are known. */
+ * whose state and parent are known.  (Under qemu-user the file is that
+ * of the emulator, which has threads of its own and may be asleep: only
+ * what it shares with the program is asserted.) */
 static void test_procstat_read_live(void)
 {
 	struct dlt_procstat st;
 	CU_ASSERT_EQUAL_FATAL(dlt_procstat_read("/proc/self/stat", &st), 0);
-	CU_ASSERT_EQUAL(st.state, 'R');
+	CU_ASSERT_PTR_NOT_NULL(strchr("RSD", st.state));
 	CU_ASSERT_EQUAL(st.ppid, (int)getppid());
-	CU_ASSERT_EQUAL(st.num_threads, 1);
+	CU_ASSERT(st.num_threads >= 1);
 	CU_ASSERT(st.starttime > 0);
+	/* This test's own thread reads its own task's file: running. */
+	char self[64];
+	snprintf(self, sizeof(self), "/proc/self/task/%d/stat", (int)gettid());
+	const char *emu = getenv("DLTRACE_TEST_EMULATED");
+	if (dlt_procstat_read(self, &st) == 0 && !(emu && *emu))
+		CU_ASSERT_EQUAL(st.state, 'R');
 
 	pid_t c = fork();
 	CU_ASSERT_FATAL(c >= 0);
