@@ -1017,7 +1017,8 @@ static void test_versions_fakes(void)
 static const char *real_libs_skip(void)
 {
 	static char why[600];
-	const char *libs[] = {"libnccl.so.2", "libcudnn.so.9", NULL};
+	const char *libs[] = {"libnccl.so.2", "libcudnn.so.9",
+			      "libcudart.so.13", NULL};
 	for (const char **l = libs; *l; l++) {
 		char *p = tu_strfmt("%s/%s", DLT_TEST_REAL_LIBDIR, *l);
 		int ok = access(p, R_OK) == 0;
@@ -1037,6 +1038,60 @@ static void version_text(long v, char *buf, size_t cap)
 	snprintf(buf, cap, "%ld.%ld.%ld", v / 10000, v / 100 % 100, v % 100);
 }
 
+/* The version column of the libs view: `libs --json` gives each of
+ * libnccl.so.2, libcudnn_graph.so.9 (whose version word cuDNN 9 reports
+ * for all of it) and libcudart.so.13 the version the library answered,
+ * and summary lists them. */
+static void expect_lib_versions(const char *dir, const char *nccl,
+				const char *cudnn, const char *cudart)
+{
+	const char *names[] = {"/libnccl.so.2", "/libcudnn_graph.so.9",
+			       "/libcudart.so.13"};
+	const char *want[] = {nccl, cudnn, cudart};
+	struct tu_json *j = tu_libs_json(dir);
+	const struct tu_json *procs = tu_jget(j, "processes");
+	for (size_t n = 0; n < 3; n++) {
+		const char *got = NULL, *from = NULL;
+		for (size_t i = 0; i < tu_jlen(procs); i++) {
+			const struct tu_json *libs =
+				tu_jget(tu_jat(procs, i), "libraries");
+			for (size_t k = 0; k < tu_jlen(libs); k++) {
+				const struct tu_json *l = tu_jat(libs, k);
+				const char *path = tu_jstr(l, "path");
+				size_t pl = path ? strlen(path) : 0;
+				size_t nl = strlen(names[n]);
+				if (pl < nl ||
+				    strcmp(path + pl - nl, names[n]) != 0)
+					continue;
+				got = tu_jstr(l, "version");
+				from = tu_jstr(l, "version_from");
+			}
+		}
+		TU_CHECK(str_is(got, want[n]) && str_is(from, "library"),
+			 "libs --json: %s version %s (from %s), the library "
+			 "said %s",
+			 names[n], got ? got : "null", from ? from : "null",
+			 want[n]);
+	}
+	tu_json_free(j);
+	struct tu_proc p;
+	tu_analyze_dir(&p, "summary", NULL, dir);
+	char *n = tu_strfmt("nccl %s", nccl), *c = tu_strfmt("cudnn %s", cudnn),
+	     *r = tu_strfmt("cudart %s", cudart);
+	TU_CHECK(tu_contains(p.out, n) && tu_contains(p.out, c) &&
+			 tu_contains(p.out, r),
+		 "summary lacks %s, %s or %s:\n%s", n, c, r, p.out);
+	tu_proc_free(&p);
+	tu_analyze_dir(&p, "libs", NULL, dir);
+	char *b = tu_strfmt("[%s]", cudnn);
+	TU_CHECK(tu_contains(p.out, b), "libs lacks %s:\n%s", b, p.out);
+	tu_proc_free(&p);
+	free(b);
+	free(n);
+	free(c);
+	free(r);
+}
+
 /* The real NCCL and cuDNN through ctypes, only their version getters
  * called: check says the versions they answered ("versions": {} before),
  * and the program loads exactly what it loads untraced. */
@@ -1052,8 +1107,12 @@ static void test_versions_real(void)
 			  "n.ncclGetVersion(ctypes.byref(v))\n"
 			  "c = ctypes.CDLL(d + 'libcudnn.so.9')\n"
 			  "c.cudnnGetVersion.restype = ctypes.c_size_t\n"
+			  "r = ctypes.CDLL(d + 'libcudart.so.13')\n"
+			  "rv = ctypes.c_int()\n"
+			  "r.cudaRuntimeGetVersion(ctypes.byref(rv))\n"
 			  "print('nccl', v.value)\n"
 			  "print('cudnn', c.cudnnGetVersion())\n"
+			  "print('cudart', rv.value)\n"
 			  "for m in sorted({l.split()[-1] for l in "
 			  "open('/proc/self/maps')\n"
 			  "                 if 'cud' in l or 'nccl' in l}):\n"
@@ -1083,6 +1142,13 @@ static void test_versions_real(void)
 	printf("\n    nccl %s, cudnn %s\n", gn ? gn : "?", gc ? gc : "?");
 	tu_json_free(root);
 	tu_expect_healthy("ctypes version getters of NCCL and cuDNN", dir);
+	/* libs and summary show what each library answered: cudart's word
+	 * is M*1000 + m*10. */
+	char rvs[32] = "", want_r[48];
+	tu_line_value(plain.out, "cudart ", rvs, sizeof(rvs));
+	long r = atol(rvs);
+	snprintf(want_r, sizeof(want_r), "%ld.%ld", r / 1000, r % 1000 / 10);
+	expect_lib_versions(dir, want_n, want_c, want_r);
 	tu_proc_free(&plain);
 	tu_proc_free(&p);
 	tu_rmtree(dir);

@@ -71,13 +71,6 @@ void dlt_lib_family(const char *path, char *buf, size_t cap, bool *renamed)
 		*renamed = ren;
 }
 
-void dlt_lib_file_version(const char *path, char *buf, size_t cap)
-{
-	const char *b = dlt_basename(path ? path : "");
-	const char *so = strstr(b, ".so.");
-	snprintf(buf, cap, "%s", so ? so + 4 : "");
-}
-
 const struct dlt_lib *dlt_loaded_row(const struct dlt_process *p,
 				     const char *realpath)
 {

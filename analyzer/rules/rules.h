@@ -35,9 +35,6 @@ const char *dlt_proc_env(const struct dlt_process *p, const char *name);
  * libcudart-80664282.so.10.2 and libcudart.so alike (auditwheel renames
  * copies to NAME-<hash>).  *renamed tells whether a hash was removed. */
 void dlt_lib_family(const char *path, char *buf, size_t cap, bool *renamed);
-/* Version in a file name: "9.19.0" for libcudnn_ops.so.9.19.0, "" if
- * none. */
-void dlt_lib_file_version(const char *path, char *buf, size_t cap);
 /* Directory part of a path ("" for a bare name). */
 void dlt_dirname(const char *path, char *buf, size_t cap);
 
