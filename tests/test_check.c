@@ -1023,10 +1023,11 @@ static void test_lib_load_failed(void)
 	char *fx = tu_fx("fx_check");
 	char *user = fxc("user/libdlt_user_new.so");
 	char *o1 = tu_strfmt("open:%s", user);
-	char *o2 = tu_strfmt("open:%s", junk);
+	/* By its bare name: LD_LIBRARY_PATH finds the junk. */
+	char *o2 = tu_strfmt("open:%s", "libdlt_junk.so");
 	const char *cmd[] = {fx, o1, o2, NULL};
 	char *prov1 = fxc("prov1");
-	char *llp = tu_strfmt("LD_LIBRARY_PATH=%s", prov1);
+	char *llp = tu_strfmt("LD_LIBRARY_PATH=%s:%s", prov1, tmp);
 	const char *env[] = {llp, NULL};
 	struct tu_json *j = traced_check("loadfailed", cmd, env, NULL, NULL);
 	TU_CHECK_FATAL(j != NULL, "no check output");
@@ -1060,6 +1061,17 @@ static void test_lib_load_failed(void)
 	TU_CHECK(f && ev_str(f, "cause") &&
 			 strcmp(ev_str(f, "cause"), "not_elf") == 0,
 		 "invalid ELF: cause %s", f ? ev_str(f, "cause") : "-");
+	/* The rejected file is named with the rule that found it, and the
+	 * fix takes the directory out of the path that brought it. */
+	TU_CHECK(f && same_str(ev_str(f, "found_via"), "LD_LIBRARY_PATH") &&
+			 str_ends(ev_str(f, "file"), "/libdlt_junk.so") &&
+			 tu_contains(ev_str(f, "file"), tmp) &&
+			 tu_contains(tu_jstr(f, "fix"), tmp) &&
+			 tu_contains(tu_jstr(f, "fix"),
+				     "out of LD_LIBRARY_PATH"),
+		 "invalid ELF: found_via %s, file %s, fix %s",
+		 f ? ev_str(f, "found_via") : "-", f ? ev_str(f, "file") : "-",
+		 f ? tu_jstr(f, "fix") : "-");
 	TU_CHECK(finding(j, "LIB_NOT_FOUND", NULL, NULL) == NULL,
 		 "a file that was found is reported as not found");
 	tu_json_free(j);
