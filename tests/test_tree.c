@@ -1156,6 +1156,51 @@ static void test_versions_real(void)
 	free(dir);
 }
 
+/* A byte-identical copy of the real libcudnn.so.9 first on LD_LIBRARY_PATH,
+ * its sub-libraries from the real directory: one library in two places,
+ * which cuDNN's own check accepts.  No skew, no warning. */
+static void test_identical_cudnn_real(void)
+{
+	char *dir = tu_tmpdir("cudnn-copy-real");
+	char *copy = tu_tmpdir("cudnn-copy-lib");
+	TU_CHECK_FATAL(dir && copy, "no scratch directory");
+	char *src = tu_strfmt("%s/libcudnn.so.9", DLT_TEST_REAL_LIBDIR);
+	char *dst = tu_strfmt("%s/libcudnn.so.9", copy);
+	TU_CHECK_FATAL(tu_copy_file(src, dst) == 0, "cannot copy %s", src);
+	const char *script = "import ctypes\n"
+			     "c = ctypes.CDLL('libcudnn.so.9')\n"
+			     "c.cudnnGetVersion.restype = ctypes.c_size_t\n"
+			     "print('cudnn', c.cudnnGetVersion())\n"
+			     "g = ctypes.CDLL('libcudnn_graph.so.9')\n"
+			     "print('check', g.cudnnGraphVersionCheck())\n";
+	char *llp =
+		tu_strfmt("LD_LIBRARY_PATH=%s:%s", copy, DLT_TEST_REAL_LIBDIR);
+	const char *env[] = {llp, NULL};
+	const char *cmd[] = {tu_python(), "-c", script, NULL};
+	struct tu_proc p;
+	tu_run_traced(&p, dir, cmd, env, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_exit_code(p.status) == 0 && tu_contains(p.out, "check 0"),
+		 "the copy did not load or cuDNN's check failed: %s\n%s%s",
+		 tu_status_str(p.status), p.out, p.err);
+	struct tu_json *root = tu_check_json(dir);
+	const struct tu_json *fs = tu_jget(root, "findings");
+	for (size_t i = 0; i < tu_jlen(fs); i++)
+		TU_CHECK(!str_is(tu_jstr(tu_jat(fs, i), "code"),
+				 "CUDNN_SUBLIB_SKEW"),
+			 "an identical copy is called skew: %s",
+			 tu_jstr(tu_jat(fs, i), "message"));
+	tu_json_free(root);
+	tu_expect_healthy("an identical libcudnn.so.9 first on the path", dir);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	tu_rmtree(copy);
+	free(llp);
+	free(src);
+	free(dst);
+	free(dir);
+	free(copy);
+}
+
 /* ---- suite torch: a healthy job under --hang-timeout ----------------------
  */
 
@@ -1433,6 +1478,7 @@ static const struct tu_test versions_tests[] = {
 
 static const struct tu_test versions_real_tests[] = {
 	{"real NCCL and cuDNN through ctypes", test_versions_real},
+	{"an identical copy of the real cuDNN", test_identical_cudnn_real},
 	{NULL, NULL}};
 
 static const struct tu_suite suites[] = {

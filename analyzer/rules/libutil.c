@@ -148,7 +148,11 @@ bool dlt_differs_from_row(const struct dlt_lib *row, const char *path,
 	if (row->ino && (uint64_t)st->st_ino == row->ino &&
 	    (uint64_t)st->st_dev == row->dev)
 		return false;
-	return true;
+	/* A byte-identical copy elsewhere is the same library. */
+	struct dlt_identity mine, there;
+	dlt_lib_identity(row, &mine);
+	return !dlt_file_identity(path, &there) ||
+	       dlt_identity_cmp(&mine, &there) != DLT_SAME_BUILD;
 }
 
 /* ---- ELF ------------------------------------------------------------- */
