@@ -670,6 +670,37 @@ static void test_unit_status_per_major(void)
 	free(dir);
 }
 
+/* CUDNN_SUBLIB_SKEW told only by a call that failed with
+ * SUBLIBRARY_VERSION_MISMATCH, no cuDNN file in the trace: no directory to
+ * name, and no package manager either. */
+static void test_unit_skew_calls_only(void)
+{
+	char *dir = tu_tmpdir("gen-skew-calls");
+	TU_CHECK_FATAL(gen_open(dir, 0) == 0, "cannot write a trace");
+	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
+	uint64_t v[DLT_NV_cudnnConvolutionForward] = {
+		[DLT_V_cudnnConvolutionForward_algo] = 1,
+		[DLT_V_cudnnConvolutionForward_workspace] = 0};
+	gen_call(DLT_ID_cudnnConvolutionForward, 1002, 1000, v,
+		 DLT_NV_cudnnConvolutionForward);
+	gen_exit(0);
+	gen_close();
+	struct tu_json *j = check_json(dir);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f =
+		expect_finding(j, "CUDNN_SUBLIB_SKEW", "error", "do not match");
+	const char *fix = f ? tu_jstr(f, "fix") : NULL;
+	TU_CHECK(f && ev_str(f, "main_directory") == NULL &&
+			 tu_jlen(ev(f, "failed_calls")) == 1 &&
+			 tu_contains(fix, "unknown") &&
+			 !tu_contains(fix, "apt") && !tu_contains(fix, "pip"),
+		 "skew from calls alone: main_directory %s, fix %s",
+		 f ? ev_str(f, "main_directory") : "-", fix ? fix : "-");
+	tu_json_free(j);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* The minimum-driver table and the driver API version. */
 static void test_unit_driver(void)
 {
@@ -2619,6 +2650,8 @@ static const struct tu_test unit_tests[] = {
 	{"legacy: not the fastest successful candidate",
 	 test_unit_legacy_not_fastest},
 	{"cuDNN statuses decoded per major", test_unit_status_per_major},
+	{"CUDNN_SUBLIB_SKEW from failed calls alone",
+	 test_unit_skew_calls_only},
 	{"driver table, driver API version, lmdeploy#1267", test_unit_driver},
 	{"no end record, call in progress; export",
 	 test_unit_incomplete_and_export},

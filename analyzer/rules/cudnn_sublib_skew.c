@@ -19,8 +19,8 @@ struct dlt_cudnn_file {
 	const char *path;
 	char dir[PATH_MAX];
 	char version[64]; /* from the file name, "" unknown */
-	/* Against the copy of the same name in the directory most of cuDNN
-	 * came from (files from elsewhere only). */
+	/* Against the file of the same name in the main directory (files
+	 * from elsewhere only, dlt_vs_main). */
 	const char *vs_main;
 	struct dlt_install inst;
 };
@@ -138,7 +138,7 @@ static void dlt_skew_fix(struct dlt_rule_ctx *c, struct dlt_finding *f,
 		return;
 	}
 	const struct dlt_install *inst = NULL;
-	for (size_t i = 0; i < n && !inst; i++)
+	for (size_t i = 0; i < n && !inst && main; i++)
 		if (strcmp(files[i].dir, main) == 0)
 			inst = &files[i].inst;
 	const char *re =
@@ -153,7 +153,7 @@ static void dlt_skew_fix(struct dlt_rule_ctx *c, struct dlt_finding *f,
 				"reinstall one complete cuDNN so that all its "
 				"libraries are of one release, in one "
 				"directory (how %s was installed is unknown)",
-				main);
+				main ? main : "it");
 }
 
 static void dlt_rule_cudnn_sublib_skew(struct dlt_rule_ctx *c)
@@ -337,9 +337,11 @@ static void dlt_rule_cudnn_sublib_skew(struct dlt_rule_ctx *c)
 			f->ts = e->first_ts;
 	}
 
-	dlt_obj_str(ev, "main_directory", dirs[best]);
-	dlt_obj_str(ev, "complete_directory", complete ? dirs[best] : NULL);
-	dlt_skew_fix(c, f, files, n, complete ? dirs[best] : NULL, dirs[best]);
+	/* No cuDNN file at all when only failed calls tell of the skew. */
+	const char *main = ndirs ? dirs[best] : NULL;
+	dlt_obj_str(ev, "main_directory", main);
+	dlt_obj_str(ev, "complete_directory", complete ? main : NULL);
+	dlt_skew_fix(c, f, files, n, complete ? main : NULL, main);
 }
 
 DLT_RULE(cudnn_sublib_skew, 50, "CUDNN_SUBLIB_SKEW", DLT_SEV_ERROR,
