@@ -1617,11 +1617,16 @@ static void test_fakes_sublib_skew(void)
 	tu_json_free(j);
 
 	/* Two directories: libcudnn_ops.so.9 from an LD_LIBRARY_PATH copy.
-	 * A byte-identical copy is the same library: nothing to report. */
+	 * A byte-identical copy is the same library, even under its full
+	 * version (libcudnn_ops.so.9 -> libcudnn_ops.so.9.19.0, as
+	 * distributions ship it): nothing to report. */
 	char *tmp = tu_tmpdir("skew-dirs");
 	char *src = tu_strfmt("%s/libcudnn_ops.so.9", DLT_FAKE_CUDNN9_DIR);
-	char *dst = tu_strfmt("%s/libcudnn_ops.so.9", tmp);
-	TU_CHECK_FATAL(tu_copy_file(src, dst) == 0, "cannot copy %s", src);
+	char *dst = tu_strfmt("%s/libcudnn_ops.so.9.19.0", tmp);
+	char *lnk = tu_strfmt("%s/libcudnn_ops.so.9", tmp);
+	TU_CHECK_FATAL(tu_copy_file(src, dst) == 0 &&
+			       symlink("libcudnn_ops.so.9.19.0", lnk) == 0,
+		       "cannot copy %s", src);
 	char *llp = tu_strfmt("LD_LIBRARY_PATH=%s:%s", tmp, DLT_FAKE_CUDA_DIR);
 	const char *env2[] = {llp, NULL};
 	char *dir = NULL;
@@ -1656,6 +1661,7 @@ static void test_fakes_sublib_skew(void)
 	free(llp);
 	free(src);
 	free(dst);
+	free(lnk);
 	tu_rmtree(tmp);
 	free(tmp);
 }

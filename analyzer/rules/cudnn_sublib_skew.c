@@ -25,18 +25,32 @@ struct dlt_cudnn_file {
 	struct dlt_install inst;
 };
 
-/* Whether dir holds, on this machine, a file of the name of every cuDNN
- * library the process loaded. */
+/* The file of dir, on this machine, that goes by one of the names of a
+ * loaded library: the name of its real file (libcudnn_ops.so.9.19.0), the
+ * one it was opened as, its SONAME (libcudnn_ops.so.9). */
+static bool dlt_same_name_in(const char *dir, const struct dlt_cudnn_file *f,
+			     char *path, size_t cap)
+{
+	const char *names[] = {f->path, f->row->path, f->row->soname};
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		if (names[k] == NULL)
+			continue;
+		snprintf(path, cap, "%s/%s", dir, dlt_basename(names[k]));
+		if (dlt_file_exists(path, NULL))
+			return true;
+	}
+	return false;
+}
+
+/* Whether dir holds a file of the name of every cuDNN library the process
+ * loaded. */
 static bool dlt_holds_all(const struct dlt_cudnn_file *files, size_t n,
 			  const char *dir)
 {
 	bool all = true;
-	for (size_t i = 0; i < n && all; i++) {
-		char path[PATH_MAX + 64];
-		snprintf(path, sizeof(path), "%s/%s", dir,
-			 dlt_basename(files[i].path));
-		all = dlt_file_exists(path, NULL);
-	}
+	char path[PATH_MAX + 256];
+	for (size_t i = 0; i < n && all; i++)
+		all = dlt_same_name_in(dir, &files[i], path, sizeof(path));
 	return all;
 }
 
@@ -71,11 +85,11 @@ static size_t dlt_main_dir(const struct dlt_cudnn_file *files, size_t n,
 static const char *dlt_vs_main(const struct dlt_cudnn_file *f, const char *main,
 			       size_t *ndiffer, size_t *nunknown)
 {
-	char path[PATH_MAX + 64];
-	snprintf(path, sizeof(path), "%s/%s", main, dlt_basename(f->path));
+	char path[PATH_MAX + 256];
 	struct dlt_identity mine, there;
 	dlt_lib_identity(f->row, &mine);
-	if (!dlt_file_identity(path, &there)) {
+	if (!dlt_same_name_in(main, f, path, sizeof(path)) ||
+	    !dlt_file_identity(path, &there)) {
 		(*nunknown)++;
 		return "absent";
 	}

@@ -43,20 +43,33 @@ bool dlt_file_identity(const char *path, struct dlt_identity *id)
 	return true;
 }
 
+/* Whether two name versions can be one release: "9" and "9.19.0" can
+ * (a soname and the file it points to), "9.18.0" and "9.19.0" cannot. */
+static bool dlt_versions_agree(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t n = la < lb ? la : lb;
+	if (n == 0 || strncmp(a, b, n) != 0)
+		return n == 0;
+	return la == lb || (la > lb ? a[n] : b[n]) == '.';
+}
+
 enum dlt_same dlt_identity_cmp(const struct dlt_identity *a,
 			       const struct dlt_identity *b)
 {
-	if (a->version[0] && b->version[0] &&
-	    strcmp(a->version, b->version) != 0)
+	/* The build-id decides where both have one: a copy renamed to
+	 * its full version is still the same build. */
+	if (a->build_id_len && b->build_id_len)
+		return a->build_id_len == b->build_id_len &&
+				       memcmp(a->build_id, b->build_id,
+					      a->build_id_len) == 0 &&
+				       a->size == b->size
+			       ? DLT_SAME_BUILD
+			       : DLT_OTHER_BUILD;
+	if (!dlt_versions_agree(a->version, b->version) ||
+	    (a->size && b->size && a->size != b->size))
 		return DLT_OTHER_BUILD;
-	if (a->size && b->size && a->size != b->size)
-		return DLT_OTHER_BUILD;
-	if (a->build_id_len == 0 || b->build_id_len == 0)
-		return DLT_SAME_UNKNOWN;
-	if (a->build_id_len != b->build_id_len ||
-	    memcmp(a->build_id, b->build_id, a->build_id_len) != 0)
-		return DLT_OTHER_BUILD;
-	return DLT_SAME_BUILD;
+	return DLT_SAME_UNKNOWN;
 }
 
 enum dlt_same dlt_lib_cmp(const struct dlt_lib *a, const struct dlt_lib *b)

@@ -50,7 +50,8 @@ struct dlt_identity {
 enum dlt_same {
 	DLT_SAME_FILE,	  /* one file (path or device and inode) */
 	DLT_SAME_BUILD,	  /* two files, one build: same build-id and size */
-	DLT_OTHER_BUILD,  /* build-id, size or version differ */
+	DLT_OTHER_BUILD,  /* build-id or size differ; without build-ids, the
+			     size or the version in the names */
 	DLT_SAME_UNKNOWN, /* no build-id to tell */
 };
 /* A loaded row's identity, as recorded. */
