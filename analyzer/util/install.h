@@ -23,7 +23,8 @@ struct dlt_install {
  * or real path): a pip wheel's RECORD or a conda package's conda-meta
  * entry above it, else a dpkg file list under dpkg_info
  * ("/var/lib/dpkg/info"; NULL: no dpkg lookup), whose lists are read once
- * per process (a list written later is not seen).  Paths a list names
+ * per process (a list written later is not seen) and only for shared
+ * objects (a last path component holding ".so").  Paths a list names
  * through a symlinked directory (/lib and /usr/lib on merged-/usr systems)
  * are matched too. */
 void dlt_install_find(const char *path, const char *dpkg_info,
