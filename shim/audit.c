@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "elfread.h"
+#include "strbuf.h"
 #include "versions.h"
 
 #define DLT_AUDIT_MAX_TRIED 256
@@ -98,7 +99,7 @@ static const char *dlt_requester_path(uint64_t obj, char *buf, size_t cap)
 	const char *exe = dlt_exe_path();
 	if (exe[0] == '\0')
 		return NULL;
-	snprintf(buf, cap, "%s", exe);
+	dlt_copy_str(buf, cap, exe);
 	return buf;
 }
 
@@ -177,8 +178,8 @@ DLT_EXPORT char *la_objsearch(const char *name, uintptr_t *cookie,
 		dlt_cur.last_ts = dlt_now_ns();
 		dlt_cur.requester_obj = cookie ? (uint64_t)*cookie : 0;
 		dlt_cur.requested = dlt_str(w, &dlt_tls, name);
-		snprintf(dlt_cur.requested_name, sizeof(dlt_cur.requested_name),
-			 "%s", name);
+		dlt_copy_str(dlt_cur.requested_name,
+			     sizeof(dlt_cur.requested_name), name);
 		dlt_cur.requester =
 			dlt_str(w, &dlt_tls,
 				dlt_requester_path(dlt_cur.requester_obj, buf,
@@ -189,8 +190,8 @@ DLT_EXPORT char *la_objsearch(const char *name, uintptr_t *cookie,
 	}
 	if (dlt_cur.active) {
 		dlt_cur.last_ts = dlt_now_ns();
-		snprintf(dlt_cur.last_path, sizeof(dlt_cur.last_path), "%s",
-			 name);
+		dlt_copy_str(dlt_cur.last_path, sizeof(dlt_cur.last_path),
+			     name);
 		if (dlt_cur.n < DLT_AUDIT_MAX_TRIED) {
 			struct dlt_tried *t = &dlt_cur.tried[dlt_cur.n++];
 			t->path = dlt_str(w, &dlt_tls, name);
@@ -307,8 +308,11 @@ static char *dlt_realpath(const char *path, char *out)
 		memcpy(seen.real[k], out, strlen(out) + 1);
 		memcpy(seen.dir[k], dir, dl + 1);
 	}
-	int n = snprintf(out, DLT_PATH_MAX, "%s%s", seen.real[k], slash);
-	return n > 0 && n < DLT_PATH_MAX ? out : realpath(path, out);
+	struct dlt_strbuf b;
+	dlt_sb_init(&b, out, DLT_PATH_MAX);
+	dlt_sb_str(&b, seen.real[k]);
+	dlt_sb_str(&b, slash);
+	return dlt_sb_done(&b) == 0 ? out : realpath(path, out);
 }
 
 DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,

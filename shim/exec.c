@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "real.h"
+#include "strbuf.h"
 #include "state.h"
 
 extern char **environ;
@@ -43,6 +44,29 @@ static const char *dlt_env_get(char *const *env, const char *name)
 #define DLT_ENV_EXTRA 6
 #define DLT_ENV_BUF (3 * DLT_PATH_MAX + 256)
 
+/* The strings of a child's environment, one after the other in one
+ * buffer, each built with common/strbuf.h (no printf: each child of a
+ * traced shell runs this just before its exec). */
+struct dlt_envb {
+	char *buf;
+	size_t used; /* bytes of buf taken by finished strings */
+	struct dlt_strbuf sb;
+};
+
+static void dlt_envb_begin(struct dlt_envb *b)
+{
+	dlt_sb_init(&b->sb, b->buf + b->used, DLT_ENV_BUF - b->used);
+}
+
+/* Ends the string begun: out[(*n)++] when it fitted. */
+static void dlt_envb_end(struct dlt_envb *b, char **out, size_t *n)
+{
+	if (dlt_sb_done(&b->sb) == 0) {
+		out[(*n)++] = b->sb.buf;
+		b->used += b->sb.len + 1;
+	}
+}
+
 /* Builds in out[] (capacity n+DLT_ENV_EXTRA+1) the environment a traced
  * child needs: LD_PRELOAD and LD_AUDIT naming this library, DLTRACE_DIR,
  * DLTRACE_RUN (the launcher's run, when there is one) and DLTRACE_PARENT.
@@ -50,7 +74,8 @@ static const char *dlt_env_get(char *const *env, const char *name)
 static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 {
 	char *const *env0 = env;
-	size_t n = 0, used = 0;
+	size_t n = 0;
+	struct dlt_envb b = {.buf = buf, .used = 0};
 	int fix_preload = !dlt_env_has(env, "LD_PRELOAD", dlt_self_path);
 	int fix_audit =
 		dlt_have_audit && !dlt_env_has(env, "LD_AUDIT", dlt_self_path);
@@ -67,38 +92,32 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 	if (fix_preload) {
 		/* Ours first, the program's own preloads after it. */
 		const char *old = dlt_env_get(env0, "LD_PRELOAD");
-		int k = snprintf(buf + used, DLT_ENV_BUF - used,
-				 "LD_PRELOAD=%s%s%s", dlt_self_path,
-				 old && *old ? ":" : "", old ? old : "");
-		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
-			out[n++] = buf + used;
-			used += (size_t)k + 1;
+		dlt_envb_begin(&b);
+		dlt_sb_str(&b.sb, "LD_PRELOAD=");
+		dlt_sb_str(&b.sb, dlt_self_path);
+		if (old && *old) {
+			dlt_sb_str(&b.sb, ":");
+			dlt_sb_str(&b.sb, old);
 		}
+		dlt_envb_end(&b, out, &n);
 	}
 	if (fix_audit) {
-		int k = snprintf(buf + used, DLT_ENV_BUF - used, "LD_AUDIT=%s",
-				 dlt_self_path);
-		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
-			out[n++] = buf + used;
-			used += (size_t)k + 1;
-		}
+		dlt_envb_begin(&b);
+		dlt_sb_str(&b.sb, "LD_AUDIT=");
+		dlt_sb_str(&b.sb, dlt_self_path);
+		dlt_envb_end(&b, out, &n);
 	}
 	if (fix_dir) {
-		int k = snprintf(buf + used, DLT_ENV_BUF - used,
-				 "DLTRACE_DIR=%s", dlt_cfg.dir_abs);
-		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
-			out[n++] = buf + used;
-			used += (size_t)k + 1;
-		}
+		dlt_envb_begin(&b);
+		dlt_sb_str(&b.sb, "DLTRACE_DIR=");
+		dlt_sb_str(&b.sb, dlt_cfg.dir_abs);
+		dlt_envb_end(&b, out, &n);
 	}
 	if (fix_run) {
-		int k = snprintf(buf + used, DLT_ENV_BUF - used,
-				 "DLTRACE_RUN=%llx",
-				 (unsigned long long)dlt_cfg.run_id);
-		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
-			out[n++] = buf + used;
-			used += (size_t)k + 1;
-		}
+		dlt_envb_begin(&b);
+		dlt_sb_str(&b.sb, "DLTRACE_RUN=");
+		dlt_sb_uint(&b.sb, dlt_cfg.run_id, 16);
+		dlt_envb_end(&b, out, &n);
 	}
 	struct dlt_writer *w = dlt_writer_on();
 	char pk;
@@ -107,13 +126,18 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 	uint32_t pseq;
 	if (w && dlt_writer_parent(w, kind == 'e', &pk, &ppid, &pid_trace,
 				   &pseq) == 0) {
-		int k = snprintf(buf + used, DLT_ENV_BUF - used,
-				 "DLTRACE_PARENT=%c:%d:%llx:%u", pk, ppid,
-				 (unsigned long long)pid_trace, pseq);
-		if (k > 0 && (size_t)k < DLT_ENV_BUF - used) {
-			out[n++] = buf + used;
-			used += (size_t)k + 1;
-		}
+		/* DLTRACE_PARENT=KIND:PID:TRACE_ID(hex):SEQ, as
+		 * shim/state.c reads it. */
+		dlt_envb_begin(&b);
+		dlt_sb_str(&b.sb, "DLTRACE_PARENT=");
+		dlt_sb_char(&b.sb, pk);
+		dlt_sb_char(&b.sb, ':');
+		dlt_sb_int(&b.sb, ppid);
+		dlt_sb_char(&b.sb, ':');
+		dlt_sb_uint(&b.sb, pid_trace, 16);
+		dlt_sb_char(&b.sb, ':');
+		dlt_sb_uint(&b.sb, pseq, 10);
+		dlt_envb_end(&b, out, &n);
 	}
 	out[n] = NULL;
 }

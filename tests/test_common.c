@@ -4,6 +4,7 @@
 #include "hash.h"
 #include "io.h"
 #include "procstat.h"
+#include "strbuf.h"
 #include "testutil.h"
 
 #include <CUnit/CUnit.h>
@@ -110,11 +111,53 @@ static void test_elf_hashes(void)
 	CU_ASSERT_EQUAL(dlt_gnu_hash("\xff"), 5381u * 33 + 255);
 }
 
+/* The builder against snprintf's output, and what it does when a string
+ * does not fit. */
+static void test_strbuf(void)
+{
+	char buf[64], want[64];
+	struct dlt_strbuf b;
+	dlt_sb_init(&b, buf, sizeof(buf));
+	dlt_sb_str(&b, "DLTRACE_PARENT=");
+	dlt_sb_char(&b, 'e');
+	dlt_sb_char(&b, ':');
+	dlt_sb_int(&b, -42);
+	dlt_sb_char(&b, ':');
+	dlt_sb_uint(&b, 0xfedcba9876543210ull, 16);
+	dlt_sb_char(&b, ':');
+	dlt_sb_uint(&b, 0, 10);
+	dlt_sb_int(&b, INT64_MIN);
+	CU_ASSERT_EQUAL(dlt_sb_done(&b), 0);
+	snprintf(want, sizeof(want), "DLTRACE_PARENT=e:%d:%llx:%u%lld", -42,
+		 0xfedcba9876543210ull, 0u, (long long)INT64_MIN);
+	CU_ASSERT_STRING_EQUAL(buf, want);
+	CU_ASSERT_EQUAL(b.len, strlen(want));
+
+	/* Exactly full (7 characters and the NUL), then one more. */
+	char small[8];
+	dlt_sb_init(&b, small, sizeof(small));
+	dlt_sb_str(&b, "1234567");
+	CU_ASSERT_EQUAL(dlt_sb_done(&b), 0);
+	CU_ASSERT_STRING_EQUAL(small, "1234567");
+	dlt_sb_char(&b, '8');
+	CU_ASSERT_EQUAL(dlt_sb_done(&b), -1);
+	CU_ASSERT_STRING_EQUAL(small, "1234567");
+	/* Once cut, nothing more is appended. */
+	dlt_sb_init(&b, small, sizeof(small));
+	dlt_sb_str(&b, "too long for it");
+	dlt_sb_str(&b, "x");
+	CU_ASSERT_EQUAL(dlt_sb_done(&b), -1);
+	CU_ASSERT_STRING_EQUAL(small, "");
+	dlt_sb_init(&b, small, 0);
+	CU_ASSERT_EQUAL(dlt_sb_done(&b), -1);
+}
+
 static const struct tu_test common_tests[] = {
 	{"procstat: fields counted from the last ')'", test_procstat_parse},
 	{"procstat: this process and a zombie child", test_procstat_read_live},
 	{"io: pread to the end, short files, small files", test_io_reads},
 	{"hash: the ELF symbol hashes", test_elf_hashes},
+	{"strbuf: as snprintf formats it, and cut", test_strbuf},
 	{NULL, NULL}};
 
 static const struct tu_suite suites[] = {{"common", common_tests, NULL},

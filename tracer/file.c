@@ -10,6 +10,7 @@
 #include "writer_int.h"
 #include "hash.h"
 #include "hot.h"
+#include "strbuf.h"
 #include "tracelock.h"
 
 #include <errno.h>
@@ -243,12 +244,22 @@ static int dlt_file_trace_path(struct dlt_writer *w,
 			       const struct dlt_open_params *p,
 			       const char *host, const char *rank, int attempt)
 {
-	char suffix[16] = "";
-	if (attempt > 0)
-		snprintf(suffix, sizeof(suffix), "-%d", attempt);
-	int n = snprintf(w->path, sizeof(w->path), "%s/%s.%d.%u%s%s.dltrace",
-			 p->dir, host, (int)w->pid, p->exec_seq, rank, suffix);
-	return n > 0 && (size_t)n < sizeof(w->path) ? 0 : -1;
+	struct dlt_strbuf b;
+	dlt_sb_init(&b, w->path, sizeof(w->path));
+	dlt_sb_str(&b, p->dir);
+	dlt_sb_char(&b, '/');
+	dlt_sb_str(&b, host);
+	dlt_sb_char(&b, '.');
+	dlt_sb_int(&b, w->pid);
+	dlt_sb_char(&b, '.');
+	dlt_sb_uint(&b, p->exec_seq, 10);
+	dlt_sb_str(&b, rank);
+	if (attempt > 0) {
+		dlt_sb_char(&b, '-');
+		dlt_sb_int(&b, attempt);
+	}
+	dlt_sb_str(&b, ".dltrace");
+	return dlt_sb_done(&b);
 }
 
 static void dlt_fill_header(struct dlt_writer *w, uint8_t *base,
@@ -341,7 +352,10 @@ static uint8_t *dlt_create_unnamed(struct dlt_writer *w,
 	}
 	dlt_fill_header(w, base, p, trace_id, locked);
 	char self[64];
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	struct dlt_strbuf sb;
+	dlt_sb_init(&sb, self, sizeof(self));
+	dlt_sb_str(&sb, "/proc/self/fd/");
+	dlt_sb_int(&sb, fd);
 	int r = -1;
 	for (int attempt = 0; attempt < 100; attempt++) {
 		if (dlt_file_trace_path(w, p, host, rank, attempt) != 0)
@@ -444,14 +458,21 @@ static int dlt_writer_open(struct dlt_writer *w,
 	w->redact_argv = p->redact_argv;
 	w->want_max_size = p->max_size;
 	w->run_id = p->run_id;
-	if (p->dir != w->dir)
-		snprintf(w->dir, sizeof(w->dir), "%s", p->dir);
+	if (p->dir != w->dir) {
+		size_t l = strnlen(p->dir, sizeof(w->dir) - 1);
+		memcpy(w->dir, p->dir, l);
+		w->dir[l] = '\0';
+	}
 
 	char host[128];
 	dlt_sanitize_host(host, sizeof(host), p->host);
 	char rank[32] = "";
-	if (p->rank >= 0)
-		snprintf(rank, sizeof(rank), ".r%d", p->rank);
+	if (p->rank >= 0) {
+		struct dlt_strbuf r;
+		dlt_sb_init(&r, rank, sizeof(rank));
+		dlt_sb_str(&r, ".r");
+		dlt_sb_int(&r, p->rank);
+	}
 
 	int err = 0;
 	uint8_t *base = dlt_create_unnamed(w, p, host, rank, trace_id, &err);
