@@ -623,6 +623,20 @@ static void test_unit_legacy_not_fastest(void)
 
 /* Statuses decode per cuDNN major: 2 is ALLOC_FAILED in 8.x, 3000 is
  * NOT_SUPPORTED in 9.x. */
+/* Into the trace gen_open opened: cuDNN 9 found, one
+ * cudnnConvolutionForward that returned status, the end. */
+static void gen_cudnn9_conv(int32_t status)
+{
+	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
+	uint64_t v[DLT_NV_cudnnConvolutionForward] = {
+		[DLT_V_cudnnConvolutionForward_algo] = 1,
+		[DLT_V_cudnnConvolutionForward_workspace] = 0};
+	gen_call(DLT_ID_cudnnConvolutionForward, status, 1000, v,
+		 DLT_NV_cudnnConvolutionForward);
+	gen_exit(0);
+	gen_close();
+}
+
 static void test_unit_status_per_major(void)
 {
 	char *dir = tu_tmpdir("gen-status");
@@ -641,14 +655,7 @@ static void test_unit_status_per_major(void)
 	gen_exit(0);
 	gen_close();
 	TU_CHECK_FATAL(gen_open(dir, 1) == 0, "cannot write a trace");
-	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
-	uint64_t v[DLT_NV_cudnnConvolutionForward] = {
-		[DLT_V_cudnnConvolutionForward_algo] = 1,
-		[DLT_V_cudnnConvolutionForward_workspace] = 0};
-	gen_call(DLT_ID_cudnnConvolutionForward, 3000, 1000, v,
-		 DLT_NV_cudnnConvolutionForward);
-	gen_exit(0);
-	gen_close();
+	gen_cudnn9_conv(3000);
 	struct tu_json *j = check_json(dir);
 	TU_CHECK_FATAL(j != NULL, "no check output");
 	const struct tu_json *f =
@@ -677,14 +684,7 @@ static void test_unit_skew_calls_only(void)
 {
 	char *dir = tu_tmpdir("gen-skew-calls");
 	TU_CHECK_FATAL(gen_open(dir, 0) == 0, "cannot write a trace");
-	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
-	uint64_t v[DLT_NV_cudnnConvolutionForward] = {
-		[DLT_V_cudnnConvolutionForward_algo] = 1,
-		[DLT_V_cudnnConvolutionForward_workspace] = 0};
-	gen_call(DLT_ID_cudnnConvolutionForward, 1002, 1000, v,
-		 DLT_NV_cudnnConvolutionForward);
-	gen_exit(0);
-	gen_close();
+	gen_cudnn9_conv(1002);
 	struct tu_json *j = check_json(dir);
 	TU_CHECK_FATAL(j != NULL, "no check output");
 	const struct tu_json *f =
