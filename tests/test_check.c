@@ -26,6 +26,7 @@
 
 #include "apinames.h"
 #include "fake_paths.h"
+#include "install.h"
 #include "testutil.h"
 #include "record.h"
 
@@ -414,6 +415,99 @@ static const int64_t cudnn9_fam[8] = {
 	[DLT_FV_CUDNN_sublib5_check] = DLT_VERSION_ABSENT,
 	[DLT_FV_CUDNN_sublib6_check] = DLT_VERSION_ABSENT};
 
+/* ---- install trees ---------------------------------------------------------
+ * A pip wheel's and a conda package's layout, as nvidia-cudnn-cu13 and
+ * conda-forge's cudnn lay them out, with the lists each manager keeps. */
+
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	TU_CHECK_FATAL(f != NULL, "cannot write %s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* mkdir -p of the directory part of path. */
+static void mkdirs_for(const char *path)
+{
+	char *d = tu_strfmt("%s", path);
+	for (char *c = d + 1; (c = strchr(c, '/')) != NULL; c++) {
+		*c = '\0';
+		mkdir(d, 0755);
+		*c = '/';
+	}
+	free(d);
+}
+
+/* root/venv/lib/python3.11/site-packages: the pip tree, whose
+ * nvidia/cudnn/lib holds what names[] (copied from the fake cuDNN 9 when
+ * copy, else empty) and whose RECORD lists them.  Returns the lib
+ * directory. */
+static char *pip_tree(const char *root, const char *const *names, bool copy)
+{
+	char *site = tu_strfmt("%s/venv/lib/python3.11/site-packages", root);
+	char *lib = tu_strfmt("%s/nvidia/cudnn/lib", site);
+	char *info =
+		tu_strfmt("%s/nvidia_cudnn_cu13-9.19.0.70.dist-info", site);
+	char *rec = tu_strfmt("%s/RECORD", info);
+	char *meta = tu_strfmt("%s/METADATA", info);
+	mkdirs_for(rec);
+	FILE *f = fopen(rec, "w");
+	TU_CHECK_FATAL(f != NULL, "cannot write %s", rec);
+	for (size_t i = 0; names[i]; i++) {
+		char *dst = tu_strfmt("%s/%s", lib, names[i]);
+		char *src = tu_strfmt("%s/%s", DLT_FAKE_CUDNN9_DIR, names[i]);
+		mkdirs_for(dst);
+		if (copy)
+			TU_CHECK(tu_copy_file(src, dst) == 0, "cannot copy %s",
+				 src);
+		else
+			put_file(dst, "");
+		fprintf(f, "nvidia/cudnn/lib/%s,sha256=x,1\n", names[i]);
+		free(dst);
+		free(src);
+	}
+	fclose(f);
+	put_file(meta, "Metadata-Version: 2.1\nName: nvidia-cudnn-cu13\n");
+	free(meta);
+	free(rec);
+	free(info);
+	free(site);
+	return lib;
+}
+
+/* root/conda: a conda prefix whose package "cudnn" lists lib/<name>.
+ * Returns the lib directory. */
+static char *conda_tree(const char *root, const char *name)
+{
+	char *lib = tu_strfmt("%s/conda/lib", root);
+	char *json =
+		tu_strfmt("%s/conda/conda-meta/cudnn-9.18.0-h0_0.json", root);
+	char *text = tu_strfmt("{\n  \"name\": \"cudnn\",\n  \"version\": "
+			       "\"9.18.0\",\n  \"files\": [\n    "
+			       "\"lib/%s\"\n  ]\n}\n",
+			       name);
+	char *in_lib = tu_strfmt("%s/%s", lib, name);
+	mkdirs_for(json);
+	mkdirs_for(in_lib);
+	put_file(json, text);
+	free(in_lib);
+	free(text);
+	free(json);
+	return lib;
+}
+
+static void expect_install(const char *path, const char *dpkg,
+			   enum dlt_installer by, const char *package)
+{
+	struct dlt_install in;
+	dlt_install_find(path, dpkg, &in);
+	TU_CHECK(in.by == by && strcmp(in.package, package) == 0,
+		 "%s: installed by %s (%s), want %s (%s)", path,
+		 dlt_installer_name(in.by), in.package, dlt_installer_name(by),
+		 package);
+}
+
 /* ---- suite check_unit ------------------------------------------------------
  */
 
@@ -529,6 +623,20 @@ static void test_unit_legacy_not_fastest(void)
 
 /* Statuses decode per cuDNN major: 2 is ALLOC_FAILED in 8.x, 3000 is
  * NOT_SUPPORTED in 9.x. */
+/* Into the trace gen_open opened: cuDNN 9 found, one
+ * cudnnConvolutionForward that returned status, the end. */
+static void gen_cudnn9_conv(int32_t status)
+{
+	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
+	uint64_t v[DLT_NV_cudnnConvolutionForward] = {
+		[DLT_V_cudnnConvolutionForward_algo] = 1,
+		[DLT_V_cudnnConvolutionForward_workspace] = 0};
+	gen_call(DLT_ID_cudnnConvolutionForward, status, 1000, v,
+		 DLT_NV_cudnnConvolutionForward);
+	gen_exit(0);
+	gen_close();
+}
+
 static void test_unit_status_per_major(void)
 {
 	char *dir = tu_tmpdir("gen-status");
@@ -547,14 +655,7 @@ static void test_unit_status_per_major(void)
 	gen_exit(0);
 	gen_close();
 	TU_CHECK_FATAL(gen_open(dir, 1) == 0, "cannot write a trace");
-	gen_family(DLT_FAM_CUDNN, "/opt/cudnn/libcudnn.so.9", NULL, cudnn9_fam);
-	uint64_t v[DLT_NV_cudnnConvolutionForward] = {
-		[DLT_V_cudnnConvolutionForward_algo] = 1,
-		[DLT_V_cudnnConvolutionForward_workspace] = 0};
-	gen_call(DLT_ID_cudnnConvolutionForward, 3000, 1000, v,
-		 DLT_NV_cudnnConvolutionForward);
-	gen_exit(0);
-	gen_close();
+	gen_cudnn9_conv(3000);
 	struct tu_json *j = check_json(dir);
 	TU_CHECK_FATAL(j != NULL, "no check output");
 	const struct tu_json *f =
@@ -571,6 +672,30 @@ static void test_unit_status_per_major(void)
 				"CUDNN_STATUS_NOT_SUPPORTED") == 0,
 		 "9.x status 3000 decoded as %s",
 		 f ? ev_str(f, "status_name") : "-");
+	tu_json_free(j);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* CUDNN_SUBLIB_SKEW told only by a call that failed with
+ * SUBLIBRARY_VERSION_MISMATCH, no cuDNN file in the trace: no directory to
+ * name, and no package manager either. */
+static void test_unit_skew_calls_only(void)
+{
+	char *dir = tu_tmpdir("gen-skew-calls");
+	TU_CHECK_FATAL(gen_open(dir, 0) == 0, "cannot write a trace");
+	gen_cudnn9_conv(1002);
+	struct tu_json *j = check_json(dir);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f =
+		expect_finding(j, "CUDNN_SUBLIB_SKEW", "error", "do not match");
+	const char *fix = f ? tu_jstr(f, "fix") : NULL;
+	TU_CHECK(f && ev_str(f, "main_directory") == NULL &&
+			 tu_jlen(ev(f, "failed_calls")) == 1 &&
+			 tu_contains(fix, "unknown") &&
+			 !tu_contains(fix, "apt") && !tu_contains(fix, "pip"),
+		 "skew from calls alone: main_directory %s, fix %s",
+		 f ? ev_str(f, "main_directory") : "-", fix ? fix : "-");
 	tu_json_free(j);
 	tu_rmtree(dir);
 	free(dir);
@@ -1023,10 +1148,11 @@ static void test_lib_load_failed(void)
 	char *fx = tu_fx("fx_check");
 	char *user = fxc("user/libdlt_user_new.so");
 	char *o1 = tu_strfmt("open:%s", user);
-	char *o2 = tu_strfmt("open:%s", junk);
+	/* By its bare name: LD_LIBRARY_PATH finds the junk. */
+	char *o2 = tu_strfmt("open:%s", "libdlt_junk.so");
 	const char *cmd[] = {fx, o1, o2, NULL};
 	char *prov1 = fxc("prov1");
-	char *llp = tu_strfmt("LD_LIBRARY_PATH=%s", prov1);
+	char *llp = tu_strfmt("LD_LIBRARY_PATH=%s:%s", prov1, tmp);
 	const char *env[] = {llp, NULL};
 	struct tu_json *j = traced_check("loadfailed", cmd, env, NULL, NULL);
 	TU_CHECK_FATAL(j != NULL, "no check output");
@@ -1060,6 +1186,17 @@ static void test_lib_load_failed(void)
 	TU_CHECK(f && ev_str(f, "cause") &&
 			 strcmp(ev_str(f, "cause"), "not_elf") == 0,
 		 "invalid ELF: cause %s", f ? ev_str(f, "cause") : "-");
+	/* The rejected file is named with the rule that found it, and the
+	 * fix takes the directory out of the path that brought it. */
+	TU_CHECK(f && same_str(ev_str(f, "found_via"), "LD_LIBRARY_PATH") &&
+			 str_ends(ev_str(f, "file"), "/libdlt_junk.so") &&
+			 tu_contains(ev_str(f, "file"), tmp) &&
+			 tu_contains(tu_jstr(f, "fix"), tmp) &&
+			 tu_contains(tu_jstr(f, "fix"),
+				     "out of LD_LIBRARY_PATH"),
+		 "invalid ELF: found_via %s, file %s, fix %s",
+		 f ? ev_str(f, "found_via") : "-", f ? ev_str(f, "file") : "-",
+		 f ? tu_jstr(f, "fix") : "-");
 	TU_CHECK(finding(j, "LIB_NOT_FOUND", NULL, NULL) == NULL,
 		 "a file that was found is reported as not found");
 	tu_json_free(j);
@@ -1333,16 +1470,22 @@ static void test_duplicate_and_deepbind(void)
 	const char *env[] = {FAKE_ENV_BASE, NULL};
 	struct tu_json *j = traced_check("dup", cmd, env, NULL, NULL);
 	TU_CHECK_FATAL(j != NULL, "no check output");
-	const struct tu_json *f =
-		expect_finding(j, "DUPLICATE_LIBRARY", "error", "libcudart");
-	TU_CHECK(f && tu_jlen(ev(f, "copies")) == 2 &&
-			 has_elem(ev(f, "copies"), "path",
-				  "/a/" DLT_FAKE_CUDART_SONAME) &&
-			 has_elem(ev(f, "copies"), "path", "80664282.so.13") +
-					 has_elem(ev(f, "copies"), "path",
+	/* Two copies of one file: one build in two places, a warning. */
+	const struct tu_json *f = expect_finding(
+		j, "DUPLICATE_LIBRARY", "warning", "one build of libcudart");
+	const struct tu_json *cp = ev(f, "copies");
+	TU_CHECK(f && tu_jlen(cp) == 2 &&
+			 has_elem(cp, "path", "/a/" DLT_FAKE_CUDART_SONAME) &&
+			 has_elem(cp, "path", "80664282.so.13") +
+					 has_elem(cp, "path",
 						  "80664282.so.12") ==
-				 1,
-		 "DUPLICATE_LIBRARY copies wrong");
+				 1 &&
+			 tu_jstr(tu_jat(cp, 0), "build_id") &&
+			 same_str(tu_jstr(tu_jat(cp, 0), "build_id"),
+				  tu_jstr(tu_jat(cp, 1), "build_id")) &&
+			 !tu_contains(tu_jstr(f, "message"), "different"),
+		 "DUPLICATE_LIBRARY copies wrong: %s",
+		 f ? tu_jstr(f, "message") : "-");
 	f = expect_finding(j, "DEEPBIND", "warning", "libdlt_b.so");
 	int deep = 0;
 	const struct tu_json *m = ev(f, "dlopen_mode");
@@ -1352,6 +1495,32 @@ static void test_duplicate_and_deepbind(void)
 	TU_CHECK(deep && str_ends(ev_str(f, "library"), "llp/libdlt_b.so"),
 		 "DEEPBIND evidence wrong");
 	tu_json_free(j);
+	/* Another build under the same name: an error. */
+	char *dc = tu_strfmt("%s/c", tmp);
+	mkdir(dc, 0755);
+	char *c3 = tu_strfmt("%s/%s", dc, DLT_FAKE_CUDART_SONAME);
+	TU_CHECK_FATAL(tu_copy_other_build(src, c3) == 0,
+		       "cannot make another build of %s", src);
+	char *o4 = tu_strfmt("open:%s", c3);
+	const char *cmd2[] = {fx, o1, "int:cudaRuntimeGetVersion", o4, NULL};
+	j = traced_check("dup-builds", cmd2, env, NULL, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	f = expect_finding(j, "DUPLICATE_LIBRARY", "error",
+			   "2 different builds of libcudart");
+	cp = ev(f, "copies");
+	TU_CHECK(f && tu_jlen(cp) == 2 &&
+			 !same_str(tu_jstr(tu_jat(cp, 0), "build_id"),
+				   tu_jstr(tu_jat(cp, 1), "build_id")) &&
+			 same_str(tu_jstr(tu_jat(cp, 1), "installed_by"),
+				  "unknown") &&
+			 !tu_contains(tu_jstr(f, "fix"), "apt") &&
+			 !tu_contains(tu_jstr(f, "fix"), "pip"),
+		 "other build: evidence or fix wrong: %s",
+		 f ? tu_jstr(f, "fix") : "-");
+	tu_json_free(j);
+	free(o4);
+	free(c3);
+	free(dc);
 	free(o1);
 	free(o2);
 	free(o3);
@@ -1447,26 +1616,127 @@ static void test_fakes_sublib_skew(void)
 	TU_CHECK(seen, "cudnnOpsVersionCheck's 1002 not decoded in evidence");
 	tu_json_free(j);
 
-	/* Two directories: libcudnn_ops.so.9 from an LD_LIBRARY_PATH copy. */
+	/* Two directories: libcudnn_ops.so.9 from an LD_LIBRARY_PATH copy.
+	 * A byte-identical copy is the same library, even under its full
+	 * version (libcudnn_ops.so.9 -> libcudnn_ops.so.9.19.0, as
+	 * distributions ship it): nothing to report. */
 	char *tmp = tu_tmpdir("skew-dirs");
 	char *src = tu_strfmt("%s/libcudnn_ops.so.9", DLT_FAKE_CUDNN9_DIR);
-	char *dst = tu_strfmt("%s/libcudnn_ops.so.9", tmp);
-	TU_CHECK_FATAL(tu_copy_file(src, dst) == 0, "cannot copy %s", src);
+	char *dst = tu_strfmt("%s/libcudnn_ops.so.9.19.0", tmp);
+	char *lnk = tu_strfmt("%s/libcudnn_ops.so.9", tmp);
+	TU_CHECK_FATAL(tu_copy_file(src, dst) == 0 &&
+			       symlink("libcudnn_ops.so.9.19.0", lnk) == 0,
+		       "cannot copy %s", src);
 	char *llp = tu_strfmt("LD_LIBRARY_PATH=%s:%s", tmp, DLT_FAKE_CUDA_DIR);
 	const char *env2[] = {llp, NULL};
+	char *dir = NULL;
+	j = traced_check("fake-skew-same", cmd, env2, &dir, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	TU_CHECK(finding(j, "CUDNN_SUBLIB_SKEW", NULL, NULL) == NULL,
+		 "an identical copy is called sub-library skew");
+	tu_expect_healthy("identical cuDNN copy", dir);
+	tu_json_free(j);
+	tu_rmtree(dir);
+	free(dir);
+
+	/* Another build of it: skew, and the fix names the directory that
+	 * holds all of cuDNN and the path that brought the stray. */
+	TU_CHECK_FATAL(tu_copy_other_build(src, dst) == 0,
+		       "cannot make another build of %s", src);
 	j = traced_check("fake-skew-dirs", cmd, env2, NULL, NULL);
 	TU_CHECK_FATAL(j != NULL, "no check output");
 	f = expect_finding(j, "CUDNN_SUBLIB_SKEW", "error", "2 directories");
+	const char *fix = f ? tu_jstr(f, "fix") : NULL;
 	TU_CHECK(f && tu_jlen(ev(f, "directories")) == 2 &&
-			 has_elem(ev(f, "libraries"), "path",
-				  "skew-dirs/libcudnn_ops.so.9") +
-					 1 >
-				 0,
-		 "two directories: evidence wrong");
+			 has_elem(ev(f, "libraries"), "vs_main_directory",
+				  "other build") &&
+			 same_str(ev_str(f, "complete_directory"),
+				  DLT_FAKE_CUDNN9_DIR) &&
+			 tu_contains(fix, DLT_FAKE_CUDNN9_DIR) &&
+			 tu_contains(fix, tmp) &&
+			 tu_contains(fix, "LD_LIBRARY_PATH") &&
+			 !tu_contains(fix, "apt") && !tu_contains(fix, "pip"),
+		 "two directories: evidence or fix wrong: %s", fix ? fix : "-");
 	tu_json_free(j);
 	free(llp);
 	free(src);
 	free(dst);
+	free(lnk);
+	tu_rmtree(tmp);
+	free(tmp);
+}
+
+/* cuDNN from a pip wheel's tree, one sub-library of another build from a
+ * conda prefix first on LD_LIBRARY_PATH: the evidence says how each came,
+ * the fix names the wheel's directory and the path that brought the
+ * stray, and no package manager that did not install it.  The libs view
+ * shows the version each library reported. */
+static void test_fakes_install_trees(void)
+{
+	char *tmp = tu_tmpdir("trees");
+	const char *names[] = {"libcudnn.so.9", "libcudnn_graph.so.9",
+			       "libcudnn_ops.so.9", "libcudnn_cnn.so.9", NULL};
+	char *pip = pip_tree(tmp, names, true);
+	char *conda = conda_tree(tmp, "libcudnn_ops.so.9");
+	char *src = tu_strfmt("%s/libcudnn_ops.so.9", DLT_FAKE_CUDNN9_DIR);
+	char *stray = tu_strfmt("%s/libcudnn_ops.so.9", conda);
+	TU_CHECK_FATAL(tu_copy_other_build(src, stray) == 0,
+		       "cannot make another build of %s", src);
+	char *llp = tu_strfmt("LD_LIBRARY_PATH=%s:%s:%s", conda, pip,
+			      DLT_FAKE_CUDA_DIR);
+	const char *env[] = {llp, NULL};
+	const char *cmd[] = {DLT_FAKE_FX_CUDNN, "legacy9", NULL};
+	char *dir = NULL;
+	struct tu_json *j = traced_check("trees", cmd, env, &dir, NULL);
+	TU_CHECK_FATAL(j != NULL, "no check output");
+	const struct tu_json *f = expect_finding(j, "CUDNN_SUBLIB_SKEW",
+						 "error", "2 directories");
+	const struct tu_json *libs = ev(f, "libraries");
+	int pip_ok = 0, conda_ok = 0;
+	for (size_t i = 0; i < tu_jlen(libs); i++) {
+		const struct tu_json *l = tu_jat(libs, i);
+		const char *path = tu_jstr(l, "path");
+		if (str_ends(path, "/conda/lib/libcudnn_ops.so.9"))
+			conda_ok =
+				same_str(tu_jstr(l, "installed_by"), "conda") &&
+				same_str(tu_jstr(l, "package"), "cudnn") &&
+				same_str(tu_jstr(l, "vs_main_directory"),
+					 "other build");
+		if (str_ends(path, "/nvidia/cudnn/lib/libcudnn.so.9"))
+			pip_ok = same_str(tu_jstr(l, "installed_by"), "pip") &&
+				 same_str(tu_jstr(l, "package"),
+					  "nvidia-cudnn-cu13");
+	}
+	const char *fix = f ? tu_jstr(f, "fix") : NULL;
+	TU_CHECK(pip_ok && conda_ok, "installed_by wrong in the evidence");
+	TU_CHECK(same_str(ev_str(f, "complete_directory"), pip) &&
+			 tu_contains(fix, pip) && tu_contains(fix, conda) &&
+			 tu_contains(fix, "LD_LIBRARY_PATH") &&
+			 !tu_contains(fix, "apt") && !tu_contains(fix, "pip "),
+		 "fix: %s", fix ? fix : "-");
+	tu_json_free(j);
+	/* libs: the version each library answered (the fake cuDNN's
+	 * sub-library word), beside its name. */
+	struct tu_json *lj = tu_libs_json(dir);
+	const struct tu_json *rows =
+		tu_jget(tu_jat(tu_jget(lj, "processes"), 0), "libraries");
+	int shown = 0;
+	for (size_t i = 0; i < tu_jlen(rows); i++) {
+		const struct tu_json *l = tu_jat(rows, i);
+		shown += str_ends(tu_jstr(l, "path"), "libcudnn_graph.so.9") &&
+			 same_str(tu_jstr(l, "version_from"), "library") &&
+			 tu_jstr(l, "version") &&
+			 strchr(tu_jstr(l, "version"), '.') != NULL;
+	}
+	TU_CHECK(shown == 1, "libs --json: libcudnn_graph.so.9's version");
+	tu_json_free(lj);
+	tu_rmtree(dir);
+	free(dir);
+	free(llp);
+	free(stray);
+	free(src);
+	free(conda);
+	free(pip);
 	tu_rmtree(tmp);
 	free(tmp);
 }
@@ -2332,12 +2602,66 @@ static void test_unit_list_documented(void)
 	tu_proc_free(&p);
 }
 
+static void test_unit_install(void)
+{
+	char *tmp = tu_tmpdir("install");
+	const char *names[] = {"libcudnn.so.9", NULL};
+	char *pip = pip_tree(tmp, names, false);
+	char *p = tu_strfmt("%s/libcudnn.so.9", pip);
+	expect_install(p, NULL, DLT_INST_PIP, "nvidia-cudnn-cu13");
+	/* A symlink RECORD does not list, to a file it does. */
+	char *link = tu_strfmt("%s/libcudnn.so", pip);
+	TU_CHECK_FATAL(symlink("libcudnn.so.9", link) == 0, "symlink");
+	expect_install(link, NULL, DLT_INST_PIP, "nvidia-cudnn-cu13");
+	char *stray = tu_strfmt("%s/libcudnn_ops.so.9", pip);
+	put_file(stray, "");
+	/* dpkg lists /usr/lib/...; the loader opened /lib/... */
+	char *info = tu_strfmt("%s/dpkg-info", tmp);
+	mkdir(info, 0755);
+	char *list = tu_strfmt("%s/libfoo1:amd64.list", info);
+	put_file(list, "/.\n/usr\n/usr/lib/x86_64-linux-gnu/libfoo.so.1\n");
+	expect_install(stray, info, DLT_INST_UNKNOWN, "");
+
+	char *conda = conda_tree(tmp, "libcudnn_ops.so.9");
+	char *c = tu_strfmt("%s/libcudnn_ops.so.9", conda);
+	put_file(c, "");
+	expect_install(c, info, DLT_INST_CONDA, "cudnn");
+	char *other = tu_strfmt("%s/libcudnn_cnn.so.9", conda);
+	put_file(other, "");
+	expect_install(other, info, DLT_INST_UNKNOWN, "");
+	/* pip inside a conda prefix, installed by conda (INSTALLER). */
+	char *cpip = tu_strfmt("%s/conda", tmp);
+	char *cl = pip_tree(cpip, names, false);
+	char *cvenv = tu_strfmt("%s/conda/venv", tmp);
+	char *ci = tu_strfmt("%s/lib/python3.11/site-packages/"
+			     "nvidia_cudnn_cu13-9.19.0.70.dist-info/INSTALLER",
+			     cvenv);
+	put_file(ci, "conda\n");
+	char *cp = tu_strfmt("%s/libcudnn.so.9", cl);
+	expect_install(cp, NULL, DLT_INST_CONDA, "nvidia-cudnn-cu13");
+
+	expect_install("/lib/x86_64-linux-gnu/libfoo.so.1", info, DLT_INST_DPKG,
+		       "libfoo1");
+	expect_install("/usr/lib/x86_64-linux-gnu/libfoo.so.1", info,
+		       DLT_INST_DPKG, "libfoo1");
+	expect_install("/usr/lib/x86_64-linux-gnu/libfoo.so", info,
+		       DLT_INST_UNKNOWN, "");
+	char *all[] = {pip,   p,    link, stray, info,	conda, c,
+		       other, cpip, cl,	  ci,	 cvenv, cp,    list};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		free(all[i]);
+	tu_rmtree(tmp);
+	free(tmp);
+}
+
 static const struct tu_test unit_tests[] = {
 	{"backend plan fails for memory, another runs",
 	 test_unit_backend_fallback},
 	{"legacy: not the fastest successful candidate",
 	 test_unit_legacy_not_fastest},
 	{"cuDNN statuses decoded per major", test_unit_status_per_major},
+	{"CUDNN_SUBLIB_SKEW from failed calls alone",
+	 test_unit_skew_calls_only},
 	{"driver table, driver API version, lmdeploy#1267", test_unit_driver},
 	{"no end record, call in progress; export",
 	 test_unit_incomplete_and_export},
@@ -2347,6 +2671,8 @@ static const struct tu_test unit_tests[] = {
 	{"exit status and --fail-on", test_unit_exit_status},
 	{"every code listed and documented", test_unit_list_documented},
 	{"roles keep their promises; named values", test_unit_roles},
+	{"how a file was installed: pip, conda, dpkg, unknown",
+	 test_unit_install},
 	{NULL, NULL}};
 
 static const struct tu_test loader_tests[] = {
@@ -2374,6 +2700,8 @@ static const struct tu_test fake_tests[] = {
 	{"CUDA_DRIVER_INSUFFICIENT: old fake driver", test_fakes_driver},
 	{"CUDNN_SUBLIB_SKEW: version check, two directories",
 	 test_fakes_sublib_skew},
+	{"a pip-shaped and a conda-shaped install tree",
+	 test_fakes_install_trees},
 	{"CUDNN_CUDART_MISMATCH across and within a major",
 	 test_fakes_cudnn_cudart},
 	{"API_ERROR: a sticky kernel failure", test_fakes_api_error},

@@ -1017,7 +1017,8 @@ static void test_versions_fakes(void)
 static const char *real_libs_skip(void)
 {
 	static char why[600];
-	const char *libs[] = {"libnccl.so.2", "libcudnn.so.9", NULL};
+	const char *libs[] = {"libnccl.so.2", "libcudnn.so.9",
+			      "libcudart.so.13", NULL};
 	for (const char **l = libs; *l; l++) {
 		char *p = tu_strfmt("%s/%s", DLT_TEST_REAL_LIBDIR, *l);
 		int ok = access(p, R_OK) == 0;
@@ -1037,6 +1038,60 @@ static void version_text(long v, char *buf, size_t cap)
 	snprintf(buf, cap, "%ld.%ld.%ld", v / 10000, v / 100 % 100, v % 100);
 }
 
+/* The version column of the libs view: `libs --json` gives each of
+ * libnccl.so.2, libcudnn_graph.so.9 (whose version word cuDNN 9 reports
+ * for all of it) and libcudart.so.13 the version the library answered,
+ * and summary lists them. */
+static void expect_lib_versions(const char *dir, const char *nccl,
+				const char *cudnn, const char *cudart)
+{
+	const char *names[] = {"/libnccl.so.2", "/libcudnn_graph.so.9",
+			       "/libcudart.so.13"};
+	const char *want[] = {nccl, cudnn, cudart};
+	struct tu_json *j = tu_libs_json(dir);
+	const struct tu_json *procs = tu_jget(j, "processes");
+	for (size_t n = 0; n < 3; n++) {
+		const char *got = NULL, *from = NULL;
+		for (size_t i = 0; i < tu_jlen(procs); i++) {
+			const struct tu_json *libs =
+				tu_jget(tu_jat(procs, i), "libraries");
+			for (size_t k = 0; k < tu_jlen(libs); k++) {
+				const struct tu_json *l = tu_jat(libs, k);
+				const char *path = tu_jstr(l, "path");
+				size_t pl = path ? strlen(path) : 0;
+				size_t nl = strlen(names[n]);
+				if (pl < nl ||
+				    strcmp(path + pl - nl, names[n]) != 0)
+					continue;
+				got = tu_jstr(l, "version");
+				from = tu_jstr(l, "version_from");
+			}
+		}
+		TU_CHECK(str_is(got, want[n]) && str_is(from, "library"),
+			 "libs --json: %s version %s (from %s), the library "
+			 "said %s",
+			 names[n], got ? got : "null", from ? from : "null",
+			 want[n]);
+	}
+	tu_json_free(j);
+	struct tu_proc p;
+	tu_analyze_dir(&p, "summary", NULL, dir);
+	char *n = tu_strfmt("nccl %s", nccl), *c = tu_strfmt("cudnn %s", cudnn),
+	     *r = tu_strfmt("cudart %s", cudart);
+	TU_CHECK(tu_contains(p.out, n) && tu_contains(p.out, c) &&
+			 tu_contains(p.out, r),
+		 "summary lacks %s, %s or %s:\n%s", n, c, r, p.out);
+	tu_proc_free(&p);
+	tu_analyze_dir(&p, "libs", NULL, dir);
+	char *b = tu_strfmt("[%s]", cudnn);
+	TU_CHECK(tu_contains(p.out, b), "libs lacks %s:\n%s", b, p.out);
+	tu_proc_free(&p);
+	free(b);
+	free(n);
+	free(c);
+	free(r);
+}
+
 /* The real NCCL and cuDNN through ctypes, only their version getters
  * called: check says the versions they answered ("versions": {} before),
  * and the program loads exactly what it loads untraced. */
@@ -1052,8 +1107,12 @@ static void test_versions_real(void)
 			  "n.ncclGetVersion(ctypes.byref(v))\n"
 			  "c = ctypes.CDLL(d + 'libcudnn.so.9')\n"
 			  "c.cudnnGetVersion.restype = ctypes.c_size_t\n"
+			  "r = ctypes.CDLL(d + 'libcudart.so.13')\n"
+			  "rv = ctypes.c_int()\n"
+			  "r.cudaRuntimeGetVersion(ctypes.byref(rv))\n"
 			  "print('nccl', v.value)\n"
 			  "print('cudnn', c.cudnnGetVersion())\n"
+			  "print('cudart', rv.value)\n"
 			  "for m in sorted({l.split()[-1] for l in "
 			  "open('/proc/self/maps')\n"
 			  "                 if 'cud' in l or 'nccl' in l}):\n"
@@ -1083,11 +1142,63 @@ static void test_versions_real(void)
 	printf("\n    nccl %s, cudnn %s\n", gn ? gn : "?", gc ? gc : "?");
 	tu_json_free(root);
 	tu_expect_healthy("ctypes version getters of NCCL and cuDNN", dir);
+	/* libs and summary show what each library answered: cudart's word
+	 * is M*1000 + m*10. */
+	char rvs[32] = "", want_r[48];
+	tu_line_value(plain.out, "cudart ", rvs, sizeof(rvs));
+	long r = atol(rvs);
+	snprintf(want_r, sizeof(want_r), "%ld.%ld", r / 1000, r % 1000 / 10);
+	expect_lib_versions(dir, want_n, want_c, want_r);
 	tu_proc_free(&plain);
 	tu_proc_free(&p);
 	tu_rmtree(dir);
 	free(script);
 	free(dir);
+}
+
+/* A byte-identical copy of the real libcudnn.so.9 first on LD_LIBRARY_PATH,
+ * its sub-libraries from the real directory: one library in two places,
+ * which cuDNN's own check accepts.  No skew, no warning. */
+static void test_identical_cudnn_real(void)
+{
+	char *dir = tu_tmpdir("cudnn-copy-real");
+	char *copy = tu_tmpdir("cudnn-copy-lib");
+	TU_CHECK_FATAL(dir && copy, "no scratch directory");
+	char *src = tu_strfmt("%s/libcudnn.so.9", DLT_TEST_REAL_LIBDIR);
+	char *dst = tu_strfmt("%s/libcudnn.so.9", copy);
+	TU_CHECK_FATAL(tu_copy_file(src, dst) == 0, "cannot copy %s", src);
+	const char *script = "import ctypes\n"
+			     "c = ctypes.CDLL('libcudnn.so.9')\n"
+			     "c.cudnnGetVersion.restype = ctypes.c_size_t\n"
+			     "print('cudnn', c.cudnnGetVersion())\n"
+			     "g = ctypes.CDLL('libcudnn_graph.so.9')\n"
+			     "print('check', g.cudnnGraphVersionCheck())\n";
+	char *llp =
+		tu_strfmt("LD_LIBRARY_PATH=%s:%s", copy, DLT_TEST_REAL_LIBDIR);
+	const char *env[] = {llp, NULL};
+	const char *cmd[] = {tu_python(), "-c", script, NULL};
+	struct tu_proc p;
+	tu_run_traced(&p, dir, cmd, env, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_exit_code(p.status) == 0 && tu_contains(p.out, "check 0"),
+		 "the copy did not load or cuDNN's check failed: %s\n%s%s",
+		 tu_status_str(p.status), p.out, p.err);
+	struct tu_json *root = tu_check_json(dir);
+	const struct tu_json *fs = tu_jget(root, "findings");
+	for (size_t i = 0; i < tu_jlen(fs); i++)
+		TU_CHECK(!str_is(tu_jstr(tu_jat(fs, i), "code"),
+				 "CUDNN_SUBLIB_SKEW"),
+			 "an identical copy is called skew: %s",
+			 tu_jstr(tu_jat(fs, i), "message"));
+	tu_json_free(root);
+	tu_expect_healthy("an identical libcudnn.so.9 first on the path", dir);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	tu_rmtree(copy);
+	free(llp);
+	free(src);
+	free(dst);
+	free(dir);
+	free(copy);
 }
 
 /* ---- suite torch: a healthy job under --hang-timeout ----------------------
@@ -1367,6 +1478,7 @@ static const struct tu_test versions_tests[] = {
 
 static const struct tu_test versions_real_tests[] = {
 	{"real NCCL and cuDNN through ctypes", test_versions_real},
+	{"an identical copy of the real cuDNN", test_identical_cudnn_real},
 	{NULL, NULL}};
 
 static const struct tu_suite suites[] = {

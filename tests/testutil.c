@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "elfread.h"
+
 extern char **environ;
 
 /* ---- assertions ------------------------------------------------------- */
@@ -545,6 +547,42 @@ int tu_copy_file(const char *from, const char *to)
 		rc = -1;
 	close(in);
 	close(out);
+	return rc;
+}
+
+int tu_copy_other_build(const char *from, const char *to)
+{
+	uint8_t id[32];
+	uint32_t n = 0;
+	struct dlt_elf e;
+	if (dlt_elf_open(&e, from) == 0) {
+		n = dlt_elf_build_id(&e, id, sizeof(id));
+		dlt_elf_close(&e);
+	}
+	if (n == 0 || tu_copy_file(from, to) != 0)
+		return -1;
+	/* The note holds the build-id once; a second match would be a
+	 * coincidence of 20 random bytes. */
+	int fd = open(to, O_RDWR | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	uint8_t *buf = malloc((size_t)st.st_size);
+	int rc = -1;
+	if (buf && read(fd, buf, (size_t)st.st_size) == st.st_size) {
+		uint8_t *at = memmem(buf, (size_t)st.st_size, id, n);
+		if (at) {
+			uint8_t b = at[n - 1] ^ 0xff;
+			rc = pwrite(fd, &b, 1, (off_t)(at - buf) + n - 1) == 1
+				     ? 0
+				     : -1;
+		}
+	}
+	free(buf);
+	close(fd);
 	return rc;
 }
 

@@ -99,6 +99,10 @@ char *tu_drop_lines(const char *text, const char *prefix);
 int tu_contains(const char *hay, const char *needle);
 int tu_contains_ci(const char *hay, const char *needle);
 int tu_copy_file(const char *from, const char *to);
+/* A copy of the ELF object from whose GNU build-id differs in its last
+ * byte: another build of the same library, byte for byte the same size.
+ * Returns 0, or -1 (no build-id, or a write failed). */
+int tu_copy_other_build(const char *from, const char *to);
 
 /* ---- traces -------------------------------------------------------------- */
 

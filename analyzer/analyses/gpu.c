@@ -376,15 +376,8 @@ int64_t dlt_gpu_family_version(const struct dlt_gpu_family *f)
 const char *dlt_gpu_family_version_str(const struct dlt_gpu_family *f,
 				       char *buf, size_t cap)
 {
-	int64_t v = dlt_gpu_family_version(f);
-	buf[0] = '\0';
-	if (v <= 0)
-		return buf;
-	if (f->family == DLT_FAM_NCCL)
-		return dlt_nccl_version_str(v, buf, cap);
-	if (f->family == DLT_FAM_CUDNN)
-		return dlt_cudnn_version_str(v, buf, cap);
-	return dlt_cuda_version_str(v, buf, cap);
+	return dlt_family_version_str((uint32_t)f->family,
+				      dlt_gpu_family_version(f), buf, cap);
 }
 
 int64_t dlt_gpu_driver_api(const struct dlt_gpu *g)
@@ -407,4 +400,26 @@ int64_t dlt_gpu_driver_api(const struct dlt_gpu *g)
 				return f->v[from[k].version];
 		}
 	return -1;
+}
+
+const char *dlt_lib_version_str(const struct dlt_process *p,
+				const struct dlt_lib *lib, char *buf,
+				size_t cap, const char **from)
+{
+	const struct dlt_reported_version *v = dlt_lib_reported_version(p, lib);
+	*from = NULL;
+	buf[0] = '\0';
+	if (v)
+		dlt_family_version_str(v->family, v->version, buf, cap);
+	if (buf[0]) {
+		/* FILE: the NCCL version string or a name suffix the shim
+		 * read, not an answer of the library's. */
+		*from = v->source == DLT_FAMSRC_FILE ? "file" : "library";
+		return buf;
+	}
+	dlt_lib_file_version(lib->realpath ? lib->realpath : lib->path, buf,
+			     cap);
+	if (buf[0])
+		*from = "file name";
+	return buf;
 }

@@ -121,6 +121,13 @@ const struct dlt_gpu_family *dlt_gpu_family(const struct dlt_gpu *g,
 int64_t dlt_gpu_family_version(const struct dlt_gpu_family *f);
 const char *dlt_gpu_family_version_str(const struct dlt_gpu_family *f,
 				       char *buf, size_t cap);
+/* The version of a loaded row: the one its library reported (a LIB_FAMILY
+ * record, *from "library"), else the one its file name carries ("file
+ * name": "13.0.96" of libcudart.so.13.0.96, "9" of libcudnn.so.9); "" and
+ * NULL when neither. */
+const char *dlt_lib_version_str(const struct dlt_process *p,
+				const struct dlt_lib *lib, char *buf,
+				size_t cap, const char **from);
 /* The driver API version the process saw: what the runtime's or the
  * driver's first call was told by cuDriverGetVersion; 0 no driver, -1
  * unknown. */

@@ -162,3 +162,25 @@ const char *dlt_nccl_version_str(int64_t v, char *buf, size_t cap)
 		snprintf(buf, cap, "%" PRId64, v);
 	return buf;
 }
+
+const char *dlt_family_version_str(uint32_t family, int64_t v, char *buf,
+				   size_t cap)
+{
+	buf[0] = '\0';
+	if (v <= 0)
+		return buf;
+	switch (family) {
+	case DLT_FAM_NCCL:
+		return dlt_nccl_version_str(v, buf, cap);
+	case DLT_FAM_CUDNN:
+		return dlt_cudnn_version_str(v, buf, cap);
+	case DLT_FAM_CUBLAS:
+	case DLT_FAM_CUBLASLT:
+		/* major * 10000 + minor * 100 + patch */
+		snprintf(buf, cap, "%" PRId64 ".%" PRId64 ".%" PRId64,
+			 v / 10000, v % 10000 / 100, v % 100);
+		return buf;
+	default:
+		return dlt_cuda_version_str(v, buf, cap);
+	}
+}

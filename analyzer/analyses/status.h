@@ -39,5 +39,9 @@ bool dlt_cudnn_not_initialized(int major, int32_t status);
 const char *dlt_cuda_version_str(int64_t v, char *buf, size_t cap);
 const char *dlt_cudnn_version_str(int64_t v, char *buf, size_t cap);
 const char *dlt_nccl_version_str(int64_t v, char *buf, size_t cap);
+/* A LIB_FAMILY version word of family (enum dlt_family) as people write
+ * it; "" for none. */
+const char *dlt_family_version_str(uint32_t family, int64_t v, char *buf,
+				   size_t cap);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "gpu.h"
 #include "json.h"
 #include "model.h"
 #include "traceset.h"
@@ -76,7 +77,8 @@ static void dlt_text_tried_list(FILE *out, const struct dlt_lib *lib)
 	}
 }
 
-static void dlt_text_lib(FILE *out, const struct dlt_lib *lib, uint8_t kind)
+static void dlt_text_lib(FILE *out, const struct dlt_process *p,
+			 const struct dlt_lib *lib, uint8_t kind)
 {
 	fprintf(out, "  %-15s ",
 		kind == DLT_FAIL_PROBE ? "PROBE"
@@ -90,6 +92,15 @@ static void dlt_text_lib(FILE *out, const struct dlt_lib *lib, uint8_t kind)
 		dlt_fput_text(out, file, "");
 	else
 		dlt_fput_text(out, lib->requested, "(name not recorded)");
+	char ver[64];
+	const char *from;
+	if (file && dlt_lib_version_str(p, lib, ver, sizeof(ver), &from)[0] &&
+	    strcmp(from, "file name") != 0) {
+		/* A name's suffix is on the line already. */
+		fputs(" [", out);
+		dlt_fput_text(out, ver, "");
+		fputc(']', out);
+	}
 	/* The name asked for, unless it is what is already shown. */
 	const char *asked = lib->requested;
 	if (asked && file &&
@@ -163,7 +174,7 @@ static void dlt_libs_text_process(FILE *out, const struct dlt_process *p)
 		fputs("  (no library records)\n", out);
 	uint8_t *kind = dlt_lib_fail_kinds(p);
 	for (size_t i = 0; i < p->nlibs; i++)
-		dlt_text_lib(out, &p->libs[i], kind[i]);
+		dlt_text_lib(out, p, &p->libs[i], kind[i]);
 	free(kind);
 }
 
@@ -176,8 +187,8 @@ static void dlt_json_names(struct dlt_json *j, char names[][DLT_NAME_LEN],
 	dlt_json_array_end(j);
 }
 
-static void dlt_json_lib(struct dlt_json *j, const struct dlt_lib *lib,
-			 uint8_t kind)
+static void dlt_json_lib(struct dlt_json *j, const struct dlt_process *p,
+			 const struct dlt_lib *lib, uint8_t kind)
 {
 	char names[DLT_MAX_NAMES][DLT_NAME_LEN];
 	dlt_json_object_begin(j);
@@ -228,6 +239,11 @@ static void dlt_json_lib(struct dlt_json *j, const struct dlt_lib *lib,
 	dlt_json_key(j, "flags");
 	dlt_json_names(j, names,
 		       dlt_lib_flag_names(lib->flags, names, DLT_MAX_NAMES));
+	char ver[64];
+	const char *from;
+	dlt_lib_version_str(p, lib, ver, sizeof(ver), &from);
+	dlt_json_kv_string(j, "version", ver[0] ? ver : NULL);
+	dlt_json_kv_string(j, "version_from", from);
 	dlt_json_object_end(j);
 }
 
@@ -248,7 +264,7 @@ static void dlt_libs_json_process(struct dlt_json *j,
 	dlt_json_array_begin(j);
 	uint8_t *kind = dlt_lib_fail_kinds(p);
 	for (size_t i = 0; i < p->nlibs; i++)
-		dlt_json_lib(j, &p->libs[i], kind[i]);
+		dlt_json_lib(j, p, &p->libs[i], kind[i]);
 	free(kind);
 	dlt_json_array_end(j);
 	dlt_json_object_end(j);

@@ -4,11 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apinames.h"
 #include "check.h"
 #include "report.h"
 #include "commands.h"
 #include "model.h"
 #include "reaps.h"
+#include "status.h"
 #include "runs.h"
 #include "traceset.h"
 
@@ -117,6 +119,28 @@ static void dlt_put_untraced(FILE *out, const struct dlt_set *s,
 	}
 }
 
+/* The GPU libraries' versions, each family and version once: "cudnn
+ * 9.19.0 (libcudnn.so.9)". */
+static void dlt_put_versions(FILE *out, const struct dlt_process *p)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < p->nversions; i++) {
+		const struct dlt_reported_version *v = &p->versions[i];
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = p->versions[k].family == v->family &&
+			       p->versions[k].version == v->version;
+		char ver[64];
+		if (seen || !dlt_family_version_str(v->family, v->version, ver,
+						    sizeof(ver))[0])
+			continue;
+		fputs(shown++ ? ", " : "\n  versions  ", out);
+		fprintf(out, "%s %s (", dlt_family_name((int)v->family), ver);
+		dlt_fput_text(out, dlt_basename(v->path ? v->path : "?"), "");
+		fputc(')', out);
+	}
+}
+
 static void dlt_put_process(FILE *out, const struct dlt_set *s,
 			    const struct dlt_process *p)
 {
@@ -177,6 +201,7 @@ static void dlt_put_process(FILE *out, const struct dlt_set *s,
 			", %zu probe%s of libraries loaded under another "
 			"name",
 			probes, probes == 1 ? "" : "s");
+	dlt_put_versions(out, p);
 	for (size_t i = 0; i < p->nnotes; i++) {
 		fprintf(out, "\n  note      [%s] ",
 			dlt_note_level_name(p->notes[i].level));

@@ -58,6 +58,7 @@ struct dlt_load {
 	struct dlt_thread_state *threads;
 	size_t nthreads, threadcap;
 	size_t libcap, envcap, notecap, execcap, forkcap, probcap, argvcap;
+	size_t vercap;
 	size_t reapcap;
 	/* How the image ended so far, in timestamp order. */
 	const struct dlt_rec_exit *reaped;
@@ -168,6 +169,7 @@ static int dlt_collect(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_FORK:
 	case DLT_REC_REAP:
 	case DLT_REC_EXEC:
+	case DLT_REC_LIB_FAMILY:
 		break;
 	default:
 		return 0;
@@ -424,6 +426,20 @@ static void dlt_on_dlopen(struct dlt_load *l, const struct dlt_ev *e)
 /* The text a program got from dlerror() explains every failure of its
  * thread since that thread's last dlopen: a dlopen fails as a whole, and a
  * missing dependency also unloads what had been mapped for it. */
+/* Only the version word is kept: the rest of a LIB_FAMILY record is the
+ * GPU analysis's (analyses/gpu.c), which reads it with the records. */
+static void dlt_on_family(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_family *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	if (r->h.len < sizeof(*r) || r->v[0] <= 0)
+		return;
+	p->versions = dlt_util_grow(p->versions, &l->vercap, p->nversions,
+				    sizeof(*p->versions));
+	p->versions[p->nversions++] = (struct dlt_reported_version){
+		r->h.flags, r->source, dlt_load_str(l, r->path), r->v[0]};
+}
+
 static void dlt_on_dlerror(struct dlt_load *l, const struct dlt_ev *e)
 {
 	const struct dlt_rec_dlerror *r = (const void *)e->rec;
@@ -695,6 +711,9 @@ struct dlt_process *dlt_process_read_hooked(struct dlt_trace *t,
 		case DLT_REC_REAP:
 			dlt_on_reap(&l, e);
 			break;
+		case DLT_REC_LIB_FAMILY:
+			dlt_on_family(&l, e);
+			break;
 		}
 	}
 	dlt_decide_end(&l);
@@ -716,6 +735,7 @@ void dlt_process_free(struct dlt_process *p)
 		return;
 	free(p->argv);
 	free(p->env);
+	free(p->versions);
 	free(p->exec_fails);
 	free(p->forks);
 	free(p->reaps);
@@ -733,4 +753,30 @@ uint64_t dlt_process_count(const struct dlt_process *p, uint16_t type)
 		if (p->types[i].type == type)
 			return p->types[i].count;
 	return 0;
+}
+
+const struct dlt_reported_version *
+dlt_lib_reported_version(const struct dlt_process *p, const struct dlt_lib *lib)
+{
+	/* The library's own answer (source CALL or LOAD) over what its
+	 * file says (FILE). */
+	const struct dlt_reported_version *best = NULL;
+	for (size_t i = 0; i < p->nversions; i++) {
+		const struct dlt_reported_version *v = &p->versions[i];
+		if (v->path == NULL ||
+		    !((lib->path && strcmp(v->path, lib->path) == 0) ||
+		      (lib->realpath && strcmp(v->path, lib->realpath) == 0)))
+			continue;
+		if (best == NULL || (best->source == DLT_FAMSRC_FILE &&
+				     v->source != DLT_FAMSRC_FILE))
+			best = v;
+	}
+	return best;
+}
+
+void dlt_lib_file_version(const char *path, char *buf, size_t cap)
+{
+	const char *b = dlt_basename(path ? path : "");
+	const char *so = strstr(b, ".so.");
+	snprintf(buf, cap, "%s", so ? so + 4 : "");
 }

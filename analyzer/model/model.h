@@ -111,6 +111,16 @@ struct dlt_lib {
 	const char *dlopen_name; /* name that dlopen was given, or NULL */
 };
 
+/* A library's own answer about its version (a LIB_FAMILY record): the
+ * family (enum dlt_family), the file, and the version word in the
+ * family's encoding (cuDNN 9: 91900; NCCL: 22809; CUDA: 13000). */
+struct dlt_reported_version {
+	uint32_t family;
+	uint32_t source; /* enum dlt_family_source */
+	const char *path;
+	int64_t version;
+};
+
 struct dlt_env_var {
 	const char *name;
 	const char *value;
@@ -187,6 +197,10 @@ struct dlt_process {
 	struct dlt_note_entry *notes;
 	size_t nnotes;
 
+	/* Versions the libraries reported, in time order (none <= 0). */
+	struct dlt_reported_version *versions;
+	size_t nversions;
+
 	struct dlt_type_count *types; /* ascending type */
 	size_t ntypes;
 	uint64_t records; /* records seen, CHUNK and STRING excluded */
@@ -241,6 +255,15 @@ void dlt_lib_fail_counts(const struct dlt_process *p, size_t *failed,
 /* "libcudnn_graph.so" for ".../libcudnn_graph.so.9.19.0": the name a
  * library goes by whatever version suffix was asked for. */
 void dlt_lib_key(const char *name, char *buf, size_t cap);
+
+/* Version in a file name: "9.19.0" for libcudnn_ops.so.9.19.0, "" if
+ * none. */
+void dlt_lib_file_version(const char *path, char *buf, size_t cap);
+/* The version the file of a loaded row reported (its path or real path),
+ * or NULL. */
+const struct dlt_reported_version *
+dlt_lib_reported_version(const struct dlt_process *p,
+			 const struct dlt_lib *lib);
 
 /* Number of records of one type. */
 uint64_t dlt_process_count(const struct dlt_process *p, uint16_t type);

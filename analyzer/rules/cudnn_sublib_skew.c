@@ -19,7 +19,93 @@ struct dlt_cudnn_file {
 	const char *path;
 	char dir[PATH_MAX];
 	char version[64]; /* from the file name, "" unknown */
+	/* Against the file of the same name in the main directory (files
+	 * from elsewhere only, dlt_vs_main). */
+	const char *vs_main;
+	struct dlt_install inst;
 };
+
+/* The file of dir, on this machine, that goes by one of the names of a
+ * loaded library: the name of its real file (libcudnn_ops.so.9.19.0), the
+ * one it was opened as, its SONAME (libcudnn_ops.so.9). */
+static bool dlt_same_name_in(const char *dir, const struct dlt_cudnn_file *f,
+			     char *path, size_t cap)
+{
+	const char *names[] = {f->path, f->row->path, f->row->soname};
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		if (names[k] == NULL)
+			continue;
+		snprintf(path, cap, "%s/%s", dir, dlt_basename(names[k]));
+		if (dlt_file_exists(path, NULL))
+			return true;
+	}
+	return false;
+}
+
+/* Whether dir holds a file of the name of every cuDNN library the process
+ * loaded. */
+static bool dlt_holds_all(const struct dlt_cudnn_file *files, size_t n,
+			  const char *dir)
+{
+	bool all = true;
+	char path[PATH_MAX + 256];
+	for (size_t i = 0; i < n && all; i++)
+		all = dlt_same_name_in(dir, &files[i], path, sizeof(path));
+	return all;
+}
+
+/* The intended directory: of those that hold all of cuDNN, the one most
+ * of its libraries came from (a lone front library first on
+ * LD_LIBRARY_PATH is not where the rest is); else the one most came from.
+ * *complete tells whether it holds all. */
+static size_t dlt_main_dir(const struct dlt_cudnn_file *files, size_t n,
+			   const char *const *dirs, size_t ndirs,
+			   bool *complete)
+{
+	size_t best = 0, bestn = 0;
+	*complete = false;
+	for (size_t d = 0; d < ndirs; d++) {
+		size_t cnt = 0;
+		for (size_t i = 0; i < n; i++)
+			cnt += strcmp(files[i].dir, dirs[d]) == 0;
+		bool all = dlt_holds_all(files, n, dirs[d]);
+		if ((all && !*complete) || (all == *complete && cnt > bestn)) {
+			bestn = cnt;
+			best = d;
+			*complete = all;
+		}
+	}
+	return best;
+}
+
+/* How a file from another directory compares with the main directory's
+ * copy of the same name on this machine: "same build", "other build",
+ * "unknown" (no build-id), "absent".  Counts the other builds and the
+ * files that cannot be told apart. */
+static const char *dlt_vs_main(const struct dlt_cudnn_file *f, const char *main,
+			       size_t *ndiffer, size_t *nunknown)
+{
+	char path[PATH_MAX + 256];
+	struct dlt_identity mine, there;
+	dlt_lib_identity(f->row, &mine);
+	if (!dlt_same_name_in(main, f, path, sizeof(path)) ||
+	    !dlt_file_identity(path, &there)) {
+		(*nunknown)++;
+		return "absent";
+	}
+	switch (dlt_identity_cmp(&mine, &there)) {
+	case DLT_SAME_BUILD:
+	case DLT_SAME_FILE:
+		return "same build";
+	case DLT_OTHER_BUILD:
+		(*ndiffer)++;
+		return "other build";
+	case DLT_SAME_UNKNOWN:
+		break;
+	}
+	(*nunknown)++;
+	return "unknown";
+}
 
 /* "9.19" of "9.19.0": sub-libraries of one release share major.minor. */
 static void dlt_major_minor(const char *v, char *buf, size_t cap)
@@ -31,6 +117,57 @@ static void dlt_major_minor(const char *v, char *buf, size_t cap)
 		n = cap - 1;
 	memcpy(buf, v, n);
 	buf[n] = '\0';
+}
+
+/* Load cuDNN from the directory that holds all of it, taking the strays
+ * out the way they came in; else reinstall, with the manager that
+ * installed the main copy (and none when that is unknown). */
+static void dlt_skew_fix(struct dlt_rule_ctx *c, struct dlt_finding *f,
+			 const struct dlt_cudnn_file *files, size_t n,
+			 const char *complete, const char *main)
+{
+	char cmd[256];
+	const struct dlt_cudnn_file *stray = NULL;
+	for (size_t i = 0; i < n && !stray && complete; i++)
+		if (strcmp(files[i].dir, complete) != 0)
+			stray = &files[i];
+	if (stray && stray->row->found_via == DLT_VIA_LD_LIBRARY_PATH) {
+		dlt_finding_fix(c, f,
+				"load every cuDNN library from %s, which "
+				"holds them all: take %s out of "
+				"LD_LIBRARY_PATH (or unset it)",
+				complete, stray->dir);
+		return;
+	}
+	if (stray) {
+		dlt_finding_fix(
+			c, f,
+			"load every cuDNN library from %s, which "
+			"holds them all: remove %s from the loader's "
+			"path (installed by %s%s%s: %s)",
+			complete, stray->path,
+			dlt_installer_name(stray->inst.by),
+			stray->inst.package[0] ? " " : "", stray->inst.package,
+			dlt_install_remove_cmd(&stray->inst, cmd, sizeof(cmd)));
+		return;
+	}
+	const struct dlt_install *inst = NULL;
+	for (size_t i = 0; i < n && !inst && main; i++)
+		if (strcmp(files[i].dir, main) == 0)
+			inst = &files[i].inst;
+	const char *re =
+		inst ? dlt_install_reinstall_cmd(inst, cmd, sizeof(cmd)) : NULL;
+	if (re)
+		dlt_finding_fix(c, f,
+				"reinstall one complete cuDNN so that all its "
+				"libraries are of one release (%s)",
+				re);
+	else
+		dlt_finding_fix(c, f,
+				"reinstall one complete cuDNN so that all its "
+				"libraries are of one release, in one "
+				"directory (how %s was installed is unknown)",
+				main ? main : "it");
 }
 
 static void dlt_rule_cudnn_sublib_skew(struct dlt_rule_ctx *c)
@@ -112,14 +249,30 @@ static void dlt_rule_cudnn_sublib_skew(struct dlt_rule_ctx *c)
 			    c->g->errs[i].status))
 			nfailed++;
 	}
-	if (ndirs < 2 && nvers < 2 && nbad == 0 && nfailed == 0)
+	/* Other directories matter only with other builds in them: a
+	 * byte-identical copy on LD_LIBRARY_PATH is the same library.  A
+	 * copy nothing tells apart counts unless cuDNN checked its
+	 * sub-libraries and found them matching. */
+	bool complete = false;
+	size_t best = dlt_main_dir(files, n, dirs, ndirs, &complete);
+	size_t ndiffer = 0, nunknown = 0, nchecked = 0;
+	for (size_t i = 0; i < n; i++)
+		files[i].vs_main = strcmp(files[i].dir, dirs[best]) == 0
+					   ? NULL
+					   : dlt_vs_main(&files[i], dirs[best],
+							 &ndiffer, &nunknown);
+	for (size_t i = 0; fam && i < 6; i++)
+		nchecked += fam->v[DLT_FV_CUDNN_sublib1_check + i] == 0;
+	bool dir_skew =
+		ndirs >= 2 && (ndiffer > 0 || (nunknown > 0 && nchecked == 0));
+	if (!dir_skew && nvers < 2 && nbad == 0 && nfailed == 0)
 		return;
 
 	char msg[1024];
-	if (ndirs >= 2)
+	if (dir_skew)
 		snprintf(msg, sizeof(msg),
 			 "cuDNN's libraries were loaded from %zu directories "
-			 "(%s and %s)",
+			 "(%s and %s), and not all are one build",
 			 ndirs, dirs[0], dirs[1]);
 	else if (nvers >= 2)
 		snprintf(msg, sizeof(msg),
@@ -141,11 +294,16 @@ static void dlt_rule_cudnn_sublib_skew(struct dlt_rule_ctx *c)
 		struct dlt_val *o = dlt_arr_object(libs);
 		dlt_obj_str(o, "name", dlt_basename(files[i].path));
 		dlt_obj_str(o, "path", files[i].path);
-		dlt_obj_str(o, "version",
-			    files[i].version[0] ? files[i].version : NULL);
 		dlt_obj_str(o, "found_via",
 			    dlt_found_via_name(files[i].row->found_via));
 		dlt_obj_str(o, "requester", files[i].row->requester);
+		struct dlt_identity id;
+		dlt_lib_identity(files[i].row, &id);
+		dlt_ev_identity(o, &id);
+		dlt_obj_uint(o, "size", id.size);
+		dlt_obj_str(o, "vs_main_directory", files[i].vs_main);
+		dlt_ctx_install(c, files[i].path, &files[i].inst);
+		dlt_ev_install(o, &files[i].inst);
 	}
 	struct dlt_val *da = dlt_obj_array(ev, "directories");
 	for (size_t i = 0; i < ndirs; i++)
@@ -193,42 +351,11 @@ static void dlt_rule_cudnn_sublib_skew(struct dlt_rule_ctx *c)
 			f->ts = e->first_ts;
 	}
 
-	/* The directory most libraries came from is the intended one. */
-	size_t best = 0, bestn = 0;
-	for (size_t d = 0; d < ndirs; d++) {
-		size_t cnt = 0;
-		for (size_t i = 0; i < n; i++)
-			cnt += strcmp(files[i].dir, dirs[d]) == 0;
-		if (cnt > bestn) {
-			bestn = cnt;
-			best = d;
-		}
-	}
-	char pkg[128];
-	const char *pip = dlt_pip_package("libcudnn", dlt_ctx_cuda_major(c),
-					  pkg, sizeof(pkg));
-	if (ndirs >= 2) {
-		const char *stray = NULL;
-		for (size_t i = 0; i < n && !stray; i++)
-			if (strcmp(files[i].dir, dirs[best]) != 0)
-				stray = files[i].path;
-		dlt_finding_fix(c, f,
-				"load every cuDNN library from %s: remove %s "
-				"from the loader's path (unset "
-				"LD_LIBRARY_PATH, or uninstall that copy, "
-				"e.g. apt remove the libcudnn package), or "
-				"reinstall one complete cuDNN (pip install "
-				"--force-reinstall %s)",
-				dirs[best], stray ? stray : "the other copy",
-				pip);
-	} else {
-		dlt_finding_fix(c, f,
-				"reinstall one complete cuDNN so that all its "
-				"libraries are of one release (pip install "
-				"--force-reinstall %s, or the distribution's "
-				"libcudnn package)",
-				pip);
-	}
+	/* No cuDNN file at all when only failed calls tell of the skew. */
+	const char *main = ndirs ? dirs[best] : NULL;
+	dlt_obj_str(ev, "main_directory", main);
+	dlt_obj_str(ev, "complete_directory", complete ? main : NULL);
+	dlt_skew_fix(c, f, files, n, complete ? main : NULL, main);
 }
 
 DLT_RULE(cudnn_sublib_skew, 50, "CUDNN_SUBLIB_SKEW", DLT_SEV_ERROR,

@@ -25,13 +25,67 @@ static bool dlt_watched(const char *fam, bool renamed)
 	return false;
 }
 
-static bool dlt_same_file(const struct dlt_lib *a, const struct dlt_lib *b)
+/* One library in several places: identical builds share no state either
+ * (each copy has its own globals), but nothing in them differs, so it is
+ * a warning; different builds, or copies no build-id tells apart, are the
+ * error the rule is about. */
+static void dlt_report_copies(struct dlt_rule_ctx *c, const char *fam,
+			      const struct dlt_lib *const *copies, size_t n)
 {
-	const char *pa = a->realpath ? a->realpath : a->path;
-	const char *pb = b->realpath ? b->realpath : b->path;
-	if (pa && pb && strcmp(pa, pb) == 0)
-		return true;
-	return a->ino != 0 && a->ino == b->ino && a->dev == b->dev;
+	bool identical = true;
+	for (size_t m = 1; m < n; m++)
+		identical &=
+			dlt_lib_cmp(copies[0], copies[m]) == DLT_SAME_BUILD;
+	const char *p0 =
+		copies[0]->realpath ? copies[0]->realpath : copies[0]->path;
+	const char *p1 =
+		copies[1]->realpath ? copies[1]->realpath : copies[1]->path;
+	struct dlt_finding *f;
+	if (identical)
+		f = dlt_rule_finding(c, DLT_SEV_WARNING,
+				     "one build of %s is loaded from %zu "
+				     "places: %s and %s%s (identical files, "
+				     "each with its own state)",
+				     fam, n, p0, p1, n > 2 ? " and more" : "");
+	else
+		f = dlt_rule_finding(c, DLT_SEV_ERROR,
+				     "%zu different builds of %s are loaded: "
+				     "%s and %s%s",
+				     n, fam, p0, p1, n > 2 ? " and more" : "");
+	f->ts = copies[1]->ts;
+	dlt_obj_str(f->evidence, "family", fam);
+	dlt_obj_bool(f->evidence, "identical", identical);
+	struct dlt_val *arr = dlt_obj_array(f->evidence, "copies");
+	struct dlt_install inst[16];
+	for (size_t m = 0; m < n; m++) {
+		struct dlt_val *o = dlt_arr_object(arr);
+		dlt_ev_lib(o, copies[m]);
+		dlt_obj_int(o, "namespace", copies[m]->lmid);
+		struct dlt_identity id;
+		dlt_lib_identity(copies[m], &id);
+		dlt_ev_identity(o, &id);
+		dlt_ctx_install(c,
+				copies[m]->realpath ? copies[m]->realpath
+						    : copies[m]->path,
+				&inst[m]);
+		dlt_ev_install(o, &inst[m]);
+	}
+	const struct dlt_lib *late = copies[1];
+	char dir[4096], cmd[256];
+	dlt_dirname(p1, dir, sizeof(dir));
+	if (late->found_via == DLT_VIA_LD_LIBRARY_PATH)
+		dlt_finding_fix(c, f,
+				"the second copy came through "
+				"LD_LIBRARY_PATH: take %s out of it "
+				"(or unset LD_LIBRARY_PATH)",
+				dir);
+	else
+		dlt_finding_fix(
+			c, f,
+			"make every package use one copy of %s (%s): "
+			"remove %s from the loader's path (%s)",
+			fam, p0, p1,
+			dlt_install_remove_cmd(&inst[1], cmd, sizeof(cmd)));
 }
 
 static void dlt_rule_duplicate_library(struct dlt_rule_ctx *c)
@@ -65,55 +119,14 @@ static void dlt_rule_duplicate_library(struct dlt_rule_ctx *c)
 			done[k] = true;
 			bool dup = false;
 			for (size_t m = 0; m < n && !dup; m++)
-				dup = dlt_same_file(copies[m], b);
+				dup = dlt_lib_cmp(copies[m], b) ==
+				      DLT_SAME_FILE;
 			if (!dup && n < 16)
 				copies[n++] = b;
 		}
 		if (n < 2)
 			continue;
-		const char *p0 = copies[0]->realpath ? copies[0]->realpath
-						     : copies[0]->path;
-		const char *p1 = copies[1]->realpath ? copies[1]->realpath
-						     : copies[1]->path;
-		struct dlt_finding *f = dlt_rule_finding(
-			c, DLT_SEV_ERROR,
-			"%zu different copies of %s are loaded: %s and %s%s", n,
-			fam, p0, p1, n > 2 ? " and more" : "");
-		f->ts = copies[1]->ts;
-		dlt_obj_str(f->evidence, "family", fam);
-		struct dlt_val *arr = dlt_obj_array(f->evidence, "copies");
-		for (size_t m = 0; m < n; m++) {
-			struct dlt_val *o = dlt_arr_object(arr);
-			dlt_ev_lib(o, copies[m]);
-			dlt_obj_int(o, "namespace", copies[m]->lmid);
-		}
-		char pkg[128];
-		const char *pip = dlt_pip_package(fam, dlt_ctx_cuda_major(c),
-						  pkg, sizeof(pkg));
-		const struct dlt_lib *late = copies[1];
-		char dir[4096];
-		dlt_dirname(late->realpath ? late->realpath : late->path, dir,
-			    sizeof(dir));
-		if (late->found_via == DLT_VIA_LD_LIBRARY_PATH)
-			dlt_finding_fix(c, f,
-					"the second copy came through "
-					"LD_LIBRARY_PATH: take %s out of it "
-					"(or unset LD_LIBRARY_PATH)",
-					dir);
-		else if (pip)
-			dlt_finding_fix(c, f,
-					"make every package use one copy: "
-					"install one version for all of them "
-					"(pip install %s==<version the "
-					"framework wants>) and remove the "
-					"other copy from the loader's path",
-					pip);
-		else
-			dlt_finding_fix(c, f,
-					"make every package use one copy of "
-					"%s: remove the other one from the "
-					"loader's path",
-					fam);
+		dlt_report_copies(c, fam, copies, n);
 	}
 	free(done);
 }

@@ -443,6 +443,26 @@ static void dlt_would_work(struct dlt_rule_ctx *c, const struct dlt_rows *rows,
 	}
 }
 
+/* A search that found a file it then rejected (bad ELF header, wrong
+ * class) records no LIB_LOAD, only the paths tried: the rejected one is
+ * the one the loader's message names, else the last tried, and its rule
+ * is how it was found. */
+static uint32_t dlt_rejected_via(const struct dlt_lib *lib, const char **file)
+{
+	if (lib->found_via != DLT_VIA_UNKNOWN || lib->n_tried == 0)
+		return lib->found_via;
+	char named[PATH_MAX];
+	dlt_message_object(lib->error, named, sizeof(named));
+	const struct dlt_tried_path *t = &lib->tried[lib->n_tried - 1];
+	for (uint32_t i = 0; i < lib->n_tried; i++)
+		if (lib->tried[i].path &&
+		    strcmp(lib->tried[i].path, named) == 0)
+			t = &lib->tried[i];
+	if (t->path && (named[0] == '\0' || strcmp(t->path, named) == 0))
+		*file = t->path;
+	return t->via;
+}
+
 static void dlt_load_failed_one(struct dlt_rule_ctx *c,
 				const struct dlt_rows *rows,
 				const struct dlt_lib *lib)
@@ -452,6 +472,9 @@ static void dlt_load_failed_one(struct dlt_rule_ctx *c,
 		file = lib->requested;
 	struct dlt_cause cause;
 	dlt_classify(lib->error, &cause);
+	uint32_t via = lib->found_via;
+	if (lib->from_fail_record)
+		via = dlt_rejected_via(lib, &file);
 	enum dlt_severity sev = dlt_failed_load_severity(c, lib);
 	bool version = strcmp(cause.kind, "symbol_version") == 0;
 	/* The message is filled in below, once the evidence says which
@@ -462,7 +485,7 @@ static void dlt_load_failed_one(struct dlt_rule_ctx *c,
 	dlt_obj_str(ev, "file", file);
 	dlt_obj_str(ev, "requested", lib->requested);
 	dlt_obj_str(ev, "requester", lib->requester);
-	dlt_obj_str(ev, "found_via", dlt_found_via_name(lib->found_via));
+	dlt_obj_str(ev, "found_via", dlt_found_via_name(via));
 	dlt_obj_str(ev, "loader_message", lib->error);
 	dlt_obj_str(ev, "cause", cause.kind);
 	if (cause.what[0])
@@ -520,11 +543,21 @@ static void dlt_load_failed_one(struct dlt_rule_ctx *c,
 				file);
 	} else if (strcmp(cause.kind, "elf_class") == 0 ||
 		   strcmp(cause.kind, "not_elf") == 0) {
-		dlt_finding_fix(c, f,
-				"%s is not a library for this machine: remove "
-				"its directory from LD_LIBRARY_PATH or install "
-				"the x86-64 build",
-				file);
+		char fdir[PATH_MAX];
+		dlt_dirname(file, fdir, sizeof(fdir));
+		if (via == DLT_VIA_LD_LIBRARY_PATH)
+			dlt_finding_fix(c, f,
+					"%s is not a library for this "
+					"machine: take %s out of "
+					"LD_LIBRARY_PATH, or replace the file "
+					"with a good build",
+					file, fdir);
+		else
+			dlt_finding_fix(c, f,
+					"%s is not a library for this "
+					"machine (found through %s): replace "
+					"it with a good build",
+					file, dlt_found_via_name(via));
 	} else if (strcmp(cause.kind, "permission") == 0) {
 		dlt_finding_fix(c, f, "make it readable: chmod a+r %s", file);
 	} else if (w.use[0] && w.loaded_via &&

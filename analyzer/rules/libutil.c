@@ -71,13 +71,6 @@ void dlt_lib_family(const char *path, char *buf, size_t cap, bool *renamed)
 		*renamed = ren;
 }
 
-void dlt_lib_file_version(const char *path, char *buf, size_t cap)
-{
-	const char *b = dlt_basename(path ? path : "");
-	const char *so = strstr(b, ".so.");
-	snprintf(buf, cap, "%s", so ? so + 4 : "");
-}
-
 const struct dlt_lib *dlt_loaded_row(const struct dlt_process *p,
 				     const char *realpath)
 {
@@ -155,7 +148,11 @@ bool dlt_differs_from_row(const struct dlt_lib *row, const char *path,
 	if (row->ino && (uint64_t)st->st_ino == row->ino &&
 	    (uint64_t)st->st_dev == row->dev)
 		return false;
-	return true;
+	/* A byte-identical copy elsewhere is the same library. */
+	struct dlt_identity mine, there;
+	dlt_lib_identity(row, &mine);
+	return !dlt_file_identity(path, &there) ||
+	       dlt_identity_cmp(&mine, &there) != DLT_SAME_BUILD;
 }
 
 /* ---- ELF ------------------------------------------------------------- */

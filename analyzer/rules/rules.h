@@ -18,6 +18,7 @@
 #include "findings.h"
 #include "gpu.h"
 #include "hangs.h"
+#include "install.h"
 #include "mem.h"
 #include "model.h"
 #include "status.h"
@@ -35,11 +36,49 @@ const char *dlt_proc_env(const struct dlt_process *p, const char *name);
  * libcudart-80664282.so.10.2 and libcudart.so alike (auditwheel renames
  * copies to NAME-<hash>).  *renamed tells whether a hash was removed. */
 void dlt_lib_family(const char *path, char *buf, size_t cap, bool *renamed);
-/* Version in a file name: "9.19.0" for libcudnn_ops.so.9.19.0, "" if
- * none. */
-void dlt_lib_file_version(const char *path, char *buf, size_t cap);
 /* Directory part of a path ("" for a bare name). */
 void dlt_dirname(const char *path, char *buf, size_t cap);
+
+/* ---- what a library file is (identity.c) ------------------------------ */
+
+struct dlt_identity {
+	uint64_t size;
+	uint32_t build_id_len; /* 0: the file has none */
+	uint8_t build_id[32];
+	char version[64]; /* from the file name, "" none */
+};
+enum dlt_same {
+	DLT_SAME_FILE,	  /* one file (path or device and inode) */
+	DLT_SAME_BUILD,	  /* two files, one build: same build-id and size */
+	DLT_OTHER_BUILD,  /* build-id or size differ; without build-ids, the
+			     size or the version in the names */
+	DLT_SAME_UNKNOWN, /* no build-id to tell */
+};
+/* A loaded row's identity, as recorded. */
+void dlt_lib_identity(const struct dlt_lib *lib, struct dlt_identity *id);
+/* A file's identity on this machine; false when it is no ELF object. */
+bool dlt_file_identity(const char *path, struct dlt_identity *id);
+enum dlt_same dlt_identity_cmp(const struct dlt_identity *a,
+			       const struct dlt_identity *b);
+enum dlt_same dlt_lib_cmp(const struct dlt_lib *a, const struct dlt_lib *b);
+/* build_id (hex) and version (dlt_ev_lib gives the size). */
+void dlt_ev_identity(struct dlt_val *o, const struct dlt_identity *id);
+
+#define DLT_DPKG_INFO "/var/lib/dpkg/info"
+/* What installed path, when the trace was written on this machine
+ * (unknown otherwise: another machine's files are not these). */
+void dlt_ctx_install(struct dlt_rule_ctx *c, const char *path,
+		     struct dlt_install *out);
+/* installed_by, package. */
+void dlt_ev_install(struct dlt_val *o, const struct dlt_install *in);
+/* "pip uninstall nvidia-cudnn-cu12", "apt remove libcudnn9-cuda-12" ...:
+ * only the manager that installed the file; words without a command when
+ * that is unknown. */
+const char *dlt_install_remove_cmd(const struct dlt_install *in, char *buf,
+				   size_t cap);
+/* The command that reinstalls the file's package, or NULL when unknown. */
+const char *dlt_install_reinstall_cmd(const struct dlt_install *in, char *buf,
+				      size_t cap);
 
 /* ---- the process's rows, indexed once (rows.c) ---- */
 
@@ -136,8 +175,9 @@ void dlt_copies_free(struct dlt_copy *c, size_t n);
 
 /* A regular file exists at path on this machine. */
 bool dlt_file_exists(const char *path, struct stat *st);
-/* Whether a loaded row and a file on this machine are different files:
- * different real paths and a different device/inode. */
+/* Whether a loaded row and a file on this machine are different
+ * libraries: different real paths, a different device/inode, and not one
+ * build (identity.c). */
 bool dlt_differs_from_row(const struct dlt_lib *row, const char *path,
 			  const struct stat *st);
 

@@ -21,12 +21,17 @@ static uint64_t dlt_clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+bool dlt_is_this_host(const char *host)
+{
+	char me[256] = "";
+	return host && host[0] && gethostname(me, sizeof(me) - 1) == 0 &&
+	       strcmp(me, host) == 0;
+}
+
 enum dlt_live dlt_live_state(const char *host, uint32_t pid,
 			     uint64_t start_mono_ns)
 {
-	char me[256] = "";
-	if (host == NULL || host[0] == '\0' || pid == 0 ||
-	    gethostname(me, sizeof(me) - 1) != 0 || strcmp(me, host) != 0)
+	if (pid == 0 || !dlt_is_this_host(host))
 		return DLT_LIVE_UNKNOWN;
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%u/stat", pid);

@@ -3,6 +3,7 @@
 #ifndef DLTRACE_LIVE_H
 #define DLTRACE_LIVE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum dlt_live {
@@ -12,6 +13,9 @@ enum dlt_live {
 	DLT_LIVE_ZOMBIE,      /* it ended and its parent has not reaped it */
 };
 
+/* Whether host is this machine's name: only then do this machine's /proc
+ * and files say anything about the trace's process and libraries. */
+bool dlt_is_this_host(const char *host);
 /* Asks /proc on this machine about pid, when host is this machine's name:
  * the process is the trace's when it started no later than the trace did
  * (start_mono_ns, CLOCK_MONOTONIC); a process that has the pid now but
