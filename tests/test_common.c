@@ -40,23 +40,24 @@ static void test_procstat_parse(void)
 }
 
 /* The parser against the kernel's own file: this process and a child
- * whose state and parent are known.  (Under qemu-user the file is that
- * of the emulator, which has threads of its own and may be asleep: only
- * what it shares with the program is asserted.) */
+ * whose state and parent are known. */
 static void test_procstat_read_live(void)
 {
 	struct dlt_procstat st;
 	CU_ASSERT_EQUAL_FATAL(dlt_procstat_read("/proc/self/stat", &st), 0);
-	CU_ASSERT_PTR_NOT_NULL(strchr("RSD", st.state));
 	CU_ASSERT_EQUAL(st.ppid, (int)getppid());
-	CU_ASSERT(st.num_threads >= 1);
 	CU_ASSERT(st.starttime > 0);
-	/* This test's own thread reads its own task's file: running. */
-	char self[64];
-	snprintf(self, sizeof(self), "/proc/self/task/%d/stat", (int)gettid());
+	/* qemu-user writes the program's own /proc/self/stat itself: its
+	 * state and thread count read 0 there (Debian 12's qemu 7.2). */
 	const char *emu = getenv("DLTRACE_TEST_EMULATED");
-	if (dlt_procstat_read(self, &st) == 0 && !(emu && *emu))
+	if (emu && *emu) {
+		tu_skip_part("state and thread count of /proc/self/stat: "
+			     "%s does not emulate them",
+			     emu);
+	} else {
 		CU_ASSERT_EQUAL(st.state, 'R');
+		CU_ASSERT_EQUAL(st.num_threads, 1);
+	}
 
 	pid_t c = fork();
 	CU_ASSERT_FATAL(c >= 0);
