@@ -136,9 +136,12 @@ const char *dlt_cuda_version_str(int64_t v, char *buf, size_t cap)
 	return buf;
 }
 
-const char *dlt_cudnn_version_str(int64_t v, char *buf, size_t cap)
+/* A version word M*10000+m*100+p from wide_from on, M*1000+m*100+p below
+ * it (cuDNN from 9.0, NCCL from 2.9), a bare number under 1000. */
+static const char *dlt_version_word_str(int64_t v, int64_t wide_from, char *buf,
+					size_t cap)
 {
-	if (v >= 90000)
+	if (v >= wide_from)
 		snprintf(buf, cap, "%" PRId64 ".%" PRId64 ".%" PRId64,
 			 v / 10000, v % 10000 / 100, v % 100);
 	else if (v >= 1000)
@@ -149,18 +152,15 @@ const char *dlt_cudnn_version_str(int64_t v, char *buf, size_t cap)
 	return buf;
 }
 
+const char *dlt_cudnn_version_str(int64_t v, char *buf, size_t cap)
+{
+	return dlt_version_word_str(v, 90000, buf, cap);
+}
+
 const char *dlt_nccl_version_str(int64_t v, char *buf, size_t cap)
 {
 	/* NCCL <= 2.8: X*1000+Y*100+Z; later X*10000+Y*100+Z. */
-	if (v >= 20900)
-		snprintf(buf, cap, "%" PRId64 ".%" PRId64 ".%" PRId64,
-			 v / 10000, v % 10000 / 100, v % 100);
-	else if (v >= 1000)
-		snprintf(buf, cap, "%" PRId64 ".%" PRId64 ".%" PRId64, v / 1000,
-			 v % 1000 / 100, v % 100);
-	else
-		snprintf(buf, cap, "%" PRId64, v);
-	return buf;
+	return dlt_version_word_str(v, 20900, buf, cap);
 }
 
 const char *dlt_family_version_str(uint32_t family, int64_t v, char *buf,
