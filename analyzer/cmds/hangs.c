@@ -9,6 +9,7 @@
 #include "apinames.h"
 #include "check.h"
 #include "commands.h"
+#include "sections.h"
 #include "hangs.h"
 #include "json.h"
 #include "job.h"
@@ -47,7 +48,7 @@ static int dlt_cmp_rank(const void *a, const void *b)
 }
 
 /* The table: one row per process in rank order. */
-static void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
+void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 {
 	const struct dlt_hang_call *c =
 		hp->ninflight ? &hp->inflight[hp->ninflight - 1] : NULL;

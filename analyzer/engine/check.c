@@ -362,6 +362,12 @@ static void dlt_check_handled(struct dlt_check *c)
 
 size_t dlt_check_read(struct dlt_check *c, struct dlt_job *j, FILE *diag)
 {
+	return dlt_check_read_each(c, j, diag, NULL);
+}
+
+size_t dlt_check_read_each(struct dlt_check *c, struct dlt_job *j, FILE *diag,
+			   const struct dlt_check_each *each)
+{
 	struct dlt_reaps reaps = {0};
 	size_t incomplete = dlt_rule_index("TRACE_INCOMPLETE");
 	for (size_t i = 0; i < j->nerrors; i++) {
@@ -395,7 +401,6 @@ size_t dlt_check_read(struct dlt_check *c, struct dlt_job *j, FILE *diag)
 		struct dlt_trace *t = dlt_job_take(j, i);
 		struct dlt_process *p =
 			dlt_check_read_one(t, &g, &hangs[nhangs]);
-		dlt_trace_close(t);
 		if (diag)
 			for (size_t k = 0; k < p->nproblems; k++)
 				fprintf(diag, "dltrace-analyze: %s: %s\n",
@@ -406,6 +411,9 @@ size_t dlt_check_read(struct dlt_check *c, struct dlt_job *j, FILE *diag)
 		/* A rank known only from the communicator it joined. */
 		if (c->procs[k].rank < 0)
 			c->procs[k].rank = hangs[nhangs].rank;
+		if (each)
+			each->trace(each->ctx, t, p, &g, &hangs[nhangs], k);
+		dlt_trace_close(t);
 		hang_proc[nhangs++] = k;
 		dlt_process_free(p);
 		dlt_gpu_free(&g);
@@ -414,6 +422,8 @@ size_t dlt_check_read(struct dlt_check *c, struct dlt_job *j, FILE *diag)
 	for (size_t i = 0; i < nhangs; i++)
 		c->procs[hang_proc[i]].run_group = hangs[i].run_group;
 	dlt_check_job(c, hangs, nhangs, hang_proc);
+	if (each && each->job)
+		each->job(each->ctx, hangs, nhangs);
 	dlt_check_untraced(c, &reaps);
 	dlt_check_handled(c);
 	dlt_hang_procs_free(hangs, nhangs);
