@@ -221,7 +221,10 @@
 			if (ks.length) {
 				var d = el("details", null, el("summary", null, label[0], label[1] || null,
 					el("span", {cls: "muted", text: " \u00b7 " + plural(ks.length, "child", "children")})));
-				d.open = true;
+				/* A shell that ran 1,000 commands stays one line
+				 * until asked; a filter opens what it found. */
+				var filtered = fFailed.checked || fRank.value || fHost.value;
+				d.open = ks.length <= 32 || !!filtered;
 				var ul = el("ul");
 				ks.forEach(function (c) { ul.appendChild(node(c)); });
 				d.appendChild(ul);
@@ -320,10 +323,11 @@
 	((D.libs && D.libs.processes) || []).forEach(function (p) {
 		(p.libraries || []).forEach(function (li) {
 			var l = LIBS[li];
+			if (!l) return;
 			var k = [l.path, l.found_via, l.version, l.failed].join("\u0000");
 			var e = libs[k] || (libs[k] = {l: l, pids: [], requesters: {}});
 			e.pids.push(p.pid);
-			e.requesters[base(l.requester)] = 1;
+			e.requesters[l.requester ? base(l.requester) : "-"] = 1;
 		});
 	});
 	var libList = Object.keys(libs).map(function (k) { return libs[k]; });
