@@ -511,6 +511,19 @@ static size_t dlt_text_only(FILE *out, const char *title,
 	return n;
 }
 
+/* The run's cuDNN: what its convolutions ran with, else the version its
+ * library said (a run that only loaded it). */
+static void dlt_envdiff_cudnn(const struct dlt_run *r, char *buf, size_t cap)
+{
+	const struct dlt_envp_item *it =
+		r->env ? dlt_envprof_get(r->env, DLT_ENVP_GPU_LIB, "libcudnn")
+		       : NULL;
+	if (r->conv.cudnn_version)
+		dlt_cudnn_version_str(r->conv.cudnn_version, buf, cap);
+	else
+		snprintf(buf, cap, "%s", it ? it->value : "?");
+}
+
 int dlt_cmd_diff(int argc, char **argv)
 {
 	bool json = false;
@@ -600,13 +613,9 @@ int dlt_cmd_diff(int argc, char **argv)
 			      "output\n",
 			      stderr);
 	} else {
-		char va[32] = "?", vb[32] = "?";
-		if (a.conv.cudnn_version)
-			dlt_cudnn_version_str(a.conv.cudnn_version, va,
-					      sizeof(va));
-		if (b.conv.cudnn_version)
-			dlt_cudnn_version_str(b.conv.cudnn_version, vb,
-					      sizeof(vb));
+		char va[32], vb[32];
+		dlt_envdiff_cudnn(&a, va, sizeof(va));
+		dlt_envdiff_cudnn(&b, vb, sizeof(vb));
 		printf("A: ");
 		dlt_fput_text(stdout, a.arg, "");
 		printf(" (%zu process%s, cuDNN %s, %zu problems)\nB: ",
