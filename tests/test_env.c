@@ -271,6 +271,43 @@ static void test_two_hosts_differ(void)
 	free(dir);
 }
 
+/* An NCCL network plugin on one host only: an error (ranks with
+ * different transports cannot connect).  The plugin is a stand-in (a
+ * fixture library under the plugin's name), preloaded on node-b. */
+static void test_two_hosts_plugin(void)
+{
+	char *pdir = tu_tmpdir("env-plugin");
+	char *plugin = tu_strfmt("%s/libnccl-net.so", pdir);
+	char *from = tu_fx("check/prov1/libdlt_prov.so");
+	TU_CHECK_FATAL(tu_copy_file(from, plugin) == 0, "copy %s", from);
+	char *pre = tu_strfmt("LD_PRELOAD=%s", plugin);
+	const char *extra[] = {pre, NULL};
+	char *dir = two_hosts("env-2plugin", extra);
+	struct tu_json *c = tu_check_json(dir);
+	const struct tu_json *f = differs(c, "libnccl-net");
+	TU_CHECK_FATAL(f != NULL, "no ENV_DIFFERS about libnccl-net");
+	const struct tu_json *ev = tu_jget(f, "evidence");
+	const struct tu_json *odd = tu_jat(tu_jget(ev, "odd"), 0);
+	TU_CHECK(strcmp(tu_jstr(f, "severity"), "error") == 0 &&
+			 strcmp(tu_jstr(ev, "kind"), "NCCL plugins") == 0 &&
+			 tu_jget(tu_jget(ev, "majority"), "value")->type ==
+				 TU_JNULL &&
+			 tu_jstr(odd, "path") &&
+			 strcmp(tu_jstr(odd, "path"), plugin) == 0 &&
+			 strcmp(tu_jat(tu_jget(odd, "hosts"), 0)->str,
+				"node-b") == 0,
+		 "plugin on node-b only: %s %s", tu_jstr(f, "severity"),
+		 tu_jstr(f, "message"));
+	tu_json_free(c);
+	tu_rmtree(dir);
+	tu_rmtree(pdir);
+	free(dir);
+	free(pdir);
+	free(plugin);
+	free(from);
+	free(pre);
+}
+
 /* Two hosts with the same software: nothing to say. */
 static void test_two_hosts_same(void)
 {
@@ -696,6 +733,8 @@ static void test_torch_version(void)
 static const struct tu_test host_tests[] = {
 	{"two hosts, another NCCL and an NCCL_ variable: check, env, diff",
 	 test_two_hosts_differ},
+	{"two hosts, an NCCL net plugin on one: an error",
+	 test_two_hosts_plugin},
 	{"two hosts, the same software: silent", test_two_hosts_same},
 	{NULL, NULL}};
 
