@@ -595,7 +595,14 @@ static void test_real_ctypes(void)
 		"n = v.value\n"
 		"print('nccl %d.%d.%d' % (n // 10000, n % 10000 // 100, n % "
 		"100))\n"
-		"print('python ' + platform.python_version())\n";
+		"print('python ' + platform.python_version())\n"
+		"import os, sys\n"
+		"sys.stdout.flush()\n"
+		"pid = os.fork()\n"
+		"if pid == 0:\n"
+		"    import json\n"
+		"    os._exit(0)\n"
+		"os.waitpid(pid, 0)\n";
 	const char *cmd[] = {tu_python(), "-c", script, NULL};
 	struct tu_proc p;
 	tu_run_traced(&p, dir, cmd, NULL, ENV_TIMEOUT_MS);
@@ -614,6 +621,14 @@ static void test_real_ctypes(void)
 	static const char *const keys[] = {"libcudart", "libcudnn", "libnccl",
 					   "python"};
 	const char *want[] = {cudart, cudnn, nccl, python};
+	/* The forked child shares its parent's libraries without loading
+	 * them: it is no second unit lacking them. */
+	const struct tu_json *job = tu_jat(tu_jget(e, "jobs"), 0);
+	TU_CHECK(tu_jget(job, "processes")->num == 2 &&
+			 tu_jlen(tu_jget(job, "units")) == 1,
+		 "env: %g processes, %zu units (the forked child is one)",
+		 tu_jget(job, "processes")->num,
+		 tu_jlen(tu_jget(job, "units")));
 	for (size_t i = 0; i < 4; i++) {
 		const struct tu_json *it = env_item(e, keys[i]);
 		const char *got =

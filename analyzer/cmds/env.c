@@ -105,6 +105,18 @@ static void dlt_env_text_value(FILE *out, const struct dlt_envp_item *it,
 	}
 }
 
+/* The units that lack a key whose absence is no difference. */
+static void dlt_env_text_absent(FILE *out, const struct dlt_env_job *e,
+				const struct dlt_envp_group *absent,
+				enum dlt_envp_kind k)
+{
+	char who[512];
+	if (absent->n)
+		fprintf(out, "    %s: %s\n",
+			dlt_envp_who(e->units, absent, who, sizeof(who)),
+			dlt_env_absent(k));
+}
+
 static void dlt_env_text(FILE *out, const struct dlt_env_job *e)
 {
 	fputs("job ", out);
@@ -141,14 +153,19 @@ static void dlt_env_text(FILE *out, const struct dlt_env_job *e)
 		for (size_t i = 0; i < nk; i++) {
 			if (keys[i]->kind != order[o])
 				continue;
-			size_t ng = dlt_envp_groups(e->units, e->nu, keys[i],
-						    groups, idx);
+			struct dlt_envp_group absent;
+			size_t ng = dlt_envp_present(
+				keys[i], groups,
+				dlt_envp_groups(e->units, e->nu, keys[i],
+						groups, idx),
+				&absent);
 			shown++;
 			fprintf(out, "  %-22s ", keys[i]->key);
 			if (ng == 1) {
 				dlt_env_text_value(out, groups[0].item,
 						   order[o]);
 				fputc('\n', out);
+				dlt_env_text_absent(out, e, &absent, order[o]);
 				continue;
 			}
 			ndiff++;
@@ -168,6 +185,7 @@ static void dlt_env_text(FILE *out, const struct dlt_env_job *e)
 						groups[g].item->identity);
 				fputc('\n', out);
 			}
+			dlt_env_text_absent(out, e, &absent, order[o]);
 		}
 		if (shown == 0)
 			fputs("  (none)\n", out);
@@ -228,12 +246,21 @@ static void dlt_env_json(struct dlt_json *j, const struct dlt_env_job *e)
 	dlt_json_key(j, "items");
 	dlt_json_array_begin(j);
 	for (size_t i = 0; i < nk; i++) {
-		size_t ng =
-			dlt_envp_groups(e->units, e->nu, keys[i], groups, idx);
+		struct dlt_envp_group absent;
+		size_t ng = dlt_envp_present(
+			keys[i], groups,
+			dlt_envp_groups(e->units, e->nu, keys[i], groups, idx),
+			&absent);
 		dlt_json_object_begin(j);
 		dlt_json_kv_string(j, "kind", kinds[keys[i]->kind]);
 		dlt_json_kv_string(j, "key", keys[i]->key);
 		dlt_json_kv_bool(j, "same", ng == 1);
+		/* Units without a library or a version: no difference. */
+		dlt_json_key(j, "absent");
+		dlt_json_array_begin(j);
+		for (size_t k = 0; k < absent.n; k++)
+			dlt_json_string(j, e->units[absent.units[k]].label);
+		dlt_json_array_end(j);
 		dlt_json_key(j, "values");
 		dlt_json_array_begin(j);
 		for (size_t g = 0; g < ng; g++) {

@@ -97,16 +97,9 @@ static void dlt_odd_key(struct dlt_job_ctx *c, const size_t *members, size_t nm,
 			const struct dlt_envp_item *key,
 			struct dlt_envp_group *groups, size_t *idx)
 {
-	size_t ng = dlt_envp_groups(u, nu, key, groups, idx);
-	if (key->kind == DLT_ENVP_GPU_LIB || key->kind == DLT_ENVP_SYS) {
-		/* A rank that did not load a library (it ended first) or
-		 * reported nothing differs in nothing. */
-		size_t k = 0;
-		for (size_t g = 0; g < ng; g++)
-			if (groups[g].item)
-				groups[k++] = groups[g];
-		ng = k;
-	}
+	struct dlt_envp_group absent;
+	size_t ng = dlt_envp_present(
+		key, groups, dlt_envp_groups(u, nu, key, groups, idx), &absent);
 	if (ng < 2)
 		return;
 	bool breaks = dlt_odd_breaks(key, groups, ng);

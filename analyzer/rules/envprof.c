@@ -384,6 +384,7 @@ struct dlt_envprof *dlt_envprof_build(struct dlt_arena_blk **arena,
 	e->pid = p->hdr.pid;
 	e->exe = p->exe ? dlt_arena_strdup(arena, p->exe) : NULL;
 	e->all_libs = all_libs;
+	e->forked = p->hdr.parent_kind == DLT_PARENT_FORK;
 	dlt_envp_libs(arena, e, p);
 	for (size_t i = 0; i < p->nenv; i++) {
 		const struct dlt_env_var *v = &p->env[i];
@@ -526,10 +527,11 @@ struct dlt_envp_unit *dlt_envp_units(struct dlt_arena_blk **arena,
 				     size_t *nu)
 {
 	struct dlt_envp_unit *u = dlt_xcalloc(n ? n : 1, sizeof(*u));
-	size_t m = 0, ranked = 0, busy = 0;
+	size_t m = 0, ranked = 0, busy = 0, roots = 0;
 	for (size_t i = 0; i < n; i++) {
 		ranked += profs[i]->rank >= 0;
 		busy += dlt_envp_busy(profs[i]);
+		roots += dlt_envp_busy(profs[i]) && !profs[i]->forked;
 	}
 	if (ranked) {
 		/* Stable by rank: a rank's first process is its base. */
@@ -571,7 +573,8 @@ struct dlt_envp_unit *dlt_envp_units(struct dlt_arena_blk **arena,
 		free(s);
 	} else {
 		for (size_t i = 0; i < n; i++) {
-			if (busy && !dlt_envp_busy(profs[i]))
+			if (busy && (!dlt_envp_busy(profs[i]) ||
+				     (roots && profs[i]->forked)))
 				continue;
 			u[m].prof = profs[i];
 			snprintf(u[m].label, sizeof(u[m].label), "pid %u (%s)",
@@ -621,4 +624,21 @@ const char *dlt_envp_who(const struct dlt_envp_unit *u,
 	if (o >= cap && cap > 4)
 		memcpy(buf + cap - 4, "...", 4);
 	return buf;
+}
+
+size_t dlt_envp_present(const struct dlt_envp_item *key,
+			struct dlt_envp_group *groups, size_t ng,
+			struct dlt_envp_group *absent)
+{
+	*absent = (struct dlt_envp_group){.item = NULL};
+	if (key->kind != DLT_ENVP_GPU_LIB && key->kind != DLT_ENVP_SYS)
+		return ng;
+	size_t k = 0;
+	for (size_t g = 0; g < ng; g++) {
+		if (groups[g].item)
+			groups[k++] = groups[g];
+		else
+			*absent = groups[g];
+	}
+	return k;
 }

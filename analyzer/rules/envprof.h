@@ -53,6 +53,9 @@ struct dlt_envprof {
 	const char *exe;
 	struct dlt_envp_item *items; /* sorted by kind, then key */
 	size_t n, cap;
+	/* A forked child: it has its parent's libraries without having
+	 * loaded them (its trace has none of them). */
+	bool forked;
 	/* Every library is kept (DLT_ENVP_LIB) only when asked for. */
 	bool all_libs;
 };
@@ -113,10 +116,19 @@ const struct dlt_envp_item **dlt_envp_keys(const struct dlt_envp_unit *u,
 size_t dlt_envp_groups(const struct dlt_envp_unit *u, size_t nu,
 		       const struct dlt_envp_item *key,
 		       struct dlt_envp_group *groups, size_t *idx);
+/* Leaves out the group of units without the key where absence says
+ * nothing (a GPU library a process never loaded, a version it never
+ * reported: it may have ended first, or be a worker forked after the
+ * loads): it goes to *absent (n 0 when there is none).  Returns how many
+ * groups are left. */
+size_t dlt_envp_present(const struct dlt_envp_item *key,
+			struct dlt_envp_group *groups, size_t ng,
+			struct dlt_envp_group *absent);
 /* The units of a job, worked out from its profiles: one per rank (the
  * processes of a rank merged, the first started first) where ranks are
- * known, else one per process that loaded a GPU library or ran Python,
- * else one per process.  profs in start order; *nu gets how many units
+ * known, else one per process that loaded a GPU library or ran Python
+ * (forked children left out: they share their parent's libraries), else
+ * one per process.  profs in start order; *nu gets how many units
  * (malloc'ed array, labels filled). */
 struct dlt_envp_unit *dlt_envp_units(struct dlt_arena_blk **arena,
 				     struct dlt_envprof *const *profs, size_t n,
