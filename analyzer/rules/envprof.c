@@ -405,7 +405,8 @@ struct dlt_envprof *dlt_envprof_build(struct dlt_arena_blk **arena,
 		dlt_envp_add(arena, e, DLT_ENVP_VAR, v->name, value);
 	}
 	dlt_envp_system(arena, e, p, g);
-	qsort(e->items, e->n, sizeof(*e->items), dlt_envp_item_cmp);
+	if (e->n)
+		qsort(e->items, e->n, sizeof(*e->items), dlt_envp_item_cmp);
 	return e;
 }
 
@@ -428,7 +429,9 @@ void dlt_envprof_merge(struct dlt_arena_blk **arena, struct dlt_envprof *dst,
 		it->key = keep.key;
 		it->value = keep.value;
 	}
-	qsort(dst->items, dst->n, sizeof(*dst->items), dlt_envp_item_cmp);
+	if (dst->n)
+		qsort(dst->items, dst->n, sizeof(*dst->items),
+		      dlt_envp_item_cmp);
 }
 
 static int dlt_envp_key_cmp(const void *x, const void *y)
