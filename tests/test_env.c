@@ -643,8 +643,13 @@ static void test_real_ctypes(void)
 	analyze(&p, (const char *const[]){"summary", dir, NULL}, 0);
 	char *cu = tu_strfmt("cudnn %s", cudnn),
 	     *nc = tu_strfmt("nccl %s", nccl);
-	TU_CHECK(tu_contains(p.out, cu) && tu_contains(p.out, nc),
-		 "summary lacks %s or %s:\n%s", cu, nc, p.out);
+	char *py = tu_strfmt("python %s", python);
+	char *gl = tu_strfmt("glibc %s", gnu_get_libc_version());
+	TU_CHECK(tu_contains(p.out, cu) && tu_contains(p.out, nc) &&
+			 tu_contains(p.out, py) && tu_contains(p.out, gl),
+		 "summary lacks %s, %s, %s or %s:\n%s", cu, nc, py, gl, p.out);
+	free(py);
+	free(gl);
 	tu_proc_free(&p);
 	struct tu_json *l = tu_libs_json(dir);
 	int seen = 0;
