@@ -19,24 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static double now_us(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
+#include "bench_median.h"
 
 int main(int argc, char **argv)
 {
@@ -72,9 +55,7 @@ int main(int argc, char **argv)
 			return 1;
 		wall[i] = now_us() - t0;
 		faults[i] = (double)ru.ru_minflt;
-		cpu[i] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
-				 1e6 +
-			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+		cpu[i] = tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
 	}
 	printf("%.0f %.0f %.0f\n", median(faults, n), median(cpu, n),
 	       median(wall, n));
