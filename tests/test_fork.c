@@ -84,8 +84,10 @@ static double jnum(const struct tu_json *o, const char *key)
 }
 
 /* hangs --json names pid: its row waits in wait, and a finding about pid
- * says the same wait. */
-static void expect_hang_named(const char *dir, uint32_t pid, const char *wait)
+ * says the same wait, and where the build records Python stacks, the
+ * Python frame py among the wait's. */
+static void expect_hang_named(const char *dir, uint32_t pid, const char *wait,
+			      const char *py)
 {
 	struct tu_proc h;
 	tu_analyze_dir(&h, "hangs", "--json", dir);
@@ -113,6 +115,21 @@ static void expect_hang_named(const char *dir, uint32_t pid, const char *wait)
 		 wait, h.out);
 	if (f)
 		tu_expect_documented(f);
+	const struct tu_json *ps =
+		tu_jget(tu_jget(f, "evidence"), "python_stack");
+	int frame = 0;
+	for (size_t i = 0; i < tu_jlen(ps); i++) {
+		const struct tu_json *e = tu_jat(ps, i);
+		frame |= e && e->type == TU_JSTR && tu_contains(e->str, py);
+	}
+	if (f && ps == NULL)
+		tu_skip_part("Python frames: this build records no Python "
+			     "stacks");
+	else if (f)
+		TU_CHECK(frame,
+			 "hangs: the wait of pid %" PRIu32 " has no "
+			 "Python frame %s:\n%s",
+			 pid, py, h.out);
 	tu_json_free(root);
 	tu_proc_free(&h);
 }
@@ -263,7 +280,8 @@ static void test_hung_fork_child(void)
 	if (CU_get_number_of_failures())
 		tu_traceset_dump(&s);
 	tu_traceset_free(&s);
-	expect_hang_named(dir, child, "clock_nanosleep");
+	expect_hang_named(dir, child, "clock_nanosleep",
+			  "<string>:4 in <module>");
 	char *verdict = tu_strfmt("pid %u (", child);
 	TU_CHECK(line_with(p.err, verdict, "clock_nanosleep"),
 		 "the verdict does not name the child's wait:\n%s", p.err);
@@ -380,7 +398,8 @@ static void test_worker_stuck(void)
 		tu_traceset_dump(&s);
 	tu_traceset_free(&s);
 	for (int k = 0; k < 2; k++)
-		expect_hang_named(dir, w[k], "clock_nanosleep");
+		expect_hang_named(dir, w[k], "clock_nanosleep",
+				  "<string>:7 in __getitem__");
 	tu_proc_free(&p);
 	tu_rmtree(dir);
 	free(dir);
