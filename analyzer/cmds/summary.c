@@ -94,19 +94,18 @@ static void dlt_put_parent(FILE *out, const struct dlt_set *s,
 	}
 }
 
-/* A forked child that left no trace of its own (reaps.h): what p's reap
- * of it says, after its pid. */
+/* A forked child that left no trace of its own (reaps.h): what its
+ * parent's reap of it says, after its pid. */
 static void dlt_put_untraced(FILE *out, const struct dlt_set *s,
-			     const struct dlt_process *p,
 			     const struct dlt_reaps *rs,
 			     const struct dlt_fork_rec *f)
 {
-	/* rs holds p's reaps, in p's order: the first reap of the pid after
-	 * the fork. */
+	/* rs holds the parent's reaps, in its order: the first reap of the pid
+	 * after the fork. */
 	size_t first = 0;
 	for (size_t i = dlt_reaps_first(rs, f->pid); i;
 	     i = dlt_reaps_next(rs, i))
-		if (p->reaps[i - 1].ts >= f->ts && (first == 0 || i < first))
+		if (rs->r[i - 1].ts >= f->ts && (first == 0 || i < first))
 			first = i;
 	const struct dlt_reap_seen *reap = first ? &rs->r[first - 1] : NULL;
 	if (reap && !dlt_set_has_reaped(s, reap)) {
@@ -208,7 +207,7 @@ static void dlt_put_process(FILE *out, const struct dlt_set *s,
 		for (size_t i = 0; i < p->nforks; i++) {
 			fprintf(out, "%s%" PRIu32, i ? ", " : "pid ",
 				p->forks[i].pid);
-			dlt_put_untraced(out, s, p, &rs, &p->forks[i]);
+			dlt_put_untraced(out, s, &rs, &p->forks[i]);
 		}
 		dlt_reaps_free(&rs);
 	}
