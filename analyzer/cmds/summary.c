@@ -140,6 +140,27 @@ static void dlt_put_versions(FILE *out, const struct dlt_process *p)
 	}
 }
 
+/* What the GPU libraries ran on (SYSTEM, RUNTIME_VERSION records):
+ * "Debian GNU/Linux 12 (bookworm), kernel 6.1.0, glibc 2.36, python
+ * 3.11.2, torch 2.4.1". */
+static void dlt_put_system(FILE *out, const struct dlt_process *p)
+{
+	const struct dlt_sysinfo *y = &p->sys;
+	const char *const part[][2] = {{"", y->os},
+				       {"kernel ", y->kernel},
+				       {"glibc ", y->glibc},
+				       {"python ", y->python},
+				       {"torch ", y->torch}};
+	size_t shown = 0;
+	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
+		if (part[i][1] == NULL)
+			continue;
+		fputs(shown++ ? ", " : "\n  system    ", out);
+		fputs(part[i][0], out);
+		dlt_fput_text(out, part[i][1], "");
+	}
+}
+
 static void dlt_put_process(FILE *out, const struct dlt_set *s,
 			    const struct dlt_process *p)
 {
@@ -201,6 +222,7 @@ static void dlt_put_process(FILE *out, const struct dlt_set *s,
 			"name",
 			probes, probes == 1 ? "" : "s");
 	dlt_put_versions(out, p);
+	dlt_put_system(out, p);
 	for (size_t i = 0; i < p->nnotes; i++) {
 		fprintf(out, "\n  note      [%s] ",
 			dlt_note_level_name(p->notes[i].level));
