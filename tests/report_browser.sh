@@ -84,6 +84,20 @@ else
 	fail "demo: Chromium did not render the filtered page"
 fi
 
+# A diff report: the demo run again with the program's own copy of libdemo
+# (no LD_LIBRARY_PATH), then --diff old new: the page's "What changed"
+# must list what diff --json lists, in its order.
+"$L" -o "$W/demo0" -- "$D/app" "$D/plugins/libplugin.so" >/dev/null 2>&1
+if "$A" report --diff -o "$W/diff.html" "$W/demo0" "$W/demo" 2>/dev/null &&
+	"$A" diff --json "$W/demo0" "$W/demo" >"$W/diff.json" &&
+	render "$W/diff.html" "$W/diff.dom" "$W/diff.log"; then
+	"$PY" "$HERE/report_dom.py" "$W/diff.dom" "$W/demo.check.json" \
+		"$W/diff.log" --diff "$W/diff.json" && echo "ok: diff" ||
+		fail "diff report"
+else
+	fail "diff report: not written or not rendered"
+fi
+
 # 2. A crash: a shell whose child dies of SIGSEGV.
 "$L" -o "$W/crash" -- sh -c 'sh -c "kill -SEGV \$\$"; exit 3' \
 	>/dev/null 2>&1

@@ -3,6 +3,7 @@
 the analyzer says of the same traces (check --json).
 
     report_dom.py DOM CHECK_JSON CONSOLE_LOG [--libs TEXT] [--hang]
+                  [--diff DIFF_JSON]
 
 Exits 1 with one line per mismatch.  The page must have rendered without
 an error, have made no request (its Content-Security-Policy blocks every
@@ -21,6 +22,7 @@ class Dom(HTMLParser):
         self.findings = []   # (code, severity, section) of each block
         self.tree_pids = []
         self.hang_rows = []  # pid of each row of the hang table
+        self.diff_keys = []  # data-key of each row of "What changed"
         self.lib_rows = []   # text of each library row
         self.section = None
         self.in_lib = 0
@@ -46,6 +48,8 @@ class Dom(HTMLParser):
         if "data-code" in a:
             self.findings.append((a["data-code"], a.get("data-severity"),
                                   self.section))
+        if tag == "tr" and self.section == "changes" and "data-key" in a:
+            self.diff_keys.append(a["data-key"])
         if tag == "tr" and self.section == "hangs" and "data-pid" in a:
             self.hang_rows.append(int(a["data-pid"]))
         if tag == "li" and self.section == "job" and "data-pid" in a:
@@ -121,6 +125,12 @@ def main():
         if "No hang" in hang_text or not d.hang_rows:
             bad.append("the hangs section shows no hang (rows: %d)"
                        % len(d.hang_rows))
+    if "--diff" in args:
+        with open(args[args.index("--diff") + 1], encoding="utf-8") as f:
+            want_keys = [c["key"] for c in json.load(f)["environment"]]
+        if not want_keys or d.diff_keys != want_keys:
+            bad.append("what changed: page %s, diff --json %s"
+                       % (d.diff_keys, want_keys))
     if libs is not None:
         if not d.lib_rows:
             bad.append("filter %r: no library row shown" % libs)

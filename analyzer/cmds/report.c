@@ -34,6 +34,7 @@
 
 const char dlt_report_usage[] =
 	"usage: dltrace-analyze report [-o FILE] [--run ID] PATH...\n"
+	"       dltrace-analyze report [-o FILE] --diff A B\n"
 	"\n"
 	"Writes one HTML file that holds everything the other commands show\n"
 	"of a job, to open offline in a browser and hand to someone else:\n"
@@ -47,6 +48,10 @@ const char dlt_report_usage[] =
 	"                           dltrace-report.html; - for stdout)\n"
 	"  --run ID                 only the traces of that run of the\n"
 	"                           launcher (summary shows each run's ID)\n"
+	"  --diff A B               the page of run B (the one that\n"
+	"                           misbehaves) with what changed since A:\n"
+	"                           libraries, environment, cuDNN choices\n"
+	"                           (what diff A B says)\n"
 	"\n"
 	"The page holds what the traces hold, after the privacy rules of\n"
 	"docs/privacy.md (an allow-list of environment variables, secrets\n"
@@ -162,6 +167,7 @@ static size_t dlt_rlibs_add(struct dlt_rlibs *l, const char *json, size_t n)
 struct dlt_report {
 	struct dlt_rsec libs, algos, timeline, hangs;
 	struct dlt_rlibs lib;
+	struct dlt_env_job env;
 	uint64_t origin;
 	size_t index;
 	struct dlt_rtrack *tracks;
@@ -192,6 +198,7 @@ static void dlt_report_trace(void *ctx, struct dlt_trace *t,
 	dlt_libs_json_each(p, dlt_report_lib, r);
 	dlt_json_array_end(j);
 	dlt_json_object_end(j);
+	dlt_env_job_add(&r->env, p, g);
 	/* The page shows convolutions; a process without one adds nothing. */
 	if (g->conv.n)
 		dlt_algos_json_process(&r->algos.j, p, g);
@@ -357,28 +364,60 @@ int dlt_report_write(const char *file, const char *dir)
 static int dlt_report_main(int argc, char **argv, bool said)
 {
 	const char *output = "dltrace-report.html", *run = NULL;
+	bool diff = false;
 	const struct dlt_flag_opt opts[] = {{"-o", NULL, &output},
 					    {"--output", NULL, &output},
-					    {"--run", NULL, &run}};
+					    {"--run", NULL, &run},
+					    {"--diff", &diff, NULL}};
 	int nargs = argc;
 	/* The command line as given, before dlt_cmd_args reorders it. */
 	char **given = dlt_xcalloc((size_t)argc + 1, sizeof(*given));
 	memcpy(given, argv, (size_t)argc * sizeof(*given));
+	struct dlt_report r = {0};
 	int npaths;
-	int rc = dlt_cmd_args("report", dlt_report_usage, argc, argv, opts, 3,
+	int rc = dlt_cmd_args("report", dlt_report_usage, argc, argv, opts, 4,
 			      &npaths);
 	if (rc >= 0) {
 		free(given);
 		return rc;
 	}
+	if (diff && (npaths != 2 || run)) {
+		fprintf(stderr,
+			"dltrace-analyze report: --diff takes two runs, "
+			"A B (and no --run)\n");
+		free(given);
+		return DLT_EXIT_USAGE;
+	}
+	/* A diff report is the page of B, the run that misbehaves, with what
+	 * changed since A: diff --json A B. */
+	char *diffdoc = NULL;
+	size_t difflen = 0;
+	if (diff) {
+		FILE *f = open_memstream(&diffdoc, &difflen);
+		if (f == NULL) {
+			fputs("dltrace-analyze: out of memory\n", stderr);
+			exit(DLT_EXIT_USAGE);
+		}
+		char *pair[] = {argv[0], argv[1]};
+		rc = dlt_diff_json(f, 2, pair);
+		fclose(f);
+		if (rc != DLT_EXIT_OK) {
+			free(diffdoc);
+			free(given);
+			return rc;
+		}
+		argv++;
+		npaths = 1;
+	}
 	struct dlt_job jb;
 	const struct dlt_job_opts how = {.order = DLT_JOB_BY_START};
 	rc = dlt_cmd_job("report", run, &how, npaths, argv, &jb);
 	if (rc >= 0) {
+		free(diffdoc);
 		free(given);
 		return rc;
 	}
-	struct dlt_report r = {0};
+	r.env.arg = argv[0];
 	r.origin = dlt_export_origin(&jb);
 	r.tracks = dlt_xcalloc(jb.ntraces ? jb.ntraces : 1, sizeof(*r.tracks));
 	dlt_rsec_open(&r.libs);
@@ -405,7 +444,11 @@ static int dlt_report_main(int argc, char **argv, bool said)
 	dlt_json_object_end(&r.algos.j);
 	dlt_json_array_end(&r.timeline.j);
 	dlt_json_object_end(&r.timeline.j);
-	struct dlt_rsec check, meta;
+	struct dlt_rsec check, meta, env;
+	dlt_rsec_open(&env);
+	dlt_env_job_finish(&r.env);
+	dlt_env_json(&env.j, &r.env);
+	dlt_env_free(&r.env);
 	dlt_rsec_open(&check);
 	check.j.out = NULL; /* dlt_check_json has its own writer */
 	int bad = dlt_check_json(check.f, &c) != 0;
@@ -419,7 +462,7 @@ static int dlt_report_main(int argc, char **argv, bool said)
 		 c.counts[DLT_SEV_WARNING] == 1 ? "" : "s");
 	bad |= dlt_rsec_close(&r.libs) | dlt_rsec_close(&r.algos) |
 	       dlt_rsec_close(&r.timeline) | dlt_rsec_close(&r.hangs) |
-	       dlt_rsec_close(&check);
+	       dlt_rsec_close(&check) | dlt_rsec_close(&env);
 	size_t redacted = dlt_count_redacted(check.buf, check.len) +
 			  dlt_count_redacted(r.hangs.buf, r.hangs.len) +
 			  dlt_count_redacted(r.lib.text, r.lib.len) +
@@ -473,6 +516,11 @@ static int dlt_report_main(int argc, char **argv, bool said)
 	dlt_put_json_in_html(out, r.libs.buf, r.libs.len);
 	fputc('}', out);
 	dlt_put_section(out, "algos", &r.algos, false);
+	dlt_put_section(out, "env", &env, false);
+	if (diffdoc) {
+		fputs(",\"diff\":", out);
+		dlt_put_json_in_html(out, diffdoc, difflen);
+	}
 	dlt_put_section(out, "timeline", &r.timeline, false);
 	fputs("}</script>\n<script>\n", out);
 	fputs(dlt_report_js, out);
@@ -503,5 +551,7 @@ out:
 	free(r.lib.slot);
 	free(check.buf);
 	free(meta.buf);
+	free(env.buf);
+	free(diffdoc);
 	return rc;
 }

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct dlt_json;
 struct dlt_job;
@@ -23,6 +24,28 @@ void dlt_libs_json_process(struct dlt_json *j, const struct dlt_process *p);
 void dlt_libs_json_each(const struct dlt_process *p,
 			void (*fn)(void *ctx, const char *json, size_t len),
 			void *ctx);
+/* env --json: one job's versions and environment, built a process at a
+ * time (dlt_env_job_add), then grouped (dlt_env_job_finish: how many
+ * units, ranks or processes, it compares); one element of "jobs". */
+struct dlt_arena_blk;
+struct dlt_envprof;
+struct dlt_envp_unit;
+struct dlt_env_job {
+	const char *arg;
+	struct dlt_arena_blk *arena;
+	struct dlt_envprof **profs;
+	size_t n, cap;
+	struct dlt_envp_unit *units;
+	size_t nu;
+};
+void dlt_env_job_add(struct dlt_env_job *e, const struct dlt_process *p,
+		     const struct dlt_gpu *g);
+size_t dlt_env_job_finish(struct dlt_env_job *e);
+void dlt_env_json(struct dlt_json *j, const struct dlt_env_job *e);
+void dlt_env_free(struct dlt_env_job *e);
+/* diff --json, written to out (not pretty), for the arguments diff takes
+ * (options and A B); returns diff's exit status. */
+int dlt_diff_json(FILE *out, int argc, char **argv);
 /* algos --json: one element of "processes". */
 void dlt_algos_json_process(struct dlt_json *j, const struct dlt_process *p,
 			    const struct dlt_gpu *g);

@@ -108,8 +108,8 @@
 			(redacted ? plural(redacted, "value") + " shown as <redacted> (names that look secret)."
 				  : "no value was redacted in this report."))));
 	var nav = el("nav");
-	[["verdict", "Verdict"], ["job", "Processes"], ["hangs", "Hangs"], ["libs", "Libraries"],
-	 ["cudnn", "cuDNN"], ["timeline", "Timeline"]].forEach(function (s) {
+	[["verdict", "Verdict"]].concat(D.diff ? [["changes", "What changed"]] : []).concat([["job", "Processes"], ["hangs", "Hangs"], ["libs", "Libraries"],
+	 ["env", "Environment"], ["cudnn", "cuDNN"], ["timeline", "Timeline"]]).forEach(function (s) {
 		nav.appendChild(el("a", {href: "#" + s[0], text: s[1], "data-section": s[0]}));
 	});
 	nav.addEventListener("click", function (e) {
@@ -155,6 +155,54 @@
 		fs.forEach(function (f) { g.appendChild(findingBlock(f)); });
 		sv.appendChild(g);
 	});
+
+	/* ---- what changed since run A (report --diff A B) ---- */
+	function side(x) {
+		if (!x) return "(absent)";
+		return [x.value, x.path ? "at " + x.path : null, x.found_via ? "(" + x.found_via + ")" : null,
+			x.installed_by ? "installed by " + x.installed_by : null].filter(Boolean).join(" ");
+	}
+	if (D.diff) {
+		var sd = section("changes", "What changed");
+		var dA = D.diff.a || {}, dB = D.diff.b || {};
+		sd.appendChild(el("p", null, "A: ", el("code", {text: dA.input || "?"}),
+			" (" + plural(dA.processes || 0, "process", "processes") + ") · B, shown on this page: ",
+			el("code", {text: dB.input || "?"}), " (" + plural(dB.processes || 0, "process", "processes") + ")"));
+		var envc = D.diff.environment || [];
+		if (envc.length) {
+			var et = el("table", {id: "diff-env"}, el("tr", null, el("th", {text: "what"}), el("th", {text: "name"}),
+				el("th", {text: "change"}), el("th", {text: "A"}), el("th", {text: "B"})));
+			envc.forEach(function (c) {
+				et.appendChild(el("tr", {"data-key": c.key}, el("td", {text: c.section}),
+					el("td", {cls: "mono", text: c.key}), el("td", {text: c.what_changed || ""}),
+					el("td", {cls: "path", text: side(c.a)}), el("td", {cls: "path", text: side(c.b)})));
+			});
+			sd.appendChild(el("h3", {text: "Libraries and environment, most consequential first"}));
+			sd.appendChild(et);
+		} else {
+			sd.appendChild(el("p", {cls: "ok", text: "Same libraries and environment."}));
+		}
+		var ch = D.diff.changes || [];
+		sd.appendChild(el("h3", {text: "cuDNN choices: " + plural(ch.length, "problem") + " changed, " +
+			plural((D.diff.unchanged || []).length, "problem") + " the same"}));
+		if (ch.length) {
+			var ctb = el("table", {id: "diff-conv"});
+			ctb.appendChild(el("tr", null, el("th", {text: "problem"}), el("th", {text: "change"}),
+				el("th", {text: "time A"}), el("th", {text: "time B"})));
+			ch.forEach(function (c) {
+				ctb.appendChild(el("tr", null, el("td", {cls: "path", text: c.problem || (c.shape && c.shape.text) || ""}),
+					el("td", {text: c.what_changed || ""}),
+					el("td", {text: c.time_a !== undefined && c.time_a !== null ? String(c.time_a) : "-"}),
+					el("td", {text: c.time_b !== undefined && c.time_b !== null ? String(c.time_b) : "-"})));
+			});
+			sd.appendChild(ctb);
+		}
+		["only_a", "only_b"].forEach(function (k) {
+			var o = D.diff[k] || [];
+			if (o.length)
+				sd.appendChild(el("p", {text: plural(o.length, "problem") + " only in " + k.slice(-1).toUpperCase()}));
+		});
+	}
 
 	/* ---- processes ---- */
 	function failed(p) {
@@ -373,6 +421,30 @@
 	}
 	fLib.addEventListener("input", drawLibs);
 	drawLibs();
+
+	/* ---- versions and environment (env --json) ---- */
+	var se = section("env", "Environment");
+	var ej = D.env || {};
+	var items = ej.items || [];
+	if (!items.length) {
+		se.appendChild(el("p", {cls: "muted", text: "No GPU library, runtime version or loading variable was recorded."}));
+	} else {
+		var differ = items.filter(function (it) { return !it.same; }).length;
+		se.appendChild(el("p", {id: "env-line", cls: differ ? "sev-warning" : "ok",
+			text: plural((ej.units || []).length, "unit") + " compared (ranks, or processes without one): " +
+				(differ ? plural(differ, "item") + " differ" : "all agree")}));
+		var etb = el("table", {id: "env-table"}, el("tr", null, el("th", {text: "kind"}), el("th", {text: "name"}),
+			el("th", {text: "value"}), el("th", {text: "where"})));
+		items.forEach(function (it) {
+			(it.values || []).forEach(function (v, i) {
+				var units = it.same ? "all" : (v.units || []).join(", ");
+				etb.appendChild(el("tr", {cls: it.same ? "" : "failed", "data-key": it.key},
+					el("td", {text: i ? "" : it.kind}), el("td", {cls: "mono", text: i ? "" : it.key}),
+					el("td", {cls: "path", text: side(v)}), el("td", {text: units})));
+			});
+		});
+		se.appendChild(etb);
+	}
 
 	/* ---- cuDNN ---- */
 	var sc = section("cudnn", "cuDNN convolutions");
