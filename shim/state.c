@@ -210,6 +210,8 @@ void dlt_config_read(bool say)
 
 	v = getenv("DLTRACE_PREFETCH");
 	c->prefetch = !(v && strcmp(v, "0") == 0);
+	v = getenv("DLTRACE_SIGNALS");
+	c->signals = !(v && strcmp(v, "0") == 0);
 
 	v = dlt_env("DLTRACE_MAX_SIZE");
 	if (v) {

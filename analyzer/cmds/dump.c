@@ -455,6 +455,33 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 		if (v->compact)
 			fputs(" compact", out);
 		break;
+	case DLT_REC_SIGNAL: {
+		const struct dlt_rec_signal *r = (const void *)h;
+		uint32_t room = (h->len - sizeof(*r)) / 8;
+		uint32_t n = r->n < room ? r->n : room;
+		const char *name = dlt_signal_name(r->signo);
+		fprintf(out,
+			" %s%s signo=%" PRId32 " (%s) code=%" PRId32
+			" addr=0x%" PRIx64 " tid=%" PRIu32 " action=%s",
+			h->flags & DLT_SIG_FORWARDED ? "forwarded" : "received",
+			h->flags & DLT_SIG_SCANNED ? " scanned" : "", r->signo,
+			name ? name : "?", r->code, r->addr, r->tid,
+			r->action == DLT_SIG_ACT_DEFAULT   ? "default"
+			: r->action == DLT_SIG_ACT_HANDLER ? "handler"
+							   : "?");
+		if (r->sender_pid) {
+			fprintf(out,
+				" sender_pid=%" PRId32 " sender_uid=%" PRIu32,
+				r->sender_pid, r->sender_uid);
+			dlt_dump_str(d, "sender_comm", r->sender_comm);
+		}
+		fputs(" frames=[", out);
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(out, "%s0x%" PRIx64, i ? " " : "",
+				r->frames[i]);
+		fputc(']', out);
+		break;
+	}
 	case DLT_REC_MARK: {
 		const struct dlt_rec_mark *r = (const void *)h;
 		fprintf(out,

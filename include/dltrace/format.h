@@ -124,7 +124,8 @@ struct dlt_rec_hdr {
 	X(47, API_DEF, dlt_rec_api_def)           \
 	X(50, STALL, dlt_rec_stall)               \
 	X(51, SOCK, dlt_rec_sock)                 \
-	X(52, STACK, dlt_rec_stack)
+	X(52, STACK, dlt_rec_stack)               \
+	X(54, SIGNAL, dlt_rec_signal)
 
 enum dlt_rec_type {
 #define DLT_X(id, name, st) DLT_REC_##name = id,
@@ -593,6 +594,39 @@ struct dlt_rec_stack {
 	uint32_t n;
 	uint64_t pc;	   /* where the thread is blocked */
 	uint32_t frames[]; /* n string ids, innermost first */
+};
+
+/* A signal reached the process (shim/signals.c): a fault (SIGSEGV, SIGBUS,
+ * SIGFPE, SIGILL, SIGTRAP), SIGABRT, or a signal another process sent
+ * (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1/2).  Written by the receiving
+ * process once per signal number, before the program's own handler runs
+ * or the default action ends it; or by the launcher (flags
+ * DLT_SIG_FORWARDED), in its child's trace, for a signal it passed on.
+ * flags: DLT_SIG_*. */
+struct dlt_rec_signal {
+	struct dlt_rec_hdr h;
+	int32_t signo;
+	int32_t code;	      /* si_code */
+	uint64_t addr;	      /* si_addr of a fault, else 0 */
+	uint32_t tid;	      /* the thread it was delivered to */
+	int32_t sender_pid;   /* si_pid of a sent signal, else 0 */
+	uint32_t sender_uid;  /* si_uid of a sent signal */
+	uint32_t sender_comm; /* string: the sender's /proc comm; 0 unknown */
+	uint32_t action;      /* enum dlt_sig_action: what followed */
+	uint32_t n;	      /* frames (words, when FORWARDED) */
+	/* n code addresses, frames[0] the pc.  FORWARDED: the sender's
+	 * command name, NUL-terminated, in n words (a launcher writing into
+	 * its child's trace cannot add strings to it). */
+	uint64_t frames[]; /* frames[0] the pc; FORWARDED: the name */
+};
+
+/* SIGNAL flags. */
+#define DLT_SIG_SCANNED 0x1u   /* frames after the first: a stack scan */
+#define DLT_SIG_FORWARDED 0x2u /* the launcher passed it on to its child */
+
+enum dlt_sig_action {
+	DLT_SIG_ACT_DEFAULT = 1, /* the default action: the process ends */
+	DLT_SIG_ACT_HANDLER = 2, /* the program's handler ran next */
 };
 
 #endif /* DLTRACE_FORMAT_H */
