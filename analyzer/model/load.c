@@ -60,6 +60,7 @@ struct dlt_load {
 	size_t libcap, envcap, notecap, execcap, forkcap, probcap, argvcap;
 	size_t vercap;
 	size_t reapcap;
+	size_t sigcap;
 	/* How the image ended so far, in timestamp order. */
 	const struct dlt_rec_exit *reaped;
 	bool exec_pending;
@@ -170,6 +171,7 @@ static int dlt_collect(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_REAP:
 	case DLT_REC_EXEC:
 	case DLT_REC_LIB_FAMILY:
+	case DLT_REC_SIGNAL:
 		break;
 	default:
 		return 0;
@@ -551,6 +553,35 @@ static void dlt_on_reap(struct dlt_load *l, const struct dlt_ev *e)
 		(struct dlt_reap_rec){r->h.ts, r->pid, r->status};
 }
 
+static void dlt_on_signal(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_signal *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	uint32_t room = (uint32_t)((r->h.len - sizeof(*r)) / 8);
+	uint32_t n = r->n < room ? r->n : room;
+	uint64_t *frames = NULL;
+	const char *comm = dlt_load_str(l, r->sender_comm);
+	if (r->h.flags & DLT_SIG_FORWARDED) {
+		/* The launcher's record: the sender's name inline. */
+		char name[64] = "";
+		memcpy(name, r->frames, 8 * (size_t)(n < 7 ? n : 7));
+		name[63] = '\0';
+		if (name[0])
+			comm = dlt_arena_strdup(&p->arena, name);
+		n = 0;
+	} else if (n) {
+		frames = dlt_arena_alloc(&p->arena, 8 * (size_t)n);
+		memcpy(frames, r->frames, 8 * (size_t)n);
+	}
+	p->signals = dlt_util_grow(p->signals, &l->sigcap, p->nsignals,
+				   sizeof(*p->signals));
+	p->signals[p->nsignals++] =
+		(struct dlt_signal_ev){r->h.ts,	      r->signo, r->code,
+				       r->addr,	      r->tid,	r->sender_pid,
+				       r->sender_uid, comm,	r->action,
+				       r->h.flags,    n,	frames};
+}
+
 /* The launcher's wait status is the ground truth; otherwise whichever of an
  * exec and an exit came last, since an exec that returned means the process
  * carried on (and its failure record may be missing). */
@@ -711,6 +742,9 @@ struct dlt_process *dlt_process_read_hooked(struct dlt_trace *t,
 		case DLT_REC_REAP:
 			dlt_on_reap(&l, e);
 			break;
+		case DLT_REC_SIGNAL:
+			dlt_on_signal(&l, e);
+			break;
 		case DLT_REC_LIB_FAMILY:
 			dlt_on_family(&l, e);
 			break;
@@ -739,6 +773,7 @@ void dlt_process_free(struct dlt_process *p)
 	free(p->exec_fails);
 	free(p->forks);
 	free(p->reaps);
+	free(p->signals);
 	free(p->libs);
 	free(p->notes);
 	free(p->types);
