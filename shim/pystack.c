@@ -634,7 +634,6 @@ int dlt_pystack_record(pid_t tid, uint64_t ts, uint16_t flags)
 		errno = saved;
 		return -1;
 	}
-	r->h.ts = ts ? ts : dlt_now_ns();
 	r->tid = (uint32_t)tid;
 	r->n = 0;
 	r->reason = DLT_PYSTACK_OK;
@@ -643,11 +642,18 @@ int dlt_pystack_record(pid_t tid, uint64_t ts, uint16_t flags)
 	r->addr = 0;
 	char *text = (char *)&r->frames[DLT_PYSTACK_MAX_FRAMES];
 	size_t used = dlt_py_walk(r, text, (uint32_t)tid);
+	/* When the stack had been read. */
+	r->h.ts = ts ? ts : dlt_now_ns();
 	memmove(&r->frames[r->n], text, used);
 	uint32_t len =
 		(uint32_t)(sizeof(*r) + r->n * sizeof(r->frames[0]) + used);
+	/* Readers stop at a zero length word: what the walk wrote past the
+	 * record's end is cleared before the rest is given back. */
+	size_t dirty = (size_t)(text - (char *)r) + used;
+	if (dirty > len)
+		memset((char *)r + len, 0, dirty - len);
 	uint32_t keep = dlt_rec_shrink(&dlt_tls, r, cap, len);
-	memset((char *)r + len, 0, keep - len);
+	memset((char *)r + len, 0, dlt_rec_round(len) - len);
 	int n = r->n;
 	dlt_rec_commit(r, DLT_REC_PYSTACK, flags, keep);
 	errno = saved;

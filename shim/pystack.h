@@ -27,7 +27,7 @@ int dlt_pystack_present(void);
 
 /* Writes a PYSTACK record of thread tid of this process (the calling
  * thread's own stack in a signal handler: tid = gettid()) into the
- * calling thread's chunk, with timestamp ts (0: now) and flags
+ * calling thread's chunk, with timestamp ts (0: when it was read) and flags
  * (DLT_PYSTACK_F_*).  Async-signal-safe: no lock, no allocation, every
  * read of the interpreter's memory through process_vm_readv, which fails
  * instead of faulting; it never takes the GIL and never stops the thread.
