@@ -253,24 +253,20 @@ static void record_reaped(const char *dir, pid_t pid, uint64_t run, int status)
 		dlt_rec_commit(r, DLT_REC_EXIT, DLT_EXIT_REAPED, sizeof(*r));
 	}
 	if (fwd_sig) {
-		/* The name inline: an attached writer adds no strings. */
-		uint32_t words = fwd_comm[0] ? 4 : 0;
-		uint32_t len =
-			(uint32_t)sizeof(struct dlt_rec_signal) + 8 * words;
-		struct dlt_rec_signal *g = dlt_rec_reserve(&w, &t, len);
+		struct dlt_rec_signal *g = dlt_rec_reserve(&w, &t, sizeof(*g));
 		if (g) {
-			memset((char *)g + sizeof(g->h), 0, len - sizeof(g->h));
-			memcpy(g->frames, fwd_comm,
-			       strnlen(fwd_comm, 8 * words - 1));
-			g->n = words;
+			memset((char *)g + sizeof(g->h), 0,
+			       sizeof(*g) - sizeof(g->h));
 			g->h.ts = dlt_now_ns();
 			g->signo = fwd_sig;
 			g->code = fwd_code;
 			g->sender_pid = fwd_pid;
 			g->sender_uid = (uint32_t)fwd_uid;
+			memcpy(g->sender_comm, fwd_comm,
+			       strnlen(fwd_comm, sizeof(g->sender_comm) - 1));
 			g->tid = (uint32_t)getpid();
 			dlt_rec_commit(g, DLT_REC_SIGNAL, DLT_SIG_FORWARDED,
-				       len);
+				       sizeof(*g));
 		}
 	}
 	dlt_writer_forget(&w);

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "hot.h"
+#include "pystack.h"
 #include "stackscan.h"
 #include "state.h"
 
@@ -75,6 +76,9 @@ static _Atomic int dlt_sig_lock;
 static sigset_t dlt_sig_intr;
 /* The handler of this thread is recording (a fault inside it). */
 static __thread int dlt_sig_busy;
+/* The shim's handler runs on this thread (the program's handler too):
+ * nothing that takes the loader's lock. */
+static __thread int dlt_sig_depth;
 
 static int dlt_sig_index(int sig)
 {
@@ -191,9 +195,14 @@ static bool dlt_sig_in_self(uint64_t pc)
 }
 
 /* Executable mappings, from /proc/self/maps (open and read: no loader
- * lock, which the crashed thread may hold). */
+ * lock, which the crashed thread may hold), with the file each maps and
+ * at which offset. */
+#define DLT_SIG_NRANGES 512
+#define DLT_SIG_PATH 256
 struct dlt_sig_ranges {
-	uint64_t lo[512], hi[512];
+	uint64_t lo[DLT_SIG_NRANGES], hi[DLT_SIG_NRANGES];
+	uint64_t off[DLT_SIG_NRANGES];
+	char path[DLT_SIG_NRANGES][DLT_SIG_PATH];
 	int n;
 };
 
@@ -211,19 +220,38 @@ static uint64_t dlt_sig_hex(const char **s)
 	}
 }
 
+/* "lo-hi perms off dev inode path" */
 static void dlt_sig_line(struct dlt_sig_ranges *rs, const char *l)
 {
 	uint64_t lo = dlt_sig_hex(&l);
 	if (*l++ != '-')
 		return;
 	uint64_t hi = dlt_sig_hex(&l);
-	if (*l++ != ' ' || l[0] == '\0' || l[1] == '\0' || l[2] != 'x')
+	if (*l++ != ' ' || l[0] == '\0' || l[1] == '\0' || l[2] != 'x' ||
+	    rs->n >= DLT_SIG_NRANGES)
 		return;
-	if (rs->n < 512) {
-		rs->lo[rs->n] = lo;
-		rs->hi[rs->n] = hi;
-		rs->n++;
+	l += 4;
+	if (*l++ != ' ')
+		return;
+	uint64_t off = dlt_sig_hex(&l);
+	/* Skip the device and the inode to the path. */
+	for (int field = 0; field < 2 && *l; field++) {
+		while (*l == ' ')
+			l++;
+		while (*l && *l != ' ')
+			l++;
 	}
+	while (*l == ' ')
+		l++;
+	int i = rs->n++;
+	rs->lo[i] = lo;
+	rs->hi[i] = hi;
+	rs->off[i] = off;
+	size_t k = 0;
+	if (*l == '/')
+		for (; l[k] && k < DLT_SIG_PATH - 1; k++)
+			rs->path[i][k] = l[k];
+	rs->path[i][k] = '\0';
 }
 
 static void dlt_sig_maps(struct dlt_sig_ranges *rs)
@@ -232,7 +260,7 @@ static void dlt_sig_maps(struct dlt_sig_ranges *rs)
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	char buf[4096], line[160];
+	char buf[4096], line[512];
 	size_t ll = 0;
 	ssize_t got;
 	while ((got = read(fd, buf, sizeof(buf))) > 0) {
@@ -250,26 +278,31 @@ static void dlt_sig_maps(struct dlt_sig_ranges *rs)
 	close(fd);
 }
 
-static bool dlt_sig_in_ranges(const struct dlt_sig_ranges *rs, uint64_t a)
+static int dlt_sig_range_of(const struct dlt_sig_ranges *rs, uint64_t a)
 {
 	for (int i = 0; i < rs->n; i++)
 		if (a >= rs->lo[i] && a < rs->hi[i])
-			return true;
-	return false;
+			return i;
+	return -1;
 }
 
-/* The code addresses above the fault: return addresses found on the stack
- * from sp up (values in executable mappings right after a call
- * instruction).  No unwind tables are read, so a stale return address of
- * an earlier call can show; the innermost frames, which say where it
- * crashed, are exact.  One thread at a time (the buffers are static: the
- * stack may be small); another crashing thread gets frames[0] only. */
-static uint32_t dlt_sig_scan(uint64_t sp, uint64_t *frames, uint32_t n,
-			     uint32_t cap)
+/* The frames: the pc, then the return addresses found on the stack from
+ * sp up (values in executable mappings right after a call instruction),
+ * each with the file mapped there.  No unwind tables are read, so a stale
+ * return address of an earlier call can show; the innermost frames, which
+ * say where it crashed, are exact.  One thread at a time (the buffers are
+ * static: the stack may be small); another crashing thread gets the pc
+ * alone. */
+static uint32_t dlt_sig_frames(struct dlt_writer *w, uint64_t pc, uint64_t sp,
+			       struct dlt_sig_frame *fr, uint32_t cap,
+			       uint16_t *flags)
 {
 	static _Atomic int busy;
 	static struct dlt_sig_ranges rs;
 	static uint64_t words[DLT_SIG_SCAN_BYTES / 8];
+	uint32_t n = 0;
+	memset(fr, 0, sizeof(*fr) * cap);
+	fr[n++].pc = pc;
 	if (atomic_exchange(&busy, 1))
 		return n;
 	dlt_sig_maps(&rs);
@@ -278,10 +311,19 @@ static uint32_t dlt_sig_scan(uint64_t sp, uint64_t *frames, uint32_t n,
 		got = dlt_peek(words, sp, want);
 	for (ssize_t i = 0; i < got / 8 && n < cap; i++) {
 		uint64_t v = words[i];
-		if (v == frames[n - 1] || !dlt_sig_in_ranges(&rs, v) ||
+		if (v == fr[n - 1].pc || dlt_sig_range_of(&rs, v) < 0 ||
 		    !dlt_after_call(v))
 			continue;
-		frames[n++] = v;
+		fr[n++].pc = v;
+	}
+	if (n > 1)
+		*flags |= DLT_SIG_SCANNED;
+	for (uint32_t k = 0; k < n; k++) {
+		int r = dlt_sig_range_of(&rs, fr[k].pc);
+		if (r < 0 || rs.path[r][0] == '\0')
+			continue;
+		fr[k].off = fr[k].pc - rs.lo[r] + rs.off[r];
+		fr[k].obj = dlt_str(w, &dlt_tls, rs.path[r]);
 	}
 	atomic_store(&busy, 0);
 	return n;
@@ -350,29 +392,23 @@ static void dlt_sig_record(int sig, siginfo_t *si, ucontext_t *uc,
 		return;
 	}
 	dlt_sig_busy = 1;
-	uint64_t frames[DLT_SIG_MAX_FRAMES];
+	struct dlt_sig_frame frames[DLT_SIG_MAX_FRAMES];
 	uint32_t n = 0;
 	uint16_t flags = 0;
-	if (uc) {
-		frames[n++] = pc;
-		uint32_t before = n;
-		n = dlt_sig_scan(DLT_UC_SP(uc), frames, n, DLT_SIG_MAX_FRAMES);
-		if (n > before)
-			flags |= DLT_SIG_SCANNED;
-	}
+	if (uc)
+		n = dlt_sig_frames(w, pc, DLT_UC_SP(uc), frames,
+				   DLT_SIG_MAX_FRAMES, &flags);
 	int32_t spid = 0;
-	uint32_t suid = 0, scomm = DLT_STR_NONE;
+	uint32_t suid = 0;
+	char comm[16] = "";
 	if (dlt_sig_sent(si)) {
 		spid = si->si_pid;
 		suid = si->si_uid;
-		if (spid > 0 && spid != getpid()) {
-			char comm[32];
+		if (spid > 0 && spid != getpid())
 			dlt_sig_comm(spid, comm, sizeof(comm));
-			if (comm[0])
-				scomm = dlt_str(w, &dlt_tls, comm);
-		}
 	}
-	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_signal) + 8 * n);
+	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_signal) +
+				  sizeof(frames[0]) * n);
 	struct dlt_rec_signal *r = dlt_rec_reserve(w, &dlt_tls, len);
 	if (r) {
 		r->h.ts = dlt_now_ns();
@@ -382,11 +418,17 @@ static void dlt_sig_record(int sig, siginfo_t *si, ucontext_t *uc,
 		r->tid = (uint32_t)syscall(SYS_gettid);
 		r->sender_pid = spid;
 		r->sender_uid = suid;
-		r->sender_comm = scomm;
 		r->action = action;
 		r->n = n;
-		memcpy(r->frames, frames, 8 * n);
+		r->pad = 0;
+		memcpy(r->sender_comm, comm, sizeof(r->sender_comm));
+		memcpy(r->frames, frames, sizeof(frames[0]) * n);
 		dlt_rec_commit(r, DLT_REC_SIGNAL, flags, len);
+		/* The thread's Python stack, when an interpreter was found
+		 * while the program set its handlers (sigaction below). */
+		if (dlt_pystack_present())
+			dlt_pystack_record((pid_t)r->tid, r->h.ts,
+					   DLT_PYSTACK_F_SIGNAL);
 	}
 	dlt_sig_busy = 0;
 }
@@ -406,6 +448,7 @@ static void dlt_sig_handler(int sig, siginfo_t *si, void *ucv)
 	int i = dlt_sig_index(sig);
 	if (i < 0)
 		return;
+	dlt_sig_depth++;
 	struct sigaction pv;
 	if (atomic_load(&dlt_sig_mode[i]) == 2)
 		pv = dlt_sig_view[i];
@@ -421,6 +464,7 @@ static void dlt_sig_handler(int sig, siginfo_t *si, void *ucv)
 		__sigaction(sig, &pv, NULL);
 		if (!dlt_sig_refaults(sig, si))
 			syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+		dlt_sig_depth--;
 		errno = saved;
 		return;
 	}
@@ -431,12 +475,16 @@ static void dlt_sig_handler(int sig, siginfo_t *si, void *ucv)
 		dlt_sig_install(sig, &dlt_sig_view[i]);
 	}
 	errno = saved;
-	if (pv.sa_handler == SIG_IGN)
-		return;
-	if (pv.sa_flags & SA_SIGINFO)
-		pv.sa_sigaction(sig, si, ucv);
-	else
-		pv.sa_handler(sig);
+	/* The depth stays up while the program's handler runs (it may set
+	 * dispositions); one that siglongjmps out leaves it up for good,
+	 * which only stops this thread from looking for an interpreter. */
+	if (pv.sa_handler != SIG_IGN) {
+		if (pv.sa_flags & SA_SIGINFO)
+			pv.sa_sigaction(sig, si, ucv);
+		else
+			pv.sa_handler(sig);
+	}
+	dlt_sig_depth--;
 }
 
 /* ---- the program's entry points ---------------------------------------- */
@@ -463,6 +511,14 @@ DLT_EXPORT int sigaction(int sig, const struct sigaction *act,
 	}
 	atomic_store(&dlt_sig_lock, 0);
 	pthread_sigmask(SIG_SETMASK, &prev, NULL);
+	/* A program that handles signals itself may be an interpreter:
+	 * CPython sets its SIGINT handler as it starts, faulthandler and
+	 * PyTorch theirs for crashes.  Looking for one now (the loader's
+	 * lock: never from a handler) lets a crash record the thread's
+	 * Python stack. */
+	if (r == 0 && act && act->sa_handler != SIG_DFL &&
+	    act->sa_handler != SIG_IGN && dlt_sig_depth == 0)
+		dlt_pystack_prepare();
 	if (r == 0 && old)
 		*old = before;
 	errno = err;

@@ -479,7 +479,7 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 		break;
 	case DLT_REC_SIGNAL: {
 		const struct dlt_rec_signal *r = (const void *)h;
-		uint32_t room = (h->len - sizeof(*r)) / 8;
+		uint32_t room = (h->len - sizeof(*r)) / sizeof(r->frames[0]);
 		uint32_t n = r->n < room ? r->n : room;
 		const char *name = dlt_signal_name(r->signo);
 		fprintf(out,
@@ -490,18 +490,19 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 			name ? name : "?", r->code, r->addr, r->tid,
 			r->action == DLT_SIG_ACT_DEFAULT   ? "default"
 			: r->action == DLT_SIG_ACT_HANDLER ? "handler"
-							   : "?");
-		if (r->sender_pid) {
+							   : "-");
+		if (r->sender_pid)
 			fprintf(out,
-				" sender_pid=%" PRId32 " sender_uid=%" PRIu32,
-				r->sender_pid, r->sender_uid);
-			dlt_dump_str(d, "sender_comm", r->sender_comm);
+				" sender_pid=%" PRId32 " sender_uid=%" PRIu32
+				" sender_comm=\"%.16s\"",
+				r->sender_pid, r->sender_uid, r->sender_comm);
+		for (uint32_t i = 0; i < n; i++) {
+			fprintf(out, " frame=0x%" PRIx64, r->frames[i].pc);
+			if (r->frames[i].obj) {
+				dlt_dump_str(d, "", r->frames[i].obj);
+				fprintf(out, "+0x%" PRIx64, r->frames[i].off);
+			}
 		}
-		fputs(" frames=[", out);
-		for (uint32_t i = 0; i < n; i++)
-			fprintf(out, "%s0x%" PRIx64, i ? " " : "",
-				r->frames[i]);
-		fputc(']', out);
 		break;
 	}
 	case DLT_REC_MARK: {

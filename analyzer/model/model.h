@@ -145,6 +145,14 @@ struct dlt_reap_rec {
 	int32_t status;
 };
 
+/* A frame of a SIGNAL record: a code address, and the file mapped there
+ * with the address's offset in it (file NULL when unknown). */
+struct dlt_sig_frame_ev {
+	uint64_t pc;
+	uint64_t off;
+	const char *file;
+};
+
 /* A signal the process received (SIGNAL record, shim/signals.c), or one
  * the launcher passed on to it (forwarded). */
 struct dlt_signal_ev {
@@ -159,7 +167,15 @@ struct dlt_signal_ev {
 	uint32_t action;	 /* enum dlt_sig_action */
 	uint32_t flags;		 /* DLT_SIG_* */
 	uint32_t nframes;
-	const uint64_t *frames; /* code addresses, frames[0] the pc */
+	const struct dlt_sig_frame_ev *frames; /* frames[0] the pc */
+	/* The thread's Python stack, written by the handler after the
+	 * signal (PYSTACK, flag DLT_PYSTACK_F_SIGNAL): "file:line in func",
+	 * innermost first; py_top the program's own innermost frame; py_why
+	 * why none or not all could be read.  NULL and 0 without one. */
+	const char **py_frames;
+	uint32_t npy;
+	const char *py_top;
+	const char *py_why;
 };
 
 /* An execve that returned: the process carried on. */

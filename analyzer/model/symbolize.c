@@ -163,6 +163,21 @@ static int dlt_symz_debug_path(const struct dlt_lib *l, char *buf, size_t cap)
 	return 0;
 }
 
+/* f->func from f->path's .symtab, the debug file of l's build-id (when l
+ * is known), or .dynsym. */
+static void dlt_symz_name(struct dlt_frame *f, const struct dlt_lib *l)
+{
+	char dbg[128];
+	if (dlt_symz_file(f->path, f->vaddr, 0, f) == 0)
+		return;
+	if (l && dlt_symz_debug_path(l, dbg, sizeof(dbg)) == 0 &&
+	    dlt_symz_file(dbg, f->vaddr, 0, f) == 0) {
+		f->source = "debug file";
+		return;
+	}
+	dlt_symz_file(f->path, f->vaddr, 1, f);
+}
+
 int dlt_frame_resolve(const struct dlt_process *p, uint64_t pc, uint64_t ts,
 		      struct dlt_frame *f)
 {
@@ -185,30 +200,56 @@ int dlt_frame_resolve(const struct dlt_process *p, uint64_t pc, uint64_t ts,
 		if (!covers)
 			continue;
 		f->lib = l;
+		f->path = path;
 		f->vaddr = vaddr;
-		if (!same)
-			return 0;
-		char dbg[128];
-		if (dlt_symz_file(path, vaddr, 0, f) == 0)
-			return 0;
-		if (dlt_symz_debug_path(l, dbg, sizeof(dbg)) == 0 &&
-		    dlt_symz_file(dbg, vaddr, 0, f) == 0) {
-			f->source = "debug file";
-			return 0;
-		}
-		dlt_symz_file(path, vaddr, 1, f);
+		if (same)
+			dlt_symz_name(f, l);
 		return 0;
 	}
 	return -1;
 }
 
+int dlt_frame_resolve_file(const struct dlt_process *p, uint64_t pc,
+			   const char *path, uint64_t off, struct dlt_frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->pc = pc;
+	if (path == NULL || path[0] != '/')
+		return -1;
+	struct dlt_elf e;
+	if (dlt_elf_open(&e, path) != 0)
+		return -1;
+	int found = -1;
+	for (int i = 0; i < e.nph && found < 0; i++) {
+		const ElfW(Phdr) *ph = &e.ph[i];
+		if (ph->p_type == PT_LOAD && off >= ph->p_offset &&
+		    off - ph->p_offset < ph->p_filesz) {
+			f->vaddr = off - ph->p_offset + ph->p_vaddr;
+			found = i;
+		}
+	}
+	dlt_elf_close(&e);
+	if (found < 0)
+		return -1;
+	f->path = path;
+	for (size_t i = p->nlibs; i-- > 0 && f->lib == NULL;) {
+		const struct dlt_lib *l = &p->libs[i];
+		if (!l->from_fail_record &&
+		    ((l->realpath && strcmp(l->realpath, path) == 0) ||
+		     (l->path && strcmp(l->path, path) == 0)))
+			f->lib = l;
+	}
+	dlt_symz_name(f, f->lib);
+	return 0;
+}
+
 const char *dlt_frame_format(const struct dlt_frame *f, char *buf, size_t cap)
 {
-	if (f->lib == NULL) {
+	if (f->path == NULL) {
 		snprintf(buf, cap, "0x%llx", (unsigned long long)f->pc);
 		return buf;
 	}
-	const char *path = f->lib->realpath ? f->lib->realpath : f->lib->path;
+	const char *path = f->path;
 	const char *base = path ? strrchr(path, '/') : NULL;
 	base = base ? base + 1 : path ? path : "?";
 	if (f->func[0])

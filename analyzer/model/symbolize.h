@@ -19,9 +19,10 @@ struct dlt_frame {
 	 * the recorded objects covers it (JIT code, an object the trace did
 	 * not see). */
 	const struct dlt_lib *lib;
-	uint64_t vaddr; /* pc in the object's own addresses (pc - base) */
-	char func[256]; /* the function, "" when not known */
-	uint64_t off;	/* pc - the function's start */
+	const char *path; /* the object's file, NULL when unknown */
+	uint64_t vaddr;	  /* pc in the object's own addresses (pc - base) */
+	char func[256];	  /* the function, "" when not known */
+	uint64_t off;	  /* pc - the function's start */
 	/* Where the name came from: "symtab", "dynsym", "debug file", or
 	 * NULL when there is none. */
 	const char *source;
@@ -32,6 +33,14 @@ struct dlt_frame {
  * pc is in a recorded object (f->func may still be ""), -1 when not. */
 int dlt_frame_resolve(const struct dlt_process *p, uint64_t pc, uint64_t ts,
 		      struct dlt_frame *f);
+
+/* Names pc found at offset off of the file at path, as the process's
+ * mappings said (a SIGNAL record's frames): for code no LIB_LOAD record
+ * covers, as in a forked child, whose trace lists no libraries.  f->lib is
+ * the process's row of that file when it has one.  Returns 0 when the
+ * file holds off in a loaded segment, -1 when not. */
+int dlt_frame_resolve_file(const struct dlt_process *p, uint64_t pc,
+			   const char *path, uint64_t off, struct dlt_frame *f);
 
 /* "crash_here+0x1b (libcrash.so)", "libcrash.so+0x1139",
  * "0x7f00deadbeef".  Returns buf. */

@@ -9,6 +9,7 @@
 #include <signal.h>
 
 #include "death.h"
+#include "live.h"
 #include "rules.h"
 #include "sigdeath.h"
 #include "symbolize.h"
@@ -83,10 +84,9 @@ static bool dlt_crash_plumbing(const struct dlt_frame *f)
 	static const char *const libs[] = {"libc.so",	    "libdltrace.so",
 					   "libstdc++.so",  "libgcc_s.so",
 					   "libpthread.so", "ld-linux"};
-	if (f->lib == NULL)
+	if (f->path == NULL)
 		return false;
-	const char *path = f->lib->realpath ? f->lib->realpath : f->lib->path;
-	const char *b = dlt_basename(path ? path : "");
+	const char *b = dlt_basename(f->path);
 	for (size_t i = 0; i < sizeof(libs) / sizeof(*libs); i++)
 		if (strncmp(b, libs[i], strlen(libs[i])) == 0)
 			return true;
@@ -102,12 +102,15 @@ static size_t dlt_crash_frames(const struct dlt_process *p,
 {
 	size_t n = ev->nframes < cap ? ev->nframes : cap;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t pc = ev->frames[i] - (i > 0);
-		dlt_frame_resolve(p, pc, ev->ts, &out[i]);
-		out[i].pc = ev->frames[i];
-		if (i > 0) {
-			out[i].off += 1;
-			out[i].vaddr += 1;
+		const struct dlt_sig_frame_ev *fe = &ev->frames[i];
+		uint64_t back = i > 0;
+		if (dlt_frame_resolve(p, fe->pc - back, ev->ts, &out[i]) != 0)
+			dlt_frame_resolve_file(p, fe->pc - back, fe->file,
+					       fe->off - back, &out[i]);
+		out[i].pc = fe->pc;
+		if (out[i].path) {
+			out[i].off += back;
+			out[i].vaddr += back;
 		}
 	}
 	return n;
@@ -141,6 +144,11 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 		char fb[400];
 		snprintf(where, sizeof(where), ", in %s",
 			 dlt_frame_format(&fr[site], fb, sizeof(fb)));
+	}
+	if (ev->py_top) {
+		size_t l = strlen(where);
+		snprintf(where + l, sizeof(where) - l, ", from Python at %s",
+			 ev->py_top);
 	}
 	bool fault = ev->code > 0 && ev->signo != SIGABRT;
 	if (fault && (ev->signo == SIGSEGV || ev->signo == SIGBUS))
@@ -183,8 +191,16 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 	}
 	dlt_obj_bool(e, "frames_from_stack_scan",
 		     (ev->flags & DLT_SIG_SCANNED) != 0);
+	if (ev->py_why) {
+		struct dlt_val *py = dlt_obj_array(e, "python_stack");
+		for (uint32_t i = 0; i < ev->npy; i++)
+			dlt_arr_str(py, ev->py_frames[i]);
+		dlt_obj_str(e, "python_stack_missing",
+			    ev->py_why[0] ? ev->py_why : NULL);
+	}
 	const struct dlt_lib *lib = nf ? fr[site].lib : NULL;
-	if (lib == NULL) {
+	const char *path = nf ? fr[site].path : NULL;
+	if (path == NULL) {
 		dlt_finding_fix(c, f,
 				"the crash is in code no recorded library "
 				"holds (generated code, or an address the "
@@ -193,16 +209,24 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 				"see where");
 		return;
 	}
-	const char *path = lib->realpath ? lib->realpath : lib->path;
 	struct dlt_val *lo = dlt_obj_object(e, "library");
-	dlt_ev_lib(lo, lib);
 	struct dlt_identity id;
-	dlt_lib_identity(lib, &id);
+	memset(&id, 0, sizeof(id));
+	if (lib) {
+		dlt_ev_lib(lo, lib);
+		dlt_lib_identity(lib, &id);
+		const struct dlt_reported_version *rv =
+			dlt_lib_reported_version(p, lib);
+		if (rv)
+			dlt_obj_int(lo, "reported_version", rv->version);
+	} else {
+		/* A forked child's trace lists no libraries: the file as
+		 * the process mapped it, read here. */
+		dlt_obj_str(lo, "path", path);
+		if (dlt_is_this_host(p->host))
+			dlt_file_identity(path, &id);
+	}
 	dlt_ev_identity(lo, &id);
-	const struct dlt_reported_version *rv =
-		dlt_lib_reported_version(p, lib);
-	if (rv)
-		dlt_obj_int(lo, "reported_version", rv->version);
 	struct dlt_install in;
 	dlt_ctx_install(c, path, &in);
 	dlt_ev_install(lo, &in);
@@ -211,7 +235,7 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 		snprintf(func, sizeof(func), "%s in ", fr[site].func);
 	else
 		func[0] = '\0';
-	if (lib->flags & DLT_LIB_MAIN || in.by == DLT_INST_UNKNOWN) {
+	if ((lib && (lib->flags & DLT_LIB_MAIN)) || in.by == DLT_INST_UNKNOWN) {
 		dlt_finding_fix(c, f,
 				"the crash is in %s%s, the program's own code "
 				"or a library no package manager installed: "

@@ -597,6 +597,17 @@ struct dlt_rec_stack {
 	uint32_t frames[]; /* n string ids, innermost first */
 };
 
+/* One frame of a SIGNAL record: a code address, and the file mapped there
+ * as /proc/self/maps said when the signal came (so that a forked child,
+ * whose trace lists no libraries, or code unloaded since, is still
+ * named). */
+struct dlt_sig_frame {
+	uint64_t pc;
+	uint64_t off; /* pc's offset in the file */
+	uint32_t obj; /* string: the file's path; 0 unknown */
+	uint32_t pad;
+};
+
 /* A signal reached the process (shim/signals.c): a fault (SIGSEGV, SIGBUS,
  * SIGFPE, SIGILL, SIGTRAP), SIGABRT, or a signal another process sent
  * (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1/2).  Written by the receiving
@@ -607,18 +618,16 @@ struct dlt_rec_stack {
 struct dlt_rec_signal {
 	struct dlt_rec_hdr h;
 	int32_t signo;
-	int32_t code;	      /* si_code */
-	uint64_t addr;	      /* si_addr of a fault, else 0 */
-	uint32_t tid;	      /* the thread it was delivered to */
-	int32_t sender_pid;   /* si_pid of a sent signal, else 0 */
-	uint32_t sender_uid;  /* si_uid of a sent signal */
-	uint32_t sender_comm; /* string: the sender's /proc comm; 0 unknown */
-	uint32_t action;      /* enum dlt_sig_action: what followed */
-	uint32_t n;	      /* frames (words, when FORWARDED) */
-	/* n code addresses, frames[0] the pc.  FORWARDED: the sender's
-	 * command name, NUL-terminated, in n words (a launcher writing into
-	 * its child's trace cannot add strings to it). */
-	uint64_t frames[]; /* frames[0] the pc; FORWARDED: the name */
+	int32_t code;	     /* si_code */
+	uint64_t addr;	     /* si_addr of a fault, else 0 */
+	uint32_t tid;	     /* the thread it was delivered to */
+	int32_t sender_pid;  /* si_pid of a sent signal, else 0 */
+	uint32_t sender_uid; /* si_uid of a sent signal */
+	uint32_t action;     /* enum dlt_sig_action: what followed */
+	uint32_t n;	     /* frames */
+	uint32_t pad;
+	char sender_comm[16];	       /* the sender's /proc comm, "" unknown */
+	struct dlt_sig_frame frames[]; /* frames[0] the pc */
 };
 
 /* SIGNAL flags. */
