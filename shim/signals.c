@@ -137,7 +137,10 @@ static void dlt_sig_adopt(int i, int sig)
 	dlt_sig_install(sig, &k);
 }
 
-void dlt_sig_init(void)
+/* Next to the constructors (the section GCC gives them), whose page every
+ * process touches at start: one page fault less per process than this
+ * file's own text page. */
+__attribute__((section(".text.startup"))) void dlt_sig_init(void)
 {
 	if (!dlt_cfg.signals)
 		return;
