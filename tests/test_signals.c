@@ -574,7 +574,36 @@ static void test_reaction(void)
 	free(fx);
 }
 
+/* dltrace ends a hung command after --hang-timeout: SIGNAL_SENT is info
+ * and points at the hang, not an error of its own. */
+static void test_hang_timeout(void)
+{
+	char *fx = tu_fx("fx_crash");
+	char *dir = tu_tmpdir("hangtimeout");
+	const char *cmd[] = {fx, "wait", NULL};
+	const char *opts[] = {"--hang-timeout", "1", NULL};
+	const char **argv = tu_launcher_argv(dir, opts, cmd);
+	struct tu_proc p;
+	tu_run(&p, argv, NULL, RUN_MS);
+	TU_CHECK(tu_exit_code(p.status) == 124, "launcher: %s",
+		 tu_status_str(p.status));
+	struct tu_json *j = tu_check_json(dir);
+	const struct tu_json *f =
+		find_for(j, "SIGNAL_SENT", 0, "--hang-timeout");
+	TU_CHECK(f && !strcmp(tu_jstr(f, "severity"), "info"),
+		 "no SIGNAL_SENT info about --hang-timeout");
+	if (f == NULL)
+		print_all(j);
+	tu_json_free(j);
+	tu_proc_free(&p);
+	free(argv);
+	tu_rmtree(dir);
+	free(dir);
+	free(fx);
+}
+
 static const struct tu_test sender_tests[] = {
+	{"--hang-timeout: info, pointing at the hang", test_hang_timeout},
 	{"a shell's kill: SIGNAL_SENT names sh", test_shell_kill},
 	{"timeout: SIGNAL_SENT names timeout", test_timeout},
 	{"SIGTERM to the launcher: passed on, sender named",

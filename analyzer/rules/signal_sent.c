@@ -109,17 +109,20 @@ static void dlt_sent_one(struct dlt_job_ctx *c, const struct dlt_sigdeath *d,
 	size_t sender = dlt_sent_by_traced(chk, d);
 	bool by_dltrace = !d->forwarded && d->sender_comm &&
 			  strcmp(d->sender_comm, "dltrace") == 0;
-	const struct dlt_finding *crash = dlt_sent_first_crash(chk, d);
+	/* dltrace's own SIGTERM after --hang-timeout: the hang is the
+	 * failure, whatever the processes did once signalled. */
+	const struct dlt_finding *crash =
+		by_dltrace ? NULL : dlt_sent_first_crash(chk, d);
 	size_t failed = crash ? crash->proc
-			: (sender != SIZE_MAX || by_dltrace)
+			: sender != SIZE_MAX
 				? dlt_sent_first_failure(chk, d, all, n, sender)
 				: SIZE_MAX;
-	/* Only a traced sender (or dltrace) is known to react to failures:
-	 * `kill` and `timeout` act on their own. */
-	bool reaction =
-		(sender != SIZE_MAX || by_dltrace) && failed != SIZE_MAX;
+	/* Only a traced sender is known to react to failures: `kill` and
+	 * `timeout` act on their own. */
+	bool reaction = !by_dltrace && (sender != SIZE_MAX || crash) &&
+			failed != SIZE_MAX;
 	struct dlt_finding *f;
-	if (by_dltrace && !reaction) {
+	if (by_dltrace) {
 		f = dlt_job_finding(c, ji, DLT_SEV_INFO,
 				    "ended by %s from dltrace (pid %" PRId32
 				    ") when --hang-timeout ran out",
