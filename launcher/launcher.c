@@ -363,28 +363,6 @@ static void end_hung_tree(pid_t pid, const char *dir, int traced, int *status)
 
 static volatile sig_atomic_t child_pid;
 
-static void read_comm(pid_t pid, char *out, size_t cap)
-{
-	char path[32] = "/proc/", digits[12];
-	int nd = 0;
-	for (unsigned v = (unsigned)pid; v && nd < 11; v /= 10)
-		digits[nd++] = (char)('0' + v % 10);
-	size_t l = 6;
-	while (nd > 0)
-		path[l++] = digits[--nd];
-	memcpy(path + l, "/comm", 6);
-	out[0] = '\0';
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t got = read(fd, out, cap - 1);
-	close(fd);
-	got = got > 0 ? got : 0;
-	out[got] = '\0';
-	if (got > 0 && out[got - 1] == '\n')
-		out[got - 1] = '\0';
-}
-
 static void forward_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
@@ -396,8 +374,8 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
 			fwd_pid = si->si_pid;
 			fwd_uid = (sig_atomic_t)si->si_uid;
 			if (si->si_pid > 0)
-				read_comm(si->si_pid, fwd_comm,
-					  sizeof(fwd_comm));
+				dlt_proc_comm(si->si_pid, fwd_comm,
+					      sizeof(fwd_comm));
 		}
 		fwd_sig = sig;
 	}

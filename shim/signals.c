@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "hot.h"
+#include "procstat.h"
 #include "pystack.h"
 #include "stackscan.h"
 #include "state.h"
@@ -332,31 +333,6 @@ static uint32_t dlt_sig_frames(struct dlt_writer *w, uint64_t pc, uint64_t sp,
 	return n;
 }
 
-/* The sender's command name, from /proc/PID/comm ("" when it has gone). */
-static void dlt_sig_comm(pid_t pid, char *out, size_t cap)
-{
-	char path[32] = "/proc/";
-	char digits[12];
-	int nd = 0;
-	for (unsigned v = (unsigned)pid; v && nd < 11; v /= 10)
-		digits[nd++] = (char)('0' + v % 10);
-	size_t l = 6;
-	while (nd > 0)
-		path[l++] = digits[--nd];
-	memcpy(path + l, "/comm", 6);
-	out[0] = '\0';
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t got = read(fd, out, cap - 1);
-	close(fd);
-	if (got <= 0)
-		got = 0;
-	out[got] = '\0';
-	if (got > 0 && out[got - 1] == '\n')
-		out[got - 1] = '\0';
-}
-
 /* A signal that carries a sender: kill, sigqueue, tgkill (raise). */
 static bool dlt_sig_sent(const siginfo_t *si)
 {
@@ -408,7 +384,7 @@ static void dlt_sig_record(int sig, siginfo_t *si, ucontext_t *uc,
 		spid = si->si_pid;
 		suid = si->si_uid;
 		if (spid > 0 && spid != getpid())
-			dlt_sig_comm(spid, comm, sizeof(comm));
+			dlt_proc_comm(spid, comm, sizeof(comm));
 	}
 	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_signal) +
 				  sizeof(frames[0]) * n);
@@ -532,7 +508,11 @@ DLT_EXPORT int sigaction(int sig, const struct sigaction *act,
  * sigignore() and siginterrupt() set dispositions through the C library's
  * internal sigaction, which no wrapper sees: they are made here over the
  * wrapper above, with glibc's semantics. */
-static sighandler_t dlt_sig_bsd(int sig, sighandler_t h)
+/* signal() with glibc's BSD semantics (sysv 0: the handler stays, the
+ * signal is blocked while it runs, calls restart unless siginterrupt
+ * said otherwise) or System V's (sysv 1: SIG_DFL again at delivery, not
+ * blocked, calls interrupted). */
+static sighandler_t dlt_sig_set(int sig, sighandler_t h, int sysv)
 {
 	if (h == SIG_ERR || sig < 1 || sig >= NSIG) {
 		errno = EINVAL;
@@ -542,8 +522,13 @@ static sighandler_t dlt_sig_bsd(int sig, sighandler_t h)
 	memset(&a, 0, sizeof(a));
 	a.sa_handler = h;
 	sigemptyset(&a.sa_mask);
-	sigaddset(&a.sa_mask, sig);
-	a.sa_flags = sigismember(&dlt_sig_intr, sig) == 1 ? 0 : SA_RESTART;
+	if (sysv)
+		a.sa_flags = SA_RESETHAND | SA_NODEFER;
+	else {
+		sigaddset(&a.sa_mask, sig);
+		a.sa_flags =
+			sigismember(&dlt_sig_intr, sig) == 1 ? 0 : SA_RESTART;
+	}
 	if (sigaction(sig, &a, &o) < 0)
 		return SIG_ERR;
 	return o.sa_handler;
@@ -551,7 +536,7 @@ static sighandler_t dlt_sig_bsd(int sig, sighandler_t h)
 
 DLT_EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
-	return dlt_sig_bsd(sig, h);
+	return dlt_sig_set(sig, h, 0);
 }
 
 /* No longer declared by signal.h; programs built against older headers
@@ -560,38 +545,22 @@ sighandler_t bsd_signal(int sig, sighandler_t h);
 
 DLT_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
 {
-	return dlt_sig_bsd(sig, h);
+	return dlt_sig_set(sig, h, 0);
 }
 
 DLT_EXPORT sighandler_t ssignal(int sig, sighandler_t h)
 {
-	return dlt_sig_bsd(sig, h);
-}
-
-static sighandler_t dlt_sig_sysv(int sig, sighandler_t h)
-{
-	if (h == SIG_ERR || sig < 1 || sig >= NSIG) {
-		errno = EINVAL;
-		return SIG_ERR;
-	}
-	struct sigaction a, o;
-	memset(&a, 0, sizeof(a));
-	a.sa_handler = h;
-	sigemptyset(&a.sa_mask);
-	a.sa_flags = SA_RESETHAND | SA_NODEFER;
-	if (sigaction(sig, &a, &o) < 0)
-		return SIG_ERR;
-	return o.sa_handler;
+	return dlt_sig_set(sig, h, 0);
 }
 
 DLT_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
 {
-	return dlt_sig_sysv(sig, h);
+	return dlt_sig_set(sig, h, 1);
 }
 
 DLT_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t h)
 {
-	return dlt_sig_sysv(sig, h);
+	return dlt_sig_set(sig, h, 1);
 }
 
 DLT_EXPORT int siginterrupt(int sig, int interrupt)

@@ -110,26 +110,42 @@ static size_t signal_records(const char *dir)
 	return total;
 }
 
-/* Runs fx_crash MODE plainly and under the launcher; the same exit (the
- * launcher's 128+N for a death by signal N) and the same stdout.  Returns
- * the parsed check --json of the traced run; *dir_out keeps the dir. */
+/* Runs cmd plainly and under the launcher: the same exit (the launcher's
+ * 128+N for a death by signal N) and the same stdout (and stderr, with
+ * check_stderr).  Returns the parsed check --json of the traced run;
+ * *dir_out keeps its directory, *traced_out (when not NULL) the traced
+ * run. */
+static struct tu_json *run_cmd_both(const char *what, const char *const cmd[],
+				    const char *const env[], int check_stderr,
+				    char **dir_out, int *plain_status,
+				    struct tu_proc *traced_out)
+{
+	struct tu_proc plain, traced;
+	tu_run(&plain, cmd, env, RUN_MS);
+	char *dir = tu_tmpdir(what);
+	tu_run_traced(&traced, dir, cmd, env, RUN_MS);
+	tu_expect_same_launched(what, &plain, &traced, check_stderr);
+	if (plain_status)
+		*plain_status = plain.status;
+	struct tu_json *j = tu_check_json(dir);
+	tu_proc_free(&plain);
+	if (traced_out)
+		*traced_out = traced;
+	else
+		tu_proc_free(&traced);
+	*dir_out = dir;
+	return j;
+}
+
+/* The same for fx_crash MODE. */
 static struct tu_json *run_both(const char *mode, const char *const env[],
 				char **dir_out, int *plain_status)
 {
 	char *fx = tu_fx("fx_crash");
 	const char *cmd[] = {fx, mode, NULL};
-	struct tu_proc plain, traced;
-	tu_run(&plain, cmd, env, RUN_MS);
-	char *dir = tu_tmpdir(mode);
-	tu_run_traced(&traced, dir, cmd, env, RUN_MS);
-	tu_expect_same_launched(mode, &plain, &traced, 1);
-	if (plain_status)
-		*plain_status = plain.status;
-	struct tu_json *j = tu_check_json(dir);
-	tu_proc_free(&plain);
-	tu_proc_free(&traced);
+	struct tu_json *j =
+		run_cmd_both(mode, cmd, env, 1, dir_out, plain_status, NULL);
 	free(fx);
-	*dir_out = dir;
 	return j;
 }
 
@@ -253,12 +269,9 @@ static void test_python_ctypes(void)
 	      f);
 	fclose(f);
 	const char *cmd[] = {tu_python(), script, NULL};
-	struct tu_proc plain, traced;
-	tu_run(&plain, cmd, NULL, RUN_MS);
-	char *tdir = tu_strfmt("%s/t", dir);
-	tu_run_traced(&traced, tdir, cmd, NULL, RUN_MS);
-	tu_expect_same_launched("python ctypes", &plain, &traced, 0);
-	struct tu_json *j = tu_check_json(tdir);
+	char *tdir;
+	struct tu_json *j =
+		run_cmd_both("pyctypes", cmd, NULL, 0, &tdir, NULL, NULL);
 	const struct tu_json *c = find_for(
 		j, "CRASH", 0, "from Python at crash.py:4 in read_null");
 	TU_CHECK(c != NULL, "CRASH does not name crash.py:4 in read_null");
@@ -266,8 +279,7 @@ static void test_python_ctypes(void)
 		print_all(j);
 	tu_expect_documented(c);
 	tu_json_free(j);
-	tu_proc_free(&plain);
-	tu_proc_free(&traced);
+	tu_rmtree(tdir);
 	tu_rmtree(dir);
 	free(tdir);
 	free(script);
@@ -392,20 +404,17 @@ static void test_faulthandler(void)
 			     "-c",
 			     "import ctypes\nctypes.string_at(0)\n",
 			     NULL};
-	struct tu_proc plain, traced;
-	tu_run(&plain, cmd, NULL, RUN_MS);
-	char *dir = tu_tmpdir("faulthandler");
-	tu_run_traced(&traced, dir, cmd, NULL, RUN_MS);
-	tu_expect_same_launched("faulthandler", &plain, &traced, 0);
+	struct tu_proc traced;
+	char *dir;
+	struct tu_json *j =
+		run_cmd_both("faulthandler", cmd, NULL, 0, &dir, NULL, &traced);
 	TU_CHECK(tu_contains(traced.err, "Fatal Python error: Segmentation "
 					 "fault") &&
 			 tu_contains(traced.err, "File \"<string>\", line 2"),
 		 "faulthandler's traceback is missing:\n%s", traced.err);
-	struct tu_json *j = tu_check_json(dir);
 	const struct tu_json *f = find_for(j, "CRASH", 0, "SIGSEGV");
 	TU_CHECK(f != NULL, "no CRASH");
 	tu_json_free(j);
-	tu_proc_free(&plain);
 	tu_proc_free(&traced);
 	tu_rmtree(dir);
 	free(dir);
@@ -444,7 +453,7 @@ static void test_shell_kill(void)
 	char *fx = tu_fx("fx_crash");
 	char *dir = tu_tmpdir("shkill");
 	char *fifo = tu_strfmt("%s/ready", dir);
-	const char *script = "mkfifo \"$1\" && \"$0\" wait > \"$1\" & "
+	const char *script = "mkfifo \"$1\" || exit 9; \"$0\" wait > \"$1\" & "
 			     "p=$!; read r < \"$1\"; kill $p; wait $p";
 	const char *cmd[] = {"/bin/sh", "-c", script, fx, fifo, NULL};
 	char *tdir = tu_strfmt("%s/t", dir);
@@ -470,31 +479,54 @@ static void test_shell_kill(void)
 	free(fx);
 }
 
-/* `timeout` ends the command: SIGNAL_SENT names timeout.  timeout's clock
- * may run out before a loaded machine started the command, in which case
- * the command never printed "ready" and the part is skipped. */
-static void test_timeout(void)
+/* Runs argv, a launcher whose command prints "ready" once the shim's
+ * handlers are in place and waits to be ended by a timer: it must exit
+ * with code, and check must have a SIGNAL_SENT of severity sev whose
+ * message holds msg.  A timer that ran out before a loaded machine had
+ * started the command skips the part. */
+static void expect_timed_end(const char *what, const char *const argv[],
+			     const char *dir, int code, const char *msg,
+			     const char *sev)
+{
+	struct tu_proc p;
+	tu_run(&p, argv, NULL, RUN_MS);
+	if (!tu_contains(p.out, "ready")) {
+		tu_skip_part("%s: the time ran out before fx_crash started",
+			     what);
+		tu_proc_free(&p);
+		return;
+	}
+	TU_CHECK(tu_exit_code(p.status) == code, "%s: %s", what,
+		 tu_status_str(p.status));
+	struct tu_json *j = tu_check_json(dir);
+	const struct tu_json *f = find_for(j, "SIGNAL_SENT", 0, msg);
+	TU_CHECK(f && !strcmp(tu_jstr(f, "severity"), sev),
+		 "%s: no SIGNAL_SENT %s about %s", what, sev, msg);
+	if (f == NULL)
+		print_all(j);
+	tu_json_free(j);
+	tu_proc_free(&p);
+}
+
+/* `timeout` ends the command: SIGNAL_SENT names timeout, an error.  And
+ * dltrace ends a hung command after --hang-timeout: SIGNAL_SENT is info
+ * and points at the hang. */
+static void test_timers(void)
 {
 	char *fx = tu_fx("fx_crash");
-	char *dir = tu_tmpdir("timeout");
 	const char *cmd[] = {"timeout", "2", fx, "wait", NULL};
-	struct tu_proc p;
-	tu_run_traced(&p, dir, cmd, NULL, RUN_MS);
-	if (!tu_contains(p.out, "ready")) {
-		tu_skip_part("timeout fired before fx_crash had started");
-	} else {
-		TU_CHECK(tu_exit_code(p.status) == 124, "timeout: %s",
-			 tu_status_str(p.status));
-		struct tu_json *j = tu_check_json(dir);
-		const struct tu_json *f =
-			find_for(j, "SIGNAL_SENT", 0, "(timeout, uid");
-		TU_CHECK(f && !strcmp(tu_jstr(f, "severity"), "error"),
-			 "no SIGNAL_SENT error naming timeout");
-		if (f == NULL)
-			print_all(j);
-		tu_json_free(j);
-	}
-	tu_proc_free(&p);
+	char *dir = tu_tmpdir("timeout");
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	expect_timed_end("timeout", argv, dir, 124, "(timeout, uid", "error");
+	free(argv);
+	tu_rmtree(dir);
+	free(dir);
+	const char *opts[] = {"--hang-timeout", "1", NULL};
+	dir = tu_tmpdir("hangtimeout");
+	argv = tu_launcher_argv(dir, opts, cmd + 2);
+	expect_timed_end("--hang-timeout", argv, dir, 124, "--hang-timeout",
+			 "info");
+	free(argv);
 	tu_rmtree(dir);
 	free(dir);
 	free(fx);
@@ -547,7 +579,7 @@ static void test_reaction(void)
 	char *dir = tu_tmpdir("reaction");
 	char *fifo = tu_strfmt("%s/ready", dir);
 	const char *script =
-		"mkfifo \"$1\" && \"$0\" wait > \"$1\" & "
+		"mkfifo \"$1\" || exit 9; \"$0\" wait > \"$1\" & "
 		"w=$!; read r < \"$1\"; \"$0\" segv; kill $w; wait $w; exit 1";
 	const char *cmd[] = {"/bin/sh", "-c", script, fx, fifo, NULL};
 	char *tdir = tu_strfmt("%s/t", dir);
@@ -574,38 +606,9 @@ static void test_reaction(void)
 	free(fx);
 }
 
-/* dltrace ends a hung command after --hang-timeout: SIGNAL_SENT is info
- * and points at the hang, not an error of its own. */
-static void test_hang_timeout(void)
-{
-	char *fx = tu_fx("fx_crash");
-	char *dir = tu_tmpdir("hangtimeout");
-	const char *cmd[] = {fx, "wait", NULL};
-	const char *opts[] = {"--hang-timeout", "1", NULL};
-	const char **argv = tu_launcher_argv(dir, opts, cmd);
-	struct tu_proc p;
-	tu_run(&p, argv, NULL, RUN_MS);
-	TU_CHECK(tu_exit_code(p.status) == 124, "launcher: %s",
-		 tu_status_str(p.status));
-	struct tu_json *j = tu_check_json(dir);
-	const struct tu_json *f =
-		find_for(j, "SIGNAL_SENT", 0, "--hang-timeout");
-	TU_CHECK(f && !strcmp(tu_jstr(f, "severity"), "info"),
-		 "no SIGNAL_SENT info about --hang-timeout");
-	if (f == NULL)
-		print_all(j);
-	tu_json_free(j);
-	tu_proc_free(&p);
-	free(argv);
-	tu_rmtree(dir);
-	free(dir);
-	free(fx);
-}
-
 static const struct tu_test sender_tests[] = {
-	{"--hang-timeout: info, pointing at the hang", test_hang_timeout},
 	{"a shell's kill: SIGNAL_SENT names sh", test_shell_kill},
-	{"timeout: SIGNAL_SENT names timeout", test_timeout},
+	{"timeout: SIGNAL_SENT names it; --hang-timeout: info", test_timers},
 	{"SIGTERM to the launcher: passed on, sender named",
 	 test_launcher_forward},
 	{"a parent reacting to a crash: info, pointing at it", test_reaction},
