@@ -378,6 +378,59 @@ static void test_pystack_healthy(void)
 	free(dir);
 }
 
+/* A STALL of main_tid that lasted past two ticks after the threshold:
+ * the tick that recorded it, and its PYSTACK, are over. */
+static int stall_seen_later(const struct tu_traceset *s, uint32_t main_tid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t k = 0; k < s->t[i].nrecs; k++) {
+			const struct dlt_rec_hdr *h = s->t[i].recs[k].h;
+			const struct dlt_rec_stall *r = (const void *)h;
+			if (h->type == DLT_REC_STALL && r->tid == main_tid &&
+			    r->dur_ns >= 700u * 1000 * 1000)
+				return 1;
+		}
+	return 0;
+}
+
+/* DLTRACE_PYSTACK=0: stalls and their stacks, no Python stack. */
+static void test_pystack_off(void)
+{
+	const char *py = pystack_python();
+	char *dir = tu_tmpdir("pystack-off");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *cmd[] = {py, SCRIPT, WAIT_S, NULL};
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	const char *env[] = {"DLTRACE_WATCHDOG=1", STALL_ENV,
+			     "DLTRACE_PYSTACK=0", NULL};
+	struct tu_proc p;
+	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "cannot start %s",
+		       py);
+	free(argv);
+	char line[256];
+	unsigned long pid = 0;
+	int got = tu_proc_readline(&p, line, sizeof(line), POLL_LIMIT_MS);
+	TU_CHECK(got == 1 && sscanf(line, "ready %lu", &pid) == 1,
+		 "%s: no \"ready PID\" line", py);
+	int polled =
+		pid ? poll_traces(dir, (uint32_t)pid, stall_seen_later) : -1;
+	tu_kill_group(&p);
+	TU_CHECK(polled == 0, "%s: no long STALL in %d s", py,
+		 POLL_LIMIT_MS / 1000);
+	struct tu_traceset s;
+	tu_traceset_read(dir, &s, 0);
+	size_t stacks = 0, pys = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		stacks += s.t[i].nrec[DLT_REC_STACK];
+		pys += s.t[i].nrec[DLT_REC_PYSTACK];
+	}
+	TU_CHECK(stacks > 0 && pys == 0,
+		 "DLTRACE_PYSTACK=0: %zu STACK, %zu PYSTACK", stacks, pys);
+	tu_traceset_free(&s);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* An interpreter dltrace cannot read (before 3.8) says so, once per
  * stall, with its version. */
 static void test_pystack_unsupported(void)
@@ -445,6 +498,7 @@ static void test_pystack(void)
 	}
 	test_pystack_threads();
 	test_pystack_healthy();
+	test_pystack_off();
 }
 
 /* A C program's stalls get a STACK and no PYSTACK: no interpreter, no
