@@ -8,7 +8,7 @@
  * healthy.
  *
  *   test_pystack [SUITE...]   pystack (the interpreter in
- *                             DLT_TEST_PYSTACK_PYTHON) pystack_c */
+ *                             DLT_TEST_PYSTACK_PYTHON) pystack_c pyframes */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -534,6 +534,85 @@ static void test_pystack_c(void)
 	free(dir);
 }
 
+/* ---- the reader's view of a PYSTACK, on records built here ---------- */
+
+/* A record of two frames, "a.py:7 in f" and "b.py:-1 in <module>", in
+ * buf; returns its length. */
+static uint32_t make_rec(uint64_t *buf, size_t cap)
+{
+	memset(buf, 0, cap);
+	struct dlt_rec_pystack *r = (void *)buf;
+	r->tid = 42;
+	r->n = 2;
+	r->depth = 5;
+	r->py_version = 0x030b04f0;
+	r->frames[0] = (struct dlt_pyframe){7, 4, 1};
+	r->frames[1] = (struct dlt_pyframe){-1, 4, 8};
+	char *text = (char *)&r->frames[2];
+	memcpy(text, "a.pyfb.py<module>", 17);
+	uint32_t len = (uint32_t)(sizeof(*r) + 2 * sizeof(r->frames[0]) + 17);
+	r->h.len = (len + 7) & ~7u;
+	r->h.type = DLT_REC_PYSTACK;
+	return r->h.len;
+}
+
+static void test_pyframes(void)
+{
+	uint64_t buf[64];
+	struct dlt_rec_pystack *r = (void *)buf;
+	struct dlt_pyframe_view f[4];
+	char text[128];
+	make_rec(buf, sizeof(buf));
+	size_t n = dlt_pyframes(r, f, 4);
+	TU_CHECK(n == 2, "%zu frames of 2", n);
+	dlt_pyframe_text(&f[0], text, sizeof(text));
+	TU_CHECK(strcmp(text, "a.py:7 in f") == 0, "frame 0: %s", text);
+	dlt_pyframe_text(&f[1], text, sizeof(text));
+	TU_CHECK(strcmp(text, "b.py:? in <module>") == 0, "frame 1: %s", text);
+	TU_CHECK(dlt_pyframes(r, f, 1) == 1, "cap 1");
+	/* Text cut by the record's length: the frame it cuts is left out. */
+	r->h.len = (uint32_t)(sizeof(*r) + 2 * sizeof(r->frames[0]) + 8);
+	TU_CHECK(dlt_pyframes(r, f, 4) == 1, "a cut second frame is returned");
+	/* More frames claimed than the record holds: none past its end. */
+	make_rec(buf, sizeof(buf));
+	r->n = 65535;
+	TU_CHECK(dlt_pyframes(r, f, 4) == 0, "65535 frames in %u bytes",
+		 r->h.len);
+	r->n = 2;
+	r->frames[1].func_len = 60000;
+	TU_CHECK(dlt_pyframes(r, f, 4) == 1, "a text length past the end");
+	/* The words for each reason. */
+	static const struct {
+		uint16_t reason;
+		uint32_t version;
+		uint64_t addr;
+		const char *want;
+	} why[] = {
+		{DLT_PYSTACK_OK, 0, 0, ""},
+		{DLT_PYSTACK_NO_PYTHON, 0, 0,
+		 "no Python interpreter in this process"},
+		{DLT_PYSTACK_VERSION, 0x030710f0, 0,
+		 "CPython 3.7: not supported"},
+		{DLT_PYSTACK_NO_THREAD, 0x030b04f0, 0,
+		 "thread runs no Python code"},
+		{DLT_PYSTACK_UNREADABLE, 0x030b04f0, 0x7f00dead0000ull,
+		 "frame memory unreadable at 0x7f00dead0000"},
+		{DLT_PYSTACK_FREE_THREADED, 0x030d00f0, 0,
+		 "free-threaded CPython 3.13: not supported"},
+	};
+	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++) {
+		r->reason = why[i].reason;
+		r->py_version = why[i].version;
+		r->addr = why[i].addr;
+		dlt_pyframes_why(r, text, sizeof(text));
+		TU_CHECK(strcmp(text, why[i].want) == 0, "reason %u: \"%s\"",
+			 why[i].reason, text);
+	}
+}
+
+static const struct tu_test pyframes_tests[] = {{"pyframes", test_pyframes},
+						{NULL, NULL}};
+
 static const struct tu_test pystack_tests[] = {{"pystack", test_pystack},
 					       {NULL, NULL}};
 static const struct tu_test pystack_c_tests[] = {{"pystack_c", test_pystack_c},
@@ -544,6 +623,7 @@ int main(int argc, char **argv)
 	static const struct tu_suite suites[] = {
 		{"pystack", pystack_tests, pystack_skip},
 		{"pystack_c", pystack_c_tests, NULL},
+		{"pyframes", pyframes_tests, NULL},
 		{NULL, NULL, NULL}};
 	return tu_main(argc, argv, suites);
 }
