@@ -709,6 +709,9 @@ static size_t dlt_py_walk(struct dlt_rec_pystack *r, char *text, uint32_t tid)
 	struct dlt_py_walk w = {getpid(), dlt_py.l, 0};
 	int started;
 	uintptr_t ts = dlt_py_thread(&w, tid, &started);
+	if (ts)
+		w.bad = 0; /* found: a thread state that failed on the way is
+			    * another thread's */
 	uintptr_t f = ts ? dlt_py_top(&w, ts) : 0;
 	if (f == 0) {
 		r->reason = w.bad     ? DLT_PYSTACK_UNREADABLE

@@ -291,29 +291,48 @@ static void expect_findings(const char *dir, uint32_t main_tid)
 	tu_proc_free(&p);
 }
 
-static void test_pystack_threads(void)
+/* Runs the script under dltrace in dir with the stall threshold of
+ * STALL_ENV (and extra, may be NULL), waits for its "ready PID" line, polls
+ * its trace until done() holds, then kills it (a hang ended by a kill:
+ * its STALL findings are warnings).  Returns the script's pid; a failed
+ * check when it did not come or done() never held. */
+static uint32_t run_script(const char *dir, const char *extra,
+			   int (*done)(const struct tu_traceset *, uint32_t))
 {
 	const char *py = pystack_python();
-	char *dir = tu_tmpdir("pystack");
-	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
 	const char *cmd[] = {py, SCRIPT, WAIT_S, NULL};
 	const char **argv = tu_launcher_argv(dir, NULL, cmd);
-	const char *env[] = {"DLTRACE_WATCHDOG=1", STALL_ENV, NULL};
+	const char *env[] = {"DLTRACE_WATCHDOG=1", STALL_ENV, extra, NULL};
 	struct tu_proc p;
-	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "cannot start %s",
-		       py);
+	int started = tu_proc_start(&p, argv, env) == 0;
 	free(argv);
-	char line[256];
-	int got = tu_proc_readline(&p, line, sizeof(line), POLL_LIMIT_MS);
+	TU_CHECK(started, "cannot start %s", py);
+	if (!started)
+		return 0;
+	char line[256] = "";
 	unsigned long pid = 0;
+	int got = tu_proc_readline(&p, line, sizeof(line), POLL_LIMIT_MS);
 	TU_CHECK(got == 1 && sscanf(line, "ready %lu", &pid) == 1,
 		 "%s: no \"ready PID\" line (%d: %s)", py, got, line);
-	int polled = pid ? poll_traces(dir, (uint32_t)pid, both_threads) : -1;
-	/* A hang, ended by a kill: the STALL findings are warnings. */
+	int polled = pid ? poll_traces(dir, (uint32_t)pid, done) : -1;
 	tu_kill_group(&p);
-	TU_CHECK(polled == 0, "%s: no PYSTACK of both threads in %d s", py,
-		 POLL_LIMIT_MS / 1000);
+	TU_CHECK(polled == 0,
+		 "%s: the records waited for are not there after "
+		 "%d s",
+		 py, POLL_LIMIT_MS / 1000);
+	return polled == 0 ? (uint32_t)pid : 0;
+}
 
+static void test_pystack_threads(void)
+{
+	char *dir = tu_tmpdir("pystack");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	uint32_t pid = run_script(dir, NULL, both_threads);
+	if (pid == 0) {
+		tu_rmtree(dir);
+		free(dir);
+		return;
+	}
 	struct tu_traceset s;
 	tu_traceset_read(dir, &s, 0);
 	TU_CHECK(s.n == 1, "%zu traces", s.n);
@@ -396,27 +415,9 @@ static int stall_seen_later(const struct tu_traceset *s, uint32_t main_tid)
 /* DLTRACE_PYSTACK=0: stalls and their stacks, no Python stack. */
 static void test_pystack_off(void)
 {
-	const char *py = pystack_python();
 	char *dir = tu_tmpdir("pystack-off");
 	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
-	const char *cmd[] = {py, SCRIPT, WAIT_S, NULL};
-	const char **argv = tu_launcher_argv(dir, NULL, cmd);
-	const char *env[] = {"DLTRACE_WATCHDOG=1", STALL_ENV,
-			     "DLTRACE_PYSTACK=0", NULL};
-	struct tu_proc p;
-	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "cannot start %s",
-		       py);
-	free(argv);
-	char line[256];
-	unsigned long pid = 0;
-	int got = tu_proc_readline(&p, line, sizeof(line), POLL_LIMIT_MS);
-	TU_CHECK(got == 1 && sscanf(line, "ready %lu", &pid) == 1,
-		 "%s: no \"ready PID\" line", py);
-	int polled =
-		pid ? poll_traces(dir, (uint32_t)pid, stall_seen_later) : -1;
-	tu_kill_group(&p);
-	TU_CHECK(polled == 0, "%s: no long STALL in %d s", py,
-		 POLL_LIMIT_MS / 1000);
+	run_script(dir, "DLTRACE_PYSTACK=0", stall_seen_later);
 	struct tu_traceset s;
 	tu_traceset_read(dir, &s, 0);
 	size_t stacks = 0, pys = 0;
@@ -435,25 +436,9 @@ static void test_pystack_off(void)
  * stall, with its version. */
 static void test_pystack_unsupported(void)
 {
-	const char *py = pystack_python();
 	char *dir = tu_tmpdir("pystack-old");
 	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
-	const char *cmd[] = {py, SCRIPT, WAIT_S, NULL};
-	const char **argv = tu_launcher_argv(dir, NULL, cmd);
-	const char *env[] = {"DLTRACE_WATCHDOG=1", STALL_ENV, NULL};
-	struct tu_proc p;
-	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "cannot start %s",
-		       py);
-	free(argv);
-	char line[256];
-	unsigned long pid = 0;
-	int got = tu_proc_readline(&p, line, sizeof(line), POLL_LIMIT_MS);
-	TU_CHECK(got == 1 && sscanf(line, "ready %lu", &pid) == 1,
-		 "%s: no \"ready PID\" line", py);
-	int polled = pid ? poll_traces(dir, (uint32_t)pid, any_pystack) : -1;
-	tu_kill_group(&p);
-	TU_CHECK(polled == 0, "%s: no PYSTACK in %d s", py,
-		 POLL_LIMIT_MS / 1000);
+	run_script(dir, NULL, any_pystack);
 	struct tu_traceset s;
 	tu_traceset_read(dir, &s, 0);
 	size_t seen = 0;
