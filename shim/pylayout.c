@@ -8,33 +8,25 @@
 
 #define DLT_L(f) [DLT_PYF_##f]
 
+/* 3.8 and 3.9 read alike. */
+#define DLT_PY_LAYOUT_38                                                  \
+	{                                                                 \
+		DLT_L(rt_interp_head) = 32, DLT_L(is_next) = 0,           \
+		DLT_L(is_threads_head) = 8, DLT_L(ts_next) = 8,           \
+		DLT_L(ts_frame) = 24, DLT_L(ts_thread_id) = 176,          \
+		DLT_L(fr_back) = 24, DLT_L(fr_code) = 32,                 \
+		DLT_L(fr_lasti) = 104, DLT_L(co_filename) = 104,          \
+		DLT_L(co_name) = 112, DLT_L(co_firstlineno) = 40,         \
+		DLT_L(co_linetable) = 120, DLT_L(ob_type) = 8,            \
+		DLT_L(bytes_size) = 16, DLT_L(bytes_data) = 32,           \
+		DLT_L(str_length) = 16, DLT_L(str_state) = 32,            \
+		DLT_L(str_ascii_data) = 48, DLT_L(str_compact_data) = 72, \
+		DLT_L(owner_cstack) = 0xffff                              \
+	}
+
 static const struct dlt_py_layout dlt_py_layouts[] = {
-	{0x0308,
-	 DLT_PY_LNOTAB,
-	 {DLT_L(rt_interp_head) = 32,  DLT_L(is_next) = 0,
-	  DLT_L(is_threads_head) = 8,  DLT_L(ts_next) = 8,
-	  DLT_L(ts_frame) = 24,	       DLT_L(ts_thread_id) = 176,
-	  DLT_L(fr_back) = 24,	       DLT_L(fr_code) = 32,
-	  DLT_L(fr_lasti) = 104,       DLT_L(co_filename) = 104,
-	  DLT_L(co_name) = 112,	       DLT_L(co_firstlineno) = 40,
-	  DLT_L(co_linetable) = 120,   DLT_L(ob_type) = 8,
-	  DLT_L(bytes_size) = 16,      DLT_L(bytes_data) = 32,
-	  DLT_L(str_length) = 16,      DLT_L(str_state) = 32,
-	  DLT_L(str_ascii_data) = 48,  DLT_L(str_compact_data) = 72,
-	  DLT_L(owner_cstack) = 0xffff}},
-	{0x0309,
-	 DLT_PY_LNOTAB,
-	 {DLT_L(rt_interp_head) = 32,  DLT_L(is_next) = 0,
-	  DLT_L(is_threads_head) = 8,  DLT_L(ts_next) = 8,
-	  DLT_L(ts_frame) = 24,	       DLT_L(ts_thread_id) = 176,
-	  DLT_L(fr_back) = 24,	       DLT_L(fr_code) = 32,
-	  DLT_L(fr_lasti) = 104,       DLT_L(co_filename) = 104,
-	  DLT_L(co_name) = 112,	       DLT_L(co_firstlineno) = 40,
-	  DLT_L(co_linetable) = 120,   DLT_L(ob_type) = 8,
-	  DLT_L(bytes_size) = 16,      DLT_L(bytes_data) = 32,
-	  DLT_L(str_length) = 16,      DLT_L(str_state) = 32,
-	  DLT_L(str_ascii_data) = 48,  DLT_L(str_compact_data) = 72,
-	  DLT_L(owner_cstack) = 0xffff}},
+	{0x0308, DLT_PY_LNOTAB, DLT_PY_LAYOUT_38},
+	{0x0309, DLT_PY_LNOTAB, DLT_PY_LAYOUT_38},
 	{0x030a,
 	 DLT_PY_LINETABLE,
 	 {DLT_L(rt_interp_head) = 32,  DLT_L(is_next) = 0,

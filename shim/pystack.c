@@ -196,6 +196,19 @@ int dlt_pystack_present(void)
 
 /* ---- the walk: async-signal-safe from here on ------------------------- */
 
+/* Bytes read at once from the start of a frame and of a code object: past
+ * the last field any layout reads (3.8's f_lasti at 104, 3.13's
+ * co_linetable at 136); a code object is larger than that in every
+ * version. */
+#define DLT_PY_FRAME_HEAD 112
+#define DLT_PY_CODE_HEAD 144
+/* Bytes of a line table read with the frame's names; the rest, where
+ * there is more before the frame's instruction, 256 at a time. */
+#define DLT_PY_TABLE_CHUNK 256
+/* Bytes read from the start of a thread state: past its next, thread_id
+ * and native_thread_id in every layout (3.8's thread_id at 176). */
+#define DLT_PY_TSTATE_HEAD 184
+
 struct dlt_py_walk {
 	pid_t pid;
 	const struct dlt_py_layout *l;
@@ -216,7 +229,7 @@ static int dlt_py_ptr(struct dlt_py_walk *w, uintptr_t at, uintptr_t *out)
 struct dlt_py_bytes {
 	struct dlt_py_walk *w;
 	uintptr_t at, end;
-	uint8_t buf[128];
+	uint8_t buf[256];
 	uint32_t pos, len;
 };
 
@@ -332,20 +345,34 @@ static int32_t dlt_py_locations(struct dlt_py_bytes *b, int32_t line,
 	return -1;
 }
 
+/* The line of byte offset addr of a code object whose first line is first
+ * and whose line table is the bytes object table; head holds the first
+ * got bytes of that object (its header, then the start of its bytes). */
 static int32_t dlt_py_line(struct dlt_py_walk *w, int32_t first,
-			   uintptr_t table, int64_t addr)
+			   uintptr_t table, int64_t addr, const uint8_t *head,
+			   ssize_t got)
 {
 	const struct dlt_py_layout *l = w->l;
-	int64_t size;
 	if (addr < 0)
 		return first;
-	if (dlt_py_read(w->pid, &size, table + l->off[DLT_PYF_bytes_size],
-			sizeof(size)) != 0 ||
-	    size < 0 || size > (1 << 24))
+	size_t hd = l->off[DLT_PYF_bytes_data];
+	int64_t size;
+	if (got < (ssize_t)hd)
+		return -1;
+	memcpy(&size, head + l->off[DLT_PYF_bytes_size], sizeof(size));
+	if (size < 0 || size > (1 << 24))
 		return -1;
 	struct dlt_py_bytes b = {.w = w};
-	b.at = table + l->off[DLT_PYF_bytes_data];
+	b.at = table + hd;
 	b.end = b.at + (uintptr_t)size;
+	size_t have = (size_t)got - hd;
+	if (have > (size_t)size)
+		have = (size_t)size;
+	if (have > sizeof(b.buf))
+		have = sizeof(b.buf);
+	memcpy(b.buf, head + hd, have);
+	b.len = (uint32_t)have;
+	b.at += have;
 	switch (l->lines) {
 	case DLT_PY_LNOTAB:
 		return dlt_py_lnotab(&b, first, addr);
@@ -389,28 +416,38 @@ static int dlt_py_utf8(char *out, size_t cap, size_t *n, uint32_t c)
 
 /* The text of str object s as UTF-8 into out (at most cap bytes, the end
  * of a longer one when tail is set: a path's file name matters most);
- * returns the bytes written.  Code objects' names are compact strings;
- * anything else gives "?". */
-static uint16_t dlt_py_str(struct dlt_py_walk *w, uintptr_t s, char *out,
+ * returns the bytes written.  head holds the first got bytes of the
+ * object: its header and, for a short ASCII text, the text.  Code
+ * objects' names are compact strings; anything else gives "?". */
+static uint16_t dlt_py_str(struct dlt_py_walk *w, uintptr_t s,
+			   const uint8_t *head, ssize_t got, char *out,
 			   size_t cap, int tail)
 {
 	const struct dlt_py_layout *l = w->l;
+	size_t hd = l->off[DLT_PYF_str_ascii_data];
+	if (s == 0)
+		got = -1;
 	int64_t len;
 	uint32_t state;
-	if (s == 0 ||
-	    dlt_py_read(w->pid, &len, s + l->off[DLT_PYF_str_length], 8) != 0 ||
-	    dlt_py_read(w->pid, &state, s + l->off[DLT_PYF_str_state], 4) !=
-		    0 ||
-	    len < 0 || !(state & DLT_PY_STATE_COMPACT)) {
+	if (got < (ssize_t)hd) {
+		out[0] = '?';
+		return 1;
+	}
+	memcpy(&len, head + l->off[DLT_PYF_str_length], 8);
+	memcpy(&state, head + l->off[DLT_PYF_str_state], 4);
+	if (len < 0 || !(state & DLT_PY_STATE_COMPACT)) {
 		out[0] = '?';
 		return 1;
 	}
 	unsigned kind = (state >> DLT_PY_STATE_KIND_SHIFT) & 7;
 	if (state & DLT_PY_STATE_ASCII) {
 		size_t n = (size_t)len < cap ? (size_t)len : cap;
-		uintptr_t from = s + l->off[DLT_PYF_str_ascii_data] +
-				 (tail ? (uintptr_t)len - n : 0);
-		if (dlt_py_read(w->pid, out, from, n) != 0) {
+		size_t skip = tail ? (size_t)len - n : 0;
+		if (skip == 0 && (size_t)got >= hd + n) {
+			memcpy(out, head + hd, n);
+			return (uint16_t)n;
+		}
+		if (dlt_py_read(w->pid, out, s + hd + skip, n) != 0) {
 			out[0] = '?';
 			return 1;
 		}
@@ -451,28 +488,95 @@ static uint16_t dlt_py_str(struct dlt_py_walk *w, uintptr_t s, char *out,
 	return (uint16_t)n;
 }
 
-/* One frame: code object code, at byte offset addr of its bytecode (-1:
- * not started).  Its texts go to text + *used. */
-static void dlt_py_frame(struct dlt_py_walk *w, uintptr_t code, int64_t addr,
+/* One frame: the code object whose first bytes co holds, at byte offset
+ * addr of its bytecode (-1: not started).  Its texts go to text + *used. */
+static void dlt_py_frame(struct dlt_py_walk *w, const uint8_t *co, int64_t addr,
 			 struct dlt_pyframe *f, char *text, size_t *used)
 {
 	const struct dlt_py_layout *l = w->l;
 	uintptr_t file = 0, name = 0, table = 0;
 	int32_t first = -1;
-	if (dlt_py_ptr(w, code + l->off[DLT_PYF_co_filename], &file) == 0)
-		dlt_py_ptr(w, code + l->off[DLT_PYF_co_name], &name);
-	dlt_py_ptr(w, code + l->off[DLT_PYF_co_linetable], &table);
-	if (dlt_py_read(w->pid, &first, code + l->off[DLT_PYF_co_firstlineno],
-			4) != 0)
-		first = -1;
-	f->file_len =
-		dlt_py_str(w, file, text + *used, DLT_PYSTACK_FILE_MAX, 1);
+	memcpy(&file, co + l->off[DLT_PYF_co_filename], sizeof(file));
+	memcpy(&name, co + l->off[DLT_PYF_co_name], sizeof(name));
+	memcpy(&table, co + l->off[DLT_PYF_co_linetable], sizeof(table));
+	memcpy(&first, co + l->off[DLT_PYF_co_firstlineno], 4);
+	/* The two names and the line table in one system call: each one's
+	 * header and the start of its contents, which is all of it for most
+	 * frames. */
+	size_t sh = l->off[DLT_PYF_str_ascii_data];
+	size_t bh = l->off[DLT_PYF_bytes_data];
+	uint8_t fb[80 + DLT_PYSTACK_FILE_MAX], nb[80 + DLT_PYSTACK_FUNC_MAX];
+	uint8_t tb[64 + DLT_PY_TABLE_CHUNK];
+	struct iovec local[3] = {{fb, sh + DLT_PYSTACK_FILE_MAX},
+				 {nb, sh + DLT_PYSTACK_FUNC_MAX},
+				 {tb, bh + DLT_PY_TABLE_CHUNK}};
+	struct iovec remote[3] = {{(void *)file, local[0].iov_len},
+				  {(void *)name, local[1].iov_len},
+				  {(void *)table, local[2].iov_len}};
+	ssize_t got[3] = {-1, -1, -1};
+	if (file && name && table && sh <= 80 && bh <= 64) {
+		ssize_t n = process_vm_readv(w->pid, local, 3, remote, 3, 0);
+		for (int i = 0; i < 3 && n > 0; i++) {
+			got[i] = n < (ssize_t)local[i].iov_len
+					 ? n
+					 : (ssize_t)local[i].iov_len;
+			n -= got[i];
+		}
+	}
+	/* One that the joint read did not reach is read alone. */
+	for (int i = 0; i < 3; i++)
+		if (got[i] < (ssize_t)local[i].iov_len && remote[i].iov_base &&
+		    got[i] < (ssize_t)(i == 2 ? bh : sh))
+			got[i] = dlt_py_peek(w->pid, local[i].iov_base,
+					     (uintptr_t)remote[i].iov_base,
+					     local[i].iov_len);
+	f->file_len = dlt_py_str(w, file, fb, got[0], text + *used,
+				 DLT_PYSTACK_FILE_MAX, 1);
 	*used += f->file_len;
-	f->func_len =
-		dlt_py_str(w, name, text + *used, DLT_PYSTACK_FUNC_MAX, 0);
+	f->func_len = dlt_py_str(w, name, nb, got[1], text + *used,
+				 DLT_PYSTACK_FUNC_MAX, 0);
 	*used += f->func_len;
-	f->line = first < 0 || table == 0 ? -1
-					  : dlt_py_line(w, first, table, addr);
+	f->line = first < 0 || table == 0
+			  ? -1
+			  : dlt_py_line(w, first, table, addr, tb, got[2]);
+}
+
+/* Where the thread states of threads were last seen: a search for one
+ * thread goes through the others', and the watchdog then asks for them
+ * in turn (a snapshot of N threads would read N * N thread states).  A
+ * hint is only a place to look first: a thread state is taken when its
+ * own id there is the thread's.  Written and read with relaxed atomics by
+ * the watchdog and signal handlers alike; a torn pair fails that check. */
+#define DLT_PY_HINTS 256
+static struct {
+	_Atomic uint32_t tid;
+	_Atomic uintptr_t ts;
+} dlt_py_hints[DLT_PY_HINTS];
+
+static void dlt_py_hint(uint32_t tid, uintptr_t ts)
+{
+	unsigned i = (tid * 2654435761u) % DLT_PY_HINTS;
+	atomic_store_explicit(&dlt_py_hints[i].ts, ts, memory_order_relaxed);
+	atomic_store_explicit(&dlt_py_hints[i].tid, tid, memory_order_relaxed);
+}
+
+/* The kernel id of the thread whose thread state starts with head. */
+static uint32_t dlt_py_tstate_tid(struct dlt_py_walk *w, const uint8_t *head)
+{
+	const struct dlt_py_layout *l = w->l;
+	unsigned long id = 0;
+	uint32_t t = 0;
+	if (l->off[DLT_PYF_ts_native_tid]) {
+		memcpy(&id, head + l->off[DLT_PYF_ts_native_tid], sizeof(id));
+		return (uint32_t)id;
+	}
+	if (dlt_py.tid_off < 0)
+		return 0;
+	memcpy(&id, head + l->off[DLT_PYF_ts_thread_id], sizeof(id));
+	if (id == 0 ||
+	    dlt_py_read(w->pid, &t, id + (uintptr_t)dlt_py.tid_off, 4) != 0)
+		return 0;
+	return t;
 }
 
 /* Thread tid's PyThreadState, 0 when it has none. */
@@ -481,7 +585,18 @@ static uintptr_t dlt_py_thread(struct dlt_py_walk *w, uint32_t tid,
 {
 	const struct dlt_py_layout *l = w->l;
 	uintptr_t interp, ts;
+	uint8_t head[DLT_PY_TSTATE_HEAD];
 	*started = 0;
+	unsigned h = (tid * 2654435761u) % DLT_PY_HINTS;
+	uintptr_t hint =
+		atomic_load_explicit(&dlt_py_hints[h].ts, memory_order_relaxed);
+	if (atomic_load_explicit(&dlt_py_hints[h].tid, memory_order_relaxed) ==
+		    tid &&
+	    hint && dlt_py_read(w->pid, head, hint, sizeof(head)) == 0 &&
+	    dlt_py_tstate_tid(w, head) == tid) {
+		*started = 1;
+		return hint;
+	}
 	if (dlt_py_ptr(w, dlt_py.runtime + l->off[DLT_PYF_rt_interp_head],
 		       &interp) != 0)
 		return 0;
@@ -489,30 +604,18 @@ static uintptr_t dlt_py_thread(struct dlt_py_walk *w, uint32_t tid,
 		*started = 1;
 		dlt_py_ptr(w, interp + l->off[DLT_PYF_is_threads_head], &ts);
 		for (int j = 0; ts && j < 4096; j++) {
-			unsigned long id = 0;
-			uint32_t t = 0;
-			if (l->off[DLT_PYF_ts_native_tid]) {
-				if (dlt_py_read(
-					    w->pid, &id,
-					    ts + l->off[DLT_PYF_ts_native_tid],
-					    sizeof(id)) == 0)
-					t = (uint32_t)id;
-			} else if (dlt_py.tid_off >= 0 &&
-				   dlt_py_read(
-					   w->pid, &id,
-					   ts + l->off[DLT_PYF_ts_thread_id],
-					   sizeof(id)) == 0 &&
-				   id != 0) {
-				if (dlt_py_read(w->pid, &t,
-						id + (uintptr_t)dlt_py.tid_off,
-						4) != 0)
-					t = 0;
+			/* Its id and the next one in one read. */
+			if (dlt_py_read(w->pid, head, ts, sizeof(head)) != 0) {
+				if (w->bad == 0)
+					w->bad = ts;
+				break;
 			}
+			uint32_t t = dlt_py_tstate_tid(w, head);
+			if (t)
+				dlt_py_hint(t, ts);
 			if (t == tid)
 				return ts;
-			if (dlt_py_ptr(w, ts + l->off[DLT_PYF_ts_next], &ts) !=
-			    0)
-				break;
+			memcpy(&ts, head + l->off[DLT_PYF_ts_next], sizeof(ts));
 		}
 		if (dlt_py_ptr(w, interp + l->off[DLT_PYF_is_next], &interp) !=
 		    0)
@@ -537,35 +640,52 @@ static uintptr_t dlt_py_top(struct dlt_py_walk *w, uintptr_t ts)
 /* Code object and byte offset of frame f; 0 when the frame is no Python
  * code's (3.12+ frames of the C stack, frames not started). */
 static uintptr_t dlt_py_frame_code(struct dlt_py_walk *w, uintptr_t f,
-				   int64_t *addr)
+				   uint8_t *co, int64_t *addr, uintptr_t *back)
 {
 	const struct dlt_py_layout *l = w->l;
+	uint8_t fr[DLT_PY_FRAME_HEAD];
 	uintptr_t code = 0;
-	if (dlt_py_ptr(w, f + l->off[DLT_PYF_fr_code], &code) != 0 || code == 0)
+	*back = 0;
+	/* A 3.11+ frame can end a page before unmapped memory: what the
+	 * layout reads must be there, not the whole head. */
+	size_t need = 0;
+	const int used[] = {DLT_PYF_fr_back, DLT_PYF_fr_code, DLT_PYF_fr_lasti,
+			    DLT_PYF_fr_instr, DLT_PYF_fr_owner};
+	for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++)
+		if ((size_t)l->off[used[i]] + 8 > need)
+			need = (size_t)l->off[used[i]] + 8;
+	if (dlt_py_peek(w->pid, fr, f, sizeof(fr)) < (ssize_t)need) {
+		if (w->bad == 0)
+			w->bad = f;
 		return 0;
-	if (dlt_py.code_type) {
-		uintptr_t type = 0;
-		if (dlt_py_ptr(w, code + l->off[DLT_PYF_ob_type], &type) != 0 ||
-		    type != dlt_py.code_type)
-			return 0;
 	}
+	memcpy(back, fr + l->off[DLT_PYF_fr_back], sizeof(*back));
+	memcpy(&code, fr + l->off[DLT_PYF_fr_code], sizeof(code));
+	if (code == 0)
+		return 0;
+	if (dlt_py_read(w->pid, co, code, DLT_PY_CODE_HEAD) != 0) {
+		if (w->bad == 0)
+			w->bad = code;
+		return 0;
+	}
+	uintptr_t type;
+	memcpy(&type, co + l->off[DLT_PYF_ob_type], sizeof(type));
+	if (dlt_py.code_type && type != dlt_py.code_type)
+		return 0;
 	if (l->off[DLT_PYF_fr_instr] == 0) {
 		int32_t lasti;
-		if (dlt_py_read(w->pid, &lasti, f + l->off[DLT_PYF_fr_lasti],
-				4) != 0)
-			lasti = -1;
+		memcpy(&lasti, fr + l->off[DLT_PYF_fr_lasti], 4);
 		/* 3.10 counts code units of two bytes. */
 		*addr = l->lines == DLT_PY_LINETABLE && lasti >= 0
 				? (int64_t)lasti * 2
 				: lasti;
 		return code;
 	}
-	uint8_t owner = 0;
+	uint8_t owner = fr[l->off[DLT_PYF_fr_owner]];
 	uintptr_t instr = 0;
-	if (dlt_py_read(w->pid, &owner, f + l->off[DLT_PYF_fr_owner], 1) != 0 ||
-	    owner == l->off[DLT_PYF_owner_cstack])
+	if (owner == l->off[DLT_PYF_owner_cstack])
 		return 0;
-	dlt_py_ptr(w, f + l->off[DLT_PYF_fr_instr], &instr);
+	memcpy(&instr, fr + l->off[DLT_PYF_fr_instr], sizeof(instr));
 	uintptr_t start = code + l->off[DLT_PYF_co_code];
 	if (instr < start)
 		return 0; /* a frame being set up */
@@ -589,6 +709,9 @@ static size_t dlt_py_walk(struct dlt_rec_pystack *r, char *text, uint32_t tid)
 	struct dlt_py_walk w = {getpid(), dlt_py.l, 0};
 	int started;
 	uintptr_t ts = dlt_py_thread(&w, tid, &started);
+	if (ts)
+		w.bad = 0; /* found: a thread state that failed on the way is
+			    * another thread's */
 	uintptr_t f = ts ? dlt_py_top(&w, ts) : 0;
 	if (f == 0) {
 		r->reason = w.bad     ? DLT_PYSTACK_UNREADABLE
@@ -600,12 +723,13 @@ static size_t dlt_py_walk(struct dlt_rec_pystack *r, char *text, uint32_t tid)
 	size_t used = 0;
 	for (int k = 0; f && k < 4096; k++) {
 		int64_t addr = -1;
-		uintptr_t code = dlt_py_frame_code(&w, f, &addr);
+		uintptr_t back;
+		uint8_t co[DLT_PY_CODE_HEAD];
+		uintptr_t code = dlt_py_frame_code(&w, f, co, &addr, &back);
 		if (code && r->depth++ < DLT_PYSTACK_MAX_FRAMES)
-			dlt_py_frame(&w, code, addr, &r->frames[r->n++], text,
+			dlt_py_frame(&w, co, addr, &r->frames[r->n++], text,
 				     &used);
-		if (dlt_py_ptr(&w, f + w.l->off[DLT_PYF_fr_back], &f) != 0)
-			break;
+		f = back;
 	}
 	if (w.bad) {
 		r->reason = DLT_PYSTACK_UNREADABLE;

@@ -8,7 +8,7 @@
  * healthy.
  *
  *   test_pystack [SUITE...]   pystack (the interpreter in
- *                             DLT_TEST_PYSTACK_PYTHON) pystack_c */
+ *                             DLT_TEST_PYSTACK_PYTHON) pystack_c pyframes */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -291,29 +291,48 @@ static void expect_findings(const char *dir, uint32_t main_tid)
 	tu_proc_free(&p);
 }
 
-static void test_pystack_threads(void)
+/* Runs the script under dltrace in dir with the stall threshold of
+ * STALL_ENV (and extra, may be NULL), waits for its "ready PID" line, polls
+ * its trace until done() holds, then kills it (a hang ended by a kill:
+ * its STALL findings are warnings).  Returns the script's pid; a failed
+ * check when it did not come or done() never held. */
+static uint32_t run_script(const char *dir, const char *extra,
+			   int (*done)(const struct tu_traceset *, uint32_t))
 {
 	const char *py = pystack_python();
-	char *dir = tu_tmpdir("pystack");
-	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
 	const char *cmd[] = {py, SCRIPT, WAIT_S, NULL};
 	const char **argv = tu_launcher_argv(dir, NULL, cmd);
-	const char *env[] = {"DLTRACE_WATCHDOG=1", STALL_ENV, NULL};
+	const char *env[] = {"DLTRACE_WATCHDOG=1", STALL_ENV, extra, NULL};
 	struct tu_proc p;
-	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "cannot start %s",
-		       py);
+	int started = tu_proc_start(&p, argv, env) == 0;
 	free(argv);
-	char line[256];
-	int got = tu_proc_readline(&p, line, sizeof(line), POLL_LIMIT_MS);
+	TU_CHECK(started, "cannot start %s", py);
+	if (!started)
+		return 0;
+	char line[256] = "";
 	unsigned long pid = 0;
+	int got = tu_proc_readline(&p, line, sizeof(line), POLL_LIMIT_MS);
 	TU_CHECK(got == 1 && sscanf(line, "ready %lu", &pid) == 1,
 		 "%s: no \"ready PID\" line (%d: %s)", py, got, line);
-	int polled = pid ? poll_traces(dir, (uint32_t)pid, both_threads) : -1;
-	/* A hang, ended by a kill: the STALL findings are warnings. */
+	int polled = pid ? poll_traces(dir, (uint32_t)pid, done) : -1;
 	tu_kill_group(&p);
-	TU_CHECK(polled == 0, "%s: no PYSTACK of both threads in %d s", py,
-		 POLL_LIMIT_MS / 1000);
+	TU_CHECK(polled == 0,
+		 "%s: the records waited for are not there after "
+		 "%d s",
+		 py, POLL_LIMIT_MS / 1000);
+	return polled == 0 ? (uint32_t)pid : 0;
+}
 
+static void test_pystack_threads(void)
+{
+	char *dir = tu_tmpdir("pystack");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	uint32_t pid = run_script(dir, NULL, both_threads);
+	if (pid == 0) {
+		tu_rmtree(dir);
+		free(dir);
+		return;
+	}
 	struct tu_traceset s;
 	tu_traceset_read(dir, &s, 0);
 	TU_CHECK(s.n == 1, "%zu traces", s.n);
@@ -378,29 +397,48 @@ static void test_pystack_healthy(void)
 	free(dir);
 }
 
+/* A STALL of main_tid that lasted past two ticks after the threshold:
+ * the tick that recorded it, and its PYSTACK, are over. */
+static int stall_seen_later(const struct tu_traceset *s, uint32_t main_tid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t k = 0; k < s->t[i].nrecs; k++) {
+			const struct dlt_rec_hdr *h = s->t[i].recs[k].h;
+			const struct dlt_rec_stall *r = (const void *)h;
+			if (h->type == DLT_REC_STALL && r->tid == main_tid &&
+			    r->dur_ns >= 700u * 1000 * 1000)
+				return 1;
+		}
+	return 0;
+}
+
+/* DLTRACE_PYSTACK=0: stalls and their stacks, no Python stack. */
+static void test_pystack_off(void)
+{
+	char *dir = tu_tmpdir("pystack-off");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	run_script(dir, "DLTRACE_PYSTACK=0", stall_seen_later);
+	struct tu_traceset s;
+	tu_traceset_read(dir, &s, 0);
+	size_t stacks = 0, pys = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		stacks += s.t[i].nrec[DLT_REC_STACK];
+		pys += s.t[i].nrec[DLT_REC_PYSTACK];
+	}
+	TU_CHECK(stacks > 0 && pys == 0,
+		 "DLTRACE_PYSTACK=0: %zu STACK, %zu PYSTACK", stacks, pys);
+	tu_traceset_free(&s);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* An interpreter dltrace cannot read (before 3.8) says so, once per
  * stall, with its version. */
 static void test_pystack_unsupported(void)
 {
-	const char *py = pystack_python();
 	char *dir = tu_tmpdir("pystack-old");
 	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
-	const char *cmd[] = {py, SCRIPT, WAIT_S, NULL};
-	const char **argv = tu_launcher_argv(dir, NULL, cmd);
-	const char *env[] = {"DLTRACE_WATCHDOG=1", STALL_ENV, NULL};
-	struct tu_proc p;
-	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "cannot start %s",
-		       py);
-	free(argv);
-	char line[256];
-	unsigned long pid = 0;
-	int got = tu_proc_readline(&p, line, sizeof(line), POLL_LIMIT_MS);
-	TU_CHECK(got == 1 && sscanf(line, "ready %lu", &pid) == 1,
-		 "%s: no \"ready PID\" line", py);
-	int polled = pid ? poll_traces(dir, (uint32_t)pid, any_pystack) : -1;
-	tu_kill_group(&p);
-	TU_CHECK(polled == 0, "%s: no PYSTACK in %d s", py,
-		 POLL_LIMIT_MS / 1000);
+	run_script(dir, NULL, any_pystack);
 	struct tu_traceset s;
 	tu_traceset_read(dir, &s, 0);
 	size_t seen = 0;
@@ -445,6 +483,7 @@ static void test_pystack(void)
 	}
 	test_pystack_threads();
 	test_pystack_healthy();
+	test_pystack_off();
 }
 
 /* A C program's stalls get a STACK and no PYSTACK: no interpreter, no
@@ -480,6 +519,85 @@ static void test_pystack_c(void)
 	free(dir);
 }
 
+/* ---- the reader's view of a PYSTACK, on records built here ---------- */
+
+/* A record of two frames, "a.py:7 in f" and "b.py:-1 in <module>", in
+ * buf; returns its length. */
+static uint32_t make_rec(uint64_t *buf, size_t cap)
+{
+	memset(buf, 0, cap);
+	struct dlt_rec_pystack *r = (void *)buf;
+	r->tid = 42;
+	r->n = 2;
+	r->depth = 5;
+	r->py_version = 0x030b04f0;
+	r->frames[0] = (struct dlt_pyframe){7, 4, 1};
+	r->frames[1] = (struct dlt_pyframe){-1, 4, 8};
+	char *text = (char *)&r->frames[2];
+	memcpy(text, "a.pyfb.py<module>", 17);
+	uint32_t len = (uint32_t)(sizeof(*r) + 2 * sizeof(r->frames[0]) + 17);
+	r->h.len = (len + 7) & ~7u;
+	r->h.type = DLT_REC_PYSTACK;
+	return r->h.len;
+}
+
+static void test_pyframes(void)
+{
+	uint64_t buf[64];
+	struct dlt_rec_pystack *r = (void *)buf;
+	struct dlt_pyframe_view f[4];
+	char text[128];
+	make_rec(buf, sizeof(buf));
+	size_t n = dlt_pyframes(r, f, 4);
+	TU_CHECK(n == 2, "%zu frames of 2", n);
+	dlt_pyframe_text(&f[0], text, sizeof(text));
+	TU_CHECK(strcmp(text, "a.py:7 in f") == 0, "frame 0: %s", text);
+	dlt_pyframe_text(&f[1], text, sizeof(text));
+	TU_CHECK(strcmp(text, "b.py:? in <module>") == 0, "frame 1: %s", text);
+	TU_CHECK(dlt_pyframes(r, f, 1) == 1, "cap 1");
+	/* Text cut by the record's length: the frame it cuts is left out. */
+	r->h.len = (uint32_t)(sizeof(*r) + 2 * sizeof(r->frames[0]) + 8);
+	TU_CHECK(dlt_pyframes(r, f, 4) == 1, "a cut second frame is returned");
+	/* More frames claimed than the record holds: none past its end. */
+	make_rec(buf, sizeof(buf));
+	r->n = 65535;
+	TU_CHECK(dlt_pyframes(r, f, 4) == 0, "65535 frames in %u bytes",
+		 r->h.len);
+	r->n = 2;
+	r->frames[1].func_len = 60000;
+	TU_CHECK(dlt_pyframes(r, f, 4) == 1, "a text length past the end");
+	/* The words for each reason. */
+	static const struct {
+		uint16_t reason;
+		uint32_t version;
+		uint64_t addr;
+		const char *want;
+	} why[] = {
+		{DLT_PYSTACK_OK, 0, 0, ""},
+		{DLT_PYSTACK_NO_PYTHON, 0, 0,
+		 "no Python interpreter in this process"},
+		{DLT_PYSTACK_VERSION, 0x030710f0, 0,
+		 "CPython 3.7: not supported"},
+		{DLT_PYSTACK_NO_THREAD, 0x030b04f0, 0,
+		 "thread runs no Python code"},
+		{DLT_PYSTACK_UNREADABLE, 0x030b04f0, 0x7f00dead0000ull,
+		 "frame memory unreadable at 0x7f00dead0000"},
+		{DLT_PYSTACK_FREE_THREADED, 0x030d00f0, 0,
+		 "free-threaded CPython 3.13: not supported"},
+	};
+	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++) {
+		r->reason = why[i].reason;
+		r->py_version = why[i].version;
+		r->addr = why[i].addr;
+		dlt_pyframes_why(r, text, sizeof(text));
+		TU_CHECK(strcmp(text, why[i].want) == 0, "reason %u: \"%s\"",
+			 why[i].reason, text);
+	}
+}
+
+static const struct tu_test pyframes_tests[] = {{"pyframes", test_pyframes},
+						{NULL, NULL}};
+
 static const struct tu_test pystack_tests[] = {{"pystack", test_pystack},
 					       {NULL, NULL}};
 static const struct tu_test pystack_c_tests[] = {{"pystack_c", test_pystack_c},
@@ -490,6 +608,7 @@ int main(int argc, char **argv)
 	static const struct tu_suite suites[] = {
 		{"pystack", pystack_tests, pystack_skip},
 		{"pystack_c", pystack_c_tests, NULL},
+		{"pyframes", pyframes_tests, NULL},
 		{NULL, NULL, NULL}};
 	return tu_main(argc, argv, suites);
 }

@@ -28,8 +28,7 @@ static int dlt_pystack_stdlib(const char *frame)
 	       strstr(frame, "-packages/") == NULL;
 }
 
-void dlt_pystack_sum_top(const struct dlt_pystack_sum *s, char *buf,
-			 size_t cap)
+void dlt_pystack_sum_top(const struct dlt_pystack_sum *s, char *buf, size_t cap)
 {
 	buf[0] = '\0';
 	if (s == NULL || s->n == 0)
