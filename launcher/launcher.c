@@ -219,6 +219,16 @@ static int find_trace_of(const char *dir, pid_t pid, uint64_t run, char *out,
 	return found;
 }
 
+/* The first signal passed on, and who sent it to the launcher: the child
+ * sees the launcher as its sender, so the launcher's own record in the
+ * child's trace says where the signal came from.  The sender's name is
+ * read at once, while it still runs. */
+static volatile sig_atomic_t fwd_sig;
+static volatile sig_atomic_t fwd_code;
+static volatile sig_atomic_t fwd_pid;
+static volatile sig_atomic_t fwd_uid;
+static char fwd_comm[32];
+
 static void record_reaped(const char *dir, pid_t pid, uint64_t run, int status)
 {
 	char path[PATH_MAX + 256];
@@ -241,6 +251,23 @@ static void record_reaped(const char *dir, pid_t pid, uint64_t run, int status)
 		r->status = status;
 		r->pad = 0;
 		dlt_rec_commit(r, DLT_REC_EXIT, DLT_EXIT_REAPED, sizeof(*r));
+	}
+	if (fwd_sig) {
+		struct dlt_rec_signal *g = dlt_rec_reserve(&w, &t, sizeof(*g));
+		if (g) {
+			memset((char *)g + sizeof(g->h), 0,
+			       sizeof(*g) - sizeof(g->h));
+			g->h.ts = dlt_now_ns();
+			g->signo = fwd_sig;
+			g->code = fwd_code;
+			g->sender_pid = fwd_pid;
+			g->sender_uid = (uint32_t)fwd_uid;
+			memcpy(g->sender_comm, fwd_comm,
+			       strnlen(fwd_comm, sizeof(g->sender_comm) - 1));
+			g->tid = (uint32_t)getpid();
+			dlt_rec_commit(g, DLT_REC_SIGNAL, DLT_SIG_FORWARDED,
+				       sizeof(*g));
+		}
 	}
 	dlt_writer_forget(&w);
 }
@@ -336,10 +363,25 @@ static void end_hung_tree(pid_t pid, const char *dir, int traced, int *status)
 
 static volatile sig_atomic_t child_pid;
 
-static void forward_signal(int sig)
+static void forward_signal(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
+	int saved = errno;
+	if (fwd_sig == 0) {
+		fwd_code = si->si_code;
+		if (si->si_code == SI_USER || si->si_code == SI_QUEUE ||
+		    si->si_code == SI_TKILL) {
+			fwd_pid = si->si_pid;
+			fwd_uid = (sig_atomic_t)si->si_uid;
+			if (si->si_pid > 0)
+				dlt_proc_comm(si->si_pid, fwd_comm,
+					      sizeof(fwd_comm));
+		}
+		fwd_sig = sig;
+	}
 	if (child_pid > 0)
 		kill(child_pid, sig);
+	errno = saved;
 }
 
 /* Runs the command in a child.  Returns its pid, or -1 when it could not
@@ -532,7 +574,8 @@ int main(int argc, char **argv)
 	signal(SIGQUIT, SIG_IGN);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = forward_signal;
+	sa.sa_sigaction = forward_signal;
+	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 

@@ -25,6 +25,7 @@
 #include "hot.h"
 #include "prefetch.h"
 #include "real.h"
+#include "signals.h"
 #include "state.h"
 #include "symlookup.h"
 #include "versions.h"
@@ -115,6 +116,7 @@ static void dlt_atfork_child(void)
 	dlt_watchdog_after_fork();
 	dlt_prefetch_after_fork();
 	dlt_convprob_after_fork();
+	dlt_sig_after_fork();
 }
 
 /* ---- start and end ------------------------------------------------------ */
@@ -282,6 +284,7 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	if (dlt_cfg.watchdog == 1 ||
 	    (dlt_cfg.watchdog != 0 && dlt_cfg.distributed))
 		dlt_watchdog_start("distributed job or DLTRACE_WATCHDOG=1");
+	dlt_sig_init();
 	errno = saved;
 }
 

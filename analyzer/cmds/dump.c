@@ -9,6 +9,10 @@
 #include "commands.h"
 #include "job.h"
 #include "model.h"
+#include "pyframes.h"
+
+/* Frames of a PYSTACK dump prints: the most a record holds. */
+#define DLT_DUMP_PYFRAMES 64
 
 const char dlt_dump_usage[] =
 	"usage: dltrace-analyze dump [--run ID] PATH...\n"
@@ -290,6 +294,23 @@ static void dlt_dump_gpu(struct dlt_dump *d, const struct dlt_rec_hdr *h)
 			dlt_dump_str(d, "frame", r->frames[i]);
 		break;
 	}
+	case DLT_REC_PYSTACK: {
+		const struct dlt_rec_pystack *r = (const void *)h;
+		struct dlt_pyframe_view f[DLT_DUMP_PYFRAMES];
+		size_t n = dlt_pyframes(r, f, DLT_DUMP_PYFRAMES);
+		char text[512];
+		fprintf(out, " tid=%" PRIu32 " python=%u.%u depth=%" PRIu32,
+			r->tid, (unsigned)(r->py_version >> 24),
+			(unsigned)((r->py_version >> 16) & 0xff), r->depth);
+		dlt_pyframes_why(r, text, sizeof(text));
+		if (text[0])
+			fprintf(out, " why=\"%s\"", text);
+		for (size_t i = 0; i < n; i++) {
+			dlt_pyframe_text(&f[i], text, sizeof(text));
+			fprintf(out, " frame=\"%s\"", text);
+		}
+		break;
+	}
 	case DLT_REC_SOCK: {
 		const struct dlt_rec_sock *r = (const void *)h;
 		static const char *const ops[] = {"?", "connect", "bind",
@@ -450,6 +471,7 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_BK_FINALIZE:
 	case DLT_REC_STALL:
 	case DLT_REC_STACK:
+	case DLT_REC_PYSTACK:
 	case DLT_REC_SOCK:
 		dlt_dump_gpu(d, h);
 		if (v->compact)
@@ -471,6 +493,34 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 							: "?");
 		dlt_dump_str(d, "version", r->version);
 		dlt_dump_str(d, "path", r->path);
+		break;
+	}
+	case DLT_REC_SIGNAL: {
+		const struct dlt_rec_signal *r = (const void *)h;
+		uint32_t room = (h->len - sizeof(*r)) / sizeof(r->frames[0]);
+		uint32_t n = r->n < room ? r->n : room;
+		const char *name = dlt_signal_name(r->signo);
+		fprintf(out,
+			" %s%s signo=%" PRId32 " (%s) code=%" PRId32
+			" addr=0x%" PRIx64 " tid=%" PRIu32 " action=%s",
+			h->flags & DLT_SIG_FORWARDED ? "forwarded" : "received",
+			h->flags & DLT_SIG_SCANNED ? " scanned" : "", r->signo,
+			name ? name : "?", r->code, r->addr, r->tid,
+			r->action == DLT_SIG_ACT_DEFAULT   ? "default"
+			: r->action == DLT_SIG_ACT_HANDLER ? "handler"
+							   : "-");
+		if (r->sender_pid)
+			fprintf(out,
+				" sender_pid=%" PRId32 " sender_uid=%" PRIu32
+				" sender_comm=\"%.16s\"",
+				r->sender_pid, r->sender_uid, r->sender_comm);
+		for (uint32_t i = 0; i < n; i++) {
+			fprintf(out, " frame=0x%" PRIx64, r->frames[i].pc);
+			if (r->frames[i].obj) {
+				dlt_dump_str(d, "", r->frames[i].obj);
+				fprintf(out, "+0x%" PRIx64, r->frames[i].off);
+			}
+		}
 		break;
 	}
 	case DLT_REC_MARK: {

@@ -2,6 +2,7 @@
  * records (strings are read in a first pass by the reader). */
 #define _GNU_SOURCE
 #include "model.h"
+#include "pystacks.h"
 
 #include "live.h"
 
@@ -60,6 +61,7 @@ struct dlt_load {
 	size_t libcap, envcap, notecap, execcap, forkcap, probcap, argvcap;
 	size_t vercap;
 	size_t reapcap;
+	size_t sigcap;
 	/* How the image ended so far, in timestamp order. */
 	const struct dlt_rec_exit *reaped;
 	bool exec_pending;
@@ -172,7 +174,13 @@ static int dlt_collect(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_LIB_FAMILY:
 	case DLT_REC_SYSTEM:
 	case DLT_REC_RUNTIME_VERSION:
+	case DLT_REC_SIGNAL:
 		break;
+	case DLT_REC_PYSTACK:
+		/* Only a signal handler's (the watchdog's are hangs.c's). */
+		if (v->rec->flags & DLT_PYSTACK_F_SIGNAL)
+			break;
+		return 0;
 	default:
 		return 0;
 	}
@@ -582,6 +590,72 @@ static void dlt_on_reap(struct dlt_load *l, const struct dlt_ev *e)
 		(struct dlt_reap_rec){r->h.ts, r->pid, r->status};
 }
 
+static void dlt_on_signal(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_signal *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	uint32_t room =
+		(uint32_t)((r->h.len - sizeof(*r)) / sizeof(r->frames[0]));
+	uint32_t n = r->n < room ? r->n : room;
+	struct dlt_sig_frame_ev *frames = NULL;
+	if (n)
+		frames = dlt_arena_alloc(&p->arena, sizeof(*frames) * n);
+	for (uint32_t i = 0; i < n; i++)
+		frames[i] = (struct dlt_sig_frame_ev){
+			r->frames[i].pc, r->frames[i].off,
+			dlt_load_str(l, r->frames[i].obj)};
+	char comm[sizeof(r->sender_comm) + 1];
+	memcpy(comm, r->sender_comm, sizeof(r->sender_comm));
+	comm[sizeof(r->sender_comm)] = '\0';
+	p->signals = dlt_util_grow(p->signals, &l->sigcap, p->nsignals,
+				   sizeof(*p->signals));
+	p->signals[p->nsignals++] = (struct dlt_signal_ev){
+		r->h.ts,
+		r->signo,
+		r->code,
+		r->addr,
+		r->tid,
+		r->sender_pid,
+		r->sender_uid,
+		comm[0] ? dlt_arena_strdup(&p->arena, comm) : NULL,
+		r->action,
+		r->h.flags,
+		n,
+		frames,
+		NULL,
+		0,
+		NULL,
+		NULL};
+}
+
+/* A signal handler's PYSTACK: the stack of the signal's thread. */
+static void dlt_on_sig_pystack(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_pystack *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	struct dlt_signal_ev *ev = NULL;
+	for (size_t i = p->nsignals; i-- > 0 && ev == NULL;)
+		if (p->signals[i].tid == r->tid && p->signals[i].npy == 0 &&
+		    p->signals[i].py_why == NULL)
+			ev = &p->signals[i];
+	if (ev == NULL)
+		return;
+	static struct dlt_pystack_sum sum;
+	dlt_pystack_sum_of(r, &sum);
+	char top[256];
+	dlt_pystack_sum_top(&sum, top, sizeof(top));
+	ev->py_top = top[0] ? dlt_arena_strdup(&p->arena, top) : NULL;
+	ev->py_why = sum.why[0] ? dlt_arena_strdup(&p->arena, sum.why) : "";
+	if (sum.n) {
+		const char **fr =
+			dlt_arena_alloc(&p->arena, sizeof(*fr) * sum.n);
+		for (uint32_t i = 0; i < sum.n; i++)
+			fr[i] = dlt_arena_strdup(&p->arena, sum.frames[i]);
+		ev->py_frames = fr;
+		ev->npy = sum.n;
+	}
+}
+
 /* The launcher's wait status is the ground truth; otherwise whichever of an
  * exec and an exit came last, since an exec that returned means the process
  * carried on (and its failure record may be missing). */
@@ -742,6 +816,12 @@ struct dlt_process *dlt_process_read_hooked(struct dlt_trace *t,
 		case DLT_REC_REAP:
 			dlt_on_reap(&l, e);
 			break;
+		case DLT_REC_SIGNAL:
+			dlt_on_signal(&l, e);
+			break;
+		case DLT_REC_PYSTACK:
+			dlt_on_sig_pystack(&l, e);
+			break;
 		case DLT_REC_LIB_FAMILY:
 			dlt_on_family(&l, e);
 			break;
@@ -776,6 +856,7 @@ void dlt_process_free(struct dlt_process *p)
 	free(p->exec_fails);
 	free(p->forks);
 	free(p->reaps);
+	free(p->signals);
 	free(p->libs);
 	free(p->notes);
 	free(p->types);

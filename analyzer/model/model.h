@@ -145,6 +145,39 @@ struct dlt_reap_rec {
 	int32_t status;
 };
 
+/* A frame of a SIGNAL record: a code address, and the file mapped there
+ * with the address's offset in it (file NULL when unknown). */
+struct dlt_sig_frame_ev {
+	uint64_t pc;
+	uint64_t off;
+	const char *file;
+};
+
+/* A signal the process received (SIGNAL record, shim/signals.c), or one
+ * the launcher passed on to it (forwarded). */
+struct dlt_signal_ev {
+	uint64_t ts;
+	int32_t signo;
+	int32_t code; /* si_code */
+	uint64_t addr;
+	uint32_t tid;
+	int32_t sender_pid; /* 0 none */
+	uint32_t sender_uid;
+	const char *sender_comm; /* NULL unknown */
+	uint32_t action;	 /* enum dlt_sig_action */
+	uint32_t flags;		 /* DLT_SIG_* */
+	uint32_t nframes;
+	const struct dlt_sig_frame_ev *frames; /* frames[0] the pc */
+	/* The thread's Python stack, written by the handler after the
+	 * signal (PYSTACK, flag DLT_PYSTACK_F_SIGNAL): "file:line in func",
+	 * innermost first; py_top the program's own innermost frame; py_why
+	 * why none or not all could be read.  NULL and 0 without one. */
+	const char **py_frames;
+	uint32_t npy;
+	const char *py_top;
+	const char *py_why;
+};
+
 /* An execve that returned: the process carried on. */
 struct dlt_exec_fail {
 	uint64_t ts;
@@ -193,6 +226,8 @@ struct dlt_process {
 	size_t nforks;
 	struct dlt_reap_rec *reaps; /* children it reaped, in time order */
 	size_t nreaps;
+	struct dlt_signal_ev *signals; /* in time order */
+	size_t nsignals;
 	/* The last sign of life, CLOCK_MONOTONIC: the latest record's time,
 	 * or the watchdog's heartbeat (header alive_ns) when later. */
 	uint64_t last_seen_ns;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "death.h"
 #include "rules.h"
 
 static void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
@@ -19,6 +20,13 @@ static void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
 		notes += p->notes[i].level >= DLT_NOTE_WARN;
 	if (!no_end && sig == 0 && p->nproblems == 0 && notes == 0 &&
 	    g->nopens == 0)
+		return;
+	/* CRASH or SIGNAL_SENT says what the signal was. */
+	const struct dlt_signal_ev *ds = dlt_death_signal(p);
+	if (ds &&
+	    (dlt_signal_is_crash(ds->signo) ||
+	     dlt_signal_sent_by_other(p, ds)) &&
+	    p->nproblems == 0 && notes == 0 && g->nopens == 0)
 		return;
 	char how[512];
 	dlt_end_describe(&p->end, how, sizeof(how));

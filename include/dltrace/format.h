@@ -125,6 +125,8 @@ struct dlt_rec_hdr {
 	X(50, STALL, dlt_rec_stall)               \
 	X(51, SOCK, dlt_rec_sock)                 \
 	X(52, STACK, dlt_rec_stack)               \
+	X(53, PYSTACK, dlt_rec_pystack)           \
+	X(54, SIGNAL, dlt_rec_signal)             \
 	X(59, SYSTEM, dlt_rec_system)             \
 	X(60, RUNTIME_VERSION, dlt_rec_runtime_version)
 
@@ -621,5 +623,91 @@ struct dlt_rec_stack {
 	uint64_t pc;	   /* where the thread is blocked */
 	uint32_t frames[]; /* n string ids, innermost first */
 };
+
+/* One frame of a SIGNAL record: a code address, and the file mapped there
+ * as /proc/self/maps said when the signal came (so that a forked child,
+ * whose trace lists no libraries, or code unloaded since, is still
+ * named). */
+struct dlt_sig_frame {
+	uint64_t pc;
+	uint64_t off; /* pc's offset in the file */
+	uint32_t obj; /* string: the file's path; 0 unknown */
+	uint32_t pad;
+};
+
+/* A signal reached the process (shim/signals.c): a fault (SIGSEGV, SIGBUS,
+ * SIGFPE, SIGILL, SIGTRAP), SIGABRT, or a signal another process sent
+ * (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1/2).  Written by the receiving
+ * process once per signal number, before the program's own handler runs
+ * or the default action ends it; or by the launcher (flags
+ * DLT_SIG_FORWARDED), in its child's trace, for a signal it passed on.
+ * flags: DLT_SIG_*. */
+struct dlt_rec_signal {
+	struct dlt_rec_hdr h;
+	int32_t signo;
+	int32_t code;	     /* si_code */
+	uint64_t addr;	     /* si_addr of a fault, else 0 */
+	uint32_t tid;	     /* the thread it was delivered to */
+	int32_t sender_pid;  /* si_pid of a sent signal, else 0 */
+	uint32_t sender_uid; /* si_uid of a sent signal */
+	uint32_t action;     /* enum dlt_sig_action: what followed */
+	uint32_t n;	     /* frames */
+	uint32_t pad;
+	char sender_comm[16];	       /* the sender's /proc comm, "" unknown */
+	struct dlt_sig_frame frames[]; /* frames[0] the pc */
+};
+
+/* SIGNAL flags. */
+#define DLT_SIG_SCANNED 0x1u   /* frames after the first: a stack scan */
+#define DLT_SIG_FORWARDED 0x2u /* the launcher passed it on to its child */
+
+enum dlt_sig_action {
+	DLT_SIG_ACT_DEFAULT = 1, /* the default action: the process ends */
+	DLT_SIG_ACT_HANDLER = 2, /* the program's handler ran next */
+};
+
+/* ---- Python stacks ---------------------------------------------------- */
+
+/* One Python frame of a PYSTACK: its line and the lengths of its two
+ * texts, which follow the frames in the record. */
+struct dlt_pyframe {
+	int32_t line;	   /* -1 unknown */
+	uint16_t file_len; /* bytes of its file name (the end of a long one) */
+	uint16_t func_len; /* bytes of its function's name */
+};
+
+/* The Python stack of one thread, read from the interpreter's memory in
+ * the traced process (docs/design.md), written with a STACK by the
+ * watchdog and by whoever records a crash.  The text is inline, not
+ * string ids: a signal handler writes it.  After frames[n]: per frame its
+ * file name then its function name, file_len and func_len bytes, no NUL.
+ * reason says why no frames (or not all of them) could be read.  flags:
+ * DLT_PYSTACK_F_* (the writer's). */
+struct dlt_rec_pystack {
+	struct dlt_rec_hdr h;
+	uint32_t tid;
+	uint16_t n;	     /* frames, innermost first */
+	uint16_t reason;     /* enum dlt_pystack_reason */
+	uint32_t py_version; /* the interpreter's PY_VERSION_HEX; 0 unknown */
+	uint32_t depth;	     /* frames the thread had, >= n */
+	uint64_t addr;	     /* DLT_PYSTACK_UNREADABLE: the address */
+	struct dlt_pyframe frames[];
+};
+
+/* Why a PYSTACK has no frames (or stops early: UNREADABLE with n > 0). */
+enum dlt_pystack_reason {
+	DLT_PYSTACK_OK = 0,
+	DLT_PYSTACK_NO_PYTHON = 1,     /* no interpreter in the process */
+	DLT_PYSTACK_VERSION = 2,       /* py_version is not supported */
+	DLT_PYSTACK_NO_THREAD = 3,     /* the thread runs no Python code */
+	DLT_PYSTACK_UNREADABLE = 4,    /* memory at addr could not be read */
+	DLT_PYSTACK_NOT_STARTED = 5,   /* no interpreter initialised (yet) */
+	DLT_PYSTACK_FREE_THREADED = 6, /* a free-threaded build */
+	DLT_PYSTACK_LAYOUT = 7,	       /* its debug offsets differ from ours */
+	DLT_PYSTACK_NOT_PREPARED = 8,  /* not looked for before the signal */
+};
+
+/* PYSTACK flags, set by the writer. */
+#define DLT_PYSTACK_F_SIGNAL 0x1u /* written in the thread's signal handler */
 
 #endif /* DLTRACE_FORMAT_H */
