@@ -68,9 +68,12 @@ static void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 	const struct dlt_hang_call *c =
 		hp->ninflight ? &hp->inflight[hp->ninflight - 1] : NULL;
 	const struct dlt_api_desc *a = dlt_api_by_id(c ? c->api : hp->last_api);
-	const struct dlt_hang_stall *s =
-		c ? dlt_hang_stall_of(hp, c->tid)
-		  : (hp->nstalls ? &hp->stalls[0] : NULL);
+	/* The wait of the call in flight; else the main thread's, which
+	 * says most where the program is; else the first recorded. */
+	const struct dlt_hang_stall *s = c ? dlt_hang_stall_of(hp, c->tid)
+					   : dlt_hang_stall_of(hp, hp->pid);
+	if (c == NULL && s == NULL && hp->nstalls)
+		s = &hp->stalls[0];
 	char wait[512] = "";
 	if (s)
 		dlt_hang_wait_text(s, wait, sizeof(wait));
