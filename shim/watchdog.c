@@ -16,6 +16,7 @@
  * trace's header (alive_ns): a killed process's last sign of life. */
 #define _GNU_SOURCE
 #include "io.h"
+#include "oom.h"
 #include "prefetch.h"
 #include "procstat.h"
 #include "watchdog.h"
@@ -34,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -690,6 +692,18 @@ static void dlt_wd_heartbeat(struct dlt_writer *w)
 				      dlt_now_ns(), memory_order_relaxed);
 }
 
+/* The peak resident set beside the heartbeat: what a process the
+ * out-of-memory killer ended had reached by its last tick.  One system
+ * call (getrusage), no file. */
+static void dlt_wd_rss(struct dlt_writer *w)
+{
+	struct rusage ru;
+	if (w->hdr && getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss > 0)
+		atomic_store_explicit((_Atomic uint64_t *)&w->hdr->rss_peak_kb,
+				      (uint64_t)ru.ru_maxrss,
+				      memory_order_relaxed);
+}
+
 static void *dlt_wd_main(void *arg)
 {
 	(void)arg;
@@ -698,12 +712,16 @@ static void *dlt_wd_main(void *arg)
 	uint64_t tick_ns = dlt_wd_tick_ns;
 	struct timespec ts = {(time_t)(tick_ns / 1000000000ull),
 			      (long)(tick_ns % 1000000000ull)};
+	/* The cgroup this process is in, read here rather than in the
+	 * program's thread: the "before" of its own death. */
+	dlt_oom_own();
 	for (uint32_t tick = 1;; tick++) {
 		nanosleep(&ts, NULL);
 		struct dlt_writer *w = dlt_writer_on();
 		if (w == NULL || w->pid != getpid())
 			continue;
 		dlt_wd_heartbeat(w);
+		dlt_wd_rss(w);
 		dlt_wd_scan(w, tick);
 	}
 	return NULL;
