@@ -114,6 +114,7 @@ void dlt_reaps_add(struct dlt_reaps *rs, const struct dlt_process *p)
 		s->reaper = p->hdr.pid;
 		s->pid = p->reaps[i].pid;
 		s->status = p->reaps[i].status;
+		s->max_rss_kb = p->reaps[i].max_rss_kb;
 		s->wall_ns = dlt_wall(p, p->reaps[i].ts);
 		s->reaper_trace = p->hdr.trace_id;
 		const struct dlt_fork_rec *f = dlt_fork_before(
@@ -186,5 +187,6 @@ int dlt_reaps_apply(const struct dlt_reaps *rs, struct dlt_process *p)
 	e->exec_path = NULL;
 	e->seen_for_ns = 0;
 	e->live = 0;
+	dlt_death_rss(p, best->max_rss_kb);
 	return 1;
 }
