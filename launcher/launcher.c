@@ -181,18 +181,16 @@ static void prepend_env(const char *name, const char *value)
 	}
 }
 
-/* The trace of the last image of process pid in this run: the one with
- * that pid and the highest exec_seq (a pid of an earlier run in the same
- * directory is another process). */
-static int find_trace_of(const char *dir, pid_t pid, uint64_t run, char *out,
-			 size_t cap)
+/* Calls fn with the path and header of each trace of run in dir. */
+static int each_trace_of_run(const char *dir, uint64_t run,
+			     void (*fn)(void *ctx, const char *path,
+					const struct dlt_file_header *h),
+			     void *ctx)
 {
 	DIR *d = opendir(dir);
 	if (d == NULL)
 		return -1;
 	struct dirent *e;
-	uint32_t best_seq = 0;
-	int found = -1;
 	while ((e = readdir(d)) != NULL) {
 		size_t l = strlen(e->d_name);
 		if (l < 8 || strcmp(e->d_name + l - 8, ".dltrace") != 0)
@@ -207,18 +205,44 @@ static int find_trace_of(const char *dir, pid_t pid, uint64_t run, char *out,
 		struct dlt_file_header h;
 		int r = dlt_io_pread_all(fd, &h, sizeof(h), 0);
 		close(fd);
-		if (r != 0 || memcmp(h.magic, DLT_MAGIC, 8) ||
-		    h.pid != (uint32_t)pid ||
-		    h.parent_kind == DLT_PARENT_FORK || h.run_id != run)
-			continue;
-		if (found < 0 || h.exec_seq >= best_seq) {
-			best_seq = h.exec_seq;
-			snprintf(out, cap, "%s", path);
-			found = 0;
-		}
+		if (r == 0 && memcmp(h.magic, DLT_MAGIC, 8) == 0 &&
+		    h.run_id == run)
+			fn(ctx, path, &h);
 	}
 	closedir(d);
-	return found;
+	return 0;
+}
+
+struct last_image {
+	pid_t pid;
+	char *out;
+	size_t cap;
+	uint32_t best_seq;
+	int found;
+};
+
+static void last_image_of(void *ctx, const char *path,
+			  const struct dlt_file_header *h)
+{
+	struct last_image *li = ctx;
+	if (h->pid != (uint32_t)li->pid || h->parent_kind == DLT_PARENT_FORK)
+		return;
+	if (li->found < 0 || h->exec_seq >= li->best_seq) {
+		li->best_seq = h->exec_seq;
+		snprintf(li->out, li->cap, "%s", path);
+		li->found = 0;
+	}
+}
+
+/* The trace of the last image of process pid in this run: the one with
+ * that pid and the highest exec_seq (a pid of an earlier run in the same
+ * directory is another process). */
+static int find_trace_of(const char *dir, pid_t pid, uint64_t run, char *out,
+			 size_t cap)
+{
+	struct last_image li = {pid, out, cap, 0, -1};
+	each_trace_of_run(dir, run, last_image_of, &li);
+	return li.found;
 }
 
 /* What the launcher learned about the command's end besides its status:
@@ -272,73 +296,62 @@ struct sent {
 static struct sent dlt_sent[8192];
 static size_t dlt_nsent;
 
-/* Each pid's trace in this run is its last image: the one that started
- * last.  One pass over the directory for all of them. */
+/* Each signalled pid's trace in this run: its last image, the one that
+ * started last before the signal. */
+struct kill_targets {
+	char (*best)[PATH_MAX + 256];
+	uint64_t *best_start; /* + 1; 0 none */
+};
+
+static void kill_target(void *ctx, const char *path,
+			const struct dlt_file_header *h)
+{
+	struct kill_targets *kt = ctx;
+	for (size_t i = 0; i < dlt_nsent; i++) {
+		if (dlt_sent[i].pid != (pid_t)h->pid ||
+		    h->start_monotonic_ns > dlt_sent[i].ts ||
+		    h->start_realtime_ns + 1 <= kt->best_start[i])
+			continue;
+		kt->best_start[i] = h->start_realtime_ns + 1;
+		snprintf(kt->best[i], sizeof(kt->best[i]), "%s", path);
+	}
+}
+
+/* One pass over the directory for all of them. */
 static void record_kills(const char *dir, uint64_t run)
 {
 	if (dlt_nsent == 0)
 		return;
-	DIR *d = opendir(dir);
-	if (d == NULL)
-		return;
-	char(*best)[PATH_MAX + 256] = calloc(dlt_nsent, sizeof(*best));
-	uint64_t *best_start = calloc(dlt_nsent, sizeof(*best_start));
-	if (best == NULL || best_start == NULL) {
-		free(best);
-		free(best_start);
-		closedir(d);
-		return;
-	}
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		size_t l = strlen(e->d_name);
-		if (l < 8 || strcmp(e->d_name + l - 8, ".dltrace") != 0)
-			continue;
-		char path[PATH_MAX + 256];
-		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >=
-		    (int)sizeof(path))
-			continue;
-		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0)
-			continue;
-		struct dlt_file_header h;
-		int r = dlt_io_pread_all(fd, &h, sizeof(h), 0);
-		close(fd);
-		if (r != 0 || memcmp(h.magic, DLT_MAGIC, 8) || h.run_id != run)
-			continue;
+	struct kill_targets kt = {calloc(dlt_nsent, sizeof(*kt.best)),
+				  calloc(dlt_nsent, sizeof(*kt.best_start))};
+	if (kt.best && kt.best_start &&
+	    each_trace_of_run(dir, run, kill_target, &kt) == 0) {
+		const char *ms = getenv("DLTRACE_MAX_SIZE");
 		for (size_t i = 0; i < dlt_nsent; i++) {
-			if (dlt_sent[i].pid != (pid_t)h.pid ||
-			    h.start_monotonic_ns > dlt_sent[i].ts ||
-			    h.start_realtime_ns + 1 <= best_start[i])
+			static struct dlt_writer w;
+			static struct dlt_tls t;
+			if (kt.best_start[i] == 0 ||
+			    dlt_writer_attach(&w, kt.best[i],
+					      ms ? dlt_parse_size(ms) : 0) != 0)
 				continue;
-			best_start[i] = h.start_realtime_ns + 1;
-			snprintf(best[i], sizeof(best[i]), "%s", path);
+			atomic_store(&w.said, 1);
+			struct dlt_rec_kill *r =
+				dlt_rec_reserve(&w, &t, sizeof(*r));
+			if (r) {
+				r->h.ts = dlt_sent[i].ts;
+				r->pid = (uint32_t)dlt_sent[i].pid;
+				r->signal = dlt_sent[i].sig;
+				r->err = dlt_sent[i].err;
+				r->pad = 0;
+				dlt_rec_commit(r, DLT_REC_KILL,
+					       DLT_KILL_HANG_TIMEOUT,
+					       sizeof(*r));
+			}
+			dlt_writer_forget(&w);
 		}
 	}
-	closedir(d);
-	const char *ms = getenv("DLTRACE_MAX_SIZE");
-	for (size_t i = 0; i < dlt_nsent; i++) {
-		static struct dlt_writer w;
-		static struct dlt_tls t;
-		if (best_start[i] == 0 ||
-		    dlt_writer_attach(&w, best[i],
-				      ms ? dlt_parse_size(ms) : 0) != 0)
-			continue;
-		atomic_store(&w.said, 1);
-		struct dlt_rec_kill *r = dlt_rec_reserve(&w, &t, sizeof(*r));
-		if (r) {
-			r->h.ts = dlt_sent[i].ts;
-			r->pid = (uint32_t)dlt_sent[i].pid;
-			r->signal = dlt_sent[i].sig;
-			r->err = dlt_sent[i].err;
-			r->pad = 0;
-			dlt_rec_commit(r, DLT_REC_KILL, DLT_KILL_HANG_TIMEOUT,
-				       sizeof(*r));
-		}
-		dlt_writer_forget(&w);
-	}
-	free(best);
-	free(best_start);
+	free(kt.best);
+	free(kt.best_start);
 }
 
 /* Waits up to secs for pid; 1 if it ended and was reaped (status filled),

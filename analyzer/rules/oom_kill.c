@@ -56,9 +56,7 @@ static void dlt_oom_kill_one(struct dlt_job_ctx *c, const struct dlt_oom_set *s,
 	if (v->kind != DLT_OOM_CGROUP && more[0])
 		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "%s",
 			 more);
-	struct dlt_finding *f = dlt_check_finding(c->chk, c->code, c->rule,
-						  DLT_SEV_ERROR, d->proc, msg);
-	dlt_ev_oom(f->evidence, s, death, v);
+	struct dlt_finding *f = dlt_oom_finding(c, s, death, v, msg);
 	if (lim[0] && strcmp(lim, "no limit") != 0)
 		dlt_job_fix(c, f,
 			    "the job needs more memory than cgroup %s allows "

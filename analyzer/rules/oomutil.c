@@ -38,6 +38,17 @@ static void dlt_ev_count(struct dlt_val *ev, const char *key, uint64_t v)
 		dlt_obj_uint(ev, key, v);
 }
 
+struct dlt_finding *dlt_oom_finding(struct dlt_job_ctx *c,
+				    const struct dlt_oom_set *s, size_t death,
+				    const struct dlt_oom_verdict *v,
+				    const char *msg)
+{
+	struct dlt_finding *f = dlt_check_finding(
+		c->chk, c->code, c->rule, DLT_SEV_ERROR, s->d[death].proc, msg);
+	dlt_ev_oom(f->evidence, s, death, v);
+	return f;
+}
+
 void dlt_ev_oom(struct dlt_val *ev, const struct dlt_oom_set *s, size_t death,
 		const struct dlt_oom_verdict *v)
 {

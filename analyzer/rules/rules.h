@@ -310,6 +310,12 @@ struct dlt_oom_set;
 void dlt_oom_each(struct dlt_job_ctx *c, bool oom,
 		  void (*fn)(struct dlt_job_ctx *c, const struct dlt_oom_set *s,
 			     size_t death, const struct dlt_oom_verdict *v));
+/* An error of the current rule about death s->d[death], with msg and
+ * the evidence of the verdict (dlt_ev_oom). */
+struct dlt_finding *dlt_oom_finding(struct dlt_job_ctx *c,
+				    const struct dlt_oom_set *s, size_t death,
+				    const struct dlt_oom_verdict *v,
+				    const char *msg);
 /* The evidence of a verdict, the same keys for both codes. */
 void dlt_ev_oom(struct dlt_val *ev, const struct dlt_oom_set *s, size_t death,
 		const struct dlt_oom_verdict *v);

@@ -8,7 +8,6 @@
 static void dlt_sigkill_one(struct dlt_job_ctx *c, const struct dlt_oom_set *s,
 			    size_t death, const struct dlt_oom_verdict *v)
 {
-	const struct dlt_oom_death *d = &s->d[death];
 	char msg[1024];
 	if (v->kind == DLT_OOM_NONE && v->cgroup)
 		snprintf(msg, sizeof(msg),
@@ -32,9 +31,7 @@ static void dlt_sigkill_one(struct dlt_job_ctx *c, const struct dlt_oom_set *s,
 			 "before and after its death tells whether the "
 			 "out-of-memory killer sent it; who sent SIGKILL "
 			 "cannot be known");
-	struct dlt_finding *f = dlt_check_finding(c->chk, c->code, c->rule,
-						  DLT_SEV_ERROR, d->proc, msg);
-	dlt_ev_oom(f->evidence, s, death, v);
+	struct dlt_finding *f = dlt_oom_finding(c, s, death, v, msg);
 	dlt_job_fix(c, f,
 		    "find who sent it: the job scheduler (a time limit, "
 		    "preemption, a node drained: Slurm's and Kubernetes' "
