@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "memcg.h"
+#include "oomev.h"
 #include "record.h"
 #include "testutil.h"
 
@@ -96,6 +97,79 @@ static void test_memcg_layouts(void)
 	printf("this machine: cgroup v%u %s oom_kill %lld vmstat %lld\n",
 	       m.version, m.path, (long long)m.oom_kills,
 	       (long long)m.sys_oom_kills);
+}
+
+/* ---- judging a death against the readings ------------------------------ */
+
+static struct dlt_oom_reading rd(const char *cg, uint64_t t, uint32_t flags,
+				 uint32_t subject, uint64_t n, uint64_t sys)
+{
+	return (struct dlt_oom_reading){"h",	 cg, t * 1000000000ull,	 flags,
+					subject, n,  DLT_MEMCG_NO_LIMIT, sys};
+}
+
+static struct dlt_oom_death dd(size_t proc, uint32_t pid, uint64_t alive,
+			       uint64_t died, const char *own)
+{
+	return (struct dlt_oom_death){
+		proc, "h", pid, alive * 1000000000ull, died * 1000000000ull,
+		own,  0};
+}
+
+static void test_judge(void)
+{
+	struct dlt_oom_verdict v;
+	/* Two children of one parent die of SIGKILL between the parent's
+	 * reading at its first fork (0 kills) and its readings when it
+	 * reaped each (1): both are OOM kills by the counter, and each
+	 * names the other. */
+	struct dlt_oom_reading r1[] = {
+		rd("/job", 1, DLT_MEMCG_START | DLT_MEMCG_OWN, 10, 0, 7),
+		rd("/job", 5, DLT_MEMCG_DEATH, 11, 1, 8),
+		rd("/job", 6, DLT_MEMCG_DEATH, 12, 1, 8)};
+	struct dlt_oom_death d1[] = {dd(0, 11, 4, 5, ""), dd(1, 12, 4, 6, "")};
+	struct dlt_oom_set s = {NULL, r1, 3, 3, d1, 2, 2};
+	dlt_oom_judge(&s, 0, &v);
+	TU_CHECK(v.kind == DLT_OOM_CGROUP && !v.own && v.before == &r1[0] &&
+			 v.after == &r1[1] && v.nothers == 1 &&
+			 v.others[0] == 1,
+		 "first death: kind %d others %zu", v.kind, v.nothers);
+	dlt_oom_judge(&s, 1, &v);
+	TU_CHECK(v.kind == DLT_OOM_CGROUP && v.after == &r1[2] &&
+			 v.nothers == 1 && v.others[0] == 0,
+		 "second death: kind %d others %zu", v.kind, v.nothers);
+	/* Its own cgroup (its watchdog's reading) counted nothing while the
+	 * machine did: another cgroup's kill, not this one. */
+	struct dlt_oom_reading r2[] = {
+		rd("/job/a", 1, DLT_MEMCG_START | DLT_MEMCG_OWN, 11, 0, 7),
+		rd("/job/a", 5, DLT_MEMCG_DEATH, 11, 0, 8)};
+	struct dlt_oom_death d2[] = {dd(0, 11, 4, 5, "/job/a")};
+	s = (struct dlt_oom_set){NULL, r2, 2, 2, d2, 1, 1};
+	dlt_oom_judge(&s, 0, &v);
+	TU_CHECK(v.kind == DLT_OOM_NONE && v.own && v.sys_before,
+		 "own cgroup quiet: kind %d", v.kind);
+	/* Only the parent's cgroup, which did not count (v1 counts only the
+	 * victim's cgroup, where a child may have moved), and the machine
+	 * did: probably the OOM killer. */
+	struct dlt_oom_reading r3[] = {
+		rd("/job", 1, DLT_MEMCG_START | DLT_MEMCG_OWN, 10, 0, 7),
+		rd("/job", 5, DLT_MEMCG_DEATH, 11, 0, 8)};
+	struct dlt_oom_death d3[] = {dd(0, 11, 4, 5, "")};
+	s = (struct dlt_oom_set){NULL, r3, 2, 2, d3, 1, 1};
+	dlt_oom_judge(&s, 0, &v);
+	TU_CHECK(v.kind == DLT_OOM_MACHINE && v.sys_before &&
+			 v.sys_before->sys_oom_kills == 7,
+		 "parent's cgroup quiet, machine counted: kind %d", v.kind);
+	/* A reading after the death only: nothing to compare. */
+	s = (struct dlt_oom_set){NULL, r3 + 1, 1, 1, d3, 1, 1};
+	dlt_oom_judge(&s, 0, &v);
+	TU_CHECK(v.kind == DLT_OOM_NO_EVIDENCE, "after only: kind %d", v.kind);
+	/* A reading of another machine is no evidence about this one. */
+	struct dlt_oom_reading r4[] = {r3[0], r3[1]};
+	r4[0].host = "other";
+	s = (struct dlt_oom_set){NULL, r4, 2, 2, d3, 1, 1};
+	dlt_oom_judge(&s, 0, &v);
+	TU_CHECK(v.kind == DLT_OOM_NO_EVIDENCE, "other host: kind %d", v.kind);
 }
 
 /* ---- damaged traces -------------------------------------------------------
@@ -545,6 +619,7 @@ static void test_oom_kill(void)
 static const struct tu_test unit_tests[] = {
 	{"memory cgroup files: v1, v2, a container's root", test_memcg_layouts},
 	{"a damaged or cut trace is not a kill", test_damaged_not_killed},
+	{"a SIGKILL judged against the readings around it", test_judge},
 	{NULL, NULL}};
 
 static const struct tu_test e2e_tests[] = {
