@@ -70,6 +70,7 @@ void dlt_death_finish(struct dlt_process *p, const struct dlt_trace *t)
 		if (e->dltrace_sig != SIGKILL)
 			e->dltrace_sig = k->signal;
 	}
+	e->dltrace_after = e->dltrace_sig && p->last_seen_ns >= e->dltrace_ts;
 	uint64_t off;
 	if (dlt_trace_damage(t, &off)) {
 		e->damaged = true;
@@ -84,7 +85,9 @@ bool dlt_end_by_dltrace(const struct dlt_end *e)
 	if (e->how == DLT_END_NONE)
 		return true;
 	int sig = dlt_end_signal(e);
-	return sig == SIGTERM || sig == SIGKILL;
+	if (sig == SIGTERM || sig == SIGKILL)
+		return true;
+	return e->dltrace_after && e->how != DLT_END_EXEC;
 }
 
 const char *dlt_death_dltrace_words(const struct dlt_end *e)

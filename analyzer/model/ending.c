@@ -68,7 +68,26 @@ bool dlt_end_handleable(const struct dlt_end *e)
 	return false;
 }
 
+static void dlt_end_describe_own(const struct dlt_end *e, char *buf,
+				 size_t len);
+
 const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len)
+{
+	dlt_end_describe_own(e, buf, len);
+	/* An exit that answered dltrace's signal (a SIGTERM handler) says
+	 * so; a death by it and no end say so above. */
+	if (dlt_end_by_dltrace(e) && e->how != DLT_END_NONE &&
+	    dlt_end_signal(e) != SIGTERM && dlt_end_signal(e) != SIGKILL) {
+		size_t l = strlen(buf);
+		if (l < len)
+			snprintf(buf + l, len - l,
+				 "; after dltrace sent it %s (--hang-timeout)",
+				 dlt_death_dltrace_words(e));
+	}
+	return buf;
+}
+
+static void dlt_end_describe_own(const struct dlt_end *e, char *buf, size_t len)
 {
 	int32_t st = e->status;
 	switch (e->how) {
@@ -209,5 +228,4 @@ const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len)
 	default:
 		snprintf(buf, len, "ended in an unknown way (%d)", (int)e->how);
 	}
-	return buf;
 }

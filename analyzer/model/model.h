@@ -56,6 +56,9 @@ struct dlt_end {
 	 * none, and when it sent the first. */
 	int dltrace_sig;
 	uint64_t dltrace_ts;
+	/* It was still alive when dltrace's first signal came (a record or a
+	 * heartbeat at or after it): an exit after that answered it. */
+	bool dltrace_after;
 	/* Its trace is damaged or cut (the reader's first offset of it):
 	 * what was lost may have held its end. */
 	bool damaged;
@@ -314,9 +317,10 @@ void dlt_death_finish(struct dlt_process *p, const struct dlt_trace *t);
 /* A peak RSS from the rusage its reaper got (KiB): kept when it can only
  * be p's own, not one of p's reaped children's. */
 void dlt_death_rss(struct dlt_process *p, uint64_t rusage_kb);
-/* Whether dltrace's signal ended it: sent, and the process left no end
- * or died of SIGTERM or SIGKILL (one that exited on its own meanwhile,
- * a shell whose child died first, did not die of it). */
+/* Whether dltrace's signal ended it: sent, and the process left no end,
+ * died of SIGTERM or SIGKILL, or exited after the signal came (a handler
+ * that exits); one that exited before its signal came (a shell whose
+ * child died first) ended on its own. */
 bool dlt_end_by_dltrace(const struct dlt_end *e);
 /* "SIGTERM, then SIGKILL", "SIGTERM": what dltrace sent, for messages. */
 const char *dlt_death_dltrace_words(const struct dlt_end *e);
