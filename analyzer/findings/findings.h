@@ -63,7 +63,10 @@ struct dlt_check_proc {
 	uint64_t rss_peak_kb;	/* peak resident set, KiB; 0 unknown */
 	bool killed_by_dltrace; /* signalled after --hang-timeout */
 	struct dlt_val *versions; /* object: what the libraries reported */
-	size_t counts[3];	  /* findings per severity */
+	/* What shaped its environment (rules/envprof.h), for processes with
+	 * a rank; in the check's arena.  NULL for the others. */
+	struct dlt_envprof *env;
+	size_t counts[3]; /* findings per severity */
 };
 
 struct dlt_oom_set;

@@ -129,7 +129,9 @@ struct dlt_rec_hdr {
 	X(51, SOCK, dlt_rec_sock)                 \
 	X(52, STACK, dlt_rec_stack)               \
 	X(55, MEMCG, dlt_rec_memcg)               \
-	X(56, KILL, dlt_rec_kill)
+	X(56, KILL, dlt_rec_kill)                 \
+	X(59, SYSTEM, dlt_rec_system)             \
+	X(60, RUNTIME_VERSION, dlt_rec_runtime_version)
 
 enum dlt_rec_type {
 #define DLT_X(id, name, st) DLT_REC_##name = id,
@@ -467,6 +469,31 @@ struct dlt_rec_family {
 	uint32_t kdrv;	 /* string: NVIDIA kernel module version, or none */
 	uint32_t source; /* enum dlt_family_source (format 2.1) */
 	int64_t v[8];
+};
+
+/* Format 2.2: the system a process ran on, once per trace, written when
+ * the process first loads a GPU library or torch (never at start-up, so
+ * that other processes pay nothing for it). */
+struct dlt_rec_system {
+	struct dlt_rec_hdr h;
+	uint32_t os;	  /* string: PRETTY_NAME of /etc/os-release, or none */
+	uint32_t kernel;  /* string: uname's release */
+	uint32_t glibc;	  /* string: gnu_get_libc_version() */
+	uint32_t machine; /* string: uname's machine */
+};
+
+enum dlt_runtime_kind {
+	DLT_RUNTIME_PYTHON = 1, /* the interpreter (Py_GetVersion) */
+	DLT_RUNTIME_TORCH = 2,	/* torch/version.py beside torch/lib */
+};
+
+/* Format 2.2: the version of the interpreter or framework a process ran,
+ * once per kind and trace, written with SYSTEM.  flags = enum
+ * dlt_runtime_kind. */
+struct dlt_rec_runtime_version {
+	struct dlt_rec_hdr h;
+	uint32_t version; /* string: "3.11.2", "2.4.1+cu124" */
+	uint32_t path;	  /* string: the file it was read from or asked */
 };
 
 /* An object fetched CUDA driver entry points itself (dlsym of
