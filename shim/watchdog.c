@@ -16,6 +16,7 @@
  * trace's header (alive_ns): a killed process's last sign of life. */
 #define _GNU_SOURCE
 #include "io.h"
+#include "oom.h"
 #include "prefetch.h"
 #include "procstat.h"
 #include "pystack.h"
@@ -35,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -660,6 +662,18 @@ static void dlt_wd_heartbeat(struct dlt_writer *w)
 				      dlt_now_ns(), memory_order_relaxed);
 }
 
+/* The peak resident set beside the heartbeat: what a process the
+ * out-of-memory killer ended had reached by its last tick.  One system
+ * call (getrusage), no file. */
+static void dlt_wd_rss(struct dlt_writer *w)
+{
+	struct rusage ru;
+	if (w->hdr && getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss > 0)
+		atomic_store_explicit((_Atomic uint64_t *)&w->hdr->rss_peak_kb,
+				      (uint64_t)ru.ru_maxrss,
+				      memory_order_relaxed);
+}
+
 static bool dlt_wd_forked; /* see dlt_watchdog_after_fork */
 
 /* The first tick of a forked child's watchdog: the table is the parent's
@@ -696,6 +710,12 @@ static void *dlt_wd_main(void *arg)
 	uint64_t tick_ns = dlt_wd_tick_ns;
 	struct timespec ts = {(time_t)(tick_ns / 1000000000ull),
 			      (long)(tick_ns % 1000000000ull)};
+	/* The cgroup this process is in, read here rather than in the
+	 * program's thread: the "before" of its own death.  Not in a forked
+	 * child: it is in its parent's cgroup, whose watchdog read it, and a
+	 * record now would make the trace of a child that may only exec. */
+	if (!dlt_wd_forked)
+		dlt_oom_own();
 	for (uint32_t tick = 1;; tick++) {
 		nanosleep(&ts, NULL);
 		struct dlt_writer *w = dlt_writer_on();
@@ -709,6 +729,7 @@ static void *dlt_wd_main(void *arg)
 		if (first)
 			dlt_wd_forked_first_tick(w);
 		dlt_wd_heartbeat(w);
+		dlt_wd_rss(w);
 		dlt_wd_scan(w, tick, first ? 0 : dlt_wd_snapshot_asked());
 	}
 	return NULL;

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -334,6 +335,12 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 		hp->exit_status =
 			((const struct dlt_rec_exit *)(const void *)h)->status;
 		break;
+	case DLT_REC_KILL: {
+		const struct dlt_rec_kill *k = (const void *)h;
+		if (k->err == 0 && hp->dltrace_sig != SIGKILL)
+			hp->dltrace_sig = k->signal;
+		break;
+	}
 	}
 	return 0;
 }

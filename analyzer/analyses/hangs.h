@@ -82,6 +82,9 @@ struct dlt_hang_proc {
 	/* enum dlt_live (live.h): is the process running now?  Asked only
 	 * for a trace without an end record. */
 	int live;
+	/* The last signal dltrace's launcher sent it after --hang-timeout
+	 * (KILL records), 0 none. */
+	int dltrace_sig;
 	uint16_t exit_how;
 	int32_t exit_status;
 	uint64_t connect_fail;

@@ -135,6 +135,43 @@ static void dlt_dump_exit(FILE *out, const struct dlt_rec_exit *r)
 	}
 }
 
+/* A counter or limit of a MEMCG record: "?" unknown, "max" none. */
+static void dlt_dump_count(FILE *out, const char *key, uint64_t v)
+{
+	if (v == DLT_MEMCG_UNKNOWN)
+		fprintf(out, " %s=?", key);
+	else if (v == DLT_MEMCG_NO_LIMIT)
+		fprintf(out, " %s=max", key);
+	else
+		fprintf(out, " %s=%" PRIu64, key, v);
+}
+
+static void dlt_dump_memcg(struct dlt_dump *d, const struct dlt_rec_memcg *r)
+{
+	FILE *out = d->out;
+	uint32_t f = r->h.flags;
+	fprintf(out, " %s%s%s subject=%" PRIu32,
+		f & DLT_MEMCG_DEATH ? "after-death" : "before",
+		f & DLT_MEMCG_OWN ? " own" : "",
+		f & DLT_MEMCG_V1   ? " v1"
+		: f & DLT_MEMCG_V2 ? " v2"
+				   : " no-memcg",
+		r->subject);
+	size_t room = r->h.len - sizeof(*r);
+	if (r->path_len < room && r->path[r->path_len] == '\0') {
+		fputs(" cgroup=", out);
+		dlt_fput_text(out, r->path, "");
+	} else {
+		fputs(" cgroup=?", out);
+	}
+	dlt_dump_count(out, "oom_kill", r->oom_kills);
+	dlt_dump_count(out, "limit", r->limit);
+	dlt_dump_count(out, "machine_oom_kill", r->sys_oom_kills);
+	if (f & DLT_MEMCG_DEATH)
+		fprintf(out, " wait_status=0x%" PRIx32 " max_rss_kb=%" PRIu64,
+			(uint32_t)r->status, r->max_rss_kb);
+}
+
 static void dlt_dump_time(FILE *out, uint64_t ts, uint64_t start)
 {
 	if (ts == 0) {
@@ -452,6 +489,23 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 		fprintf(out, " wait_status=0x%" PRIx32 " (%s)",
 			(uint32_t)r->status,
 			dlt_end_describe(&e, buf, sizeof(buf)));
+		if (h->len >= sizeof(*r))
+			fprintf(out, " max_rss_kb=%" PRIu64, r->max_rss_kb);
+		break;
+	}
+	case DLT_REC_MEMCG:
+		dlt_dump_memcg(d, (const void *)h);
+		break;
+	case DLT_REC_KILL: {
+		const struct dlt_rec_kill *r = (const void *)h;
+		const char *n = dlt_signal_name(r->signal);
+		fprintf(out, " pid=%" PRIu32 " signal=%" PRId32 " (%s)%s",
+			r->pid, r->signal, n ? n : "?",
+			h->flags == DLT_KILL_HANG_TIMEOUT ? " by=--hang-timeout"
+							  : "");
+		if (r->err)
+			fprintf(out, " failed err=%" PRId32 " (%s)", r->err,
+				strerror(r->err));
 		break;
 	}
 	case DLT_REC_EXEC: {
@@ -574,6 +628,8 @@ static void dlt_dump_header(FILE *out, const char *path,
 	if (h->alive_ns >= h->start_monotonic_ns && h->alive_ns)
 		fprintf(out, " (+%.6f)",
 			(double)(h->alive_ns - h->start_monotonic_ns) / 1e9);
+	if (h->rss_peak_kb)
+		fprintf(out, "  rss_peak_kb %" PRIu64, h->rss_peak_kb);
 	fputc('\n', out);
 	fprintf(out, "%10s %7s %-8s %14s %s\n", "offset", "tid", "writer",
 		"time", "record");

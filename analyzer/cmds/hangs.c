@@ -82,6 +82,8 @@ static void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 		state = "IN CALL";
 	else if (dlt_hang_exited(hp))
 		state = "exited";
+	else if (hp->dltrace_sig)
+		state = "dltrace"; /* it ended the tree after --hang-timeout */
 	else if (hp->ended)
 		state = "killed";
 	/* Whether the process runs now: the directory of a job can be read
@@ -110,6 +112,8 @@ static void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 	dlt_json_kv_string(j, "state", state);
 	dlt_json_kv_string(j, "last_call", a ? a->name : NULL);
 	dlt_json_kv_bool(j, "in_flight", c != NULL);
+	dlt_json_kv_bool(j, "killed_by_dltrace",
+			 hp->dltrace_sig != 0 && !dlt_hang_exited(hp));
 	if (c)
 		dlt_json_kv_uint(j, "in_call_ns", hp->last_ts - c->ts);
 	dlt_json_kv_string(j, "process",

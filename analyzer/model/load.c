@@ -60,7 +60,7 @@ struct dlt_load {
 	size_t nthreads, threadcap;
 	size_t libcap, envcap, notecap, execcap, forkcap, probcap, argvcap;
 	size_t vercap;
-	size_t reapcap;
+	size_t reapcap, memcgcap, killcap;
 	size_t sigcap;
 	/* How the image ended so far, in timestamp order. */
 	const struct dlt_rec_exit *reaped;
@@ -172,6 +172,8 @@ static int dlt_collect(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_REAP:
 	case DLT_REC_EXEC:
 	case DLT_REC_LIB_FAMILY:
+	case DLT_REC_MEMCG:
+	case DLT_REC_KILL:
 	case DLT_REC_SYSTEM:
 	case DLT_REC_RUNTIME_VERSION:
 	case DLT_REC_SIGNAL:
@@ -586,8 +588,10 @@ static void dlt_on_reap(struct dlt_load *l, const struct dlt_ev *e)
 	struct dlt_process *p = l->p;
 	p->reaps = dlt_util_grow(p->reaps, &l->reapcap, p->nreaps,
 				 sizeof(*p->reaps));
-	p->reaps[p->nreaps++] =
-		(struct dlt_reap_rec){r->h.ts, r->pid, r->status};
+	/* max_rss_kb since 2.2 (an older REAP is 24 bytes). */
+	p->reaps[p->nreaps++] = (struct dlt_reap_rec){
+		r->h.ts, r->pid, r->status,
+		r->h.len >= sizeof(*r) ? r->max_rss_kb : 0};
 }
 
 static void dlt_on_signal(struct dlt_load *l, const struct dlt_ev *e)
@@ -825,6 +829,13 @@ struct dlt_process *dlt_process_read_hooked(struct dlt_trace *t,
 		case DLT_REC_LIB_FAMILY:
 			dlt_on_family(&l, e);
 			break;
+		case DLT_REC_MEMCG:
+			dlt_death_on_memcg(p, (const void *)e->rec,
+					   &l.memcgcap);
+			break;
+		case DLT_REC_KILL:
+			dlt_death_on_kill(p, (const void *)e->rec, &l.killcap);
+			break;
 		case DLT_REC_SYSTEM:
 			dlt_on_system(&l, e);
 			break;
@@ -834,6 +845,7 @@ struct dlt_process *dlt_process_read_hooked(struct dlt_trace *t,
 		}
 	}
 	dlt_decide_end(&l);
+	dlt_death_finish(p, t);
 	dlt_finish_libs(&l);
 	dlt_build_types(&l);
 
@@ -857,6 +869,8 @@ void dlt_process_free(struct dlt_process *p)
 	free(p->forks);
 	free(p->reaps);
 	free(p->signals);
+	free(p->memcg);
+	free(p->kills);
 	free(p->libs);
 	free(p->notes);
 	free(p->types);

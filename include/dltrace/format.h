@@ -79,7 +79,10 @@ struct dlt_file_header {
 	uint64_t start_monotonic_ns; /* CLOCK_MONOTONIC, same moment */
 	uint64_t run_id;	     /* launcher run (2.1); 0 none */
 	uint64_t alive_ns;	     /* heartbeat, CLOCK_MONOTONIC (2.1) */
-	uint64_t reserved[2];	     /* zero */
+	/* Peak resident set in KiB (getrusage's ru_maxrss), stored with the
+	 * heartbeat (2.2); 0 unknown. */
+	uint64_t rss_peak_kb;
+	uint64_t reserved[1]; /* zero */
 };
 
 enum dlt_parent_kind {
@@ -127,6 +130,8 @@ struct dlt_rec_hdr {
 	X(52, STACK, dlt_rec_stack)               \
 	X(53, PYSTACK, dlt_rec_pystack)           \
 	X(54, SIGNAL, dlt_rec_signal)             \
+	X(55, MEMCG, dlt_rec_memcg)               \
+	X(56, KILL, dlt_rec_kill)                 \
 	X(59, SYSTEM, dlt_rec_system)             \
 	X(60, RUNTIME_VERSION, dlt_rec_runtime_version)
 
@@ -321,6 +326,11 @@ struct dlt_rec_reap {
 	struct dlt_rec_hdr h;
 	uint32_t pid;	/* the child */
 	int32_t status; /* raw wait status (waitid's translated to it) */
+	/* Format 2.2 (absent before: len 24): the child's peak resident set
+	 * in KiB, from the rusage the wait gave (ru_maxrss: the child's or a
+	 * descendant's it waited for, whichever was larger); 0 unknown
+	 * (waitid gives none). */
+	uint64_t max_rss_kb;
 };
 
 enum dlt_reap_call {
@@ -709,5 +719,58 @@ enum dlt_pystack_reason {
 
 /* PYSTACK flags, set by the writer. */
 #define DLT_PYSTACK_F_SIGNAL 0x1u /* written in the thread's signal handler */
+
+/* ---- how processes died (format 2.2) --------------------------------- */
+
+/* MEMCG flags: when the reading was taken, and what it read. */
+#define DLT_MEMCG_START 0x1u /* while the subject lived (before a death) */
+#define DLT_MEMCG_DEATH 0x2u /* just after the writer saw subject's death */
+#define DLT_MEMCG_V1 0x4u    /* cgroup v1 memory controller */
+#define DLT_MEMCG_V2 0x8u    /* cgroup v2 */
+/* The cgroup is the subject's own (read by the subject itself); else it
+ * is the writer's, which a child shares unless it moved. */
+#define DLT_MEMCG_OWN 0x10u
+#define DLT_MEMCG_UNKNOWN UINT64_MAX /* a counter that could not be read */
+#define DLT_MEMCG_NO_LIMIT (UINT64_MAX - 1) /* "max", or v1's page max */
+
+/* The memory cgroup's out-of-memory evidence, as any process can read it
+ * without privileges: the cgroup (/proc/self/cgroup: the v1 memory
+ * controller's line, else v2's 0:: line), its OOM kill counter (v2
+ * memory.events oom_kill, hierarchical; v1 memory.oom_control oom_kill,
+ * that cgroup only), its limit (v2 memory.max, v1 memory.limit_in_bytes)
+ * and the machine's counter (/proc/vmstat oom_kill).  Written by the
+ * launcher before it starts the command and after it reaps it, by a
+ * traced process at its first fork and when it reaps a child killed by
+ * SIGKILL, and by the watchdog when it starts.  flags: DLT_MEMCG_*. */
+struct dlt_rec_memcg {
+	struct dlt_rec_hdr h;
+	uint32_t subject;	/* pid the reading is about */
+	int32_t status;		/* DEATH: subject's wait status, else 0 */
+	uint64_t oom_kills;	/* the cgroup's, or DLT_MEMCG_UNKNOWN */
+	uint64_t limit;		/* bytes, DLT_MEMCG_NO_LIMIT or _UNKNOWN */
+	uint64_t sys_oom_kills; /* the machine's, or DLT_MEMCG_UNKNOWN */
+	uint64_t max_rss_kb;	/* DEATH: subject's peak RSS (rusage), 0 */
+	/* The cgroup's path, in the record itself: the launcher writes into
+	 * a trace whose string ids it does not know.  path_len bytes, a NUL,
+	 * zero padding to 8; 0 bytes when not found. */
+	uint32_t path_len;
+	uint32_t pad;
+	char path[];
+};
+
+enum dlt_kill_why {
+	DLT_KILL_HANG_TIMEOUT = 1, /* dltrace --hang-timeout ended the tree */
+};
+
+/* The launcher sent a signal to this process (written by the launcher
+ * into the trace of the last image of each pid it signalled, once they
+ * are gone).  flags = enum dlt_kill_why; ts = when it was sent. */
+struct dlt_rec_kill {
+	struct dlt_rec_hdr h;
+	uint32_t pid;
+	int32_t signal;
+	int32_t err; /* errno of kill(), 0 when it was sent */
+	uint32_t pad;
+};
 
 #endif /* DLTRACE_FORMAT_H */
