@@ -2,7 +2,9 @@
 
 #include "io.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The unsigned decimal at *p, moving *p past it; signs are read too
  * (ppid is never negative, but a field may be). */
@@ -51,4 +53,26 @@ int dlt_procstat_read(const char *path, struct dlt_procstat *st)
 		return -1;
 	}
 	return dlt_procstat_parse(buf, st);
+}
+
+void dlt_proc_comm(int pid, char *out, size_t cap)
+{
+	char path[32] = "/proc/", digits[12];
+	int nd = 0;
+	for (unsigned v = (unsigned)pid; v && nd < 11; v /= 10)
+		digits[nd++] = (char)('0' + v % 10);
+	size_t l = 6;
+	while (nd > 0)
+		path[l++] = digits[--nd];
+	memcpy(path + l, "/comm", 6);
+	out[0] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t got = read(fd, out, cap - 1);
+	close(fd);
+	got = got > 0 ? got : 0;
+	out[got] = '\0';
+	if (got > 0 && out[got - 1] == '\n')
+		out[got - 1] = '\0';
 }

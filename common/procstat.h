@@ -5,6 +5,7 @@
 #ifndef DLTRACE_PROCSTAT_H
 #define DLTRACE_PROCSTAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct dlt_procstat {
@@ -22,5 +23,11 @@ int dlt_procstat_parse(const char *text, struct dlt_procstat *st);
 
 /* Reads and parses one stat file: 0, or -1 (no such process, or cut). */
 int dlt_procstat_read(const char *path, struct dlt_procstat *st);
+
+/* Process pid's command name (/proc/PID/comm, without the newline) into
+ * out; "" when it cannot be read (the process has gone).  Async-signal-
+ * safe (open, read, close; no formatting): a signal handler names the
+ * signal's sender with it. */
+void dlt_proc_comm(int pid, char *out, size_t cap);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,6 +23,7 @@
 #include "dltrace/version.h"
 #include "dltrace/format.h"
 #include "io.h"
+#include "memcg.h"
 #include "procstat.h"
 #include "record.h"
 
@@ -184,18 +186,16 @@ static void prepend_env(const char *name, const char *value)
 	}
 }
 
-/* The trace of the last image of process pid in this run: the one with
- * that pid and the highest exec_seq (a pid of an earlier run in the same
- * directory is another process). */
-static int find_trace_of(const char *dir, pid_t pid, uint64_t run, char *out,
-			 size_t cap)
+/* Calls fn with the path and header of each trace of run in dir. */
+static int each_trace_of_run(const char *dir, uint64_t run,
+			     void (*fn)(void *ctx, const char *path,
+					const struct dlt_file_header *h),
+			     void *ctx)
 {
 	DIR *d = opendir(dir);
 	if (d == NULL)
 		return -1;
 	struct dirent *e;
-	uint32_t best_seq = 0;
-	int found = -1;
 	while ((e = readdir(d)) != NULL) {
 		size_t l = strlen(e->d_name);
 		if (l < 8 || strcmp(e->d_name + l - 8, ".dltrace") != 0)
@@ -210,21 +210,68 @@ static int find_trace_of(const char *dir, pid_t pid, uint64_t run, char *out,
 		struct dlt_file_header h;
 		int r = dlt_io_pread_all(fd, &h, sizeof(h), 0);
 		close(fd);
-		if (r != 0 || memcmp(h.magic, DLT_MAGIC, 8) ||
-		    h.pid != (uint32_t)pid ||
-		    h.parent_kind == DLT_PARENT_FORK || h.run_id != run)
-			continue;
-		if (found < 0 || h.exec_seq >= best_seq) {
-			best_seq = h.exec_seq;
-			snprintf(out, cap, "%s", path);
-			found = 0;
-		}
+		if (r == 0 && memcmp(h.magic, DLT_MAGIC, 8) == 0 &&
+		    h.run_id == run)
+			fn(ctx, path, &h);
 	}
 	closedir(d);
-	return found;
+	return 0;
 }
 
-static void record_reaped(const char *dir, pid_t pid, uint64_t run, int status)
+/* The first signal passed on, and who sent it to the launcher: the child
+ * sees the launcher as its sender, so the launcher's own record in the
+ * child's trace says where the signal came from.  The sender's name is
+ * read at once, while it still runs. */
+static volatile sig_atomic_t fwd_sig;
+static volatile sig_atomic_t fwd_code;
+static volatile sig_atomic_t fwd_pid;
+static volatile sig_atomic_t fwd_uid;
+static char fwd_comm[32];
+
+
+struct last_image {
+	pid_t pid;
+	char *out;
+	size_t cap;
+	uint32_t best_seq;
+	int found;
+};
+
+static void last_image_of(void *ctx, const char *path,
+			  const struct dlt_file_header *h)
+{
+	struct last_image *li = ctx;
+	if (h->pid != (uint32_t)li->pid || h->parent_kind == DLT_PARENT_FORK)
+		return;
+	if (li->found < 0 || h->exec_seq >= li->best_seq) {
+		li->best_seq = h->exec_seq;
+		snprintf(li->out, li->cap, "%s", path);
+		li->found = 0;
+	}
+}
+
+/* The trace of the last image of process pid in this run: the one with
+ * that pid and the highest exec_seq (a pid of an earlier run in the same
+ * directory is another process). */
+static int find_trace_of(const char *dir, pid_t pid, uint64_t run, char *out,
+			 size_t cap)
+{
+	struct last_image li = {pid, out, cap, 0, -1};
+	each_trace_of_run(dir, run, last_image_of, &li);
+	return li.found;
+}
+
+/* What the launcher learned about the command's end besides its status:
+ * the memory cgroup before the command started and after it ended (the
+ * out-of-memory killer's evidence) and its peak RSS. */
+struct end_facts {
+	struct dlt_memcg before, after;
+	uint64_t before_ts;
+	uint64_t max_rss_kb;
+};
+
+static void record_reaped(const char *dir, pid_t pid, uint64_t run, int status,
+			  const struct end_facts *ef)
 {
 	char path[PATH_MAX + 256];
 	if (find_trace_of(dir, pid, run, path, sizeof(path)) != 0)
@@ -240,6 +287,10 @@ static void record_reaped(const char *dir, pid_t pid, uint64_t run, int status)
 	 * left out without a "tracing turned off" line, which would be about
 	 * a process that has ended, after the one it printed itself. */
 	atomic_store(&w.said, 1);
+	dlt_memcg_record(&w, &t, DLT_MEMCG_START, (uint32_t)pid, 0, 0,
+			 &ef->before, ef->before_ts);
+	dlt_memcg_record(&w, &t, DLT_MEMCG_DEATH, (uint32_t)pid, status,
+			 ef->max_rss_kb, &ef->after, 0);
 	struct dlt_rec_exit *r = dlt_rec_reserve(&w, &t, sizeof(*r));
 	if (r) {
 		r->h.ts = dlt_now_ns();
@@ -247,17 +298,104 @@ static void record_reaped(const char *dir, pid_t pid, uint64_t run, int status)
 		r->pad = 0;
 		dlt_rec_commit(r, DLT_REC_EXIT, DLT_EXIT_REAPED, sizeof(*r));
 	}
+	if (fwd_sig) {
+		struct dlt_rec_signal *g = dlt_rec_reserve(&w, &t, sizeof(*g));
+		if (g) {
+			memset((char *)g + sizeof(g->h), 0,
+			       sizeof(*g) - sizeof(g->h));
+			g->h.ts = dlt_now_ns();
+			g->signo = fwd_sig;
+			g->code = fwd_code;
+			g->sender_pid = fwd_pid;
+			g->sender_uid = (uint32_t)fwd_uid;
+			memcpy(g->sender_comm, fwd_comm,
+			       strnlen(fwd_comm, sizeof(g->sender_comm) - 1));
+			g->tid = (uint32_t)getpid();
+			dlt_rec_commit(g, DLT_REC_SIGNAL, DLT_SIG_FORWARDED,
+				       sizeof(*g));
+		}
+	}
 	dlt_writer_forget(&w);
+}
+
+/* The signals --hang-timeout sent, to be recorded in the trace of each
+ * process that got one once they are all gone. */
+struct sent {
+	pid_t pid;
+	int sig;
+	int err;
+	uint64_t ts;
+};
+static struct sent dlt_sent[8192];
+static size_t dlt_nsent;
+
+/* Each signalled pid's trace in this run: its last image, the one that
+ * started last before the signal. */
+struct kill_targets {
+	char (*best)[PATH_MAX + 256];
+	uint64_t *best_start; /* + 1; 0 none */
+};
+
+static void kill_target(void *ctx, const char *path,
+			const struct dlt_file_header *h)
+{
+	struct kill_targets *kt = ctx;
+	for (size_t i = 0; i < dlt_nsent; i++) {
+		if (dlt_sent[i].pid != (pid_t)h->pid ||
+		    h->start_monotonic_ns > dlt_sent[i].ts ||
+		    h->start_realtime_ns + 1 <= kt->best_start[i])
+			continue;
+		kt->best_start[i] = h->start_realtime_ns + 1;
+		snprintf(kt->best[i], sizeof(kt->best[i]), "%s", path);
+	}
+}
+
+/* One pass over the directory for all of them. */
+static void record_kills(const char *dir, uint64_t run)
+{
+	if (dlt_nsent == 0)
+		return;
+	struct kill_targets kt = {calloc(dlt_nsent, sizeof(*kt.best)),
+				  calloc(dlt_nsent, sizeof(*kt.best_start))};
+	if (kt.best && kt.best_start &&
+	    each_trace_of_run(dir, run, kill_target, &kt) == 0) {
+		const char *ms = getenv("DLTRACE_MAX_SIZE");
+		for (size_t i = 0; i < dlt_nsent; i++) {
+			static struct dlt_writer w;
+			static struct dlt_tls t;
+			if (kt.best_start[i] == 0 ||
+			    dlt_writer_attach(&w, kt.best[i],
+					      ms ? dlt_parse_size(ms) : 0) != 0)
+				continue;
+			atomic_store(&w.said, 1);
+			struct dlt_rec_kill *r =
+				dlt_rec_reserve(&w, &t, sizeof(*r));
+			if (r) {
+				r->h.ts = dlt_sent[i].ts;
+				r->pid = (uint32_t)dlt_sent[i].pid;
+				r->signal = dlt_sent[i].sig;
+				r->err = dlt_sent[i].err;
+				r->pad = 0;
+				dlt_rec_commit(r, DLT_REC_KILL,
+					       DLT_KILL_HANG_TIMEOUT,
+					       sizeof(*r));
+			}
+			dlt_writer_forget(&w);
+		}
+	}
+	free(kt.best);
+	free(kt.best_start);
 }
 
 /* Waits up to secs for pid; 1 if it ended and was reaped (status filled),
  * 0 on timeout, -1 when it cannot be waited for. */
-static int wait_with_timeout(pid_t pid, double secs, int *status)
+static int wait_with_timeout(pid_t pid, double secs, int *status,
+			     struct rusage *ru)
 {
 	struct timespec t0, now;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		pid_t r = waitpid(pid, status, WNOHANG);
+		pid_t r = wait4(pid, status, WNOHANG, ru);
 		if (r == pid)
 			return 1;
 		if (r < 0 && errno != EINTR)
@@ -309,14 +447,22 @@ static void signal_list(const pid_t *pids, size_t n, int sig)
 {
 	/* Children first, so that no parent reacts to a child's death by
 	 * starting another. */
-	for (size_t i = n; i-- > 0;)
-		kill(pids[i], sig);
+	for (size_t i = n; i-- > 0;) {
+		int err = kill(pids[i], sig) == 0 ? 0 : errno;
+		/* A process already gone got nothing. */
+		if (err == ESRCH ||
+		    dlt_nsent >= sizeof(dlt_sent) / sizeof(dlt_sent[0]))
+			continue;
+		dlt_sent[dlt_nsent++] =
+			(struct sent){pids[i], sig, err, dlt_now_ns()};
+	}
 }
 
 /* The command hung: ask every traced process's watchdog for a snapshot of
  * what each thread waits on (a file in the trace directory they poll),
  * give them two ticks, then TERM the tree, then KILL what is left. */
-static void end_hung_tree(pid_t pid, const char *dir, int traced, int *status)
+static void end_hung_tree(pid_t pid, const char *dir, int traced, int *status,
+			  struct rusage *ru)
 {
 	if (traced) {
 		char path[PATH_MAX + 32];
@@ -332,19 +478,34 @@ static void end_hung_tree(pid_t pid, const char *dir, int traced, int *status)
 	static pid_t pids[4096];
 	size_t n = tree_of(pid, pids, 4096);
 	signal_list(pids, n, SIGTERM);
-	int done = wait_with_timeout(pid, 3.0, status);
+	int done = wait_with_timeout(pid, 3.0, status, ru);
 	/* KILL what is left, the orphans of a root that did end included. */
 	signal_list(pids, n, SIGKILL);
-	while (done == 0 && waitpid(pid, status, 0) < 0 && errno == EINTR)
+	while (done == 0 && wait4(pid, status, 0, ru) < 0 && errno == EINTR)
 		;
 }
 
 static volatile sig_atomic_t child_pid;
 
-static void forward_signal(int sig)
+static void forward_signal(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
+	int saved = errno;
+	if (fwd_sig == 0) {
+		fwd_code = si->si_code;
+		if (si->si_code == SI_USER || si->si_code == SI_QUEUE ||
+		    si->si_code == SI_TKILL) {
+			fwd_pid = si->si_pid;
+			fwd_uid = (sig_atomic_t)si->si_uid;
+			if (si->si_pid > 0)
+				dlt_proc_comm(si->si_pid, fwd_comm,
+					      sizeof(fwd_comm));
+		}
+		fwd_sig = sig;
+	}
 	if (child_pid > 0)
 		kill(child_pid, sig);
+	errno = saved;
 }
 
 /* Runs the command in a child.  Returns its pid, or -1 when it could not
@@ -520,6 +681,13 @@ int main(int argc, char **argv)
 			setenv("DLTRACE_WATCHDOG", "1", 1);
 	}
 
+	/* The memory cgroup before the command runs: with the reading after
+	 * it, whether the out-of-memory killer ended something meanwhile. */
+	static struct end_facts ef;
+	if (traced) {
+		ef.before_ts = dlt_now_ns();
+		dlt_memcg_read(&dlt_memcg_system, &ef.before);
+	}
 	int exec_err = 0;
 	pid_t pid = start_command(cmd, &exec_err);
 	if (pid < 0) {
@@ -541,7 +709,8 @@ int main(int argc, char **argv)
 	signal(SIGQUIT, SIG_IGN);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = forward_signal;
+	sa.sa_sigaction = forward_signal;
+	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
@@ -550,16 +719,18 @@ int main(int argc, char **argv)
 	/* The child is reaped exactly once: by the wait with a timeout when
 	 * it ends in time, by end_hung_tree when it does not, else here. */
 	int reaped = 0;
+	struct rusage ru;
+	memset(&ru, 0, sizeof(ru));
 	if (hang_timeout > 0) {
-		int w = wait_with_timeout(pid, hang_timeout, &status);
+		int w = wait_with_timeout(pid, hang_timeout, &status, &ru);
 		reaped = w == 1;
 		if (w == 0) {
 			hung = 1;
-			end_hung_tree(pid, dir, traced, &status);
+			end_hung_tree(pid, dir, traced, &status, &ru);
 			reaped = 1;
 		}
 	}
-	while (!reaped && waitpid(pid, &status, 0) < 0) {
+	while (!reaped && wait4(pid, &status, 0, &ru) < 0) {
 		if (errno != EINTR) {
 			fprintf(stderr, "dltrace: waitpid: %s\n",
 				strerror(errno));
@@ -567,7 +738,10 @@ int main(int argc, char **argv)
 		}
 	}
 	if (traced) {
-		record_reaped(dir, pid, run, status);
+		dlt_memcg_read(&dlt_memcg_system, &ef.after);
+		ef.max_rss_kb = ru.ru_maxrss > 0 ? (uint64_t)ru.ru_maxrss : 0;
+		record_reaped(dir, pid, run, status, &ef);
+		record_kills(dir, run);
 		/* The traces of processes that ended without cutting their
 		 * file (killed), this one's with its new record, hold only
 		 * what they recorded; those of processes still running are

@@ -15,6 +15,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "oom.h"
 #include "real.h"
 #include "strbuf.h"
 #include "state.h"
@@ -289,6 +290,7 @@ static int dlt_spawn(dlt_spawn_fn real, pid_t *pid, const char *path,
 {
 	if (real == NULL)
 		return ENOSYS;
+	dlt_oom_before_child();
 	int r;
 	DLT_WITH_CHILD_ENV(envp, 's', env,
 			   r = real(pid, path, fa, attr, argv, env));

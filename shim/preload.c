@@ -23,8 +23,10 @@
 #include "dltrace/dltrace.h"
 #include "exec.h"
 #include "hot.h"
+#include "oom.h"
 #include "prefetch.h"
 #include "real.h"
+#include "signals.h"
 #include "state.h"
 #include "symlookup.h"
 #include "versions.h"
@@ -81,6 +83,7 @@ DLT_EXPORT pid_t fork(void)
 	 * where the symbol walk faulted in about six pages. */
 	DLT_REAL(execve);
 	DLT_REAL(execvpe);
+	dlt_oom_before_child();
 	pid_t r = DLT_REAL(fork)();
 	if (r > 0) {
 		int saved = errno;
@@ -115,6 +118,7 @@ static void dlt_atfork_child(void)
 	dlt_watchdog_after_fork();
 	dlt_prefetch_after_fork();
 	dlt_convprob_after_fork();
+	dlt_sig_after_fork();
 }
 
 /* ---- start and end ------------------------------------------------------ */
@@ -252,10 +256,8 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	DLT_REAL(_exit);
 	DLT_REAL(_Exit);
 	DLT_REAL(abort);
-	/* Shells reap their children in a SIGCHLD handler. */
-	DLT_REAL(wait);
-	DLT_REAL(waitpid);
-	DLT_REAL(wait3);
+	/* Shells reap their children in a SIGCHLD handler; every wait
+	 * wrapper calls the real wait4 (reap.c). */
 	DLT_REAL(wait4);
 	DLT_REAL(waitid);
 	if (pthread_key_create(&dlt_thread_key, dlt_thread_exit) == 0) {
@@ -282,6 +284,7 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	if (dlt_cfg.watchdog == 1 ||
 	    (dlt_cfg.watchdog != 0 && dlt_cfg.distributed))
 		dlt_watchdog_start("distributed job or DLTRACE_WATCHDOG=1");
+	dlt_sig_init();
 	errno = saved;
 }
 

@@ -12,13 +12,24 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "oom.h"
 #include "real.h"
 #include "state.h"
 
-static void dlt_record_reap(uint16_t call, pid_t pid, int status)
+/* wait, waitpid and wait3 are wait4 with fewer arguments, in the kernel
+ * and in glibc (one system call, a cancellation point): the wrappers call
+ * the real wait4 with a rusage of their own, for the child's peak RSS. */
+static uint64_t dlt_rss_kb(const struct rusage *ru)
+{
+	return ru->ru_maxrss > 0 ? (uint64_t)ru->ru_maxrss : 0;
+}
+
+static void dlt_record_reap(uint16_t call, pid_t pid, int status,
+			    uint64_t max_rss_kb)
 {
 	/* Stopped or continued (WUNTRACED, WCONTINUED): not an end. */
 	if (pid <= 0 || !(WIFEXITED(status) || WIFSIGNALED(status)))
@@ -34,55 +45,45 @@ static void dlt_record_reap(uint16_t call, pid_t pid, int status)
 	r->h.ts = dlt_now_ns();
 	r->pid = (uint32_t)pid;
 	r->status = status;
+	r->max_rss_kb = max_rss_kb;
 	dlt_rec_commit(r, DLT_REC_REAP, call, sizeof(*r));
+	dlt_oom_after_kill(pid, status, max_rss_kb);
+}
+
+/* The program's wait call, made as the real wait4 (ru may be NULL). */
+static pid_t dlt_wait4(uint16_t call, pid_t pid, int *status, int options,
+		       struct rusage *ru)
+{
+	dlt_wait4_fn real = DLT_REAL(wait4);
+	int st = 0;
+	struct rusage own = {0};
+	pid_t r = real(pid, status ? status : &st, options, ru ? ru : &own);
+	int saved = errno;
+	if (r > 0)
+		dlt_record_reap(call, r, status ? *status : st,
+				dlt_rss_kb(ru ? ru : &own));
+	errno = saved;
+	return r;
 }
 
 DLT_EXPORT pid_t wait(int *status)
 {
-	dlt_wait_fn real = DLT_REAL(wait);
-	int st = 0;
-	pid_t r = real(status ? status : &st);
-	int saved = errno;
-	if (r > 0)
-		dlt_record_reap(DLT_REAP_WAIT, r, status ? *status : st);
-	errno = saved;
-	return r;
+	return dlt_wait4(DLT_REAP_WAIT, -1, status, 0, NULL);
 }
 
 DLT_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
 {
-	dlt_waitpid_fn real = DLT_REAL(waitpid);
-	int st = 0;
-	pid_t r = real(pid, status ? status : &st, options);
-	int saved = errno;
-	if (r > 0)
-		dlt_record_reap(DLT_REAP_WAITPID, r, status ? *status : st);
-	errno = saved;
-	return r;
+	return dlt_wait4(DLT_REAP_WAITPID, pid, status, options, NULL);
 }
 
 DLT_EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
 {
-	dlt_wait3_fn real = DLT_REAL(wait3);
-	int st = 0;
-	pid_t r = real(status ? status : &st, options, ru);
-	int saved = errno;
-	if (r > 0)
-		dlt_record_reap(DLT_REAP_WAIT4, r, status ? *status : st);
-	errno = saved;
-	return r;
+	return dlt_wait4(DLT_REAP_WAIT4, -1, status, options, ru);
 }
 
 DLT_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
 {
-	dlt_wait4_fn real = DLT_REAL(wait4);
-	int st = 0;
-	pid_t r = real(pid, status ? status : &st, options, ru);
-	int saved = errno;
-	if (r > 0)
-		dlt_record_reap(DLT_REAP_WAIT4, r, status ? *status : st);
-	errno = saved;
-	return r;
+	return dlt_wait4(DLT_REAP_WAIT4, pid, status, options, ru);
 }
 
 DLT_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
@@ -112,7 +113,7 @@ DLT_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 			break;
 		}
 		if (status != -1)
-			dlt_record_reap(DLT_REAP_WAITID, si->si_pid, status);
+			dlt_record_reap(DLT_REAP_WAITID, si->si_pid, status, 0);
 	}
 	errno = saved;
 	return r;

@@ -195,6 +195,9 @@ void dlt_config_read(bool say)
 		dlt_config_say(say, "DLTRACE_WATCHDOG", v,
 			       "the default (started where hangs matter)");
 
+	v = dlt_env("DLTRACE_PYSTACK");
+	c->pystack = !(v && strcmp(v, "0") == 0);
+
 	c->stall_ns = 5000ull * 1000000ull;
 	v = dlt_env("DLTRACE_STALL_MS");
 	if (v) {
@@ -210,6 +213,8 @@ void dlt_config_read(bool say)
 
 	v = getenv("DLTRACE_PREFETCH");
 	c->prefetch = !(v && strcmp(v, "0") == 0);
+	v = getenv("DLTRACE_SIGNALS");
+	c->signals = !(v && strcmp(v, "0") == 0);
 
 	v = dlt_env("DLTRACE_MAX_SIZE");
 	if (v) {

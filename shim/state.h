@@ -71,6 +71,8 @@ struct dlt_config {
 	int watchdog;	      /* DLTRACE_WATCHDOG: 1, 0, or -1 unset */
 	uint64_t stall_ns;    /* DLTRACE_STALL_MS, 5 s by default */
 	bool prefetch;	      /* not DLTRACE_PREFETCH=0 */
+	bool signals;	      /* not DLTRACE_SIGNALS=0 */
+	bool pystack;	      /* not DLTRACE_PYSTACK=0 */
 	uint64_t max_size;    /* DLTRACE_MAX_SIZE, 0: the writer's default */
 	bool clock_monotonic; /* DLTRACE_CLOCK=monotonic */
 	uint64_t run_id;      /* DLTRACE_RUN (hex), 0 unset */

@@ -16,8 +16,10 @@
  * trace's header (alive_ns): a killed process's last sign of life. */
 #define _GNU_SOURCE
 #include "io.h"
+#include "oom.h"
 #include "prefetch.h"
 #include "procstat.h"
+#include "pystack.h"
 #include "watchdog.h"
 
 #include <dirent.h>
@@ -34,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -42,6 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stackscan.h"
 #include "state.h"
 #include "sysnum.h"
 #include "thread.h"
@@ -167,14 +171,6 @@ static struct dlt_wd_thread *dlt_wd_slot(uint32_t tid)
 	return NULL;
 }
 
-/* Copies from this process's memory without faulting if it is unmapped. */
-static ssize_t dlt_peek(void *dst, uint64_t addr, size_t n)
-{
-	struct iovec local = {dst, n};
-	struct iovec remote = {(void *)(uintptr_t)addr, n};
-	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-}
-
 static void dlt_sockname(int fd, char *buf, size_t cap)
 {
 	struct sockaddr_storage ss;
@@ -288,34 +284,6 @@ static int dlt_in_exec(const struct dlt_ranges *rs, uint64_t a)
 		if (a >= rs->r[i].lo && a < rs->r[i].hi)
 			return 1;
 	return 0;
-}
-
-/* A return address follows a call instruction: on x86-64 e8 rel32, or
- * ff /2 with one of its operand encodings (2 to 7 bytes long). */
-static int dlt_after_call(uint64_t ret)
-{
-#if defined(__aarch64__)
-	/* BL imm26; BLR Xn; BLRAA/BLRAB/BLRAAZ/BLRABZ (pointer-authenticated
-	 * calls): every instruction is 4 bytes, the call the one before. */
-	uint32_t insn;
-	if (ret < 4 || dlt_peek(&insn, ret - 4, 4) != 4)
-		return 0;
-	return (insn & 0xfc000000u) == 0x94000000u ||
-	       (insn & 0xfffffc1fu) == 0xd63f0000u ||
-	       (insn & 0xfefff800u) == 0xd63f0800u;
-#else
-	uint8_t b[8];
-	if (dlt_peek(b, ret - 8, 8) != 8)
-		return 0;
-	if (b[3] == 0xe8)
-		return 1;
-	for (int len = 2; len <= 7; len++) {
-		uint8_t op = b[8 - len], modrm = b[8 - len + 1];
-		if (op == 0xff && ((modrm >> 3) & 7) == 2)
-			return 1;
-	}
-	return 0;
-#endif
 }
 
 static void dlt_symbolize(uint64_t pc, char *buf, size_t cap)
@@ -509,6 +477,12 @@ static void dlt_wd_waiting(struct dlt_writer *w, struct dlt_wd_thread *t,
 	if (!t->reported) {
 		t->reported = 1;
 		dlt_wd_stack(w, t->tid, t->sp, t->pc);
+		/* A Python loaded since the last look is found now. */
+		if (dlt_cfg.pystack) {
+			dlt_pystack_prepare();
+			if (dlt_pystack_present())
+				dlt_pystack_record((pid_t)t->tid, 0, 0);
+		}
 	}
 }
 
@@ -688,6 +662,18 @@ static void dlt_wd_heartbeat(struct dlt_writer *w)
 				      dlt_now_ns(), memory_order_relaxed);
 }
 
+/* The peak resident set beside the heartbeat: what a process the
+ * out-of-memory killer ended had reached by its last tick.  One system
+ * call (getrusage), no file. */
+static void dlt_wd_rss(struct dlt_writer *w)
+{
+	struct rusage ru;
+	if (w->hdr && getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss > 0)
+		atomic_store_explicit((_Atomic uint64_t *)&w->hdr->rss_peak_kb,
+				      (uint64_t)ru.ru_maxrss,
+				      memory_order_relaxed);
+}
+
 static bool dlt_wd_forked; /* see dlt_watchdog_after_fork */
 
 /* The first tick of a forked child's watchdog: the table is the parent's
@@ -719,9 +705,17 @@ static void *dlt_wd_main(void *arg)
 	(void)arg;
 	prctl(PR_SET_NAME, "dltrace-wd", 0, 0, 0);
 	dlt_wd_tid = (uint32_t)syscall(SYS_gettid);
+	if (dlt_cfg.pystack)
+		dlt_pystack_prepare();
 	uint64_t tick_ns = dlt_wd_tick_ns;
 	struct timespec ts = {(time_t)(tick_ns / 1000000000ull),
 			      (long)(tick_ns % 1000000000ull)};
+	/* The cgroup this process is in, read here rather than in the
+	 * program's thread: the "before" of its own death.  Not in a forked
+	 * child: it is in its parent's cgroup, whose watchdog read it, and a
+	 * record now would make the trace of a child that may only exec. */
+	if (!dlt_wd_forked)
+		dlt_oom_own();
 	for (uint32_t tick = 1;; tick++) {
 		nanosleep(&ts, NULL);
 		struct dlt_writer *w = dlt_writer_on();
@@ -735,6 +729,7 @@ static void *dlt_wd_main(void *arg)
 		if (first)
 			dlt_wd_forked_first_tick(w);
 		dlt_wd_heartbeat(w);
+		dlt_wd_rss(w);
 		dlt_wd_scan(w, tick, first ? 0 : dlt_wd_snapshot_asked());
 	}
 	return NULL;

@@ -274,6 +274,15 @@ const char *dlt_exe_path(void);
 void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
 			    int redact_argv);
 
+/* Records a MEMCG reading (common/memcg.h) about pid subject: flags
+ * DLT_MEMCG_START or DLT_MEMCG_DEATH (with the subject's wait status and
+ * peak RSS), DLT_MEMCG_OWN; the version's flag is added.  ts: when it was
+ * read (a launcher's reading from before the trace existed), 0 now. */
+struct dlt_memcg;
+void dlt_memcg_record(struct dlt_writer *w, struct dlt_tls *t, uint16_t flags,
+		      uint32_t subject, int32_t status, uint64_t max_rss_kb,
+		      const struct dlt_memcg *m, uint64_t ts);
+
 /* Records a NOTE. */
 void dlt_note(struct dlt_writer *w, struct dlt_tls *t, int level,
 	      const char *text);

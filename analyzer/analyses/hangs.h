@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "pystacks.h"
+
 #define DLT_HANG_MAX_STALLS 32
 #define DLT_HANG_MAX_INFLIGHT 32
 
@@ -29,6 +31,9 @@ struct dlt_hang_stall {
 	char wchan[64];
 	char detail[256];
 	char stack[768]; /* innermost first, " < " between frames */
+	/* The thread's Python stack written with the stall (PYSTACK), NULL
+	 * when none was: a process without Python, an older trace. */
+	struct dlt_pystack_sum *py;
 };
 
 #define DLT_HANG_CALL_VALS 8
@@ -77,6 +82,9 @@ struct dlt_hang_proc {
 	/* enum dlt_live (live.h): is the process running now?  Asked only
 	 * for a trace without an end record. */
 	int live;
+	/* The last signal dltrace's launcher sent it after --hang-timeout
+	 * (KILL records), 0 none. */
+	int dltrace_sig;
 	uint16_t exit_how;
 	int32_t exit_status;
 	uint64_t connect_fail;

@@ -9,6 +9,10 @@
 #include "commands.h"
 #include "job.h"
 #include "model.h"
+#include "pyframes.h"
+
+/* Frames of a PYSTACK dump prints: the most a record holds. */
+#define DLT_DUMP_PYFRAMES 64
 
 const char dlt_dump_usage[] =
 	"usage: dltrace-analyze dump [--run ID] PATH...\n"
@@ -129,6 +133,43 @@ static void dlt_dump_exit(FILE *out, const struct dlt_rec_exit *r)
 	} else {
 		fprintf(out, " status=%" PRId32, r->status);
 	}
+}
+
+/* A counter or limit of a MEMCG record: "?" unknown, "max" none. */
+static void dlt_dump_count(FILE *out, const char *key, uint64_t v)
+{
+	if (v == DLT_MEMCG_UNKNOWN)
+		fprintf(out, " %s=?", key);
+	else if (v == DLT_MEMCG_NO_LIMIT)
+		fprintf(out, " %s=max", key);
+	else
+		fprintf(out, " %s=%" PRIu64, key, v);
+}
+
+static void dlt_dump_memcg(struct dlt_dump *d, const struct dlt_rec_memcg *r)
+{
+	FILE *out = d->out;
+	uint32_t f = r->h.flags;
+	fprintf(out, " %s%s%s subject=%" PRIu32,
+		f & DLT_MEMCG_DEATH ? "after-death" : "before",
+		f & DLT_MEMCG_OWN ? " own" : "",
+		f & DLT_MEMCG_V1   ? " v1"
+		: f & DLT_MEMCG_V2 ? " v2"
+				   : " no-memcg",
+		r->subject);
+	size_t room = r->h.len - sizeof(*r);
+	if (r->path_len < room && r->path[r->path_len] == '\0') {
+		fputs(" cgroup=", out);
+		dlt_fput_text(out, r->path, "");
+	} else {
+		fputs(" cgroup=?", out);
+	}
+	dlt_dump_count(out, "oom_kill", r->oom_kills);
+	dlt_dump_count(out, "limit", r->limit);
+	dlt_dump_count(out, "machine_oom_kill", r->sys_oom_kills);
+	if (f & DLT_MEMCG_DEATH)
+		fprintf(out, " wait_status=0x%" PRIx32 " max_rss_kb=%" PRIu64,
+			(uint32_t)r->status, r->max_rss_kb);
 }
 
 static void dlt_dump_time(FILE *out, uint64_t ts, uint64_t start)
@@ -290,6 +331,23 @@ static void dlt_dump_gpu(struct dlt_dump *d, const struct dlt_rec_hdr *h)
 			dlt_dump_str(d, "frame", r->frames[i]);
 		break;
 	}
+	case DLT_REC_PYSTACK: {
+		const struct dlt_rec_pystack *r = (const void *)h;
+		struct dlt_pyframe_view f[DLT_DUMP_PYFRAMES];
+		size_t n = dlt_pyframes(r, f, DLT_DUMP_PYFRAMES);
+		char text[512];
+		fprintf(out, " tid=%" PRIu32 " python=%u.%u depth=%" PRIu32,
+			r->tid, (unsigned)(r->py_version >> 24),
+			(unsigned)((r->py_version >> 16) & 0xff), r->depth);
+		dlt_pyframes_why(r, text, sizeof(text));
+		if (text[0])
+			fprintf(out, " why=\"%s\"", text);
+		for (size_t i = 0; i < n; i++) {
+			dlt_pyframe_text(&f[i], text, sizeof(text));
+			fprintf(out, " frame=\"%s\"", text);
+		}
+		break;
+	}
 	case DLT_REC_SOCK: {
 		const struct dlt_rec_sock *r = (const void *)h;
 		static const char *const ops[] = {"?", "connect", "bind",
@@ -431,6 +489,23 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 		fprintf(out, " wait_status=0x%" PRIx32 " (%s)",
 			(uint32_t)r->status,
 			dlt_end_describe(&e, buf, sizeof(buf)));
+		if (h->len >= sizeof(*r))
+			fprintf(out, " max_rss_kb=%" PRIu64, r->max_rss_kb);
+		break;
+	}
+	case DLT_REC_MEMCG:
+		dlt_dump_memcg(d, (const void *)h);
+		break;
+	case DLT_REC_KILL: {
+		const struct dlt_rec_kill *r = (const void *)h;
+		const char *n = dlt_signal_name(r->signal);
+		fprintf(out, " pid=%" PRIu32 " signal=%" PRId32 " (%s)%s",
+			r->pid, r->signal, n ? n : "?",
+			h->flags == DLT_KILL_HANG_TIMEOUT ? " by=--hang-timeout"
+							  : "");
+		if (r->err)
+			fprintf(out, " failed err=%" PRId32 " (%s)", r->err,
+				strerror(r->err));
 		break;
 	}
 	case DLT_REC_EXEC: {
@@ -450,6 +525,7 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_BK_FINALIZE:
 	case DLT_REC_STALL:
 	case DLT_REC_STACK:
+	case DLT_REC_PYSTACK:
 	case DLT_REC_SOCK:
 		dlt_dump_gpu(d, h);
 		if (v->compact)
@@ -471,6 +547,34 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 							: "?");
 		dlt_dump_str(d, "version", r->version);
 		dlt_dump_str(d, "path", r->path);
+		break;
+	}
+	case DLT_REC_SIGNAL: {
+		const struct dlt_rec_signal *r = (const void *)h;
+		uint32_t room = (h->len - sizeof(*r)) / sizeof(r->frames[0]);
+		uint32_t n = r->n < room ? r->n : room;
+		const char *name = dlt_signal_name(r->signo);
+		fprintf(out,
+			" %s%s signo=%" PRId32 " (%s) code=%" PRId32
+			" addr=0x%" PRIx64 " tid=%" PRIu32 " action=%s",
+			h->flags & DLT_SIG_FORWARDED ? "forwarded" : "received",
+			h->flags & DLT_SIG_SCANNED ? " scanned" : "", r->signo,
+			name ? name : "?", r->code, r->addr, r->tid,
+			r->action == DLT_SIG_ACT_DEFAULT   ? "default"
+			: r->action == DLT_SIG_ACT_HANDLER ? "handler"
+							   : "-");
+		if (r->sender_pid)
+			fprintf(out,
+				" sender_pid=%" PRId32 " sender_uid=%" PRIu32
+				" sender_comm=\"%.16s\"",
+				r->sender_pid, r->sender_uid, r->sender_comm);
+		for (uint32_t i = 0; i < n; i++) {
+			fprintf(out, " frame=0x%" PRIx64, r->frames[i].pc);
+			if (r->frames[i].obj) {
+				dlt_dump_str(d, "", r->frames[i].obj);
+				fprintf(out, "+0x%" PRIx64, r->frames[i].off);
+			}
+		}
 		break;
 	}
 	case DLT_REC_MARK: {
@@ -524,6 +628,8 @@ static void dlt_dump_header(FILE *out, const char *path,
 	if (h->alive_ns >= h->start_monotonic_ns && h->alive_ns)
 		fprintf(out, " (+%.6f)",
 			(double)(h->alive_ns - h->start_monotonic_ns) / 1e9);
+	if (h->rss_peak_kb)
+		fprintf(out, "  rss_peak_kb %" PRIu64, h->rss_peak_kb);
 	fputc('\n', out);
 	fprintf(out, "%10s %7s %-8s %14s %s\n", "offset", "tid", "writer",
 		"time", "record");

@@ -47,15 +47,34 @@ static int dlt_cmp_rank(const void *a, const void *b)
 	return dlt_hang_rank_order(a, b);
 }
 
+/* Under a row, the Python stack of the thread it shows: the innermost
+ * frames, or why there is none. */
+static void dlt_hang_py_line(const struct dlt_hang_stall *s)
+{
+	if (s == NULL || s->py == NULL)
+		return;
+	if (s->py->n == 0) {
+		printf("%-6s python: %s\n", "", s->py->why);
+		return;
+	}
+	printf("%-6s python: ", "");
+	for (uint32_t i = 0; i < s->py->n && i < 4; i++)
+		printf("%s%s", i ? " < " : "", s->py->frames[i]);
+	puts(s->py->n > 4 ? " < ..." : "");
+}
+
 /* The table: one row per process in rank order. */
 void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 {
 	const struct dlt_hang_call *c =
 		hp->ninflight ? &hp->inflight[hp->ninflight - 1] : NULL;
 	const struct dlt_api_desc *a = dlt_api_by_id(c ? c->api : hp->last_api);
-	const struct dlt_hang_stall *s =
-		c ? dlt_hang_stall_of(hp, c->tid)
-		  : (hp->nstalls ? &hp->stalls[0] : NULL);
+	/* The wait of the call in flight; else the main thread's, which
+	 * says most where the program is; else the first recorded. */
+	const struct dlt_hang_stall *s = c ? dlt_hang_stall_of(hp, c->tid)
+					   : dlt_hang_stall_of(hp, hp->pid);
+	if (c == NULL && s == NULL && hp->nstalls)
+		s = &hp->stalls[0];
 	char wait[512] = "";
 	if (s)
 		dlt_hang_wait_text(s, wait, sizeof(wait));
@@ -64,6 +83,8 @@ void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 		state = "IN CALL";
 	else if (dlt_hang_exited(hp))
 		state = "exited";
+	else if (hp->dltrace_sig)
+		state = "dltrace"; /* it ended the tree after --hang-timeout */
 	else if (hp->ended)
 		state = "killed";
 	/* Whether the process runs now: the directory of a job can be read
@@ -79,6 +100,7 @@ void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 			snprintf(who, sizeof(who), "%" PRId32, hp->rank);
 		printf("%-6s %-8" PRIu32 " %-10s %-8s %-28s %s\n", who, hp->pid,
 		       state, proc, a ? a->name : "-", wait[0] ? wait : "-");
+		dlt_hang_py_line(s);
 		return;
 	}
 	dlt_json_object_begin(j);
@@ -91,6 +113,8 @@ void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 	dlt_json_kv_string(j, "state", state);
 	dlt_json_kv_string(j, "last_call", a ? a->name : NULL);
 	dlt_json_kv_bool(j, "in_flight", c != NULL);
+	dlt_json_kv_bool(j, "killed_by_dltrace",
+			 hp->dltrace_sig != 0 && !dlt_hang_exited(hp));
 	if (c)
 		dlt_json_kv_uint(j, "in_call_ns", hp->last_ts - c->ts);
 	dlt_json_kv_string(j, "process",
@@ -99,6 +123,15 @@ void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 	dlt_json_kv_uint(j, "last_seen_unix_ns",
 			 dlt_hang_wall(hp, hp->last_ts));
 	dlt_json_kv_string(j, "waiting_in", wait);
+	if (s && s->py) {
+		dlt_json_key(j, "python_stack");
+		dlt_json_array_begin(j);
+		for (uint32_t i = 0; i < s->py->n; i++)
+			dlt_json_string(j, s->py->frames[i]);
+		dlt_json_array_end(j);
+		dlt_json_kv_string(j, "python_stack_why",
+				   s->py->why[0] ? s->py->why : NULL);
+	}
 	dlt_json_kv_string(j, "trace", hp->trace);
 	dlt_json_object_end(j);
 }

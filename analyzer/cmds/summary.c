@@ -211,6 +211,10 @@ static void dlt_put_process(FILE *out, const struct dlt_set *s,
 		}
 		dlt_reaps_free(&rs);
 	}
+	/* The watchdog's, the launcher's or the reaping parent's rusage. */
+	if (p->rss_peak_kb)
+		fprintf(out, "\n  peak RSS  %.1f MiB",
+			(double)p->rss_peak_kb / 1024.0);
 	fprintf(out, "\n  records   %" PRIu64, p->records);
 	size_t failed, probes;
 	dlt_lib_fail_counts(p, &failed, &probes);

@@ -125,11 +125,38 @@ int dlt_verdict_print(FILE *out, const char *dir, uint64_t run)
 		dlt_fput_text(o, dlt_ev_string(f->evidence, "reason"), "");
 		fputc('\n', o);
 	}
+	/* What --hang-timeout ended, on one line: the hang findings say
+	 * why, and each process's own line would only repeat it. */
+	size_t by_dltrace = 0;
+	FILE *kl = NULL;
+	for (size_t i = 0; i < c.nprocs; i++) {
+		const struct dlt_check_proc *p = &c.procs[i];
+		if (!p->killed_by_dltrace || !mine[i])
+			continue;
+		if (by_dltrace++ == 0) {
+			problems++;
+			kl = dlt_verdict_line(&v);
+			if (kl)
+				fputs("ended by dltrace after --hang-timeout:",
+				      kl);
+		}
+		if (kl == NULL || by_dltrace > 8)
+			continue;
+		fprintf(kl, "%s pid %" PRIu32 " (", by_dltrace > 1 ? "," : "",
+			p->pid);
+		dlt_fput_text(kl, p->exe ? dlt_basename(p->exe) : NULL, "?");
+		fputc(')', kl);
+	}
+	if (kl && by_dltrace > 8)
+		fprintf(kl, " and %zu more", by_dltrace - 8);
+	if (kl)
+		fputc('\n', kl);
 	for (size_t i = 0; i < c.nprocs; i++) {
 		const struct dlt_check_proc *p = &c.procs[i];
 		/* A failure the parent handled is the program's business
 		 * (pyenv's probes, `cmd || fallback`): check lists it. */
-		if (!p->end_failure || p->end_handled || !mine[i])
+		if (!p->end_failure || p->end_handled || !mine[i] ||
+		    p->killed_by_dltrace)
 			continue;
 		problems++;
 		if ((o = dlt_verdict_line(&v)) == NULL)

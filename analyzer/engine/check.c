@@ -5,6 +5,7 @@
 #include "check.h"
 #include "hangs.h"
 #include "job.h"
+#include "oomev.h"
 #include "reaps.h"
 #include "apinames.h"
 
@@ -173,6 +174,8 @@ static size_t dlt_add_proc(struct dlt_check *c, const struct dlt_process *p,
 	cp->end_failure = dlt_end_is_failure(&p->end);
 	cp->end_handled = dlt_end_handleable(&p->end);
 	cp->reaper_trace = p->end.reaper_trace;
+	cp->rss_peak_kb = p->rss_peak_kb;
+	cp->killed_by_dltrace = dlt_end_by_dltrace(&p->end);
 	cp->versions = dlt_val_object(&c->arena);
 	dlt_versions(c, cp->versions, g);
 	return c->nprocs++;
@@ -370,6 +373,7 @@ size_t dlt_check_read_each(struct dlt_check *c, struct dlt_job *j, FILE *diag,
 			   const struct dlt_check_each *each)
 {
 	struct dlt_reaps reaps = {0};
+	struct dlt_oom_set oom = {0};
 	size_t incomplete = dlt_rule_index("TRACE_INCOMPLETE");
 	for (size_t i = 0; i < j->nerrors; i++) {
 		const struct dlt_input_error *e = &j->errors[i];
@@ -409,6 +413,7 @@ size_t dlt_check_read_each(struct dlt_check *c, struct dlt_job *j, FILE *diag,
 		dlt_reaps_apply(&reaps, p);
 		dlt_reaps_add(&reaps, p);
 		size_t k = dlt_check_process(c, p, &g);
+		dlt_oom_add(&oom, p, k);
 		/* A rank known only from the communicator it joined. */
 		if (c->procs[k].rank < 0)
 			c->procs[k].rank = hangs[nhangs].rank;
@@ -428,9 +433,12 @@ size_t dlt_check_read_each(struct dlt_check *c, struct dlt_job *j, FILE *diag,
 	c->nruns = dlt_hang_group_runs(hangs, nhangs);
 	for (size_t i = 0; i < nhangs; i++)
 		c->procs[hang_proc[i]].run_group = hangs[i].run_group;
+	c->oom = &oom;
 	dlt_check_job(c, hangs, nhangs, hang_proc);
 	if (each && each->job)
 		each->job(each->ctx, hangs, nhangs);
+	c->oom = NULL;
+	dlt_oom_free(&oom);
 	dlt_check_untraced(c, &reaps);
 	dlt_check_handled(c);
 	dlt_hang_procs_free(hangs, nhangs);

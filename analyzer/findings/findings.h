@@ -59,7 +59,9 @@ struct dlt_check_proc {
 	/* A failure its traced parent handled: the parent reaped it and
 	 * carried on (dlt_end_handleable; check.c says when). */
 	bool end_handled;
-	uint64_t reaper_trace; /* trace_id of the image that reaped it, or 0 */
+	uint64_t reaper_trace;	/* trace_id of the image that reaped it, or 0 */
+	uint64_t rss_peak_kb;	/* peak resident set, KiB; 0 unknown */
+	bool killed_by_dltrace; /* signalled after --hang-timeout */
 	struct dlt_val *versions; /* object: what the libraries reported */
 	/* What shaped its environment (rules/envprof.h), for processes with
 	 * a rank; in the check's arena.  NULL for the others. */
@@ -67,6 +69,7 @@ struct dlt_check_proc {
 	size_t counts[3]; /* findings per severity */
 };
 
+struct dlt_oom_set;
 struct dlt_check {
 	struct dlt_arena_blk *arena;
 	struct dlt_check_proc *procs;
@@ -76,6 +79,9 @@ struct dlt_check {
 	size_t counts[3]; /* findings per severity */
 	size_t unusable;  /* inputs that gave no process */
 	size_t nruns;	  /* runs among the inputs (runs.h) */
+	/* The out-of-memory evidence of the job (model/oomev.h) while the
+	 * job rules run over a check's traces; NULL otherwise. */
+	const struct dlt_oom_set *oom;
 };
 
 void dlt_check_init(struct dlt_check *c);

@@ -68,7 +68,26 @@ bool dlt_end_handleable(const struct dlt_end *e)
 	return false;
 }
 
+static void dlt_end_describe_own(const struct dlt_end *e, char *buf,
+				 size_t len);
+
 const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len)
+{
+	dlt_end_describe_own(e, buf, len);
+	/* An exit that answered dltrace's signal (a SIGTERM handler) says
+	 * so; a death by it and no end say so above. */
+	if (dlt_end_by_dltrace(e) && e->how != DLT_END_NONE &&
+	    dlt_end_signal(e) != SIGTERM && dlt_end_signal(e) != SIGKILL) {
+		size_t l = strlen(buf);
+		if (l < len)
+			snprintf(buf + l, len - l,
+				 "; after dltrace sent it %s (--hang-timeout)",
+				 dlt_death_dltrace_words(e));
+	}
+	return buf;
+}
+
+static void dlt_end_describe_own(const struct dlt_end *e, char *buf, size_t len)
 {
 	int32_t st = e->status;
 	switch (e->how) {
@@ -79,6 +98,24 @@ const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len)
 				 "still running (last sign of life %.2f s "
 				 "after it started)",
 				 s);
+		else if (e->dltrace_sig)
+			snprintf(buf, len,
+				 "ended by dltrace after --hang-timeout (it "
+				 "sent %s)%s (last sign of life "
+				 "%.2f s after it started)",
+				 dlt_death_dltrace_words(e),
+				 e->live == DLT_LIVE_ZOMBIE
+					 ? "; its parent has not reaped it yet"
+					 : "",
+				 s);
+		else if (e->damaged)
+			snprintf(buf, len,
+				 "how it ended is not known: no end recorded, "
+				 "and its trace is "
+				 "damaged at offset %" PRIu64
+				 ", where its end may have been lost (last "
+				 "sign of life %.2f s after it started)",
+				 e->damage_off, s);
 		else if (e->live == DLT_LIVE_ZOMBIE)
 			snprintf(buf, len,
 				 "ended, but its parent has not reaped it yet: "
@@ -151,11 +188,18 @@ const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len)
 			o = "exit() called, ";
 		else if (e->reaped_by && e->own == DLT_END_UNDERSCORE)
 			o = "_exit() called, ";
-		char by[96] = "";
+		char by[192] = "";
 		if (e->reaped_by)
 			snprintf(by, sizeof(by),
 				 ", %sseen by its parent (pid %u)", o ? o : "",
 				 e->reaped_by);
+		/* A signal dltrace sent after --hang-timeout says so. */
+		int ds = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+		if (e->dltrace_sig && (ds == SIGTERM || ds == SIGKILL)) {
+			size_t l = strlen(by);
+			snprintf(by + l, sizeof(by) - l,
+				 "; dltrace sent it after --hang-timeout");
+		}
 		if (WIFEXITED(st)) {
 			snprintf(buf, len, "exited with status %d%s",
 				 WEXITSTATUS(st), by);
@@ -184,5 +228,4 @@ const char *dlt_end_describe(const struct dlt_end *e, char *buf, size_t len)
 	default:
 		snprintf(buf, len, "ended in an unknown way (%d)", (int)e->how);
 	}
-	return buf;
 }

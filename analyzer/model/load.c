@@ -2,6 +2,7 @@
  * records (strings are read in a first pass by the reader). */
 #define _GNU_SOURCE
 #include "model.h"
+#include "pystacks.h"
 
 #include "live.h"
 
@@ -59,7 +60,8 @@ struct dlt_load {
 	size_t nthreads, threadcap;
 	size_t libcap, envcap, notecap, execcap, forkcap, probcap, argvcap;
 	size_t vercap;
-	size_t reapcap;
+	size_t reapcap, memcgcap, killcap;
+	size_t sigcap;
 	/* How the image ended so far, in timestamp order. */
 	const struct dlt_rec_exit *reaped;
 	bool exec_pending;
@@ -170,9 +172,17 @@ static int dlt_collect(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_REAP:
 	case DLT_REC_EXEC:
 	case DLT_REC_LIB_FAMILY:
+	case DLT_REC_MEMCG:
+	case DLT_REC_KILL:
 	case DLT_REC_SYSTEM:
 	case DLT_REC_RUNTIME_VERSION:
+	case DLT_REC_SIGNAL:
 		break;
+	case DLT_REC_PYSTACK:
+		/* Only a signal handler's (the watchdog's are hangs.c's). */
+		if (v->rec->flags & DLT_PYSTACK_F_SIGNAL)
+			break;
+		return 0;
 	default:
 		return 0;
 	}
@@ -578,8 +588,76 @@ static void dlt_on_reap(struct dlt_load *l, const struct dlt_ev *e)
 	struct dlt_process *p = l->p;
 	p->reaps = dlt_util_grow(p->reaps, &l->reapcap, p->nreaps,
 				 sizeof(*p->reaps));
-	p->reaps[p->nreaps++] =
-		(struct dlt_reap_rec){r->h.ts, r->pid, r->status};
+	/* max_rss_kb since 2.2 (an older REAP is 24 bytes). */
+	p->reaps[p->nreaps++] = (struct dlt_reap_rec){
+		r->h.ts, r->pid, r->status,
+		r->h.len >= sizeof(*r) ? r->max_rss_kb : 0};
+}
+
+static void dlt_on_signal(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_signal *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	uint32_t room =
+		(uint32_t)((r->h.len - sizeof(*r)) / sizeof(r->frames[0]));
+	uint32_t n = r->n < room ? r->n : room;
+	struct dlt_sig_frame_ev *frames = NULL;
+	if (n)
+		frames = dlt_arena_alloc(&p->arena, sizeof(*frames) * n);
+	for (uint32_t i = 0; i < n; i++)
+		frames[i] = (struct dlt_sig_frame_ev){
+			r->frames[i].pc, r->frames[i].off,
+			dlt_load_str(l, r->frames[i].obj)};
+	char comm[sizeof(r->sender_comm) + 1];
+	memcpy(comm, r->sender_comm, sizeof(r->sender_comm));
+	comm[sizeof(r->sender_comm)] = '\0';
+	p->signals = dlt_util_grow(p->signals, &l->sigcap, p->nsignals,
+				   sizeof(*p->signals));
+	p->signals[p->nsignals++] = (struct dlt_signal_ev){
+		r->h.ts,
+		r->signo,
+		r->code,
+		r->addr,
+		r->tid,
+		r->sender_pid,
+		r->sender_uid,
+		comm[0] ? dlt_arena_strdup(&p->arena, comm) : NULL,
+		r->action,
+		r->h.flags,
+		n,
+		frames,
+		NULL,
+		0,
+		NULL,
+		NULL};
+}
+
+/* A signal handler's PYSTACK: the stack of the signal's thread. */
+static void dlt_on_sig_pystack(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_pystack *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	struct dlt_signal_ev *ev = NULL;
+	for (size_t i = p->nsignals; i-- > 0 && ev == NULL;)
+		if (p->signals[i].tid == r->tid && p->signals[i].npy == 0 &&
+		    p->signals[i].py_why == NULL)
+			ev = &p->signals[i];
+	if (ev == NULL)
+		return;
+	static struct dlt_pystack_sum sum;
+	dlt_pystack_sum_of(r, &sum);
+	char top[256];
+	dlt_pystack_sum_top(&sum, top, sizeof(top));
+	ev->py_top = top[0] ? dlt_arena_strdup(&p->arena, top) : NULL;
+	ev->py_why = sum.why[0] ? dlt_arena_strdup(&p->arena, sum.why) : "";
+	if (sum.n) {
+		const char **fr =
+			dlt_arena_alloc(&p->arena, sizeof(*fr) * sum.n);
+		for (uint32_t i = 0; i < sum.n; i++)
+			fr[i] = dlt_arena_strdup(&p->arena, sum.frames[i]);
+		ev->py_frames = fr;
+		ev->npy = sum.n;
+	}
 }
 
 /* The launcher's wait status is the ground truth; otherwise whichever of an
@@ -742,8 +820,21 @@ struct dlt_process *dlt_process_read_hooked(struct dlt_trace *t,
 		case DLT_REC_REAP:
 			dlt_on_reap(&l, e);
 			break;
+		case DLT_REC_SIGNAL:
+			dlt_on_signal(&l, e);
+			break;
+		case DLT_REC_PYSTACK:
+			dlt_on_sig_pystack(&l, e);
+			break;
 		case DLT_REC_LIB_FAMILY:
 			dlt_on_family(&l, e);
+			break;
+		case DLT_REC_MEMCG:
+			dlt_death_on_memcg(p, (const void *)e->rec,
+					   &l.memcgcap);
+			break;
+		case DLT_REC_KILL:
+			dlt_death_on_kill(p, (const void *)e->rec, &l.killcap);
 			break;
 		case DLT_REC_SYSTEM:
 			dlt_on_system(&l, e);
@@ -754,6 +845,7 @@ struct dlt_process *dlt_process_read_hooked(struct dlt_trace *t,
 		}
 	}
 	dlt_decide_end(&l);
+	dlt_death_finish(p, t);
 	dlt_finish_libs(&l);
 	dlt_build_types(&l);
 
@@ -776,6 +868,9 @@ void dlt_process_free(struct dlt_process *p)
 	free(p->exec_fails);
 	free(p->forks);
 	free(p->reaps);
+	free(p->signals);
+	free(p->memcg);
+	free(p->kills);
 	free(p->libs);
 	free(p->notes);
 	free(p->types);

@@ -51,6 +51,18 @@ struct dlt_end {
 	 * dlt_live: this machine's /proc). */
 	uint64_t seen_for_ns;
 	int live;
+	/* dltrace itself ended it (the launcher's KILL records, after
+	 * --hang-timeout): the last signal it sent (SIGTERM, SIGKILL), 0
+	 * none, and when it sent the first. */
+	int dltrace_sig;
+	uint64_t dltrace_ts;
+	/* It was still alive when dltrace's first signal came (a record or a
+	 * heartbeat at or after it): an exit after that answered it. */
+	bool dltrace_after;
+	/* Its trace is damaged or cut (the reader's first offset of it):
+	 * what was lost may have held its end. */
+	bool damaged;
+	uint64_t damage_off;
 };
 
 /* Exit code of a process that exited, else -1 (signal, exec, no end). */
@@ -143,6 +155,59 @@ struct dlt_reap_rec {
 	uint64_t ts;
 	uint32_t pid;
 	int32_t status;
+	uint64_t max_rss_kb; /* the child's peak RSS, 0 unknown */
+};
+
+/* A reading of the memory cgroup's out-of-memory evidence (MEMCG). */
+struct dlt_memcg_seen {
+	uint64_t ts;
+	uint32_t flags;				  /* DLT_MEMCG_* */
+	uint32_t subject;			  /* the pid it is about */
+	const char *cgroup;			  /* "" unknown */
+	uint64_t oom_kills, limit, sys_oom_kills; /* DLT_MEMCG_UNKNOWN ... */
+	uint64_t max_rss_kb;			  /* DEATH: subject's peak */
+	int32_t status;				  /* DEATH: subject's */
+};
+
+/* A signal the launcher sent this process (KILL). */
+struct dlt_kill_rec {
+	uint64_t ts;
+	uint32_t why; /* enum dlt_kill_why */
+	int32_t signal;
+	int32_t err; /* 0: sent */
+};
+
+/* A frame of a SIGNAL record: a code address, and the file mapped there
+ * with the address's offset in it (file NULL when unknown). */
+struct dlt_sig_frame_ev {
+	uint64_t pc;
+	uint64_t off;
+	const char *file;
+};
+
+/* A signal the process received (SIGNAL record, shim/signals.c), or one
+ * the launcher passed on to it (forwarded). */
+struct dlt_signal_ev {
+	uint64_t ts;
+	int32_t signo;
+	int32_t code; /* si_code */
+	uint64_t addr;
+	uint32_t tid;
+	int32_t sender_pid; /* 0 none */
+	uint32_t sender_uid;
+	const char *sender_comm; /* NULL unknown */
+	uint32_t action;	 /* enum dlt_sig_action */
+	uint32_t flags;		 /* DLT_SIG_* */
+	uint32_t nframes;
+	const struct dlt_sig_frame_ev *frames; /* frames[0] the pc */
+	/* The thread's Python stack, written by the handler after the
+	 * signal (PYSTACK, flag DLT_PYSTACK_F_SIGNAL): "file:line in func",
+	 * innermost first; py_top the program's own innermost frame; py_why
+	 * why none or not all could be read.  NULL and 0 without one. */
+	const char **py_frames;
+	uint32_t npy;
+	const char *py_top;
+	const char *py_why;
 };
 
 /* An execve that returned: the process carried on. */
@@ -193,9 +258,20 @@ struct dlt_process {
 	size_t nforks;
 	struct dlt_reap_rec *reaps; /* children it reaped, in time order */
 	size_t nreaps;
+	struct dlt_signal_ev *signals; /* in time order */
+	size_t nsignals;
 	/* The last sign of life, CLOCK_MONOTONIC: the latest record's time,
 	 * or the watchdog's heartbeat (header alive_ns) when later. */
 	uint64_t last_seen_ns;
+	/* Memory cgroup readings in this trace (its own, its reaps', the
+	 * launcher's), signals the launcher sent it, and its peak resident
+	 * set in KiB (0 unknown): the watchdog's, the launcher's or the
+	 * reaping parent's, whichever is largest (death.c). */
+	struct dlt_memcg_seen *memcg;
+	size_t nmemcg;
+	struct dlt_kill_rec *kills;
+	size_t nkills;
+	uint64_t rss_peak_kb;
 
 	struct dlt_lib *libs; /* in ts order */
 	size_t nlibs;
@@ -274,6 +350,25 @@ void dlt_lib_file_version(const char *path, char *buf, size_t cap);
 const struct dlt_reported_version *
 dlt_lib_reported_version(const struct dlt_process *p,
 			 const struct dlt_lib *lib);
+
+/* death.c: what the MEMCG and KILL records say, and what the trace's
+ * damage and header add to how the process ended (after the end is
+ * decided from the records). */
+void dlt_death_on_memcg(struct dlt_process *p, const struct dlt_rec_memcg *r,
+			size_t *cap);
+void dlt_death_on_kill(struct dlt_process *p, const struct dlt_rec_kill *r,
+		       size_t *cap);
+void dlt_death_finish(struct dlt_process *p, const struct dlt_trace *t);
+/* A peak RSS from the rusage its reaper got (KiB): kept when it can only
+ * be p's own, not one of p's reaped children's. */
+void dlt_death_rss(struct dlt_process *p, uint64_t rusage_kb);
+/* Whether dltrace's signal ended it: sent, and the process left no end,
+ * died of SIGTERM or SIGKILL, or exited after the signal came (a handler
+ * that exits); one that exited before its signal came (a shell whose
+ * child died first) ended on its own. */
+bool dlt_end_by_dltrace(const struct dlt_end *e);
+/* "SIGTERM, then SIGKILL", "SIGTERM": what dltrace sent, for messages. */
+const char *dlt_death_dltrace_words(const struct dlt_end *e);
 
 /* Number of records of one type. */
 uint64_t dlt_process_count(const struct dlt_process *p, uint16_t type);

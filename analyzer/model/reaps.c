@@ -136,6 +136,7 @@ void dlt_reaps_add(struct dlt_reaps *rs, const struct dlt_process *p)
 		s->reaper = p->hdr.pid;
 		s->pid = p->reaps[i].pid;
 		s->status = p->reaps[i].status;
+		s->max_rss_kb = p->reaps[i].max_rss_kb;
 		s->ts = p->reaps[i].ts;
 		s->wall_ns = dlt_wall(p, p->reaps[i].ts);
 		s->reaper_trace = p->hdr.trace_id;
@@ -210,5 +211,6 @@ int dlt_reaps_apply(const struct dlt_reaps *rs, struct dlt_process *p)
 	e->exec_path = NULL;
 	e->seen_for_ns = 0;
 	e->live = 0;
+	dlt_death_rss(p, best->max_rss_kb);
 	return 1;
 }

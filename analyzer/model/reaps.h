@@ -21,6 +21,7 @@ struct dlt_reap_seen {
 	/* When the reaper forked pid (its latest FORK record of it before
 	 * the reap), 0 when it did not: the child may have left no trace. */
 	uint64_t forked_wall_ns;
+	uint64_t max_rss_kb; /* the child's peak RSS (rusage), 0 unknown */
 };
 
 struct dlt_reaps {

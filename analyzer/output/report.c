@@ -51,6 +51,11 @@ static void dlt_json_proc(struct dlt_json *j, const struct dlt_check_proc *p)
 		dlt_json_kv_null(j, "signal");
 	dlt_json_kv_bool(j, "failure_handled",
 			 p->end_failure && p->end_handled);
+	if (p->rss_peak_kb)
+		dlt_json_kv_uint(j, "peak_rss_kb", p->rss_peak_kb);
+	else
+		dlt_json_kv_null(j, "peak_rss_kb");
+	dlt_json_kv_bool(j, "killed_by_dltrace", p->killed_by_dltrace);
 	dlt_json_key(j, "versions");
 	dlt_val_json(j, p->versions);
 	dlt_json_key(j, "findings");

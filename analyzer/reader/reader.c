@@ -78,6 +78,9 @@ struct dlt_trace {
 	char *problems[DLT_MAX_PROBLEMS];
 	size_t nproblems;
 	size_t dropped_problems;
+	/* The first offset where the file was found damaged or cut, +1 (0:
+	 * none): what the trace lost may have held its end. */
+	uint64_t damage_at;
 	struct dlt_trace_stats stats;
 };
 
@@ -102,6 +105,9 @@ static const char *const dlt_type_name[DLT_NTYPES] = {
 
 uint32_t dlt_rec_min_size(uint16_t type)
 {
+	/* A field appended in 2.2: older REAP records are shorter. */
+	if (type == DLT_REC_REAP)
+		return offsetof(struct dlt_rec_reap, max_rss_kb);
 	return type < DLT_NTYPES ? dlt_type_size[type] : 0;
 }
 
@@ -157,6 +163,23 @@ static void dlt_problem(struct dlt_trace *t, const char *fmt, ...)
 	char *p = strdup(buf);
 	if (p)
 		t->problems[t->nproblems++] = p;
+}
+
+/* Damage at offset off: a problem, and the first offset damaged. */
+#define dlt_damage(t, off, ...)                                           \
+	do {                                                              \
+		uint64_t dlt_off_ = (off);                                \
+		if ((t)->damage_at == 0 || dlt_off_ + 1 < (t)->damage_at) \
+			(t)->damage_at = dlt_off_ + 1;                    \
+		dlt_problem(t, __VA_ARGS__);                              \
+	} while (0)
+
+int dlt_trace_damage(const struct dlt_trace *t, uint64_t *off)
+{
+	if (t->damage_at == 0)
+		return 0;
+	*off = t->damage_at - 1;
+	return 1;
 }
 
 const char *dlt_reader_path(const struct dlt_trace *t)
@@ -354,11 +377,11 @@ static struct dlt_trace *dlt_trace_init(const uint8_t *head, size_t size,
 			    DLT_FORMAT_MINOR);
 	uint64_t end = h.alloc_cursor;
 	if (end > size) {
-		dlt_problem(t,
-			    "file is truncated: chunks were handed out up to "
-			    "offset %llu but the file ends at %zu; records are "
-			    "read up to the cut",
-			    (unsigned long long)end, size);
+		dlt_damage(t, size,
+			   "file is truncated: chunks were handed out up to "
+			   "offset %llu but the file ends at %zu; records are "
+			   "read up to the cut",
+			   (unsigned long long)end, size);
 		end = size;
 	}
 	if (end < h.data_offset)
@@ -420,16 +443,17 @@ static void dlt_add_string(struct dlt_trace *t, const struct dlt_rec_string *s,
 	 * the NUL the subtraction below would wrap and admit any len. */
 	if (s->h.len < sizeof(*s) + 1 || s->len > s->h.len - sizeof(*s) - 1 ||
 	    s->data[s->len] != '\0' || s->id == 0) {
-		dlt_problem(t, "corrupt string record at offset %llu; skipped",
-			    (unsigned long long)off);
+		dlt_damage(t, off,
+			   "corrupt string record at offset %llu; skipped",
+			   (unsigned long long)off);
 		return;
 	}
 	uint64_t limit = t->size / 32 + 256;
 	if (s->id >= limit) {
-		dlt_problem(t,
-			    "string id %u at offset %llu is larger than the "
-			    "file allows; skipped",
-			    s->id, (unsigned long long)off);
+		dlt_damage(t, off,
+			   "string id %u at offset %llu is larger than the "
+			   "file allows; skipped",
+			   s->id, (unsigned long long)off);
 		return;
 	}
 	if (s->id >= t->nstrs) {
@@ -529,16 +553,16 @@ static const uint8_t *dlt_bytes(struct dlt_trace *t, uint64_t off, size_t len)
 	if (got < n) {
 		t->end = t->size = off + got;
 		if (rerr)
-			dlt_problem(t,
-				    "cannot read at offset %llu: %s; reading "
-				    "stops there",
-				    (unsigned long long)(off + got),
-				    strerror(rerr));
+			dlt_damage(t, off + got,
+				   "cannot read at offset %llu: %s; reading "
+				   "stops there",
+				   (unsigned long long)(off + got),
+				   strerror(rerr));
 		else
-			dlt_problem(t,
-				    "file shrank to %llu bytes while being "
-				    "read; reading stops there",
-				    (unsigned long long)(off + got));
+			dlt_damage(t, off + got,
+				   "file shrank to %llu bytes while being "
+				   "read; reading stops there",
+				   (unsigned long long)(off + got));
 	}
 	return t->win;
 }
@@ -551,10 +575,10 @@ dlt_def_call(struct dlt_trace *t, const struct dlt_rec_hdr *r, uint64_t off)
 	const struct dlt_rec_api_def *d = (const void *)r;
 	size_t nv = (r->len - sizeof(*d)) / 8;
 	if (d->slot >= DLT_ENTRY_SLOTS || nv > DLT_API_DEF_MAX_VALS) {
-		dlt_problem(t,
-			    "API_DEF at offset %llu has slot %u and %zu "
-			    "values; skipped",
-			    (unsigned long long)off, d->slot, nv);
+		dlt_damage(t, off,
+			   "API_DEF at offset %llu has slot %u and %zu "
+			   "values; skipped",
+			   (unsigned long long)off, d->slot, nv);
 		return NULL;
 	}
 	if (t->slots == NULL) {
@@ -673,12 +697,11 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 				break;
 			const struct dlt_rec_chunk *ch = (const void *)hb;
 			if (ch->h.len == 0 && ch->h.type == 0) {
-				dlt_problem(
-					t,
-					"no chunk at offset %llu, below the "
-					"end of what was handed out; "
-					"reading stops there",
-					(unsigned long long)c);
+				dlt_damage(t, c,
+					   "no chunk at offset %llu, below the "
+					   "end of what was handed out; "
+					   "reading stops there",
+					   (unsigned long long)c);
 				break;
 			}
 			if (ch->h.type != DLT_REC_CHUNK ||
@@ -687,8 +710,8 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 				uint64_t next =
 					dlt_resync(t, c, last_seq, last_ts);
 				if (next)
-					dlt_problem(
-						t,
+					dlt_damage(
+						t, c,
 						"corrupt chunk header at "
 						"offset %llu; reading goes on "
 						"at the next chunk, offset "
@@ -696,12 +719,12 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 						(unsigned long long)c,
 						(unsigned long long)next);
 				else
-					dlt_problem(t,
-						    "corrupt chunk header at "
-						    "offset %llu; no chunk "
-						    "after it: reading stops "
-						    "there",
-						    (unsigned long long)c);
+					dlt_damage(t, c,
+						   "corrupt chunk header at "
+						   "offset %llu; no chunk "
+						   "after it: reading stops "
+						   "there",
+						   (unsigned long long)c);
 				if (next == 0)
 					break;
 				c = next;
@@ -725,10 +748,10 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 		}
 		if (!v2 && (ch->h.type != DLT_REC_CHUNK ||
 			    ch->h.len != t->chunk_size)) {
-			dlt_problem(t,
-				    "corrupt chunk header at offset %llu; that "
-				    "chunk is skipped",
-				    (unsigned long long)c);
+			dlt_damage(t, c,
+				   "corrupt chunk header at offset %llu; that "
+				   "chunk is skipped",
+				   (unsigned long long)c);
 			c += clen;
 			continue;
 		}
@@ -758,8 +781,8 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 					/* A slot its chunk never defined: the
 					 * word is damage, not an entry. */
 					if (e == NULL) {
-						dlt_problem(
-							t,
+						dlt_damage(
+							t, off,
 							"compact entry at "
 							"offset %llu refers to "
 							"no definition in its "
@@ -785,15 +808,15 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 			    r->len % 8 != 0 || r->len > cend - off) {
 				if (off + r->len > t->size && cend == t->end &&
 				    r->len <= clen)
-					dlt_problem(t,
-						    "file is cut inside a "
-						    "record at "
-						    "offset %llu; reading "
-						    "stops there",
-						    (unsigned long long)off);
+					dlt_damage(t, off,
+						   "file is cut inside a "
+						   "record at "
+						   "offset %llu; reading "
+						   "stops there",
+						   (unsigned long long)off);
 				else
-					dlt_problem(
-						t,
+					dlt_damage(
+						t, off,
 						"corrupt record at offset %llu "
 						"(length %u); the rest of that "
 						"chunk is skipped",
@@ -806,11 +829,11 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 			if (min == 0)
 				st.unknown++;
 			if (min != 0 && r->len < min) {
-				dlt_problem(t,
-					    "record at offset %llu is shorter "
-					    "than its type %s needs; skipped",
-					    (unsigned long long)off,
-					    dlt_rec_type_name(r->type));
+				dlt_damage(t, off,
+					   "record at offset %llu is shorter "
+					   "than its type %s needs; skipped",
+					   (unsigned long long)off,
+					   dlt_rec_type_name(r->type));
 			} else if (r->type == DLT_REC_STRING) {
 				if (strings_only)
 					dlt_add_string(t, (const void *)r, off);

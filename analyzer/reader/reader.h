@@ -78,6 +78,10 @@ int dlt_trace_foreach(struct dlt_trace *t, dlt_rec_fn fn, void *ctx);
 size_t dlt_trace_problem_count(const struct dlt_trace *t);
 const char *dlt_trace_problem(const struct dlt_trace *t, size_t i);
 
+/* Whether the trace was found damaged or cut (by the reads so far), and
+ * the first offset where: what it lost there may have held its end. */
+int dlt_trace_damage(const struct dlt_trace *t, uint64_t *off);
+
 /* Counters from the last full dlt_trace_foreach. */
 struct dlt_trace_stats {
 	uint64_t records; /* committed records, CHUNK and STRING included */

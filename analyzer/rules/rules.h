@@ -300,4 +300,26 @@ bool dlt_hang_stall_matters(const struct dlt_job_ctx *c,
 size_t dlt_hang_missing(const uint8_t *seen, int n, char *text, size_t cap,
 			struct dlt_val *o, const char *key);
 
+/* ---- deaths by SIGKILL (oomutil.c) ------------------------------------- */
+
+struct dlt_oom_verdict;
+struct dlt_oom_set;
+/* Each death by SIGKILL of the job that dltrace did not cause, with the
+ * out-of-memory evidence about it, for OOM_KILL (oom) or SIGKILL (!oom):
+ * fn is called for those of that side. */
+void dlt_oom_each(struct dlt_job_ctx *c, bool oom,
+		  void (*fn)(struct dlt_job_ctx *c, const struct dlt_oom_set *s,
+			     size_t death, const struct dlt_oom_verdict *v));
+/* An error of the current rule about death s->d[death], with msg and
+ * the evidence of the verdict (dlt_ev_oom). */
+struct dlt_finding *dlt_oom_finding(struct dlt_job_ctx *c,
+				    const struct dlt_oom_set *s, size_t death,
+				    const struct dlt_oom_verdict *v,
+				    const char *msg);
+/* The evidence of a verdict, the same keys for both codes. */
+void dlt_ev_oom(struct dlt_val *ev, const struct dlt_oom_set *s, size_t death,
+		const struct dlt_oom_verdict *v);
+/* "32.0 MiB" */
+const char *dlt_oom_bytes(uint64_t bytes, char *buf, size_t cap);
+
 #endif

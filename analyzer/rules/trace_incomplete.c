@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "death.h"
 #include "rules.h"
 
 static void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
@@ -20,10 +21,22 @@ static void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
 	if (!no_end && sig == 0 && p->nproblems == 0 && notes == 0 &&
 	    g->nopens == 0)
 		return;
+	/* CRASH or SIGNAL_SENT says what the signal was. */
+	const struct dlt_signal_ev *ds = dlt_death_signal(p);
+	if (ds &&
+	    (dlt_signal_is_crash(ds->signo) ||
+	     dlt_signal_sent_by_other(p, ds)) &&
+	    p->nproblems == 0 && notes == 0 && g->nopens == 0)
+		return;
 	char how[512];
 	dlt_end_describe(&p->end, how, sizeof(how));
 	char why[1024];
-	if (sig || no_end)
+	if (no_end && p->end.damaged)
+		snprintf(why, sizeof(why),
+			 "the trace is damaged at offset %llu and holds no "
+			 "end: how the process ended is not known",
+			 (unsigned long long)p->end.damage_off);
+	else if (sig || no_end)
 		snprintf(why, sizeof(why), "the process %s", how);
 	else if (p->nproblems)
 		snprintf(why, sizeof(why),
@@ -46,6 +59,10 @@ static void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
 		dlt_obj_str(ev, "signal_name", dlt_signal_name(sig));
 	}
 	dlt_obj_bool(ev, "end_recorded", !no_end);
+	if (p->end.damaged)
+		dlt_obj_uint(ev, "damaged_at", p->end.damage_off);
+	else
+		dlt_obj_null(ev, "damaged_at");
 	struct dlt_val *pr = dlt_obj_array(ev, "problems");
 	for (size_t i = 0; i < p->nproblems; i++)
 		dlt_arr_str(pr, p->problems[i]);
@@ -66,7 +83,19 @@ static void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
 			       end > o->ts ? (double)(end - o->ts) / 1e9 : 0.0);
 		dlt_ev_api_values(v, a, o->v, o->nv);
 	}
-	if (sig == 9 || no_end)
+	if (p->end.damaged && no_end)
+		dlt_finding_fix(c, f,
+				"the trace is damaged (a disk that filled, a "
+				"copy cut short, a file changed by hand): what "
+				"it holds before the damage is right; keep the "
+				"file for a bug report");
+	else if (sig == 9)
+		dlt_finding_fix(c, f,
+				"OOM_KILL or SIGKILL says what is known of "
+				"who killed it, unless dltrace did after "
+				"--hang-timeout; what the trace holds up to "
+				"the end is complete");
+	else if (sig == 9 || no_end)
 		dlt_finding_fix(c, f,
 				"nothing to fix in the trace: what it holds "
 				"up to the end is complete; for a hang, the "

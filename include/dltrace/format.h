@@ -79,7 +79,10 @@ struct dlt_file_header {
 	uint64_t start_monotonic_ns; /* CLOCK_MONOTONIC, same moment */
 	uint64_t run_id;	     /* launcher run (2.1); 0 none */
 	uint64_t alive_ns;	     /* heartbeat, CLOCK_MONOTONIC (2.1) */
-	uint64_t reserved[2];	     /* zero */
+	/* Peak resident set in KiB (getrusage's ru_maxrss), stored with the
+	 * heartbeat (2.2); 0 unknown. */
+	uint64_t rss_peak_kb;
+	uint64_t reserved[1]; /* zero */
 };
 
 enum dlt_parent_kind {
@@ -125,6 +128,10 @@ struct dlt_rec_hdr {
 	X(50, STALL, dlt_rec_stall)               \
 	X(51, SOCK, dlt_rec_sock)                 \
 	X(52, STACK, dlt_rec_stack)               \
+	X(53, PYSTACK, dlt_rec_pystack)           \
+	X(54, SIGNAL, dlt_rec_signal)             \
+	X(55, MEMCG, dlt_rec_memcg)               \
+	X(56, KILL, dlt_rec_kill)                 \
 	X(59, SYSTEM, dlt_rec_system)             \
 	X(60, RUNTIME_VERSION, dlt_rec_runtime_version)
 
@@ -319,6 +326,11 @@ struct dlt_rec_reap {
 	struct dlt_rec_hdr h;
 	uint32_t pid;	/* the child */
 	int32_t status; /* raw wait status (waitid's translated to it) */
+	/* Format 2.2 (absent before: len 24): the child's peak resident set
+	 * in KiB, from the rusage the wait gave (ru_maxrss: the child's or a
+	 * descendant's it waited for, whichever was larger); 0 unknown
+	 * (waitid gives none). */
+	uint64_t max_rss_kb;
 };
 
 enum dlt_reap_call {
@@ -620,6 +632,145 @@ struct dlt_rec_stack {
 	uint32_t n;
 	uint64_t pc;	   /* where the thread is blocked */
 	uint32_t frames[]; /* n string ids, innermost first */
+};
+
+/* One frame of a SIGNAL record: a code address, and the file mapped there
+ * as /proc/self/maps said when the signal came (so that a forked child,
+ * whose trace lists no libraries, or code unloaded since, is still
+ * named). */
+struct dlt_sig_frame {
+	uint64_t pc;
+	uint64_t off; /* pc's offset in the file */
+	uint32_t obj; /* string: the file's path; 0 unknown */
+	uint32_t pad;
+};
+
+/* A signal reached the process (shim/signals.c): a fault (SIGSEGV, SIGBUS,
+ * SIGFPE, SIGILL, SIGTRAP), SIGABRT, or a signal another process sent
+ * (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1/2).  Written by the receiving
+ * process once per signal number, before the program's own handler runs
+ * or the default action ends it; or by the launcher (flags
+ * DLT_SIG_FORWARDED), in its child's trace, for a signal it passed on.
+ * flags: DLT_SIG_*. */
+struct dlt_rec_signal {
+	struct dlt_rec_hdr h;
+	int32_t signo;
+	int32_t code;	     /* si_code */
+	uint64_t addr;	     /* si_addr of a fault, else 0 */
+	uint32_t tid;	     /* the thread it was delivered to */
+	int32_t sender_pid;  /* si_pid of a sent signal, else 0 */
+	uint32_t sender_uid; /* si_uid of a sent signal */
+	uint32_t action;     /* enum dlt_sig_action: what followed */
+	uint32_t n;	     /* frames */
+	uint32_t pad;
+	char sender_comm[16];	       /* the sender's /proc comm, "" unknown */
+	struct dlt_sig_frame frames[]; /* frames[0] the pc */
+};
+
+/* SIGNAL flags. */
+#define DLT_SIG_SCANNED 0x1u   /* frames after the first: a stack scan */
+#define DLT_SIG_FORWARDED 0x2u /* the launcher passed it on to its child */
+
+enum dlt_sig_action {
+	DLT_SIG_ACT_DEFAULT = 1, /* the default action: the process ends */
+	DLT_SIG_ACT_HANDLER = 2, /* the program's handler ran next */
+};
+
+/* ---- Python stacks ---------------------------------------------------- */
+
+/* One Python frame of a PYSTACK: its line and the lengths of its two
+ * texts, which follow the frames in the record. */
+struct dlt_pyframe {
+	int32_t line;	   /* -1 unknown */
+	uint16_t file_len; /* bytes of its file name (the end of a long one) */
+	uint16_t func_len; /* bytes of its function's name */
+};
+
+/* The Python stack of one thread, read from the interpreter's memory in
+ * the traced process (docs/design.md), written with a STACK by the
+ * watchdog and by whoever records a crash.  The text is inline, not
+ * string ids: a signal handler writes it.  After frames[n]: per frame its
+ * file name then its function name, file_len and func_len bytes, no NUL.
+ * reason says why no frames (or not all of them) could be read.  flags:
+ * DLT_PYSTACK_F_* (the writer's). */
+struct dlt_rec_pystack {
+	struct dlt_rec_hdr h;
+	uint32_t tid;
+	uint16_t n;	     /* frames, innermost first */
+	uint16_t reason;     /* enum dlt_pystack_reason */
+	uint32_t py_version; /* the interpreter's PY_VERSION_HEX; 0 unknown */
+	uint32_t depth;	     /* frames the thread had, >= n */
+	uint64_t addr;	     /* DLT_PYSTACK_UNREADABLE: the address */
+	struct dlt_pyframe frames[];
+};
+
+/* Why a PYSTACK has no frames (or stops early: UNREADABLE with n > 0). */
+enum dlt_pystack_reason {
+	DLT_PYSTACK_OK = 0,
+	DLT_PYSTACK_NO_PYTHON = 1,     /* no interpreter in the process */
+	DLT_PYSTACK_VERSION = 2,       /* py_version is not supported */
+	DLT_PYSTACK_NO_THREAD = 3,     /* the thread runs no Python code */
+	DLT_PYSTACK_UNREADABLE = 4,    /* memory at addr could not be read */
+	DLT_PYSTACK_NOT_STARTED = 5,   /* no interpreter initialised (yet) */
+	DLT_PYSTACK_FREE_THREADED = 6, /* a free-threaded build */
+	DLT_PYSTACK_LAYOUT = 7,	       /* its debug offsets differ from ours */
+	DLT_PYSTACK_NOT_PREPARED = 8,  /* not looked for before the signal */
+};
+
+/* PYSTACK flags, set by the writer. */
+#define DLT_PYSTACK_F_SIGNAL 0x1u /* written in the thread's signal handler */
+
+/* ---- how processes died (format 2.2) --------------------------------- */
+
+/* MEMCG flags: when the reading was taken, and what it read. */
+#define DLT_MEMCG_START 0x1u /* while the subject lived (before a death) */
+#define DLT_MEMCG_DEATH 0x2u /* just after the writer saw subject's death */
+#define DLT_MEMCG_V1 0x4u    /* cgroup v1 memory controller */
+#define DLT_MEMCG_V2 0x8u    /* cgroup v2 */
+/* The cgroup is the subject's own (read by the subject itself); else it
+ * is the writer's, which a child shares unless it moved. */
+#define DLT_MEMCG_OWN 0x10u
+#define DLT_MEMCG_UNKNOWN UINT64_MAX /* a counter that could not be read */
+#define DLT_MEMCG_NO_LIMIT (UINT64_MAX - 1) /* "max", or v1's page max */
+
+/* The memory cgroup's out-of-memory evidence, as any process can read it
+ * without privileges: the cgroup (/proc/self/cgroup: the v1 memory
+ * controller's line, else v2's 0:: line), its OOM kill counter (v2
+ * memory.events oom_kill, hierarchical; v1 memory.oom_control oom_kill,
+ * that cgroup only), its limit (v2 memory.max, v1 memory.limit_in_bytes)
+ * and the machine's counter (/proc/vmstat oom_kill).  Written by the
+ * launcher before it starts the command and after it reaps it, by a
+ * traced process at its first fork and when it reaps a child killed by
+ * SIGKILL, and by the watchdog when it starts.  flags: DLT_MEMCG_*. */
+struct dlt_rec_memcg {
+	struct dlt_rec_hdr h;
+	uint32_t subject;	/* pid the reading is about */
+	int32_t status;		/* DEATH: subject's wait status, else 0 */
+	uint64_t oom_kills;	/* the cgroup's, or DLT_MEMCG_UNKNOWN */
+	uint64_t limit;		/* bytes, DLT_MEMCG_NO_LIMIT or _UNKNOWN */
+	uint64_t sys_oom_kills; /* the machine's, or DLT_MEMCG_UNKNOWN */
+	uint64_t max_rss_kb;	/* DEATH: subject's peak RSS (rusage), 0 */
+	/* The cgroup's path, in the record itself: the launcher writes into
+	 * a trace whose string ids it does not know.  path_len bytes, a NUL,
+	 * zero padding to 8; 0 bytes when not found. */
+	uint32_t path_len;
+	uint32_t pad;
+	char path[];
+};
+
+enum dlt_kill_why {
+	DLT_KILL_HANG_TIMEOUT = 1, /* dltrace --hang-timeout ended the tree */
+};
+
+/* The launcher sent a signal to this process (written by the launcher
+ * into the trace of the last image of each pid it signalled, once they
+ * are gone).  flags = enum dlt_kill_why; ts = when it was sent. */
+struct dlt_rec_kill {
+	struct dlt_rec_hdr h;
+	uint32_t pid;
+	int32_t signal;
+	int32_t err; /* errno of kill(), 0 when it was sent */
+	uint32_t pad;
 };
 
 #endif /* DLTRACE_FORMAT_H */

@@ -1,0 +1,262 @@
+/* CRASH: the process died of a fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+ * SIGTRAP) or of SIGABRT (abort(), a failed assert, C++'s terminate): the
+ * signal, its si_code by name, the address, the thread, the innermost
+ * frames named on this machine (symbolize.h), and the library the crash is
+ * in with what installed it.  An error whether or not a parent carried on:
+ * a DataLoader worker's segfault is the job's bug even when the parent
+ * only logs it.  A process a signal from another process ended is noted
+ * for SIGNAL_SENT (signal_sent.c) instead. */
+#include <signal.h>
+
+#include "death.h"
+#include "live.h"
+#include "rules.h"
+#include "sigdeath.h"
+#include "symbolize.h"
+
+/* Frames named in the evidence; the crash site is looked for in all. */
+#define DLT_CRASH_SHOWN 12
+#define DLT_CRASH_FRAMES 32
+
+static struct dlt_sigdeath *dlt_sigdeaths;
+static size_t dlt_nsigdeaths, dlt_capsigdeaths;
+
+void dlt_sigdeath_add(const struct dlt_sigdeath *d)
+{
+	if (dlt_nsigdeaths && dlt_sigdeaths[0].chk != d->chk)
+		dlt_nsigdeaths = 0;
+	dlt_sigdeaths = dlt_util_grow(dlt_sigdeaths, &dlt_capsigdeaths,
+				      dlt_nsigdeaths, sizeof(*dlt_sigdeaths));
+	dlt_sigdeaths[dlt_nsigdeaths++] = *d;
+}
+
+const struct dlt_sigdeath *dlt_sigdeath_of(const struct dlt_check *chk,
+					   size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; i < dlt_nsigdeaths; i++) {
+		const struct dlt_sigdeath *d = &dlt_sigdeaths[i];
+		if (d->chk != chk || d->proc >= chk->nprocs ||
+		    chk->procs[d->proc].trace_id != d->trace_id)
+			return NULL;
+	}
+	*n = dlt_nsigdeaths;
+	return dlt_sigdeaths;
+}
+
+void dlt_sigdeath_clear(void)
+{
+	free(dlt_sigdeaths);
+	dlt_sigdeaths = NULL;
+	dlt_nsigdeaths = dlt_capsigdeaths = 0;
+}
+
+static void dlt_crash_note_sent(struct dlt_rule_ctx *c,
+				const struct dlt_signal_ev *ev)
+{
+	const struct dlt_process *p = c->p;
+	struct dlt_sigdeath d;
+	memset(&d, 0, sizeof(d));
+	d.chk = c->chk;
+	d.proc = c->proc;
+	d.trace_id = p->hdr.trace_id;
+	d.ts = ev->ts;
+	d.signo = ev->signo;
+	d.code = ev->code;
+	d.sender_pid = ev->sender_pid;
+	d.sender_uid = ev->sender_uid;
+	d.sender_comm = dlt_check_str(c->chk, ev->sender_comm);
+	const struct dlt_signal_ev *fw = dlt_signal_forwarded(p, ev->signo);
+	if (fw) {
+		d.forwarded = 1;
+		d.orig_pid = fw->sender_pid;
+		d.orig_uid = fw->sender_uid;
+		d.orig_comm = dlt_check_str(c->chk, fw->sender_comm);
+	}
+	dlt_sigdeath_add(&d);
+}
+
+/* Objects a crash passes through on its way to the signal (abort, raise,
+ * C++'s terminate, dltrace's handler): the frame to name is the first
+ * outside them. */
+static bool dlt_crash_plumbing(const struct dlt_frame *f)
+{
+	static const char *const libs[] = {"libc.so",	    "libdltrace.so",
+					   "libstdc++.so",  "libgcc_s.so",
+					   "libpthread.so", "ld-linux"};
+	if (f->path == NULL)
+		return false;
+	const char *b = dlt_basename(f->path);
+	for (size_t i = 0; i < sizeof(libs) / sizeof(*libs); i++)
+		if (strncmp(b, libs[i], strlen(libs[i])) == 0)
+			return true;
+	return false;
+}
+
+/* The frames, named.  Return addresses (every frame but the first) are
+ * looked up one byte back, inside the call, so that a call that ends a
+ * function names that function. */
+static size_t dlt_crash_frames(const struct dlt_process *p,
+			       const struct dlt_signal_ev *ev,
+			       struct dlt_frame *out, size_t cap)
+{
+	size_t n = ev->nframes < cap ? ev->nframes : cap;
+	for (size_t i = 0; i < n; i++) {
+		const struct dlt_sig_frame_ev *fe = &ev->frames[i];
+		uint64_t back = i > 0;
+		if (dlt_frame_resolve(p, fe->pc - back, ev->ts, &out[i]) != 0)
+			dlt_frame_resolve_file(p, fe->pc - back, fe->file,
+					       fe->off - back, &out[i]);
+		out[i].pc = fe->pc;
+		if (out[i].path) {
+			out[i].off += back;
+			out[i].vaddr += back;
+		}
+	}
+	return n;
+}
+
+static void dlt_rule_crash(struct dlt_rule_ctx *c)
+{
+	const struct dlt_process *p = c->p;
+	const struct dlt_signal_ev *ev = dlt_death_signal(p);
+	if (ev == NULL)
+		return;
+	if (dlt_signal_sent_by_other(p, ev)) {
+		dlt_crash_note_sent(c, ev);
+		return;
+	}
+	/* A process that raised SIGTERM on itself: TRACE_INCOMPLETE says
+	 * how it ended. */
+	if (!dlt_signal_is_crash(ev->signo))
+		return;
+	struct dlt_frame fr[DLT_CRASH_FRAMES];
+	size_t nf = dlt_crash_frames(p, ev, fr, DLT_CRASH_FRAMES);
+	size_t site = 0;
+	while (site < nf && dlt_crash_plumbing(&fr[site]))
+		site++;
+	if (site == nf)
+		site = 0;
+	const char *name = dlt_signal_name(ev->signo);
+	char code[96], where[512] = "", addr[64] = "";
+	dlt_signal_code_name(ev->signo, ev->code, code, sizeof(code));
+	if (nf) {
+		char fb[400];
+		snprintf(where, sizeof(where), ", in %s",
+			 dlt_frame_format(&fr[site], fb, sizeof(fb)));
+	}
+	if (ev->py_top) {
+		size_t l = strlen(where);
+		snprintf(where + l, sizeof(where) - l, ", from Python at %s",
+			 ev->py_top);
+	}
+	bool fault = ev->code > 0 && ev->signo != SIGABRT;
+	if (fault && (ev->signo == SIGSEGV || ev->signo == SIGBUS))
+		snprintf(addr, sizeof(addr), " at address 0x%llx",
+			 (unsigned long long)ev->addr);
+	/* abort() raises SIGABRT on its own thread: SI_TKILL says nothing
+	 * a person needs. */
+	bool aborted = ev->signo == SIGABRT && !dlt_signal_sent_by_other(p, ev);
+	struct dlt_finding *f =
+		aborted ? dlt_rule_finding(
+				  c, DLT_SEV_ERROR,
+				  "aborted: SIGABRT (abort(), a failed "
+				  "assert or C++'s terminate) in "
+				  "thread %u%s",
+				  ev->tid, where)
+			: dlt_rule_finding(c, DLT_SEV_ERROR,
+					   "crashed: %s (%s)%s in thread %u%s",
+					   name ? name : "signal", code, addr,
+					   ev->tid, where);
+	f->ts = ev->ts;
+	struct dlt_val *e = f->evidence;
+	dlt_obj_int(e, "signal", ev->signo);
+	dlt_obj_str(e, "signal_name", name);
+	dlt_obj_int(e, "si_code", ev->code);
+	dlt_obj_str(e, "si_code_name", code);
+	if (fault)
+		dlt_obj_strf(e, "address", "0x%llx",
+			     (unsigned long long)ev->addr);
+	dlt_obj_uint(e, "thread", ev->tid);
+	dlt_obj_double(e, "at_s", dlt_rel_s(p, ev->ts));
+	dlt_obj_str(e, "handled_by",
+		    ev->action == DLT_SIG_ACT_HANDLER ? "the program's handler"
+						      : "the default action");
+	char hb[1024];
+	dlt_obj_str(e, "ended", dlt_end_describe(&p->end, hb, sizeof(hb)));
+	struct dlt_val *fa = dlt_obj_array(e, "frames");
+	for (size_t i = 0; i < nf && i < DLT_CRASH_SHOWN; i++) {
+		char fb[400];
+		dlt_arr_str(fa, dlt_frame_format(&fr[i], fb, sizeof(fb)));
+	}
+	dlt_obj_bool(e, "frames_from_stack_scan",
+		     (ev->flags & DLT_SIG_SCANNED) != 0);
+	if (ev->py_why) {
+		struct dlt_val *py = dlt_obj_array(e, "python_stack");
+		for (uint32_t i = 0; i < ev->npy; i++)
+			dlt_arr_str(py, ev->py_frames[i]);
+		dlt_obj_str(e, "python_stack_missing",
+			    ev->py_why[0] ? ev->py_why : NULL);
+	}
+	const struct dlt_lib *lib = nf ? fr[site].lib : NULL;
+	const char *path = nf ? fr[site].path : NULL;
+	if (path == NULL) {
+		dlt_finding_fix(c, f,
+				"the crash is in code no recorded library "
+				"holds (generated code, or an address the "
+				"program jumped to); run it under gdb, or "
+				"with core dumps on (ulimit -c unlimited), to "
+				"see where");
+		return;
+	}
+	struct dlt_val *lo = dlt_obj_object(e, "library");
+	struct dlt_identity id;
+	memset(&id, 0, sizeof(id));
+	if (lib) {
+		dlt_ev_lib(lo, lib);
+		dlt_lib_identity(lib, &id);
+		const struct dlt_reported_version *rv =
+			dlt_lib_reported_version(p, lib);
+		if (rv)
+			dlt_obj_int(lo, "reported_version", rv->version);
+	} else {
+		/* A forked child's trace lists no libraries: the file as
+		 * the process mapped it, read here. */
+		dlt_obj_str(lo, "path", path);
+		if (dlt_is_this_host(p->host))
+			dlt_file_identity(path, &id);
+	}
+	dlt_ev_identity(lo, &id);
+	struct dlt_install in;
+	dlt_ctx_install(c, path, &in);
+	dlt_ev_install(lo, &in);
+	char func[300];
+	if (fr[site].func[0])
+		snprintf(func, sizeof(func), "%s in ", fr[site].func);
+	else
+		func[0] = '\0';
+	if ((lib && (lib->flags & DLT_LIB_MAIN)) || in.by == DLT_INST_UNKNOWN) {
+		dlt_finding_fix(c, f,
+				"the crash is in %s%s, the program's own code "
+				"or a library no package manager installed: "
+				"debug it there (gdb, or a core dump with "
+				"ulimit -c unlimited)",
+				func, path);
+		return;
+	}
+	char cmd[256];
+	const char *re = dlt_install_reinstall_cmd(&in, cmd, sizeof(cmd));
+	dlt_finding_fix(
+		c, f,
+		"the crash is in %s%s%s%s, installed by %s (%s): check that it "
+		"matches the libraries it is used with (dltrace-analyze "
+		"libs), reinstall it%s%s%s, or report the frames above to its "
+		"maintainers",
+		func, path, id.version[0] ? " version " : "", id.version,
+		dlt_installer_name(in.by), in.package[0] ? in.package : "?",
+		re ? " (" : "", re ? re : "", re ? ")" : "");
+}
+
+DLT_RULE(crash, 125, "CRASH", DLT_SEV_ERROR, dlt_rule_crash, NULL,
+	 "a process died of a fault or an abort: where, and in which "
+	 "library");

@@ -1,0 +1,617 @@
+/* How a process died: a SIGNAL record for a crash (SIGSEGV, SIGBUS, SIGFPE,
+ * SIGILL, SIGTRAP, SIGABRT) with the faulting thread, address and code
+ * addresses, and for a signal another process sent (SIGTERM, SIGINT,
+ * SIGHUP, SIGQUIT, SIGUSR1/2) with its sender.
+ *
+ * The program must not see a difference.  The shim's handler sits in the
+ * kernel only where the program's disposition is SIG_DFL or a handler of
+ * its own, never over SIG_IGN (ignored dispositions survive exec, so a
+ * handler there would change what the program's children inherit).  The
+ * program's view is kept here: what sigaction(sig, NULL, &old) returns is
+ * what the program set, read back from the kernel when it was set, so that
+ * the flags glibc adds (SA_RESTORER) are there as without dltrace.  The
+ * kernel holds the program's flags and mask with the shim's function, so
+ * SA_RESTART, SA_ONSTACK, SA_NODEFER, SA_RESETHAND and sa_mask act at
+ * delivery exactly as the program asked.  Where the kernel holds something
+ * the shim did not put there (a raw rt_sigaction, glibc's system()), that
+ * is the program's view.
+ *
+ * On delivery the handler records once per signal number, then calls the
+ * program's handler with the same arguments, or for SIG_DFL puts the
+ * default back and lets the signal end the process: a fault returns to
+ * the faulting instruction, which faults again (the core dump shows the
+ * state of the fault), a sent signal is raised again.  Everything the
+ * handler does is async-signal-safe: system calls, the writer's lock-free
+ * path, no libc state. */
+#define _GNU_SOURCE
+#include "signals.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/ucontext.h>
+#include <unistd.h>
+
+#include "hot.h"
+#include "procstat.h"
+#include "pystack.h"
+#include "stackscan.h"
+#include "state.h"
+
+/* glibc's sigaction under its other exported name, bound at load: the
+ * shim exports sigaction itself, and looking the real one up by walking
+ * the symbol tables at start would cost every process page faults. */
+extern int __sigaction(int sig, const struct sigaction *act,
+		       struct sigaction *old);
+
+#define DLT_SIG_NW 12
+static const int dlt_sig_watched[DLT_SIG_NW] = {
+	SIGSEGV, SIGBUS, SIGFPE, SIGILL,  SIGABRT, SIGTRAP,
+	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+};
+
+#define DLT_SIG_MAX_FRAMES 32
+#define DLT_SIG_SCAN_BYTES (16 * 1024)
+
+/* Per watched signal: 0 the shim's handler was never installed, 1 it is
+ * and the program's view is the disposition a process starts with
+ * (SIG_DFL, no flags, an empty mask: nothing is stored at start), 2 it is
+ * and the view is dlt_sig_view. */
+DLT_HOT static _Atomic uint8_t dlt_sig_mode[DLT_SIG_NW];
+DLT_HOT static bool dlt_sig_on;
+static struct sigaction dlt_sig_view[DLT_SIG_NW];
+/* Recorded in this process image (a forked child starts again). */
+static _Atomic uint8_t dlt_sig_done[DLT_SIG_NW];
+/* Serialises the program's changes (with every signal blocked, so a
+ * handler never waits for its own thread). */
+static _Atomic int dlt_sig_lock;
+/* Signals siginterrupt() made interrupting: signal() sets SA_RESTART on
+ * the others, as glibc's does. */
+static sigset_t dlt_sig_intr;
+/* The handler of this thread is recording (a fault inside it). */
+static __thread int dlt_sig_busy;
+/* The shim's handler runs on this thread (the program's handler too):
+ * nothing that takes the loader's lock. */
+static __thread int dlt_sig_depth;
+
+static int dlt_sig_index(int sig)
+{
+	for (int i = 0; i < DLT_SIG_NW; i++)
+		if (dlt_sig_watched[i] == sig)
+			return i;
+	return -1;
+}
+
+static void dlt_sig_handler(int sig, siginfo_t *si, void *uc);
+
+static int dlt_sig_install(int sig, const struct sigaction *view)
+{
+	struct sigaction k = *view;
+	k.sa_sigaction = dlt_sig_handler;
+	k.sa_flags |= SA_SIGINFO;
+	return __sigaction(sig, &k, NULL);
+}
+
+static void dlt_sig_default_view(struct sigaction *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->sa_handler = SIG_DFL;
+}
+
+/* What the program would read back: the stored view while the kernel
+ * holds the shim's handler, else what the kernel holds. */
+static int dlt_sig_view_of(int i, int sig, struct sigaction *out)
+{
+	struct sigaction k;
+	if (__sigaction(sig, NULL, &k) != 0)
+		return -1;
+	if (k.sa_sigaction != dlt_sig_handler)
+		*out = k;
+	else if (atomic_load(&dlt_sig_mode[i]) == 2)
+		*out = dlt_sig_view[i];
+	else
+		dlt_sig_default_view(out);
+	return 0;
+}
+
+/* After the program set a disposition: keep it as the view and put the
+ * shim's handler in front of it, unless it is SIG_IGN. */
+static void dlt_sig_adopt(int i, int sig)
+{
+	struct sigaction k;
+	if (__sigaction(sig, NULL, &k) != 0 ||
+	    k.sa_sigaction == dlt_sig_handler)
+		return;
+	if (k.sa_handler == SIG_IGN)
+		return;
+	/* The kernel holds the program's disposition now: no delivery reads
+	 * the view while it changes. */
+	dlt_sig_view[i] = k;
+	atomic_store(&dlt_sig_mode[i], 2);
+	dlt_sig_install(sig, &k);
+}
+
+/* Next to the constructors (the section GCC gives them), whose page every
+ * process touches at start: one page fault less per process than this
+ * file's own text page. */
+__attribute__((section(".text.startup"))) void dlt_sig_init(void)
+{
+	if (!dlt_cfg.signals)
+		return;
+	sigemptyset(&dlt_sig_intr);
+	for (int i = 0; i < DLT_SIG_NW; i++) {
+		int sig = dlt_sig_watched[i];
+		struct sigaction k;
+		if (__sigaction(sig, NULL, &k) != 0 || k.sa_handler == SIG_IGN)
+			continue;
+		if (k.sa_handler == SIG_DFL && k.sa_flags == 0) {
+			atomic_store(&dlt_sig_mode[i], 1);
+		} else {
+			dlt_sig_view[i] = k;
+			atomic_store(&dlt_sig_mode[i], 2);
+		}
+		if (dlt_sig_install(sig, &k) != 0)
+			atomic_store(&dlt_sig_mode[i], 0);
+	}
+	dlt_sig_on = true;
+}
+
+void dlt_sig_after_fork(void)
+{
+	for (int i = 0; i < DLT_SIG_NW; i++)
+		atomic_store(&dlt_sig_done[i], 0);
+}
+
+/* ---- recording --------------------------------------------------------- */
+
+#if defined(__x86_64__)
+#define DLT_UC_PC(uc) ((uint64_t)(uc)->uc_mcontext.gregs[REG_RIP])
+#define DLT_UC_SP(uc) ((uint64_t)(uc)->uc_mcontext.gregs[REG_RSP])
+#elif defined(__aarch64__)
+#define DLT_UC_PC(uc) ((uint64_t)(uc)->uc_mcontext.pc)
+#define DLT_UC_SP(uc) ((uint64_t)(uc)->uc_mcontext.sp)
+#endif
+
+/* The first bytes of this library's own mapping (the linker's symbol). */
+extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+
+/* pc is in this library's code: the fault is dltrace's own, and recording
+ * could fault again or wait for a lock the thread holds. */
+static bool dlt_sig_in_self(uint64_t pc)
+{
+	const ElfW(Ehdr) *eh = &__ehdr_start;
+	const ElfW(Phdr) *ph =
+		(const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+	uintptr_t base = (uintptr_t)eh;
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) &&
+		    pc >= base + ph[i].p_vaddr &&
+		    pc < base + ph[i].p_vaddr + ph[i].p_memsz)
+			return true;
+	return false;
+}
+
+/* Executable mappings, from /proc/self/maps (open and read: no loader
+ * lock, which the crashed thread may hold), with the file each maps and
+ * at which offset. */
+#define DLT_SIG_NRANGES 512
+#define DLT_SIG_PATH 256
+struct dlt_sig_ranges {
+	uint64_t lo[DLT_SIG_NRANGES], hi[DLT_SIG_NRANGES];
+	uint64_t off[DLT_SIG_NRANGES];
+	char path[DLT_SIG_NRANGES][DLT_SIG_PATH];
+	int n;
+};
+
+static uint64_t dlt_sig_hex(const char **s)
+{
+	uint64_t v = 0;
+	for (;; (*s)++) {
+		char c = **s;
+		int d = c >= '0' && c <= '9'   ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+					       : -1;
+		if (d < 0)
+			return v;
+		v = v * 16 + (uint64_t)d;
+	}
+}
+
+/* "lo-hi perms off dev inode path" */
+static void dlt_sig_line(struct dlt_sig_ranges *rs, const char *l)
+{
+	uint64_t lo = dlt_sig_hex(&l);
+	if (*l++ != '-')
+		return;
+	uint64_t hi = dlt_sig_hex(&l);
+	if (*l++ != ' ' || l[0] == '\0' || l[1] == '\0' || l[2] != 'x' ||
+	    rs->n >= DLT_SIG_NRANGES)
+		return;
+	l += 4;
+	if (*l++ != ' ')
+		return;
+	uint64_t off = dlt_sig_hex(&l);
+	/* Skip the device and the inode to the path. */
+	for (int field = 0; field < 2 && *l; field++) {
+		while (*l == ' ')
+			l++;
+		while (*l && *l != ' ')
+			l++;
+	}
+	while (*l == ' ')
+		l++;
+	int i = rs->n++;
+	rs->lo[i] = lo;
+	rs->hi[i] = hi;
+	rs->off[i] = off;
+	size_t k = 0;
+	if (*l == '/')
+		for (; l[k] && k < DLT_SIG_PATH - 1; k++)
+			rs->path[i][k] = l[k];
+	rs->path[i][k] = '\0';
+}
+
+static void dlt_sig_maps(struct dlt_sig_ranges *rs)
+{
+	rs->n = 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char buf[4096], line[512];
+	size_t ll = 0;
+	ssize_t got;
+	while ((got = read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t k = 0; k < got; k++) {
+			if (buf[k] != '\n') {
+				if (ll < sizeof(line) - 1)
+					line[ll++] = buf[k];
+				continue;
+			}
+			line[ll] = '\0';
+			dlt_sig_line(rs, line);
+			ll = 0;
+		}
+	}
+	close(fd);
+}
+
+static int dlt_sig_range_of(const struct dlt_sig_ranges *rs, uint64_t a)
+{
+	for (int i = 0; i < rs->n; i++)
+		if (a >= rs->lo[i] && a < rs->hi[i])
+			return i;
+	return -1;
+}
+
+/* The frames: the pc, then the return addresses found on the stack from
+ * sp up (values in executable mappings right after a call instruction),
+ * each with the file mapped there.  No unwind tables are read, so a stale
+ * return address of an earlier call can show; the innermost frames, which
+ * say where it crashed, are exact.  One thread at a time (the buffers are
+ * static: the stack may be small); another crashing thread gets the pc
+ * alone. */
+static uint32_t dlt_sig_frames(struct dlt_writer *w, uint64_t pc, uint64_t sp,
+			       struct dlt_sig_frame *fr, uint32_t cap,
+			       uint16_t *flags)
+{
+	static _Atomic int busy;
+	static struct dlt_sig_ranges rs;
+	static uint64_t words[DLT_SIG_SCAN_BYTES / 8];
+	uint32_t n = 0;
+	memset(fr, 0, sizeof(*fr) * cap);
+	fr[n++].pc = pc;
+	if (atomic_exchange(&busy, 1))
+		return n;
+	dlt_sig_maps(&rs);
+	ssize_t got = -1;
+	for (size_t want = sizeof(words); want >= 512 && got <= 0; want /= 2)
+		got = dlt_peek(words, sp, want);
+	for (ssize_t i = 0; i < got / 8 && n < cap; i++) {
+		uint64_t v = words[i];
+		if (v == fr[n - 1].pc || dlt_sig_range_of(&rs, v) < 0 ||
+		    !dlt_after_call(v))
+			continue;
+		fr[n++].pc = v;
+	}
+	if (n > 1)
+		*flags |= DLT_SIG_SCANNED;
+	for (uint32_t k = 0; k < n; k++) {
+		int r = dlt_sig_range_of(&rs, fr[k].pc);
+		if (r < 0 || rs.path[r][0] == '\0')
+			continue;
+		fr[k].off = fr[k].pc - rs.lo[r] + rs.off[r];
+		fr[k].obj = dlt_str(w, &dlt_tls, rs.path[r]);
+	}
+	atomic_store(&busy, 0);
+	return n;
+}
+
+/* A signal that carries a sender: kill, sigqueue, tgkill (raise). */
+static bool dlt_sig_sent(const siginfo_t *si)
+{
+	return si && (si->si_code == SI_USER || si->si_code == SI_QUEUE ||
+		      si->si_code == SI_TKILL);
+}
+
+static void dlt_sig_say(const char *msg)
+{
+	ssize_t r = write(2, msg, strlen(msg));
+	(void)r;
+}
+
+static void dlt_sig_record(int sig, siginfo_t *si, ucontext_t *uc,
+			   uint32_t action)
+{
+	struct dlt_writer *w = dlt_writer_on();
+	if (w == NULL || w->pid != getpid() || dlt_sig_busy)
+		return;
+	uint64_t pc = uc ? DLT_UC_PC(uc) : 0;
+	uint64_t addr = 0;
+	bool fault = si && si->si_code > 0 &&
+		     (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
+		      sig == SIGILL || sig == SIGTRAP);
+	if (fault)
+		addr = (uint64_t)(uintptr_t)si->si_addr;
+	/* A fault in dltrace's own code or in its trace's mapping (the file
+	 * cut under it): recording could fault again or wait for a lock
+	 * this thread holds.  Said once, never recorded. */
+	uint64_t map = (uint64_t)(uintptr_t)w->hdr;
+	if ((fault && dlt_sig_in_self(pc)) ||
+	    (fault && map && addr >= map && addr < map + w->map_len) ||
+	    dlt_tls.in_slow) {
+		dlt_sig_say("dltrace: a fault inside dltrace itself was not "
+			    "recorded\n");
+		return;
+	}
+	dlt_sig_busy = 1;
+	struct dlt_sig_frame frames[DLT_SIG_MAX_FRAMES];
+	uint32_t n = 0;
+	uint16_t flags = 0;
+	if (uc)
+		n = dlt_sig_frames(w, pc, DLT_UC_SP(uc), frames,
+				   DLT_SIG_MAX_FRAMES, &flags);
+	int32_t spid = 0;
+	uint32_t suid = 0;
+	char comm[16] = "";
+	if (dlt_sig_sent(si)) {
+		spid = si->si_pid;
+		suid = si->si_uid;
+		if (spid > 0 && spid != getpid())
+			dlt_proc_comm(spid, comm, sizeof(comm));
+	}
+	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_signal) +
+				  sizeof(frames[0]) * n);
+	struct dlt_rec_signal *r = dlt_rec_reserve(w, &dlt_tls, len);
+	if (r) {
+		r->h.ts = dlt_now_ns();
+		r->signo = sig;
+		r->code = si ? si->si_code : 0;
+		r->addr = addr;
+		r->tid = (uint32_t)syscall(SYS_gettid);
+		r->sender_pid = spid;
+		r->sender_uid = suid;
+		r->action = action;
+		r->n = n;
+		r->pad = 0;
+		memcpy(r->sender_comm, comm, sizeof(r->sender_comm));
+		memcpy(r->frames, frames, sizeof(frames[0]) * n);
+		dlt_rec_commit(r, DLT_REC_SIGNAL, flags, len);
+		/* The thread's Python stack, when an interpreter was found
+		 * while the program set its handlers (sigaction below). */
+		if (dlt_pystack_present())
+			dlt_pystack_record((pid_t)r->tid, r->h.ts,
+					   DLT_PYSTACK_F_SIGNAL);
+	}
+	dlt_sig_busy = 0;
+}
+
+/* A fault the instruction makes again when the handler returns to it.  A
+ * breakpoint (SIGTRAP) does not: the pc is past it. */
+static bool dlt_sig_refaults(int sig, const siginfo_t *si)
+{
+	return si && si->si_code > 0 &&
+	       (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
+		sig == SIGILL);
+}
+
+static void dlt_sig_handler(int sig, siginfo_t *si, void *ucv)
+{
+	int saved = errno;
+	int i = dlt_sig_index(sig);
+	if (i < 0)
+		return;
+	dlt_sig_depth++;
+	struct sigaction pv;
+	if (atomic_load(&dlt_sig_mode[i]) == 2)
+		pv = dlt_sig_view[i];
+	else
+		dlt_sig_default_view(&pv);
+	bool dfl = pv.sa_handler == SIG_DFL;
+	if (!atomic_exchange(&dlt_sig_done[i], 1))
+		dlt_sig_record(sig, si, ucv,
+			       dfl ? DLT_SIG_ACT_DEFAULT : DLT_SIG_ACT_HANDLER);
+	if (dfl) {
+		/* Every watched signal's default action ends the process. */
+		dlt_writer_cut(dlt_w, 1);
+		__sigaction(sig, &pv, NULL);
+		if (!dlt_sig_refaults(sig, si))
+			syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+		dlt_sig_depth--;
+		errno = saved;
+		return;
+	}
+	if (pv.sa_flags & SA_RESETHAND) {
+		/* The kernel put SIG_DFL back as it delivered this one: so does
+		 * the view, with the shim's handler in front of it again. */
+		dlt_sig_view[i].sa_handler = SIG_DFL;
+		dlt_sig_install(sig, &dlt_sig_view[i]);
+	}
+	errno = saved;
+	/* The depth stays up while the program's handler runs (it may set
+	 * dispositions); one that siglongjmps out leaves it up for good,
+	 * which only stops this thread from looking for an interpreter. */
+	if (pv.sa_handler != SIG_IGN) {
+		if (pv.sa_flags & SA_SIGINFO)
+			pv.sa_sigaction(sig, si, ucv);
+		else
+			pv.sa_handler(sig);
+	}
+	dlt_sig_depth--;
+}
+
+/* ---- the program's entry points ---------------------------------------- */
+
+DLT_EXPORT int sigaction(int sig, const struct sigaction *act,
+			 struct sigaction *old)
+{
+	int i = dlt_sig_index(sig);
+	if (i < 0 || !dlt_sig_on)
+		return __sigaction(sig, act, old);
+	sigset_t all, prev;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &prev);
+	while (atomic_exchange(&dlt_sig_lock, 1))
+		;
+	struct sigaction before;
+	int r = dlt_sig_view_of(i, sig, &before);
+	int err = errno;
+	if (r == 0 && act) {
+		r = __sigaction(sig, act, NULL);
+		err = errno;
+		if (r == 0)
+			dlt_sig_adopt(i, sig);
+	}
+	atomic_store(&dlt_sig_lock, 0);
+	pthread_sigmask(SIG_SETMASK, &prev, NULL);
+	/* A program that handles signals itself may be an interpreter:
+	 * CPython sets its SIGINT handler as it starts, faulthandler and
+	 * PyTorch theirs for crashes.  Looking for one now (the loader's
+	 * lock: never from a handler) lets a crash record the thread's
+	 * Python stack. */
+	if (r == 0 && act && act->sa_handler != SIG_DFL &&
+	    act->sa_handler != SIG_IGN && dlt_sig_depth == 0)
+		dlt_pystack_prepare();
+	if (r == 0 && old)
+		*old = before;
+	errno = err;
+	return r;
+}
+
+/* glibc's signal() and its other names, its System V signal(), sigset(),
+ * sigignore() and siginterrupt() set dispositions through the C library's
+ * internal sigaction, which no wrapper sees: they are made here over the
+ * wrapper above, with glibc's semantics. */
+/* signal() with glibc's BSD semantics (sysv 0: the handler stays, the
+ * signal is blocked while it runs, calls restart unless siginterrupt
+ * said otherwise) or System V's (sysv 1: SIG_DFL again at delivery, not
+ * blocked, calls interrupted). */
+static sighandler_t dlt_sig_set(int sig, sighandler_t h, int sysv)
+{
+	if (h == SIG_ERR || sig < 1 || sig >= NSIG) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	struct sigaction a, o;
+	memset(&a, 0, sizeof(a));
+	a.sa_handler = h;
+	sigemptyset(&a.sa_mask);
+	if (sysv)
+		a.sa_flags = SA_RESETHAND | SA_NODEFER;
+	else {
+		sigaddset(&a.sa_mask, sig);
+		a.sa_flags =
+			sigismember(&dlt_sig_intr, sig) == 1 ? 0 : SA_RESTART;
+	}
+	if (sigaction(sig, &a, &o) < 0)
+		return SIG_ERR;
+	return o.sa_handler;
+}
+
+DLT_EXPORT sighandler_t signal(int sig, sighandler_t h)
+{
+	return dlt_sig_set(sig, h, 0);
+}
+
+/* No longer declared by signal.h; programs built against older headers
+ * still call it. */
+sighandler_t bsd_signal(int sig, sighandler_t h);
+
+DLT_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
+{
+	return dlt_sig_set(sig, h, 0);
+}
+
+DLT_EXPORT sighandler_t ssignal(int sig, sighandler_t h)
+{
+	return dlt_sig_set(sig, h, 0);
+}
+
+DLT_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
+{
+	return dlt_sig_set(sig, h, 1);
+}
+
+DLT_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t h)
+{
+	return dlt_sig_set(sig, h, 1);
+}
+
+DLT_EXPORT int siginterrupt(int sig, int interrupt)
+{
+	struct sigaction a;
+	if (sigaction(sig, NULL, &a) < 0)
+		return -1;
+	if (interrupt) {
+		sigaddset(&dlt_sig_intr, sig);
+		a.sa_flags &= ~SA_RESTART;
+	} else {
+		sigdelset(&dlt_sig_intr, sig);
+		a.sa_flags |= SA_RESTART;
+	}
+	return sigaction(sig, &a, NULL) < 0 ? -1 : 0;
+}
+
+DLT_EXPORT int sigignore(int sig)
+{
+	struct sigaction a;
+	memset(&a, 0, sizeof(a));
+	a.sa_handler = SIG_IGN;
+	sigemptyset(&a.sa_mask);
+	return sigaction(sig, &a, NULL);
+}
+
+DLT_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
+{
+	if (disp == SIG_ERR || sig < 1 || sig >= NSIG) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	sigset_t one, prev;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	struct sigaction a, o;
+	if (disp == SIG_HOLD) {
+		if (sigprocmask(SIG_BLOCK, &one, &prev) < 0)
+			return SIG_ERR;
+		if (sigismember(&prev, sig))
+			return SIG_HOLD;
+		if (sigaction(sig, NULL, &o) < 0)
+			return SIG_ERR;
+		return o.sa_handler;
+	}
+	memset(&a, 0, sizeof(a));
+	a.sa_handler = disp;
+	sigemptyset(&a.sa_mask);
+	if (sigaction(sig, &a, &o) < 0)
+		return SIG_ERR;
+	if (sigprocmask(SIG_UNBLOCK, &one, &prev) < 0)
+		return SIG_ERR;
+	return sigismember(&prev, sig) ? SIG_HOLD : o.sa_handler;
+}
