@@ -98,10 +98,16 @@ else
 	fail "diff report: not written or not rendered"
 fi
 
-# 2. A crash: a shell whose child dies of SIGSEGV.
-"$L" -o "$W/crash" -- sh -c 'sh -c "kill -SEGV \$\$"; exit 3' \
-	>/dev/null 2>&1
-check_case crash "$W/crash"
+# 2. A crash: a shell whose child (the suite's fixture) dies of SIGSEGV
+# in a named function of a library.
+CRASHER="$B/tests/fx/fx_crash"
+if [ -x "$CRASHER" ]; then
+	"$L" -o "$W/crash" -- sh -c "\"$CRASHER\" segv; exit 3" >/dev/null 2>&1
+else
+	"$L" -o "$W/crash" -- sh -c 'sh -c "kill -SEGV \$\$"; exit 3' \
+		>/dev/null 2>&1
+fi
+check_case crash "$W/crash" --crash
 
 # 3. A hang, ended by the launcher.
 "$L" --hang-timeout 2 -o "$W/hang" -- sh -c 'sleep 600' >/dev/null 2>&1

@@ -23,6 +23,7 @@ class Dom(HTMLParser):
         self.tree_pids = []
         self.hang_rows = []  # pid of each row of the hang table
         self.diff_keys = []  # data-key of each row of "What changed"
+        self.deaths = []     # data-death of the tree's entries
         self.lib_rows = []   # text of each library row
         self.section = None
         self.in_lib = 0
@@ -45,6 +46,8 @@ class Dom(HTMLParser):
             v = a.get(k, "")
             if v and not v.startswith("#") and not v.startswith("blob:"):
                 self.urls.append(v)
+        if "data-death" in a and self.section == "job":
+            self.deaths.append(a["data-death"])
         if "data-code" in a:
             self.findings.append((a["data-code"], a.get("data-severity"),
                                   self.section))
@@ -113,6 +116,18 @@ def main():
         bad.append("process tree: %d entries, check has %d processes "
                    "(missing %s)" % (sum(tree.values()), sum(pids.values()),
                                      sorted((pids - tree).keys())[:10]))
+    # How each process died is said in the tree, by the finding that says
+    # it (a crash with its site, an OOM kill, a SIGKILL, a signal sent).
+    died = {}
+    for f in check["findings"]:
+        if f["code"] in ("CRASH", "OOM_KILL", "SIGKILL", "SIGNAL_SENT") \
+                and f.get("trace"):
+            died.setdefault(f["trace"], f["code"])
+    if libs is None and sorted(died.values()) != sorted(d.deaths):
+        bad.append("deaths in the tree %s, check says %s"
+                   % (sorted(d.deaths), sorted(died.values())))
+    if "--crash" in args and "CRASH" not in d.deaths:
+        bad.append("the crash case shows no CRASH in the tree")
     # Every hang finding of check is shown in the hangs section, message
     # and all: the straggler the analyzer names is the one the page names.
     hang_text = " ".join(d.hang_text)

@@ -215,6 +215,11 @@
 		hosts[p.host] = 1;
 		if (p.rank !== null && p.rank !== undefined) ranks[p.rank] = 1;
 	});
+	var DEATHS = /^(CRASH|OOM_KILL|SIGKILL|SIGNAL_SENT)$/;
+	var deaths = {};
+	findings.forEach(function (f) {
+		if (DEATHS.test(f.code) && f.trace) (deaths[f.trace] = deaths[f.trace] || []).push(f);
+	});
 	var byKey = {};
 	procs.forEach(function (p, i) { byKey[p.host + "/" + p.run + "/" + p.pid] = i; });
 	var kids = procs.map(function () { return []; }), roots = [];
@@ -261,14 +266,24 @@
 			var label = [el("span", {cls: failed(p) ? "failed" : "", text:
 				"pid " + p.pid + (p.rank !== null && p.rank !== undefined ? " rank " + p.rank : "") +
 				" " + base(p.exe) + " on " + p.host + ": " + (p.ended || "?")})];
+			/* How it died, in the words of the finding that says so. */
+			var death = (deaths[p.trace] || [])[0];
+			if (death)
+				label.push(el("span", {cls: "sev-error", "data-death": death.code,
+					text: " \u2014 " + death.code + ": " + death.message.slice(0, 160)}));
+			if (p.peak_rss_kb)
+				label.push(el("span", {cls: "muted", text: " \u00b7 peak RSS " +
+					(p.peak_rss_kb / 1024).toFixed(1) + " MiB"}));
 			if (p.findings && (p.findings.error || p.findings.warning))
 				label.push(el("span", {cls: "muted", text: " (" + plural(p.findings.error, "error") + ", " +
 					plural(p.findings.warning, "warning") + ")"}));
 			var li = el("li", {"data-pid": String(p.pid), "data-wanted": want[i] ? "1" : "0"});
 			var ks = kids[i].filter(function (c) { return show[c]; });
 			if (ks.length) {
-				var d = el("details", null, el("summary", null, label[0], label[1] || null,
-					el("span", {cls: "muted", text: " \u00b7 " + plural(ks.length, "child", "children")})));
+				var sm = el("summary");
+				label.forEach(function (x) { sm.appendChild(x); });
+				sm.appendChild(el("span", {cls: "muted", text: " \u00b7 " + plural(ks.length, "child", "children")}));
+				var d = el("details", null, sm);
 				/* A shell that ran 1,000 commands stays one line
 				 * until asked; a filter opens what it found. */
 				var filtered = fFailed.checked || fRank.value || fHost.value;
@@ -304,7 +319,11 @@
 		hf.forEach(function (f) {
 			var b = findingBlock(f);
 			var chain = f.evidence && (f.evidence.chain || f.evidence.wait_chain);
-			if (Array.isArray(chain) && chain.length) b.appendChild(chainGraph(chain));
+			if (Array.isArray(chain) && chain.length) {
+				var st = f.evidence.straggler;
+				b.appendChild(chain[0] && chain[0].from_pid !== undefined
+					? linkGraph(chain, st && st.pid) : chainGraph(chain));
+			}
 			sh.appendChild(b);
 		});
 		var cols = Object.keys(rows[0] || {}).filter(function (k) { return k !== "trace"; });
@@ -322,6 +341,53 @@
 			t.appendChild(tr);
 		});
 		sh.appendChild(t);
+	}
+	/* Who waits for whom, from links {from_pid, to_pid, syscall, ...}:
+	 * one box per process in order of appearance, one arrow per link
+	 * (above the boxes when it points left), the straggler outlined. */
+	function linkGraph(links, straggler) {
+		var NS = "http://www.w3.org/2000/svg", W = 150, H = 34, GAP = 60, TOP = 40;
+		var order = [], label = {};
+		links.forEach(function (l) {
+			[["from", l.from_pid, l.from_rank], ["to", l.to_pid, l.to_rank]].forEach(function (e) {
+				if (order.indexOf(e[1]) < 0) order.push(e[1]);
+				label[e[1]] = (e[2] !== null && e[2] !== undefined && e[2] >= 0 ? "rank " + e[2] + " " : "") + "pid " + e[1];
+			});
+		});
+		var svg = document.createElementNS(NS, "svg");
+		svg.setAttribute("class", "chain");
+		svg.setAttribute("data-links", String(links.length));
+		svg.setAttribute("width", String(order.length * (W + GAP)));
+		svg.setAttribute("height", String(TOP * 2 + H));
+		var defs = document.createElementNS(NS, "defs");
+		defs.innerHTML = '<marker id="arrow" markerWidth="8" markerHeight="8" refX="8" refY="4" orient="auto"><path d="M0,0 L8,4 L0,8 z"></path></marker>';
+		svg.appendChild(defs);
+		function x(pid) { return order.indexOf(pid) * (W + GAP); }
+		order.forEach(function (pid) {
+			var r = document.createElementNS(NS, "rect");
+			r.setAttribute("x", String(x(pid))); r.setAttribute("y", String(TOP));
+			r.setAttribute("width", String(W)); r.setAttribute("height", String(H));
+			if (pid === straggler) r.setAttribute("class", "straggler");
+			svg.appendChild(r);
+			var t = document.createElementNS(NS, "text");
+			t.setAttribute("x", String(x(pid) + 6)); t.setAttribute("y", String(TOP + 22));
+			t.textContent = label[pid] + (pid === straggler ? " (holds it up)" : "");
+			svg.appendChild(t);
+		});
+		links.forEach(function (l, i) {
+			var a = x(l.from_pid) + W / 2, b = x(l.to_pid) + W / 2, left = b < a;
+			var y0 = left ? TOP : TOP + H, bend = (left ? -1 : 1) * (14 + 6 * (i % 3));
+			var p = document.createElementNS(NS, "path");
+			p.setAttribute("d", "M" + a + "," + y0 + " C" + a + "," + (y0 + bend) + " " + b + "," + (y0 + bend) + " " + b + "," + y0);
+			p.setAttribute("fill", "none");
+			p.setAttribute("class", "link");
+			var tt = document.createElementNS(NS, "title");
+			tt.textContent = "pid " + l.from_pid + " thread " + l.tid + " in " + l.syscall +
+				(l.address ? " on " + l.address : "") + " \u2192 pid " + l.to_pid;
+			p.appendChild(tt);
+			svg.appendChild(p);
+		});
+		return svg;
 	}
 	/* Who waits for whom: one box per link of the chain, the last (the
 	 * one the others wait for) outlined. */
