@@ -124,7 +124,8 @@ struct dlt_rec_hdr {
 	X(47, API_DEF, dlt_rec_api_def)           \
 	X(50, STALL, dlt_rec_stall)               \
 	X(51, SOCK, dlt_rec_sock)                 \
-	X(52, STACK, dlt_rec_stack)
+	X(52, STACK, dlt_rec_stack)               \
+	X(61, SOCK_ENDS, dlt_rec_sock_ends)
 
 enum dlt_rec_type {
 #define DLT_X(id, name, st) DLT_REC_##name = id,
@@ -582,6 +583,19 @@ struct dlt_rec_sock {
 	uint32_t dur;	  /* as API_CALL.dur */
 	uint32_t repeat;  /* further identical results, updated in place */
 	uint64_t last_ts; /* time of the last of them, updated in place */
+};
+
+/* The two ends of a socket that a connect (successful, or in progress)
+ * or an accept made, written after its SOCK record.  A peer's stalled
+ * thread names this process's end of the connection (getpeername): the
+ * local end recorded here leads from that wait to this process.
+ * flags = DLT_SOCK_CONNECT or DLT_SOCK_ACCEPT. */
+struct dlt_rec_sock_ends {
+	struct dlt_rec_hdr h;
+	int32_t fd;	/* the connected socket (accept: the new one) */
+	uint32_t local; /* string: "tcp 127.0.0.1:41234" (getsockname) */
+	uint32_t peer;	/* string: the other end */
+	uint32_t pad;
 };
 
 /* Return addresses found on a stalled thread's stack (see
