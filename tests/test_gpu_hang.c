@@ -320,18 +320,32 @@ static void test_hang_nccl(void)
 	for (int r = 0; r < STARTED; r++)
 		TU_CHECK(seen[r] == 1, "rank %d has %d INIT_HANG findings", r,
 			 seen[r]);
-	/* NCCL's bootstrap thread (the fake's helper) waits in poll. */
-	size_t nstall = tg_findings(j, "STALL", f, 8);
+	/* One verdict: rank 3, which never came, holds the job up.  NCCL's
+	 * bootstrap thread (the fake's helper) waits in poll: its waits are
+	 * the verdict's evidence, not STALL findings of their own. */
+	TU_CHECK(tg_findings(j, "STALL", f, 8) == 0,
+		 "STALL findings next to JOB_HANG");
+	size_t njob = tg_findings(j, "JOB_HANG", f, 8);
+	const struct tu_json *jev = njob ? tu_jget(f[0], "evidence") : NULL;
+	const struct tu_json *stalls = tu_jget(jev, "stalls");
 	size_t polls = 0;
-	for (size_t i = 0; i < nstall && i < 8; i++) {
-		const char *sc = tu_jstr(tu_jget(f[i], "evidence"), "syscall");
+	for (size_t i = 0; i < tu_jlen(stalls); i++) {
+		const char *sc = tu_jstr(tu_jat(stalls, i), "syscall");
 		polls += sc &&
 			 (strcmp(sc, "poll") == 0 || strcmp(sc, "ppoll") == 0);
 	}
+	TU_CHECK(njob == 1 && tg_same_str(tu_jstr(jev, "why"), "missing") &&
+			 tg_jnum(jev, "missing_rank", -1) == STARTED &&
+			 tu_jlen(tu_jget(jev, "waiting")) == STARTED,
+		 "%zu JOB_HANG findings; expected one naming rank %d, which "
+		 "never came, with the %d others waiting",
+		 njob, STARTED, STARTED);
 	TU_CHECK(polls == STARTED,
-		 "%zu STALL findings in poll, expected one per rank (the "
-		 "bootstrap threads)",
+		 "%zu waits in poll in JOB_HANG's evidence, expected one per "
+		 "rank (the bootstrap threads)",
 		 polls);
+	if (njob)
+		printf("    %s\n", tu_jstr(f[0], "message"));
 	if (CU_get_number_of_failures())
 		fprintf(stderr, "hangs --json:\n%s\n", text ? text : "");
 	free(text);
