@@ -214,10 +214,16 @@ static void dlt_jh_headline(const struct dlt_job_ctx *c,
 		dlt_jh_doing(sp, ws, doing, sizeof(doing));
 	switch (g->why) {
 	case DLT_WHY_NOT_WAITING:
+		/* A rank that never connected anywhere never reached the
+		 * rendezvous at all. */
 		snprintf(buf, cap,
 			 "%s holds the job up: it is in no collective and no "
-			 "rendezvous, %s",
-			 who, doing);
+			 "rendezvous%s, %s",
+			 who,
+			 sp->nsocks == 0 ? " and never connected to another "
+					   "rank"
+					 : "",
+			 doing);
 		break;
 	case DLT_WHY_ENDED:
 		snprintf(buf, cap, "%s holds the job up: it ended (%s)", who,
@@ -238,26 +244,42 @@ static void dlt_jh_headline(const struct dlt_job_ctx *c,
 			dlt_wait_coll_text(&wc.comm->last, coll, sizeof(coll));
 		if (wc.call)
 			dlt_wait_coll_text(&wc.cur, cur, sizeof(cur));
+		/* What the others are in: the first other member in flight
+		 * at their number. */
+		char theirs[192] = "";
+		for (size_t m = 0; m < g->n && !theirs[0]; m++) {
+			struct dlt_wait_coll oc;
+			char t[160];
+			if (g->members[m] != g->straggler &&
+			    dlt_wait_coll_of(c->procs[g->members[m]], id,
+					     &oc) &&
+			    oc.call && oc.comm->done + 1 == g->seq_others)
+				snprintf(theirs, sizeof(theirs), " (%s)",
+					 dlt_wait_coll_text(&oc.cur, t,
+							    sizeof(t)));
+		}
 		if (g->why == DLT_WHY_BEHIND && wc.call)
 			snprintf(buf, cap,
 				 "%s holds communicator %016" PRIx64
 				 " up: it waits in its collective #%" PRIu32
-				 " (%s) while others are at #%" PRIu32,
-				 who, id, g->seq_straggler, cur, g->seq_others);
+				 " (%s) while others are at #%" PRIu32 "%s",
+				 who, id, g->seq_straggler, cur, g->seq_others,
+				 theirs);
 		else if (g->why == DLT_WHY_BEHIND)
 			snprintf(buf, cap,
 				 "%s holds communicator %016" PRIx64
 				 " up: it made %" PRIu32
 				 " collectives (the last %s) and is in none, "
-				 "others wait in #%" PRIu32 "; it is %s",
+				 "others wait in #%" PRIu32 "%s; it is %s",
 				 who, id, g->seq_straggler,
-				 coll[0] ? coll : "none", g->seq_others, doing);
+				 coll[0] ? coll : "none", g->seq_others, theirs,
+				 doing);
 		else
 			snprintf(buf, cap,
 				 "%s holds communicator %016" PRIx64
 				 " up: its collective #%" PRIu32
-				 " is %s, not the one the others are in",
-				 who, id, g->seq_straggler, cur);
+				 " is %s, not the one the others are in%s",
+				 who, id, g->seq_straggler, cur, theirs);
 		break;
 	}
 	default:
@@ -265,7 +287,6 @@ static void dlt_jh_headline(const struct dlt_job_ctx *c,
 			 "every rank of the job waits for another; none is "
 			 "elsewhere");
 	}
-	(void)c;
 }
 
 static void dlt_job_hang_one(struct dlt_job_ctx *c,

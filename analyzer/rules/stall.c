@@ -62,8 +62,9 @@ static void dlt_rule_stall(struct dlt_job_ctx *c)
 				dlt_job_fix(c, f,
 					    "%s waits for the other ranks of "
 					    "its communicator: look at what "
-					    "they are doing (their STALL and "
-					    "INIT_HANG findings; the peers in "
+					    "they are doing (dltrace-analyze "
+					    "hangs shows each one's wait; the "
+					    "peers in "
 					    "the wait); NCCL_DEBUG=INFO gives "
 					    "NCCL's view",
 					    a->name);

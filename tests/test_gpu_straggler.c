@@ -1,0 +1,413 @@
+/* Who holds a hung job up (issue 19): ranks that wait for one that does
+ * not come (the fake NCCL with 4 ranks; Debian's python3-torch with gloo),
+ * read while the job hangs and again after SIGKILL of every rank.
+ * `dltrace-analyze hangs` must name the straggler in one JOB_HANG error,
+ * with where it is, the ranks waiting for it, the chain of waits and
+ * since when, and no STALL flood.
+ *
+ *   test_gpu_straggler [SUITE...]   straggler_nccl straggler_torch */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fake_paths.h"
+#include "gpuutil.h"
+#include "testutil.h"
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static uint64_t st_mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* What a test expects of the verdict. */
+struct want {
+	int rank;		/* the straggler */
+	const char *why;	/* evidence "why" */
+	const char *syscall;	/* the straggler's wait */
+	size_t nwaiting;	/* ranks waiting for it */
+	const char *waiting_in; /* in each waiting rank's "in" */
+	int chain_from;		/* a link from this rank to the straggler, -1 */
+};
+
+/* The JOB_HANG finding of `hangs --json` when it names want's straggler in
+ * the way want says, else NULL. */
+static const struct tu_json *verdict_of(const struct tu_json *j,
+					const struct want *w)
+{
+	const struct tu_json *f[4];
+	if (tg_findings(j, "JOB_HANG", f, 4) != 1)
+		return NULL;
+	const struct tu_json *ev = tu_jget(f[0], "evidence");
+	const struct tu_json *s = tu_jget(ev, "straggler");
+	if (!tg_same_str(tu_jstr(ev, "why"), w->why) ||
+	    tg_jnum(s, "rank", -1) != w->rank ||
+	    !tg_same_str(tu_jstr(s, "syscall"), w->syscall) ||
+	    tu_jlen(tu_jget(ev, "waiting")) != w->nwaiting)
+		return NULL;
+	return f[0];
+}
+
+/* Polls `hangs --json` on the live directory (every 200 ms, up to two
+ * minutes as a guard) until the verdict is there: the job has reached the
+ * state the test set up, and the watchdog has seen every wait. */
+static struct tu_json *wait_for_verdict(const char *dir, const struct want *w,
+					int *rc, char **text)
+{
+	uint64_t until = st_mono_ms() + 120000;
+	for (;;) {
+		/* Before the first trace is written hangs has nothing to
+		 * read (exit 2): not a failure yet. */
+		struct tu_proc p;
+		int r = tu_analyze_dir(&p, "hangs", "--json", dir);
+		int code = tu_exit_code(p.status);
+		char err[128];
+		struct tu_json *j =
+			r == 0 && (code == 0 || code == 1)
+				? tu_json_parse(p.out, err, sizeof(err))
+				: NULL;
+		int done = verdict_of(j, w) != NULL;
+		tu_json_free(j);
+		tu_proc_free(&p);
+		if (done || st_mono_ms() > until)
+			return tg_analyze_json("hangs", dir, rc, text);
+		tg_sleep_ms(200);
+	}
+}
+
+/* A fix may name only findings that were emitted. */
+static void expect_fix_refs(const struct tu_json *j)
+{
+	static const char *const codes[] = {"INIT_HANG", "MISSING_RANK",
+					    "RANK_MISMATCH", "JOB_HANG",
+					    "STALL"};
+	const struct tu_json *fs = tu_jget(j, "findings");
+	for (size_t i = 0; i < tu_jlen(fs); i++) {
+		const char *fix = tu_jstr(tu_jat(fs, i), "fix");
+		for (size_t k = 0; fix && k < sizeof(codes) / sizeof(codes[0]);
+		     k++) {
+			const struct tu_json *o[1];
+			TU_CHECK(!tu_contains(fix, codes[k]) ||
+					 tg_findings(j, codes[k], o, 1) > 0,
+				 "%s's fix refers to %s, which was not "
+				 "emitted: %s",
+				 tu_jstr(tu_jat(fs, i), "code"), codes[k], fix);
+		}
+	}
+}
+
+/* The verdict as the test wants it, on the live directory or after the
+ * kill; the rows show each rank's own thread. */
+static void expect_verdict(const char *when, const struct tu_json *j, int rc,
+			   const struct want *w, uint64_t started_ns,
+			   uint64_t by_ns)
+{
+	const struct tu_json *f = verdict_of(j, w);
+	const struct tu_json *o[8];
+	TU_CHECK(rc == 1 && f != NULL,
+		 "%s: hangs exit %d; expected one JOB_HANG naming rank %d "
+		 "(%s, in %s) with %zu ranks waiting",
+		 when, rc, w->rank, w->why, w->syscall, w->nwaiting);
+	TU_CHECK(tg_findings(j, "STALL", o, 8) == 0,
+		 "%s: STALL findings next to the verdict", when);
+	expect_fix_refs(j);
+	if (f == NULL)
+		return;
+	const struct tu_json *ev = tu_jget(f, "evidence");
+	const char *msg = tu_jstr(f, "message");
+	char who[32];
+	snprintf(who, sizeof(who), "rank %d ", w->rank);
+	TU_CHECK(tg_same_str(tu_jstr(f, "severity"), "error") &&
+			 tu_contains(msg, who) && tu_contains(msg, "holds"),
+		 "%s: %s", when, msg ? msg : "no message");
+	/* Since when: the straggler's wait began after the job started and
+	 * before the analysis. */
+	double since = tg_jnum(tu_jget(ev, "straggler"), "since_unix_ns", 0);
+	TU_CHECK(since >= (double)started_ns && since <= (double)by_ns,
+		 "%s: the straggler's wait began %.3f s after the start", when,
+		 (since - (double)started_ns) / 1e9);
+	const struct tu_json *wa = tu_jget(ev, "waiting");
+	for (size_t i = 0; i < tu_jlen(wa); i++) {
+		const char *in = tu_jstr(tu_jat(wa, i), "in");
+		TU_CHECK(in && tu_contains(in, w->waiting_in),
+			 "%s: waiting rank %g is in %s, expected %s", when,
+			 tg_jnum(tu_jat(wa, i), "rank", -1), in ? in : "?",
+			 w->waiting_in);
+	}
+	if (w->chain_from >= 0) {
+		const struct tu_json *ch = tu_jget(ev, "chain");
+		int linked = 0;
+		for (size_t i = 0; i < tu_jlen(ch); i++)
+			linked |= tg_jnum(tu_jat(ch, i), "from_rank", -1) ==
+					  w->chain_from &&
+				  tg_jnum(tu_jat(ch, i), "to_rank", -1) ==
+					  w->rank;
+		TU_CHECK(linked,
+			 "%s: no link from rank %d's waits to rank %d in the "
+			 "chain",
+			 when, w->chain_from, w->rank);
+	}
+	/* Each rank's row shows the thread the job waits on: the
+	 * straggler's is the one in the wait the verdict names. */
+	const struct tu_json *ranks = tu_jget(j, "ranks");
+	for (size_t i = 0; i < tu_jlen(ranks); i++) {
+		const struct tu_json *r = tu_jat(ranks, i);
+		if (tg_jnum(r, "rank", -1) != w->rank)
+			continue;
+		const char *in = tu_jstr(r, "waiting_in");
+		TU_CHECK(in && tu_contains(in, w->syscall),
+			 "%s: rank %d's row shows \"%s\", not its %s", when,
+			 w->rank, in ? in : "", w->syscall);
+	}
+	printf("\n    %s: %s", when, msg);
+}
+
+/* ---- suite straggler_nccl: the fake NCCL, 4 ranks ------------------------ */
+
+/* Rank r of an fx_nccl job of 4 under the launcher, into dir, with the
+ * launcher's RANK, collectives that wait for every rank, and the stall
+ * threshold at 1 s; args are fx_nccl's own after the common ones. */
+static void start_rank(struct tu_proc *p, const char *dir, const char *rdv,
+		       int r, const char *const *args)
+{
+	char rank[16], rank_env[32], rdv_env[512];
+	snprintf(rank, sizeof(rank), "%d", r);
+	snprintf(rank_env, sizeof(rank_env), "RANK=%d", r);
+	snprintf(rdv_env, sizeof(rdv_env), "FAKE_NCCL_DIR=%s", rdv);
+	char *idfile = tu_strfmt("%s/id", rdv);
+	const char *cmd[16] = {
+		DLT_FAKE_FX_NCCL, "--nranks", "4", "--rank", rank,
+		"--id-file",	  idfile};
+	size_t n = 7;
+	for (size_t i = 0; args[i] && n < 15; i++)
+		cmd[n++] = args[i];
+	cmd[n] = NULL;
+	const char *env[] = {rdv_env,
+			     "FAKE_NCCL_VERSION=22810",
+			     "FAKE_NCCL_COLL_SYNC=1",
+			     "DLTRACE_STALL_MS=1000",
+			     rank_env,
+			     NULL};
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	TU_CHECK_FATAL(tu_proc_start(p, argv, env) == 0, "cannot start rank %d",
+		       r);
+	free(argv);
+	free(idfile);
+}
+
+/* Ranks 0-2 run args_most, rank 3 args_last; the verdict is read while
+ * the job hangs, then after every rank was killed. */
+static void nccl_job(const char *tag, const char *const *args_most,
+		     const char *const *args_last, const struct want *w)
+{
+	char *dir = tu_tmpdir(tag);
+	char *rdv = tu_tmpdir("straggler-rdv");
+	TU_CHECK_FATAL(dir && rdv, "no scratch directory");
+	struct tu_proc p[4];
+	uint64_t started = tg_realtime_ns();
+	for (int r = 0; r < 4; r++)
+		start_rank(&p[r], dir, rdv, r, r == 3 ? args_last : args_most);
+	int rc;
+	char *text = NULL;
+	struct tu_json *j = wait_for_verdict(dir, w, &rc, &text);
+	expect_verdict("live", j, rc, w, started, tg_realtime_ns());
+	const struct tu_json *ranks = tu_jget(j, "ranks");
+	for (size_t i = 0; i < tu_jlen(ranks); i++)
+		TU_CHECK(tg_same_str(tu_jstr(tu_jat(ranks, i), "process"),
+				     "running"),
+			 "live: rank %g is not shown running",
+			 tg_jnum(tu_jat(ranks, i), "rank", -1));
+	if (CU_get_number_of_failures())
+		fprintf(stderr, "hangs --json (live):\n%s\n", text ? text : "");
+	free(text);
+	tu_json_free(j);
+
+	uint64_t killed = tg_realtime_ns();
+	for (int r = 0; r < 4; r++)
+		tu_kill_group(&p[r]);
+	text = NULL;
+	j = tg_analyze_json("hangs", dir, &rc, &text);
+	expect_verdict("killed", j, rc, w, started, killed);
+	if (CU_get_number_of_failures())
+		fprintf(stderr, "hangs --json (killed):\n%s\n",
+			text ? text : "");
+	free(text);
+	tu_json_free(j);
+	printf("\n");
+	for (int r = 0; r < 4; r++)
+		tu_proc_free(&p[r]);
+	tu_rmtree(dir);
+	tu_rmtree(rdv);
+	free(dir);
+	free(rdv);
+}
+
+/* Ranks 0-2 make 10 collectives of their communicator, rank 3 skips one
+ * ncclAllReduce and then waits in read(2): it made 9 and is in none, the
+ * others wait in #10. */
+static void test_nccl_skipped_allreduce(void)
+{
+	const char *const most[] = {"--allreduces", "3", NULL};
+	const char *const last[] = {"--allreduces", "2", "--hold-before-end",
+				    NULL};
+	const struct want w = {3, "behind", "read", 3, "ncclAllReduce", -1};
+	nccl_job("straggler-skip", most, last, &w);
+}
+
+/* Rank 3 is held up before ncclCommInitRank; the others wait in it. */
+static void test_nccl_never_init(void)
+{
+	const char *const most[] = {NULL};
+	const char *const last[] = {"--hold-before-init", NULL};
+	const struct want w = {3, "not waiting",      "read",
+			       3, "ncclCommInitRank", -1};
+	nccl_job("straggler-init", most, last, &w);
+}
+
+/* ---- suite straggler_torch: python3-torch, gloo ---------------------------
+ */
+
+/* A job of world ranks, each `python3 -c script` with its RANK, started by
+ * one shell under the launcher (as a user's script would), its verdict
+ * read live and after the kill. */
+static void torch_job(const char *tag, int world, const char *script,
+		      const struct want *w)
+{
+	char *dir = tu_tmpdir(tag);
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	int port = tu_free_port();
+	TU_CHECK_FATAL(port > 0, "no free port");
+	char port_env[64], world_env[32];
+	snprintf(port_env, sizeof(port_env), "MASTER_PORT=%d", port);
+	snprintf(world_env, sizeof(world_env), "WORLD_SIZE=%d", world);
+	const char *env[] = {"MASTER_ADDR=127.0.0.1", port_env, world_env,
+			     "DLTRACE_STALL_MS=1000", NULL};
+	const char *cmd[] = {
+		"/bin/sh",
+		"-c",
+		"r=0; while [ $r -lt $WORLD_SIZE ]; do "
+		"RANK=$r \"$0\" -c \"$1\" & r=$((r + 1)); done; wait",
+		tu_python(),
+		script,
+		NULL};
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	struct tu_proc p;
+	uint64_t started = tg_realtime_ns();
+	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "cannot start");
+	free(argv);
+	int rc;
+	char *text = NULL;
+	struct tu_json *j = wait_for_verdict(dir, w, &rc, &text);
+	expect_verdict("live", j, rc, w, started, tg_realtime_ns());
+	if (CU_get_number_of_failures())
+		fprintf(stderr, "hangs --json (live):\n%s\nstderr:\n%s\n",
+			text ? text : "", p.err ? p.err : "");
+	free(text);
+	tu_json_free(j);
+
+	uint64_t killed = tg_realtime_ns();
+	tu_kill_group(&p);
+	text = NULL;
+	j = tg_analyze_json("hangs", dir, &rc, &text);
+	expect_verdict("killed", j, rc, w, started, killed);
+	const struct tu_json *o[4];
+	TU_CHECK(tg_findings(j, "MISSING_RANK", o, 4) == 0,
+		 "MISSING_RANK in a job whose ranks all have a trace");
+	if (CU_get_number_of_failures())
+		fprintf(stderr, "hangs --json (killed):\n%s\n",
+			text ? text : "");
+	free(text);
+	tu_json_free(j);
+	printf("\n");
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* The issue's case: both ranks all_reduce once, then rank 1 sleeps in
+ * load_batch while rank 0 waits in its second all_reduce. */
+static void test_torch_sleeping_rank(void)
+{
+	const char *script = "import datetime, os, time\n"
+			     "import torch, torch.distributed as dist\n"
+			     "def load_batch(rank):\n"
+			     "    if rank == 1:\n"
+			     "        time.sleep(3600)\n"
+			     "dist.init_process_group('gloo', "
+			     "timeout=datetime.timedelta(seconds=600))\n"
+			     "t = torch.ones(4)\n"
+			     "dist.all_reduce(t)\n"
+			     "load_batch(dist.get_rank())\n"
+			     "dist.all_reduce(t)\n";
+	const struct want w = {1, "not waiting", "clock_nanosleep",
+			       1, "c10d",	 0};
+	torch_job("straggler-torch2", 2, script, &w);
+}
+
+/* Three ranks; rank 2 never calls init_process_group (it sleeps in
+ * prepare first): ranks 0 and 1 wait in the store's rendezvous. */
+static void test_torch_never_init(void)
+{
+	const char *script = "import datetime, os, time\n"
+			     "import torch.distributed as dist\n"
+			     "def prepare():\n"
+			     "    if os.environ['RANK'] == '2':\n"
+			     "        time.sleep(3600)\n"
+			     "prepare()\n"
+			     "dist.init_process_group('gloo', "
+			     "timeout=datetime.timedelta(seconds=600))\n";
+	const struct want w = {2, "not waiting", "clock_nanosleep",
+			       2, "c10d",	 -1};
+	torch_job("straggler-torch3", 3, script, &w);
+}
+
+/* ---- suites ------------------------------------------------------------- */
+
+static const struct tu_test nccl_tests[] = {
+	{"4 ranks, rank 3 skips an ncclAllReduce: live, then SIGKILL",
+	 test_nccl_skipped_allreduce},
+	{"4 ranks, rank 3 never reaches ncclCommInitRank",
+	 test_nccl_never_init},
+	{NULL, NULL}};
+
+static const struct tu_test torch_tests[] = {
+	{"gloo, 2 ranks, rank 1 sleeps before its second all_reduce",
+	 test_torch_sleeping_rank},
+	{"gloo, 3 ranks, rank 2 never calls init_process_group",
+	 test_torch_never_init},
+	{NULL, NULL}};
+
+/* Under qemu-user (scripts/cross-arm64.sh sets DLTRACE_TEST_EMULATED),
+ * /proc/self/task/TID/syscall shows the emulator's system calls: the
+ * watchdog cannot see the waits. */
+static const char *watchdog_skip(void)
+{
+	const char *e = getenv("DLTRACE_TEST_EMULATED");
+	return e && *e ? "under an emulator, /proc shows the emulator's "
+			 "system calls, not the program's"
+		       : NULL;
+}
+
+static const char *torch_skip(void)
+{
+	const char *r = watchdog_skip();
+	return r ? r : tu_python_skip("torch.distributed");
+}
+
+static const struct tu_suite suites[] = {
+	{"straggler_nccl", nccl_tests, watchdog_skip},
+	{"straggler_torch", torch_tests, torch_skip},
+	{NULL, NULL, NULL}};
+
+int main(int argc, char **argv)
+{
+	return tu_main(argc, argv, suites);
+}
