@@ -56,13 +56,14 @@ static const struct tu_json *verdict_of(const struct tu_json *j,
 	return f[0];
 }
 
-/* Polls `hangs --json` on the live directory (every 200 ms, up to two
- * minutes as a guard) until the verdict is there: the job has reached the
+/* Polls `hangs --json` on the live directory (every 200 ms, up to three
+ * minutes as a guard: three ranks importing torch on a loaded
+ * 2-core machine take over a minute) until the verdict is there: the job has reached the
  * state the test set up, and the watchdog has seen every wait. */
 static struct tu_json *wait_for_verdict(const char *dir, const struct want *w,
 					int *rc, char **text)
 {
-	uint64_t until = st_mono_ms() + 120000;
+	uint64_t until = st_mono_ms() + 180000;
 	for (;;) {
 		/* Before the first trace is written hangs has nothing to
 		 * read (exit 2): not a failure yet. */
