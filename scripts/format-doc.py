@@ -203,13 +203,14 @@ def generate(text):
     parts["record types"] = "\n".join(rt)
     for enum in ("dlt_found_via", "dlt_exit_how", "dlt_parent_kind", "dlt_family", "dlt_sock_op",
                  "dlt_writer_kind", "dlt_note_level", "dlt_reap_call",
-                 "dlt_family_source"):
+                 "dlt_family_source", "dlt_pystack_reason"):
         rows = ["| value | name | meaning |", "|---:|---|---|"]
         for n, v, c in parse_enum_block(text, enum):
             rows.append("| %s | `%s` | %s |" % (v, n, c))
         parts["enum " + enum] = "\n".join(rows)
     for prefix, key in (("DLT_FEAT_", "features"), ("DLT_LIB_", "lib flags"),
                         ("DLT_STALL_", "stall flags"),
+                        ("DLT_PYSTACK_F_", "pystack flags"),
                         ("DLT_PROC_", "proc flags")):
         rows = ["| bit | name | meaning |", "|---|---|---|"]
         for n, v, c in parse_defines(text, prefix):

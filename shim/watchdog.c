@@ -18,6 +18,7 @@
 #include "io.h"
 #include "prefetch.h"
 #include "procstat.h"
+#include "pystack.h"
 #include "watchdog.h"
 
 #include <dirent.h>
@@ -531,6 +532,10 @@ static void dlt_wd_waiting(struct dlt_writer *w, struct dlt_wd_thread *t,
 	if (!t->reported) {
 		t->reported = 1;
 		dlt_wd_stack(w, t->tid, t->sp, t->pc);
+		/* A Python loaded since the last look is found now. */
+		dlt_pystack_prepare();
+		if (dlt_pystack_present())
+			dlt_pystack_record((pid_t)t->tid, 0, 0);
 	}
 }
 
@@ -716,6 +721,7 @@ static void *dlt_wd_main(void *arg)
 	(void)arg;
 	prctl(PR_SET_NAME, "dltrace-wd", 0, 0, 0);
 	dlt_wd_tid = (uint32_t)syscall(SYS_gettid);
+	dlt_pystack_prepare();
 	uint64_t tick_ns = dlt_wd_tick_ns;
 	struct timespec ts = {(time_t)(tick_ns / 1000000000ull),
 			      (long)(tick_ns % 1000000000ull)};

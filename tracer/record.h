@@ -56,6 +56,20 @@ static inline void *dlt_rec_reserve(struct dlt_writer *w, struct dlt_tls *t,
 	}
 }
 
+/* A record reserved at rec with len bytes turned out to need only used:
+ * the rest goes back to the chunk unless something was reserved after it
+ * meanwhile (a signal handler's record).  Returns the length to commit. */
+static inline uint32_t dlt_rec_shrink(struct dlt_tls *t, void *rec,
+				      uint32_t len, uint32_t used)
+{
+	len = dlt_rec_round(len);
+	used = dlt_rec_round(used);
+	if (used < len &&
+	    dlt_cur_move(&t->cur, (uint8_t *)rec + len, (uint8_t *)rec + used))
+		return used;
+	return len;
+}
+
 /* A record may be updated in place after it was committed (a blocking
  * call's duration, a wait that lasts, a repeat count) only while its
  * thread still writes the chunk the record is in: a chunk given back may

@@ -399,6 +399,18 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 		}
 		break;
 	}
+	case DLT_REC_PYSTACK: {
+		/* Written right after its stall's STALL and STACK. */
+		const struct dlt_rec_pystack *r = (const void *)h;
+		for (size_t i = 0; i < hp->nstalls; i++) {
+			struct dlt_hang_stall *s = &hp->stalls[i];
+			if (s->tid != r->tid || s->py)
+				continue;
+			s->py = dlt_xmalloc(sizeof(*s->py));
+			dlt_pystack_sum_of(r, s->py);
+		}
+		break;
+	}
 	case DLT_REC_SOCK: {
 		const struct dlt_rec_sock *r = (const void *)h;
 		if (h->flags == DLT_SOCK_CONNECT && r->ret < 0 &&
@@ -430,6 +442,8 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 
 void dlt_hang_proc_free(struct dlt_hang_proc *hp)
 {
+	for (size_t i = 0; i < hp->nstalls; i++)
+		free(hp->stalls[i].py);
 	free(hp->stalls);
 	free(hp->socks);
 	memset(hp, 0, sizeof(*hp));

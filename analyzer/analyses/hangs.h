@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "pystacks.h"
+
 #define DLT_HANG_MAX_STALLS 32
 #define DLT_HANG_MAX_INFLIGHT 32
 
@@ -29,6 +31,9 @@ struct dlt_hang_stall {
 	char wchan[64];
 	char detail[256];
 	char stack[768]; /* innermost first, " < " between frames */
+	/* The thread's Python stack written with the stall (PYSTACK), NULL
+	 * when none was: a process without Python, an older trace. */
+	struct dlt_pystack_sum *py;
 };
 
 #define DLT_HANG_CALL_VALS 8

@@ -9,6 +9,10 @@
 #include "commands.h"
 #include "job.h"
 #include "model.h"
+#include "pyframes.h"
+
+/* Frames of a PYSTACK dump prints: the most a record holds. */
+#define DLT_DUMP_PYFRAMES 64
 
 const char dlt_dump_usage[] =
 	"usage: dltrace-analyze dump [--run ID] PATH...\n"
@@ -290,6 +294,23 @@ static void dlt_dump_gpu(struct dlt_dump *d, const struct dlt_rec_hdr *h)
 			dlt_dump_str(d, "frame", r->frames[i]);
 		break;
 	}
+	case DLT_REC_PYSTACK: {
+		const struct dlt_rec_pystack *r = (const void *)h;
+		struct dlt_pyframe_view f[DLT_DUMP_PYFRAMES];
+		size_t n = dlt_pyframes(r, f, DLT_DUMP_PYFRAMES);
+		char text[512];
+		fprintf(out, " tid=%" PRIu32 " python=%u.%u depth=%" PRIu32,
+			r->tid, (unsigned)(r->py_version >> 24),
+			(unsigned)((r->py_version >> 16) & 0xff), r->depth);
+		dlt_pyframes_why(r, text, sizeof(text));
+		if (text[0])
+			fprintf(out, " why=\"%s\"", text);
+		for (size_t i = 0; i < n; i++) {
+			dlt_pyframe_text(&f[i], text, sizeof(text));
+			fprintf(out, " frame=\"%s\"", text);
+		}
+		break;
+	}
 	case DLT_REC_SOCK: {
 		const struct dlt_rec_sock *r = (const void *)h;
 		static const char *const ops[] = {"?", "connect", "bind",
@@ -459,6 +480,7 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_BK_FINALIZE:
 	case DLT_REC_STALL:
 	case DLT_REC_STACK:
+	case DLT_REC_PYSTACK:
 	case DLT_REC_SOCK:
 	case DLT_REC_SOCK_ENDS:
 		dlt_dump_gpu(d, h);

@@ -48,6 +48,22 @@ static int dlt_cmp_rank(const void *a, const void *b)
 	return dlt_hang_rank_order(a, b);
 }
 
+/* Under a row, the Python stack of the thread it shows: the innermost
+ * frames, or why there is none. */
+static void dlt_hang_py_line(const struct dlt_hang_stall *s)
+{
+	if (s == NULL || s->py == NULL)
+		return;
+	if (s->py->n == 0) {
+		printf("%-6s python: %s\n", "", s->py->why);
+		return;
+	}
+	printf("%-6s python: ", "");
+	for (uint32_t i = 0; i < s->py->n && i < 4; i++)
+		printf("%s%s", i ? " < " : "", s->py->frames[i]);
+	puts(s->py->n > 4 ? " < ..." : "");
+}
+
 /* The table: one row per process in rank order. */
 static void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 {
@@ -90,6 +106,7 @@ static void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 			snprintf(who, sizeof(who), "%" PRId32, hp->rank);
 		printf("%-6s %-8" PRIu32 " %-10s %-8s %-28s %s\n", who, hp->pid,
 		       state, proc, a ? a->name : "-", wait[0] ? wait : "-");
+		dlt_hang_py_line(s);
 		return;
 	}
 	dlt_json_object_begin(j);
@@ -112,6 +129,15 @@ static void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 	dlt_json_kv_string(j, "waiting_in", wait);
 	dlt_json_kv_uint(j, "tid", s ? s->tid : (c ? c->tid : ws.tid));
 	dlt_json_kv_string(j, "wait_kind", dlt_wait_kind_name(ws.kind));
+	if (s && s->py) {
+		dlt_json_key(j, "python_stack");
+		dlt_json_array_begin(j);
+		for (uint32_t i = 0; i < s->py->n; i++)
+			dlt_json_string(j, s->py->frames[i]);
+		dlt_json_array_end(j);
+		dlt_json_kv_string(j, "python_stack_why",
+				   s->py->why[0] ? s->py->why : NULL);
+	}
 	dlt_json_kv_string(j, "trace", hp->trace);
 	dlt_json_object_end(j);
 }

@@ -37,6 +37,13 @@ void dlt_ev_hang_stall(struct dlt_val *o, const struct dlt_hang_proc *hp,
 	dlt_obj_str(o, "wchan", s->wchan);
 	dlt_obj_str(o, "stack", s->stack);
 	dlt_obj_bool(o, "ended", s->ended);
+	if (s->py == NULL)
+		return;
+	struct dlt_val *a = dlt_obj_array(o, "python_stack");
+	for (uint32_t i = 0; i < s->py->n; i++)
+		dlt_arr_str(a, s->py->frames[i]);
+	dlt_obj_uint(o, "python_depth", s->py->depth);
+	dlt_obj_str(o, "python_stack_why", s->py->why[0] ? s->py->why : NULL);
 }
 
 void dlt_ev_hang_comm(struct dlt_val *o, const struct dlt_hang_proc *hp)

@@ -46,13 +46,14 @@ static void dlt_rule_stall(struct dlt_job_ctx *c)
 				continue;
 			const struct dlt_api_desc *a =
 				call ? dlt_api_by_id(call->api) : NULL;
-			char wait[512];
+			char wait[512], py[256];
 			dlt_hang_wait_text(s, wait, sizeof(wait));
+			dlt_pystack_sum_top(s->py, py, sizeof(py));
 			struct dlt_finding *f = dlt_job_finding(
-				c, i, sev, "thread %" PRIu32 " %s%s%s%s",
+				c, i, sev, "thread %" PRIu32 " %s%s%s%s%s%s",
 				s->tid, wait, a ? " inside " : "",
-				a ? a->name : "",
-				s->ended ? " (it ended)" : "");
+				a ? a->name : "", py[0] ? ", Python at " : "",
+				py, s->ended ? " (it ended)" : "");
 			f->ts = s->since;
 			dlt_ev_hang_stall(f->evidence, hp, s);
 			dlt_ev_hang_call(f->evidence, hp, call);

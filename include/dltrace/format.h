@@ -125,6 +125,7 @@ struct dlt_rec_hdr {
 	X(50, STALL, dlt_rec_stall)               \
 	X(51, SOCK, dlt_rec_sock)                 \
 	X(52, STACK, dlt_rec_stack)               \
+	X(53, PYSTACK, dlt_rec_pystack)           \
 	X(61, SOCK_ENDS, dlt_rec_sock_ends)
 
 enum dlt_rec_type {
@@ -608,5 +609,49 @@ struct dlt_rec_stack {
 	uint64_t pc;	   /* where the thread is blocked */
 	uint32_t frames[]; /* n string ids, innermost first */
 };
+
+/* ---- Python stacks ---------------------------------------------------- */
+
+/* One Python frame of a PYSTACK: its line and the lengths of its two
+ * texts, which follow the frames in the record. */
+struct dlt_pyframe {
+	int32_t line;	   /* -1 unknown */
+	uint16_t file_len; /* bytes of its file name (the end of a long one) */
+	uint16_t func_len; /* bytes of its function's name */
+};
+
+/* The Python stack of one thread, read from the interpreter's memory in
+ * the traced process (docs/design.md), written with a STACK by the
+ * watchdog and by whoever records a crash.  The text is inline, not
+ * string ids: a signal handler writes it.  After frames[n]: per frame its
+ * file name then its function name, file_len and func_len bytes, no NUL.
+ * reason says why no frames (or not all of them) could be read.  flags:
+ * DLT_PYSTACK_F_* (the writer's). */
+struct dlt_rec_pystack {
+	struct dlt_rec_hdr h;
+	uint32_t tid;
+	uint16_t n;	     /* frames, innermost first */
+	uint16_t reason;     /* enum dlt_pystack_reason */
+	uint32_t py_version; /* the interpreter's PY_VERSION_HEX; 0 unknown */
+	uint32_t depth;	     /* frames the thread had, >= n */
+	uint64_t addr;	     /* DLT_PYSTACK_UNREADABLE: the address */
+	struct dlt_pyframe frames[];
+};
+
+/* Why a PYSTACK has no frames (or stops early: UNREADABLE with n > 0). */
+enum dlt_pystack_reason {
+	DLT_PYSTACK_OK = 0,
+	DLT_PYSTACK_NO_PYTHON = 1,     /* no interpreter in the process */
+	DLT_PYSTACK_VERSION = 2,       /* py_version is not supported */
+	DLT_PYSTACK_NO_THREAD = 3,     /* the thread runs no Python code */
+	DLT_PYSTACK_UNREADABLE = 4,    /* memory at addr could not be read */
+	DLT_PYSTACK_NOT_STARTED = 5,   /* no interpreter initialised (yet) */
+	DLT_PYSTACK_FREE_THREADED = 6, /* a free-threaded build */
+	DLT_PYSTACK_LAYOUT = 7,	       /* its debug offsets differ from ours */
+	DLT_PYSTACK_NOT_PREPARED = 8,  /* not looked for before the signal */
+};
+
+/* PYSTACK flags, set by the writer. */
+#define DLT_PYSTACK_F_SIGNAL 0x1u /* written in the thread's signal handler */
 
 #endif /* DLTRACE_FORMAT_H */

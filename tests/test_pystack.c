@@ -1,0 +1,495 @@
+/* Python stacks (shim/pystack.c) end to end: a real CPython runs
+ * tests/py/pystack_waits.py under dltrace with a short stall threshold;
+ * its main thread sleeps inside nested functions and a worker thread waits
+ * on an Event, a third 21 calls deep.  The PYSTACK records the watchdog
+ * writes with each stall must hold each thread's frames (file:line of each
+ * wait, the functions in order), and `check --json` and `hangs --json` must
+ * show them.  A C program gets no PYSTACK; a completed Python run stays
+ * healthy.
+ *
+ *   test_pystack [SUITE...]   pystack (the interpreter in
+ *                             DLT_TEST_PYSTACK_PYTHON) pystack_c */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pyframes.h"
+#include "testutil.h"
+
+#define SCRIPT DLT_TEST_SRC "/tests/py/pystack_waits.py"
+/* Waits are recorded after this long; a tick is 100 ms then. */
+#define STALL_ENV "DLTRACE_STALL_MS=500"
+/* How long the programs would wait if nothing ended them: an outer
+ * bound only, the test ends them as soon as the records are there. */
+#define WAIT_S "120"
+#define POLL_LIMIT_MS 90000
+
+static const char *pystack_python(void)
+{
+	const char *p = getenv("DLT_TEST_PYSTACK_PYTHON");
+	return p && *p ? p : NULL;
+}
+
+static const char *pystack_skip(void)
+{
+	const char *p = pystack_python();
+	if (p == NULL)
+		return "no interpreter given (DLT_TEST_PYSTACK_PYTHON)";
+	if (access(p, X_OK) != 0)
+		return "the interpreter given is not executable here";
+	return NULL;
+}
+
+/* The line of the script that holds marker. */
+static int script_line(const char *marker)
+{
+	FILE *f = fopen(SCRIPT, "r");
+	char buf[512];
+	int line = 0, found = -1;
+	while (f && fgets(buf, sizeof(buf), f)) {
+		line++;
+		if (strstr(buf, marker)) {
+			found = line;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* The PYSTACK records of the traces in dir: of thread main_tid, and of
+ * any other thread with frames. */
+struct py_seen {
+	size_t main, other, total;
+};
+
+/* The thread a stack is of, by its frames: 'w' the worker, 'd' the deep
+ * one, 'm' the main thread, '?' none of them. */
+static char which_thread(const struct dlt_rec_pystack *r, uint32_t main_tid)
+{
+	struct dlt_pyframe_view f[64];
+	size_t n = dlt_pyframes(r, f, 64);
+	if (r->tid == main_tid)
+		return 'm';
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].func_len == 11 &&
+		    memcmp(f[i].func, "worker_wait", 11) == 0)
+			return 'w';
+		if (f[i].func_len == 4 && memcmp(f[i].func, "deep", 4) == 0)
+			return 'd';
+	}
+	return '?';
+}
+
+static void py_count(const struct tu_traceset *s, uint32_t main_tid,
+		     struct py_seen *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t k = 0; k < s->t[i].nrecs; k++) {
+			const struct dlt_rec_hdr *h = s->t[i].recs[k].h;
+			if (h->type != DLT_REC_PYSTACK)
+				continue;
+			const struct dlt_rec_pystack *r = (const void *)h;
+			out->total++;
+			char w = which_thread(r, main_tid);
+			if (w == 'm')
+				out->main++;
+			else if (w == 'w' || w == 'd')
+				out->other |= w == 'w' ? 1 : 2;
+		}
+}
+
+/* Polls the traces in dir (written while the program runs) until done()
+ * says they hold what the test waits for; 0 then, -1 past the limit. */
+static int poll_traces(const char *dir, uint32_t main_tid,
+		       int (*done)(const struct tu_traceset *, uint32_t))
+{
+	struct timespec nap = {0, 100 * 1000 * 1000};
+	for (int waited = 0; waited < POLL_LIMIT_MS; waited += 100) {
+		struct tu_traceset s;
+		tu_traceset_read(dir, &s, 1);
+		int ok = done(&s, main_tid);
+		tu_traceset_free(&s);
+		if (ok)
+			return 0;
+		nanosleep(&nap, NULL);
+	}
+	return -1;
+}
+
+static int both_threads(const struct tu_traceset *s, uint32_t main_tid)
+{
+	struct py_seen seen;
+	py_count(s, main_tid, &seen);
+	return seen.main > 0 && seen.other == 3;
+}
+
+static int any_pystack(const struct tu_traceset *s, uint32_t main_tid)
+{
+	struct py_seen seen;
+	py_count(s, main_tid, &seen);
+	return seen.main > 0;
+}
+
+/* frame is "<SCRIPT>:<line> in <func>" (line 0: any line). */
+static int is_frame(const char *frame, int line, const char *func)
+{
+	char want[1024];
+	if (frame == NULL)
+		return 0;
+	if (line > 0) {
+		snprintf(want, sizeof(want), "%s:%d in %s", SCRIPT, line, func);
+		return strcmp(frame, want) == 0;
+	}
+	snprintf(want, sizeof(want), " in %s", func);
+	size_t n = strlen(frame), w = strlen(want);
+	return strncmp(frame, SCRIPT ":", strlen(SCRIPT) + 1) == 0 && n > w &&
+	       strcmp(frame + n - w, want) == 0;
+}
+
+/* The frames of a PYSTACK as text, innermost first. */
+static size_t rec_frames(const struct dlt_rec_pystack *r, char out[][1024],
+			 size_t cap)
+{
+	struct dlt_pyframe_view f[64];
+	size_t n = dlt_pyframes(r, f, cap < 64 ? cap : 64);
+	for (size_t i = 0; i < n; i++)
+		dlt_pyframe_text(&f[i], out[i], sizeof(out[i]));
+	return n;
+}
+
+/* The main thread: inner_sleep at the sleep's line, then middle, outer
+ * and the module, nothing else. */
+static void expect_main(char fr[][1024], size_t n, const char *where)
+{
+	int sleep_line = script_line("# MAIN_SLEEP");
+	TU_CHECK(n == 4 && is_frame(fr[0], sleep_line, "inner_sleep") &&
+			 is_frame(fr[1], 0, "middle") &&
+			 is_frame(fr[2], 0, "outer") &&
+			 is_frame(fr[3], 0, "<module>"),
+		 "%s: main thread's frames: %zu, first %s, %s, %s, %s", where,
+		 n, n > 0 ? fr[0] : "-", n > 1 ? fr[1] : "-",
+		 n > 2 ? fr[2] : "-", n > 3 ? fr[3] : "-");
+}
+
+/* The worker: CPython's threading.py frames of Event.wait, then
+ * worker_wait at the wait's line and worker_main, then threading.py's
+ * bootstrap. */
+static void expect_worker(char fr[][1024], size_t n, const char *where)
+{
+	int wait_line = script_line("# WORKER_WAIT");
+	size_t k = 0;
+	while (k < n && strstr(fr[k], "threading.py:") &&
+	       strstr(fr[k], " in wait"))
+		k++;
+	TU_CHECK(k >= 1 && k + 1 < n &&
+			 is_frame(fr[k], wait_line, "worker_wait") &&
+			 is_frame(fr[k + 1], 0, "worker_main") &&
+			 strstr(fr[n - 1], "threading.py:") &&
+			 strstr(fr[n - 1], " in _bootstrap"),
+		 "%s: worker's frames: %zu, threading.py waits %zu, then %s, "
+		 "%s, outermost %s",
+		 where, n, k, k < n ? fr[k] : "-", k + 1 < n ? fr[k + 1] : "-",
+		 n ? fr[n - 1] : "-");
+}
+
+/* The deep thread: threading.py's waits, deep at the wait's line, 20
+ * more deep frames, then the bootstrap; depth counts every frame. */
+static void expect_deep(char fr[][1024], size_t n, uint32_t depth,
+			const char *where)
+{
+	int wait_line = script_line("# DEEP_WAIT");
+	size_t k = 0;
+	while (k < n && strstr(fr[k], "threading.py:") &&
+	       strstr(fr[k], " in wait"))
+		k++;
+	int ok = k >= 1 && k + 21 < n && is_frame(fr[k], wait_line, "deep");
+	for (size_t i = 1; ok && i <= 20; i++)
+		ok = is_frame(fr[k + i], 0, "deep");
+	TU_CHECK(ok && depth == n && strstr(fr[n - 1], " in _bootstrap"),
+		 "%s: deep thread's frames: %zu of %u, threading.py waits %zu, "
+		 "then %s, outermost %s",
+		 where, n, depth, k, k < n ? fr[k] : "-", n ? fr[n - 1] : "-");
+}
+
+/* The analyzer's view: STALL warnings of both threads carry the frames
+ * as evidence, the message names the script's frame, and hangs --json
+ * shows the stack of the thread in its row. */
+static void expect_findings(const char *dir, uint32_t main_tid)
+{
+	struct tu_json *cj = tu_check_json(dir);
+	TU_CHECK_FATAL(cj != NULL, "check --json failed on %s", dir);
+	const struct tu_json *fs = tu_jget(cj, "findings");
+	int main_ok = 0, worker_ok = 0, deep_ok = 0;
+	for (size_t i = 0; i < tu_jlen(fs); i++) {
+		const struct tu_json *f = tu_jat(fs, i);
+		const char *code = tu_jstr(f, "code");
+		if (code == NULL || strcmp(code, "STALL") != 0)
+			continue;
+		tu_expect_documented(f);
+		const struct tu_json *ev = tu_jget(f, "evidence");
+		const struct tu_json *st = tu_jget(ev, "python_stack");
+		const struct tu_json *tid = tu_jget(ev, "tid");
+		char fr[16][1024];
+		size_t n = tu_jlen(st);
+		for (size_t k = 0; k < n && k < 16; k++) {
+			const struct tu_json *e = tu_jat(st, k);
+			snprintf(fr[k], sizeof(fr[k]), "%s",
+				 e && e->type == TU_JSTR ? e->str : "");
+		}
+		const char *msg = tu_jstr(f, "message");
+		if (tid && tid->type == TU_JNUM &&
+		    (uint32_t)tid->num == main_tid) {
+			expect_main(fr, n, "check --json");
+			char want[64];
+			snprintf(want, sizeof(want),
+				 ", Python at pystack_waits.py:%d in "
+				 "inner_sleep",
+				 script_line("# MAIN_SLEEP"));
+			TU_CHECK(msg && strstr(msg, want),
+				 "STALL message of the main thread: %s", msg);
+			main_ok = 1;
+		} else if (n > 0 && strstr(fr[n > 2 ? 2 : 0], " in deep")) {
+			deep_ok = 1;
+		} else {
+			expect_worker(fr, n, "check --json");
+			char want[64];
+			snprintf(want, sizeof(want),
+				 ", Python at pystack_waits.py:%d in "
+				 "worker_wait",
+				 script_line("# WORKER_WAIT"));
+			TU_CHECK(msg && strstr(msg, want),
+				 "STALL message of the worker: %s", msg);
+			worker_ok = 1;
+		}
+	}
+	TU_CHECK(main_ok && worker_ok && deep_ok,
+		 "check --json: STALL of the main thread %d, of the worker %d, "
+		 "of the deep thread %d",
+		 main_ok, worker_ok, deep_ok);
+	tu_json_free(cj);
+
+	struct tu_proc p;
+	char err[256];
+	int rc = tu_analyze_dir(&p, "hangs", "--json", dir);
+	struct tu_json *hj =
+		rc == 0 ? tu_json_parse(p.out, err, sizeof(err)) : NULL;
+	TU_CHECK(hj != NULL, "hangs --json: %s\n%s", tu_status_str(p.status),
+		 p.err);
+	const struct tu_json *ranks = tu_jget(hj, "ranks");
+	TU_CHECK(tu_jlen(ranks) == 1, "hangs --json: %zu rows", tu_jlen(ranks));
+	const struct tu_json *st = tu_jget(tu_jat(ranks, 0), "python_stack");
+	TU_CHECK(tu_jlen(st) > 0, "hangs --json: no python_stack in the row");
+	tu_json_free(hj);
+	tu_proc_free(&p);
+}
+
+static void test_pystack_threads(void)
+{
+	const char *py = pystack_python();
+	char *dir = tu_tmpdir("pystack");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *cmd[] = {py, SCRIPT, WAIT_S, NULL};
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	const char *env[] = {"DLTRACE_WATCHDOG=1", STALL_ENV, NULL};
+	struct tu_proc p;
+	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "cannot start %s",
+		       py);
+	free(argv);
+	char line[256];
+	int got = tu_proc_readline(&p, line, sizeof(line), POLL_LIMIT_MS);
+	unsigned long pid = 0;
+	TU_CHECK(got == 1 && sscanf(line, "ready %lu", &pid) == 1,
+		 "%s: no \"ready PID\" line (%d: %s)", py, got, line);
+	int polled = pid ? poll_traces(dir, (uint32_t)pid, both_threads) : -1;
+	/* A hang, ended by a kill: the STALL findings are warnings. */
+	tu_kill_group(&p);
+	TU_CHECK(polled == 0, "%s: no PYSTACK of both threads in %d s", py,
+		 POLL_LIMIT_MS / 1000);
+
+	struct tu_traceset s;
+	tu_traceset_read(dir, &s, 0);
+	TU_CHECK(s.n == 1, "%zu traces", s.n);
+	struct tu_trace *t = s.n ? &s.t[0] : NULL;
+	size_t main_seen = 0, worker_seen = 0, deep_seen = 0;
+	for (size_t k = 0; t && k < t->nrecs; k++) {
+		const struct dlt_rec_hdr *h = t->recs[k].h;
+		if (h->type != DLT_REC_PYSTACK)
+			continue;
+		const struct dlt_rec_pystack *r = (const void *)h;
+		TU_CHECK(r->reason == DLT_PYSTACK_OK && r->depth == r->n &&
+				 r->n > 0,
+			 "PYSTACK of %u: reason %u, depth %u, %u frames",
+			 r->tid, r->reason, r->depth, r->n);
+		TU_CHECK((r->py_version >> 24) == 3,
+			 "PYSTACK: python version 0x%x", r->py_version);
+		char fr[64][1024];
+		size_t n = rec_frames(r, fr, 64);
+		switch (which_thread(r, (uint32_t)pid)) {
+		case 'm':
+			expect_main(fr, n, "PYSTACK");
+			main_seen++;
+			break;
+		case 'w':
+			expect_worker(fr, n, "PYSTACK");
+			worker_seen++;
+			break;
+		case 'd':
+			expect_deep(fr, n, r->depth, "PYSTACK");
+			deep_seen++;
+			break;
+		default:
+			TU_CHECK(0, "PYSTACK of thread %u: %u frames, first %s",
+				 r->tid, r->n, n ? fr[0] : "-");
+		}
+	}
+	TU_CHECK(main_seen >= 1 && worker_seen >= 1 && deep_seen >= 1,
+		 "PYSTACK records: main thread %zu, worker %zu, deep %zu",
+		 main_seen, worker_seen, deep_seen);
+	tu_traceset_free(&s);
+	expect_findings(dir, (uint32_t)pid);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A Python program that waits past the threshold and ends on its own is
+ * healthy: the stacks recorded add no warning. */
+static void test_pystack_healthy(void)
+{
+	const char *py = pystack_python();
+	char *dir = tu_tmpdir("pystack-ok");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *cmd[] = {py, "-c", "import time; time.sleep(1.5)", NULL};
+	const char *env[] = {"DLTRACE_WATCHDOG=1", STALL_ENV, NULL};
+	struct tu_proc p;
+	tu_run_traced(&p, dir, cmd, env, POLL_LIMIT_MS);
+	TU_CHECK(!p.timed_out && tu_exit_code(p.status) == 0,
+		 "%s -c sleep: %s\n%s", py, tu_status_str(p.status), p.err);
+	tu_proc_free(&p);
+	tu_expect_healthy("python sleeping 1.5 s", dir);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* An interpreter dltrace cannot read (before 3.8) says so, once per
+ * stall, with its version. */
+static void test_pystack_unsupported(void)
+{
+	const char *py = pystack_python();
+	char *dir = tu_tmpdir("pystack-old");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *cmd[] = {py, SCRIPT, WAIT_S, NULL};
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	const char *env[] = {"DLTRACE_WATCHDOG=1", STALL_ENV, NULL};
+	struct tu_proc p;
+	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "cannot start %s",
+		       py);
+	free(argv);
+	char line[256];
+	unsigned long pid = 0;
+	int got = tu_proc_readline(&p, line, sizeof(line), POLL_LIMIT_MS);
+	TU_CHECK(got == 1 && sscanf(line, "ready %lu", &pid) == 1,
+		 "%s: no \"ready PID\" line", py);
+	int polled = pid ? poll_traces(dir, (uint32_t)pid, any_pystack) : -1;
+	tu_kill_group(&p);
+	TU_CHECK(polled == 0, "%s: no PYSTACK in %d s", py,
+		 POLL_LIMIT_MS / 1000);
+	struct tu_traceset s;
+	tu_traceset_read(dir, &s, 0);
+	size_t seen = 0;
+	for (size_t i = 0; i < s.n; i++)
+		for (size_t k = 0; k < s.t[i].nrecs; k++) {
+			const struct dlt_rec_hdr *h = s.t[i].recs[k].h;
+			if (h->type != DLT_REC_PYSTACK)
+				continue;
+			const struct dlt_rec_pystack *r = (const void *)h;
+			char why[128];
+			dlt_pyframes_why(r, why, sizeof(why));
+			TU_CHECK(r->n == 0 &&
+					 r->reason == DLT_PYSTACK_VERSION &&
+					 strstr(why, ": not supported"),
+				 "PYSTACK of an old CPython: %u frames, %s",
+				 r->n, why);
+			seen++;
+		}
+	TU_CHECK(seen > 0, "no PYSTACK");
+	tu_traceset_free(&s);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_pystack(void)
+{
+	/* The interpreter's version decides what is expected of it. */
+	const char *py = pystack_python();
+	char *cmd = tu_strfmt(
+		"'%s' -c 'import sys; print(sys.version_info[1])'", py);
+	FILE *f = popen(cmd, "r");
+	int minor = -1;
+	if (f == NULL || fscanf(f, "%d", &minor) != 1)
+		minor = -1;
+	if (f)
+		pclose(f);
+	free(cmd);
+	TU_CHECK_FATAL(minor >= 0, "cannot ask %s its version", py);
+	if (minor < 8) {
+		test_pystack_unsupported();
+		return;
+	}
+	test_pystack_threads();
+	test_pystack_healthy();
+}
+
+/* A C program's stalls get a STACK and no PYSTACK: no interpreter, no
+ * record (docs/hangs.md). */
+static void test_pystack_c(void)
+{
+	char *dir = tu_tmpdir("pystack-c");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *cmd[] = {"/bin/sleep", WAIT_S, NULL};
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	const char *env[] = {"DLTRACE_WATCHDOG=1", STALL_ENV, NULL};
+	struct tu_proc p;
+	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "cannot start sleep");
+	free(argv);
+	struct timespec nap = {0, 100 * 1000 * 1000};
+	size_t stacks = 0, py = 0;
+	for (int waited = 0; waited < POLL_LIMIT_MS && stacks == 0;
+	     waited += 100) {
+		struct tu_traceset s;
+		tu_traceset_read(dir, &s, 1);
+		for (size_t i = 0; i < s.n; i++) {
+			stacks += s.t[i].nrec[DLT_REC_STACK];
+			py += s.t[i].nrec[DLT_REC_PYSTACK];
+		}
+		tu_traceset_free(&s);
+		if (stacks == 0)
+			nanosleep(&nap, NULL);
+	}
+	tu_kill_group(&p);
+	TU_CHECK(stacks > 0 && py == 0, "sleep: %zu STACK, %zu PYSTACK", stacks,
+		 py);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static const struct tu_test pystack_tests[] = {{"pystack", test_pystack},
+					       {NULL, NULL}};
+static const struct tu_test pystack_c_tests[] = {{"pystack_c", test_pystack_c},
+						 {NULL, NULL}};
+
+int main(int argc, char **argv)
+{
+	static const struct tu_suite suites[] = {
+		{"pystack", pystack_tests, pystack_skip},
+		{"pystack_c", pystack_c_tests, NULL},
+		{NULL, NULL, NULL}};
+	return tu_main(argc, argv, suites);
+}
