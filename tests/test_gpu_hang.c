@@ -1381,35 +1381,23 @@ static const struct tu_test hang_quiet_tests[] = {
 	 test_quiet_launcher},
 	{NULL, NULL}};
 
-/* Under qemu-user (scripts/cross-arm64.sh sets DLTRACE_TEST_EMULATED),
- * /proc/self/task/TID/syscall shows the emulator's own system call and
- * registers, not the program's: the watchdog cannot see what a thread
- * waits in there. */
-static const char *watchdog_skip(void)
-{
-	const char *e = getenv("DLTRACE_TEST_EMULATED");
-	return e && *e ? "under an emulator, /proc shows the emulator's "
-			 "system calls, not the program's"
-		       : NULL;
-}
-
 static const char *torch_hang_skip(void)
 {
-	const char *r = watchdog_skip();
+	const char *r = tg_watchdog_skip();
 	return r ? r : torch_skip();
 }
 
 /* The quiet waits need the watchdog to see them, and python3. */
 static const char *quiet_skip(void)
 {
-	const char *r = watchdog_skip();
+	const char *r = tg_watchdog_skip();
 	return r ? r : python_skip();
 }
 
 static const struct tu_suite suites[] = {
-	{"hang_nccl", hang_nccl_tests, watchdog_skip},
+	{"hang_nccl", hang_nccl_tests, tg_watchdog_skip},
 	{"hang_mismatch", hang_mismatch_tests, NULL},
-	{"hang_timeout", hang_timeout_tests, watchdog_skip},
+	{"hang_timeout", hang_timeout_tests, tg_watchdog_skip},
 	{"hang_torch", hang_torch_tests, torch_hang_skip},
 	{"hang_quiet", hang_quiet_tests, quiet_skip},
 	{NULL, NULL, NULL}};

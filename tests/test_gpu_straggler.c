@@ -36,6 +36,10 @@ struct want {
 	size_t nwaiting;	/* ranks waiting for it */
 	const char *waiting_in; /* in each waiting rank's "in" */
 	int chain_from;		/* a link from this rank to the straggler, -1 */
+	/* In the straggler's Python place (file:line in function), or
+	 * NULL for a program without Python. */
+	const char *py;
+	const char *says; /* in the message too, or NULL */
 };
 
 /* The JOB_HANG finding of `hangs --json` when it names want's straggler in
@@ -58,8 +62,8 @@ static const struct tu_json *verdict_of(const struct tu_json *j,
 
 /* Polls `hangs --json` on the live directory (every 200 ms, up to three
  * minutes as a guard: three ranks importing torch on a loaded
- * 2-core machine take over a minute) until the verdict is there: the job has reached the
- * state the test set up, and the watchdog has seen every wait. */
+ * 2-core machine take over a minute) until the verdict is there: the job has
+ * reached the state the test set up, and the watchdog has seen every wait. */
 static struct tu_json *wait_for_verdict(const char *dir, const struct want *w,
 					int *rc, char **text)
 {
@@ -165,6 +169,19 @@ static void expect_verdict(const char *when, const struct tu_json *j, int rc,
 			 when, w->chain_from, to,
 			 w->rank >= 0 ? "" : ", or the link back");
 	}
+	TU_CHECK(w->says == NULL || tu_contains(msg, w->says),
+		 "%s: the message does not say \"%s\"", when,
+		 w->says ? w->says : "");
+	/* Where the straggler is, in its Python code: the script's line
+	 * in the function named. */
+	if (w->py) {
+		const struct tu_json *st = tu_jget(ev, "straggler");
+		const char *at = tu_jstr(st, "python_at");
+		TU_CHECK(at && tu_contains(at, w->py) && tu_contains(msg, at),
+			 "%s: the straggler is at %s in Python, expected %s "
+			 "(and named in the message)",
+			 when, at ? at : "nothing", w->py);
+	}
 	/* Each rank's row shows the thread the job waits on: the
 	 * straggler's is the one in the wait the verdict names. */
 	const struct tu_json *ranks = tu_jget(j, "ranks");
@@ -268,7 +285,12 @@ static void test_nccl_skipped_allreduce(void)
 	const char *const most[] = {"--allreduces", "3", NULL};
 	const char *const last[] = {"--allreduces", "2", "--hold-before-end",
 				    NULL};
-	const struct want w = {3, "behind", "read", 3, "ncclAllReduce", -1};
+	const struct want w = {.rank = 3,
+			       .why = "behind",
+			       .syscall = "read",
+			       .nwaiting = 3,
+			       .waiting_in = "ncclAllReduce",
+			       .chain_from = -1};
 	nccl_job("straggler-skip", most, last, &w);
 }
 
@@ -277,8 +299,12 @@ static void test_nccl_never_init(void)
 {
 	const char *const most[] = {NULL};
 	const char *const last[] = {"--hold-before-init", NULL};
-	const struct want w = {3, "not waiting",      "read",
-			       3, "ncclCommInitRank", -1};
+	const struct want w = {.rank = 3,
+			       .why = "not waiting",
+			       .syscall = "read",
+			       .nwaiting = 3,
+			       .waiting_in = "ncclCommInitRank",
+			       .chain_from = -1};
 	nccl_job("straggler-init", most, last, &w);
 }
 
@@ -357,8 +383,13 @@ static void test_torch_sleeping_rank(void)
 			     "dist.all_reduce(t)\n"
 			     "load_batch(dist.get_rank())\n"
 			     "dist.all_reduce(t)\n";
-	const struct want w = {1, "not waiting", "clock_nanosleep",
-			       1, "c10d",	 0};
+	const struct want w = {.rank = 1,
+			       .why = "not waiting",
+			       .syscall = "clock_nanosleep",
+			       .nwaiting = 1,
+			       .waiting_in = "c10d",
+			       .chain_from = 0,
+			       .py = "<string>:5 in load_batch"};
 	torch_job("straggler-torch2", 2, script, &w);
 }
 
@@ -374,8 +405,13 @@ static void test_torch_never_init(void)
 			     "prepare()\n"
 			     "dist.init_process_group('gloo', "
 			     "timeout=datetime.timedelta(seconds=600))\n";
-	const struct want w = {2, "not waiting", "clock_nanosleep",
-			       2, "c10d",	 -1};
+	const struct want w = {.rank = 2,
+			       .why = "not waiting",
+			       .syscall = "clock_nanosleep",
+			       .nwaiting = 2,
+			       .waiting_in = "c10d",
+			       .chain_from = -1,
+			       .py = "<string>:5 in prepare"};
 	torch_job("straggler-torch3", 3, script, &w);
 }
 
@@ -394,7 +430,14 @@ static void test_torch_mismatch(void)
 			     "    dist.all_reduce(t)\n"
 			     "else:\n"
 			     "    dist.broadcast(t, src=1)\n";
-	const struct want w = {-1, "none", "", 2, "c10d", 0};
+	/* The places differ: each rank's Python line is named. */
+	const struct want w = {.rank = -1,
+			       .why = "none",
+			       .syscall = "",
+			       .nwaiting = 2,
+			       .waiting_in = "c10d",
+			       .chain_from = 0,
+			       .says = "in broadcast"};
 	torch_job("straggler-torch-mm", 2, script, &w);
 }
 
@@ -416,25 +459,14 @@ static const struct tu_test torch_tests[] = {
 	 test_torch_mismatch},
 	{NULL, NULL}};
 
-/* Under qemu-user (scripts/cross-arm64.sh sets DLTRACE_TEST_EMULATED),
- * /proc/self/task/TID/syscall shows the emulator's system calls: the
- * watchdog cannot see the waits. */
-static const char *watchdog_skip(void)
-{
-	const char *e = getenv("DLTRACE_TEST_EMULATED");
-	return e && *e ? "under an emulator, /proc shows the emulator's "
-			 "system calls, not the program's"
-		       : NULL;
-}
-
 static const char *torch_skip(void)
 {
-	const char *r = watchdog_skip();
+	const char *r = tg_watchdog_skip();
 	return r ? r : tu_python_skip("torch.distributed");
 }
 
 static const struct tu_suite suites[] = {
-	{"straggler_nccl", nccl_tests, watchdog_skip},
+	{"straggler_nccl", nccl_tests, tg_watchdog_skip},
 	{"straggler_torch", torch_tests, torch_skip},
 	{NULL, NULL, NULL}};
 

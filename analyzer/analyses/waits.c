@@ -173,6 +173,8 @@ void dlt_wait_state_of(const struct dlt_hang_proc *hp,
 		}
 	}
 	const struct dlt_hang_stall *s = ws->stall;
+	if (s && s->py)
+		dlt_pystack_sum_top(s->py, ws->py, sizeof(ws->py));
 	if (s) {
 		dlt_wait_find_frame(s->stack, dlt_frame_own, true, ws->where,
 				    sizeof(ws->where));

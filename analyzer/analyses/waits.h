@@ -39,6 +39,9 @@ struct dlt_wait_state {
 	uint64_t since;	 /* monotonic ns of the process; 0 unknown */
 	char what[256];	 /* "ncclAllReduce", "c10d::Work::wait", "sleep" */
 	char where[256]; /* the program's own frame of the wait, or "" */
+	/* The innermost Python frame of the program's own code in that
+	 * thread's stack (PYSTACK), "<string>:5 in load_batch"; "" none. */
+	char py[256];
 };
 
 void dlt_wait_state_of(const struct dlt_hang_proc *hp,

@@ -33,9 +33,16 @@ static void dlt_jh_doing(const struct dlt_hang_proc *hp,
 	if (ws->call)
 		snprintf(buf, cap, "in %s for %s", ws->what, d);
 	else if (ws->stall)
-		snprintf(buf, cap, "blocked in %s for %s%s%s",
+		/* A futex names no owner: which thread would wake it is not
+		 * recorded, and the frame is what there is to go on. */
+		snprintf(buf, cap, "blocked in %s for %s%s%s%s%s%s",
 			 dlt_syscall_label(ws->stall->syscall, nr, sizeof(nr)),
-			 d, ws->where[0] ? " under " : "", ws->where);
+			 d,
+			 ws->stall->syscall == 202 /* futex */
+				 ? " (a futex, holder unknown)"
+				 : "",
+			 ws->py[0] ? " at " : "", ws->py,
+			 ws->where[0] ? " under " : "", ws->where);
 	else
 		snprintf(buf, cap, "not seen waiting (running)");
 }
@@ -53,6 +60,12 @@ static void dlt_jh_ev_state(struct dlt_val *o, const struct dlt_hang_proc *hp,
 	dlt_obj_uint(o, "tid", ws->tid);
 	dlt_obj_str(o, "in", ws->what);
 	dlt_obj_str(o, "where", ws->where);
+	dlt_obj_str(o, "python_at", ws->py[0] ? ws->py : NULL);
+	if (ws->stall && ws->stall->py) {
+		struct dlt_val *a = dlt_obj_array(o, "python_stack");
+		for (uint32_t i = 0; i < ws->stall->py->n; i++)
+			dlt_arr_str(a, ws->stall->py->frames[i]);
+	}
 	if (ws->since)
 		dlt_obj_uint(o, "since_unix_ns", dlt_hang_wall(hp, ws->since));
 	dlt_ev_hang_call(o, hp, ws->call);
@@ -209,7 +222,7 @@ static void dlt_jh_headline(const struct dlt_job_ctx *c,
 			    const struct dlt_wait_state *ws, const char *who,
 			    char *buf, size_t cap)
 {
-	char doing[512] = "", coll[160] = "", cur[160] = "";
+	char doing[1024] = "", coll[160] = "", cur[160] = "";
 	if (sp)
 		dlt_jh_doing(sp, ws, doing, sizeof(doing));
 	switch (g->why) {
@@ -282,10 +295,37 @@ static void dlt_jh_headline(const struct dlt_job_ctx *c,
 				 who, id, g->seq_straggler, cur, theirs);
 		break;
 	}
-	default:
-		snprintf(buf, cap,
-			 "every rank of the job waits for another; none is "
-			 "elsewhere");
+	default: {
+		/* Ranks waiting at different places of their Python code
+		 * (all_reduce on one, broadcast on another) entered
+		 * different collectives: the places say which. */
+		size_t used = (size_t)snprintf(
+			buf, cap,
+			"every rank of the job waits for another; none is "
+			"elsewhere");
+		char first[256] = "", list[1024] = "";
+		bool differ = false;
+		size_t lu = 0;
+		for (size_t m = 0; m < g->n; m++) {
+			const struct dlt_hang_proc *hp =
+				c->procs[g->members[m]];
+			struct dlt_wait_state mw;
+			dlt_wait_state_of(hp, &mw);
+			if (mw.kind != DLT_WAIT_PEERS || mw.py[0] == '\0')
+				continue;
+			if (first[0] == '\0')
+				snprintf(first, sizeof(first), "%s", mw.py);
+			differ |= strcmp(first, mw.py) != 0;
+			if (lu < sizeof(list))
+				lu += (size_t)snprintf(
+					list + lu, sizeof(list) - lu,
+					"%srank %" PRId32 " at %s",
+					lu ? ", " : "", hp->rank, mw.py);
+		}
+		if (differ && used < cap)
+			snprintf(buf + used, cap - used,
+				 ", at different places: %s", list);
+	}
 	}
 }
 
@@ -298,7 +338,7 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 	memset(&ws, 0, sizeof(ws));
 	if (sp)
 		dlt_wait_state_of(sp, &ws);
-	char who[64], head[1024], waiting[256], chain[1024], wdoing[512];
+	char who[64], head[2048], waiting[256], chain[1024], wdoing[1024];
 	if (sp)
 		dlt_hang_who(sp, who, sizeof(who));
 	else if (g->missing_rank >= 0)
@@ -340,7 +380,7 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 		     sizeof(chain), dlt_obj_array(ev, "chain"));
 	dlt_jh_stalls(c, g, dlt_obj_array(ev, "stalls"));
 	char where[256];
-	snprintf(where, sizeof(where), "%s", ws.where);
+	snprintf(where, sizeof(where), "%s", ws.py[0] ? ws.py : ws.where);
 	dlt_jh_fix(c, f, g, who, where);
 }
 
