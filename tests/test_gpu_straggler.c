@@ -5,7 +5,8 @@
  * with where it is, the ranks waiting for it, the chain of waits and
  * since when, and no STALL flood.
  *
- *   test_gpu_straggler [SUITE...]   straggler_nccl straggler_torch */
+ *   test_gpu_straggler [SUITE...]   straggler_unit straggler_nccl
+ *                                   straggler_torch */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include "fake_paths.h"
 #include "gpuutil.h"
 #include "testutil.h"
+#include "waits.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -441,7 +443,79 @@ static void test_torch_mismatch(void)
 	torch_job("straggler-torch-mm", 2, script, &w);
 }
 
+/* ---- suite straggler_unit: the verdict of large jobs ----------------------
+ */
+
+/* A job of n ranks, every rank's main thread waiting in collective code
+ * but rank odd's, which sleeps in its own code.  Ranks 0..n-1 from the
+ * end of the array backwards, as traces come in any order. */
+static struct dlt_hang_proc *big_job(size_t n, size_t odd)
+{
+	struct dlt_hang_proc *p = calloc(n, sizeof(*p));
+	for (size_t i = 0; p && i < n; i++) {
+		struct dlt_hang_proc *hp = &p[n - 1 - i];
+		dlt_hang_begin(hp, "synthetic");
+		hp->rank = (int32_t)i;
+		hp->world_size = (int32_t)n;
+		hp->pid = (uint32_t)(1000 + i);
+		snprintf(hp->host, sizeof(hp->host), "node%zu", i / 8);
+		snprintf(hp->master_addr, sizeof(hp->master_addr), "10.0.0.1");
+		snprintf(hp->master_port, sizeof(hp->master_port), "29500");
+		hp->stalls = calloc(1, sizeof(*hp->stalls));
+		hp->nstalls = hp->capstalls = 1;
+		struct dlt_hang_stall *st = &hp->stalls[0];
+		st->tid = hp->pid;
+		st->syscall = i == odd ? 230 : 202;
+		st->since = 1000;
+		st->dur_ns = 5000000000ull;
+		snprintf(st->stack, sizeof(st->stack), "%s",
+			 i == odd ? "libc.so.6!clock_nanosleep+0x65 < "
+				    "train!load_batch+0x10"
+				  : "libc.so.6!pthread_cond_wait+0x1e8 < "
+				    "libtorch_cpu.so!c10d::Work::wait+0x63");
+	}
+	return p;
+}
+
+/* Every rank of a job is one group, however many (a job of 1000 ranks is
+ * one verdict, not one per slice of it), and the sleeping rank is the
+ * straggler. */
+static void test_big_job(void)
+{
+	const size_t sizes[] = {2, 300, 1000};
+	for (size_t k = 0; k < 3; k++) {
+		size_t n = sizes[k], odd = n / 2;
+		struct dlt_hang_proc *p = big_job(n, odd);
+		TU_CHECK_FATAL(p != NULL, "no memory");
+		const struct dlt_hang_proc **procs = calloc(n, sizeof(*procs));
+		for (size_t i = 0; i < n; i++)
+			procs[i] = &p[n - 1 - i]; /* rank order */
+		struct dlt_wait_group *g;
+		size_t ng = dlt_wait_groups(procs, n, false, &g);
+		TU_CHECK(ng == 1 && g[0].n == n && g[0].nwaiting == n - 1 &&
+				 g[0].why == DLT_WHY_NOT_WAITING &&
+				 g[0].straggler == odd,
+			 "%zu ranks: %zu groups, the first of %zu ranks, %zu "
+			 "waiting, straggler %zu (why %d); expected one of "
+			 "all, rank %zu",
+			 n, ng, ng ? g[0].n : 0, ng ? g[0].nwaiting : 0,
+			 ng ? g[0].straggler : 0, ng ? (int)g[0].why : -1, odd);
+		/* A completed job has no verdict. */
+		struct dlt_wait_group *none;
+		TU_CHECK(dlt_wait_groups(procs, n, true, &none) == 0,
+			 "a verdict on a completed job");
+		dlt_wait_groups_free(none, 0);
+		dlt_wait_groups_free(g, ng);
+		free(procs);
+		dlt_hang_procs_free(p, n);
+	}
+}
+
 /* ---- suites ------------------------------------------------------------- */
+
+static const struct tu_test unit_tests[] = {
+	{"jobs of 2, 300 and 1000 ranks: one verdict each", test_big_job},
+	{NULL, NULL}};
 
 static const struct tu_test nccl_tests[] = {
 	{"4 ranks, rank 3 skips an ncclAllReduce: live, then SIGKILL",
@@ -466,6 +540,7 @@ static const char *torch_skip(void)
 }
 
 static const struct tu_suite suites[] = {
+	{"straggler_unit", unit_tests, NULL},
 	{"straggler_nccl", nccl_tests, tg_watchdog_skip},
 	{"straggler_torch", torch_tests, torch_skip},
 	{NULL, NULL, NULL}};

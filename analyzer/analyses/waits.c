@@ -207,23 +207,58 @@ static bool dlt_wait_loopback(const char *addr)
 	       strncmp(addr, "unix ", 5) == 0;
 }
 
-size_t dlt_wait_owner(const struct dlt_hang_proc *const *procs, size_t n,
-		      size_t skip, const char *host, const char *addr)
+static int dlt_wait_end_cmp(const void *a, const void *b)
+{
+	const struct dlt_wait_end *x = a, *y = b;
+	int c = strcmp(x->addr, y->addr);
+	if (c)
+		return c;
+	return x->proc < y->proc ? -1 : x->proc > y->proc;
+}
+
+void dlt_wait_ends_build(const struct dlt_hang_proc *const *procs, size_t n,
+			 struct dlt_wait_ends *e)
+{
+	size_t total = 0;
+	for (size_t j = 0; j < n; j++)
+		total += procs[j]->nsocks;
+	e->v = dlt_xcalloc(total ? total : 1, sizeof(*e->v));
+	e->n = 0;
+	for (size_t j = 0; j < n; j++)
+		for (size_t k = 0; k < procs[j]->nsocks; k++)
+			e->v[e->n++] = (struct dlt_wait_end){
+				procs[j]->socks[k].local, procs[j]->host, j};
+	qsort(e->v, e->n, sizeof(*e->v), dlt_wait_end_cmp);
+}
+
+void dlt_wait_ends_free(struct dlt_wait_ends *e)
+{
+	free(e->v);
+	memset(e, 0, sizeof(*e));
+}
+
+size_t dlt_wait_owner(const struct dlt_wait_ends *e, size_t skip,
+		      const char *host, const char *addr)
 {
 	bool local = dlt_wait_loopback(addr);
-	for (size_t j = 0; j < n; j++) {
-		const struct dlt_hang_proc *o = procs[j];
-		if (j == skip || (local && strcmp(o->host, host) != 0))
-			continue;
-		for (size_t k = 0; k < o->nsocks; k++)
-			if (strcmp(o->socks[k].local, addr) == 0)
-				return j;
+	size_t lo = 0, hi = e->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(e->v[mid].addr, addr) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	for (size_t k = lo; k < e->n && strcmp(e->v[k].addr, addr) == 0; k++)
+		if (e->v[k].proc != skip &&
+		    (!local || strcmp(e->v[k].host, host) == 0))
+			return e->v[k].proc;
 	return SIZE_MAX;
 }
 
-size_t dlt_wait_links(const struct dlt_hang_proc *const *procs, size_t n,
-		      size_t i, struct dlt_wait_link *out, size_t cap)
+size_t dlt_wait_links(const struct dlt_hang_proc *const *procs,
+		      const struct dlt_wait_ends *e, size_t i,
+		      struct dlt_wait_link *out, size_t cap)
 {
 	const struct dlt_hang_proc *hp = procs[i];
 	size_t nl = 0;
@@ -242,7 +277,7 @@ size_t dlt_wait_links(const struct dlt_hang_proc *const *procs, size_t n,
 			p += l;
 			if (strncmp(p, " (local", 7) == 0)
 				continue;
-			size_t to = dlt_wait_owner(procs, n, i, hp->host, addr);
+			size_t to = dlt_wait_owner(e, i, hp->host, addr);
 			if (to == SIZE_MAX)
 				continue;
 			bool dup = false;
@@ -350,9 +385,9 @@ static bool dlt_same_coll(const struct dlt_hang_coll *a,
 static void dlt_wait_order(const struct dlt_hang_proc *const *procs,
 			   struct dlt_wait_group *g, uint64_t id)
 {
-	uint32_t most = 0, pos[DLT_WAIT_MAX_MEMBERS];
-	struct dlt_wait_coll wc[DLT_WAIT_MAX_MEMBERS];
-	bool has[DLT_WAIT_MAX_MEMBERS], waiting = false;
+	uint32_t most = 0, *pos = dlt_xcalloc(g->n, sizeof(*pos));
+	struct dlt_wait_coll *wc = dlt_xcalloc(g->n, sizeof(*wc));
+	bool *has = dlt_xcalloc(g->n, sizeof(*has)), waiting = false;
 	for (size_t m = 0; m < g->n; m++) {
 		has[m] = dlt_wait_coll_of(procs[g->members[m]], id, &wc[m]);
 		pos[m] = has[m] ? wc[m].comm->done + (wc[m].call != NULL) : 0;
@@ -360,19 +395,16 @@ static void dlt_wait_order(const struct dlt_hang_proc *const *procs,
 			most = pos[m];
 		waiting |= has[m] && wc[m].call != NULL;
 	}
-	if (!waiting)
-		return;
-	for (size_t m = 0; m < g->n; m++)
+	for (size_t m = 0; waiting && m < g->n && g->why == DLT_WHY_NONE; m++)
 		if (has[m] && pos[m] < most) {
 			g->straggler = g->members[m];
 			g->why = DLT_WHY_BEHIND;
 			g->seq_straggler = pos[m];
 			g->seq_others = most;
-			return;
 		}
 	/* All at one number: the member whose collective differs from most
 	 * others'. */
-	for (size_t m = 0; m < g->n; m++) {
+	for (size_t m = 0; waiting && m < g->n && g->why == DLT_WHY_NONE; m++) {
 		if (!has[m] || wc[m].call == NULL)
 			continue;
 		size_t same = 0, other = 0;
@@ -387,9 +419,11 @@ static void dlt_wait_order(const struct dlt_hang_proc *const *procs,
 			g->straggler = g->members[m];
 			g->why = DLT_WHY_OTHER_OP;
 			g->seq_straggler = g->seq_others = pos[m];
-			return;
 		}
 	}
+	free(pos);
+	free(wc);
+	free(has);
 }
 
 static void dlt_wait_judge(const struct dlt_hang_proc *const *procs,
@@ -454,7 +488,7 @@ static void dlt_wait_judge(const struct dlt_hang_proc *const *procs,
 
 static void dlt_wait_add(struct dlt_wait_group *g, size_t i, bool *assigned)
 {
-	if (g->n < DLT_WAIT_MAX_MEMBERS && !assigned[i]) {
+	if (!assigned[i]) {
 		g->members[g->n++] = i;
 		assigned[i] = true;
 	}
@@ -482,7 +516,7 @@ size_t dlt_wait_groups(const struct dlt_hang_proc *const *procs, size_t n,
 		if (assigned[i] || hp->rank < 0 || (!job && hp->comm_id == 0))
 			continue;
 		struct dlt_wait_group g = {.first = i, .size = -1};
-		g.members = dlt_xcalloc(DLT_WAIT_MAX_MEMBERS, sizeof(size_t));
+		g.members = dlt_xcalloc(n, sizeof(size_t));
 		if (job) {
 			g.size = hp->world_size;
 			for (size_t j = i; j < n; j++)

@@ -62,15 +62,30 @@ struct dlt_wait_link {
 	char addr[80]; /* the other end: "tcp 127.0.0.1:41234" */
 };
 
-/* The links out of procs[i] to other processes, each (thread, other
- * process) once, at most cap; returns how many. */
-size_t dlt_wait_links(const struct dlt_hang_proc *const *procs, size_t n,
-		      size_t i, struct dlt_wait_link *out, size_t cap);
+/* The local ends of every recorded connection of procs, sorted by
+ * address: which process holds the end a wait names. */
+struct dlt_wait_end {
+	const char *addr, *host;
+	size_t proc;
+};
+struct dlt_wait_ends {
+	struct dlt_wait_end *v;
+	size_t n;
+};
+void dlt_wait_ends_build(const struct dlt_hang_proc *const *procs, size_t n,
+			 struct dlt_wait_ends *e);
+void dlt_wait_ends_free(struct dlt_wait_ends *e);
 
 /* The process (index) whose connection has local address addr, on host
  * host for loopback addresses; SIZE_MAX when none, skip excluded. */
-size_t dlt_wait_owner(const struct dlt_hang_proc *const *procs, size_t n,
-		      size_t skip, const char *host, const char *addr);
+size_t dlt_wait_owner(const struct dlt_wait_ends *e, size_t skip,
+		      const char *host, const char *addr);
+
+/* The links out of procs[i] to other processes, each (thread, other
+ * process) once, at most cap; returns how many. */
+size_t dlt_wait_links(const struct dlt_hang_proc *const *procs,
+		      const struct dlt_wait_ends *e, size_t i,
+		      struct dlt_wait_link *out, size_t cap);
 
 /* A communicator's collectives at one rank: how many returned, and the
  * one in flight (seq done + 1), if any. */
@@ -94,8 +109,6 @@ const char *dlt_wait_coll_text(const struct dlt_hang_coll *c, char *buf,
  * A group is the processes of one job (one MASTER_ADDR:MASTER_PORT in one
  * run) or, without one, of one NCCL communicator (one unique-id hash),
  * with the processes of the same run whose rank it lacks. */
-
-#define DLT_WAIT_MAX_MEMBERS 256
 
 enum dlt_wait_why {
 	DLT_WHY_NONE = 0,

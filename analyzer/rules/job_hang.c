@@ -107,6 +107,7 @@ static size_t dlt_jh_waiting(const struct dlt_job_ctx *c,
 /* The links between members: the chain of waits, in evidence and as
  * text ("rank 0 -> rank 1 (tcp 127.0.0.1:41234)"). */
 static void dlt_jh_chain(const struct dlt_job_ctx *c,
+			 const struct dlt_wait_ends *e,
 			 const struct dlt_wait_group *g, size_t to_first,
 			 char *text, size_t cap, struct dlt_val *arr)
 {
@@ -114,8 +115,7 @@ static void dlt_jh_chain(const struct dlt_job_ctx *c,
 	text[0] = '\0';
 	for (size_t m = 0; m < g->n; m++) {
 		struct dlt_wait_link l[16];
-		size_t nl =
-			dlt_wait_links(c->procs, c->n, g->members[m], l, 16);
+		size_t nl = dlt_wait_links(c->procs, e, g->members[m], l, 16);
 		for (size_t k = 0; k < nl; k++) {
 			const struct dlt_hang_proc *a = c->procs[l[k].from];
 			const struct dlt_hang_proc *b = c->procs[l[k].to];
@@ -330,6 +330,7 @@ static void dlt_jh_headline(const struct dlt_job_ctx *c,
 }
 
 static void dlt_job_hang_one(struct dlt_job_ctx *c,
+			     const struct dlt_wait_ends *e,
 			     const struct dlt_wait_group *g)
 {
 	bool member = g->straggler != SIZE_MAX;
@@ -350,7 +351,7 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 	struct dlt_wait_state wws;
 	dlt_wait_state_of(c->procs[w0], &wws);
 	dlt_jh_doing(c->procs[w0], &wws, wdoing, sizeof(wdoing));
-	dlt_jh_chain(c, g, member ? g->straggler : SIZE_MAX, chain,
+	dlt_jh_chain(c, e, g, member ? g->straggler : SIZE_MAX, chain,
 		     sizeof(chain), NULL);
 	struct dlt_finding *f = dlt_job_finding(
 		c, member ? g->straggler : g->first, DLT_SEV_ERROR,
@@ -376,7 +377,7 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 	dlt_obj_int(ev, "size", g->size);
 	dlt_jh_waiting(c, g, waiting, sizeof(waiting),
 		       dlt_obj_array(ev, "waiting"));
-	dlt_jh_chain(c, g, member ? g->straggler : SIZE_MAX, chain,
+	dlt_jh_chain(c, e, g, member ? g->straggler : SIZE_MAX, chain,
 		     sizeof(chain), dlt_obj_array(ev, "chain"));
 	dlt_jh_stalls(c, g, dlt_obj_array(ev, "stalls"));
 	char where[256];
@@ -388,8 +389,12 @@ static void dlt_rule_job_hang(struct dlt_job_ctx *c)
 {
 	struct dlt_wait_group *g;
 	size_t ng = dlt_wait_groups(c->procs, c->n, c->completed, &g);
+	struct dlt_wait_ends e = {NULL, 0};
+	if (ng)
+		dlt_wait_ends_build(c->procs, c->n, &e);
 	for (size_t k = 0; k < ng; k++)
-		dlt_job_hang_one(c, &g[k]);
+		dlt_job_hang_one(c, &e, &g[k]);
+	dlt_wait_ends_free(&e);
 	dlt_wait_groups_free(g, ng);
 }
 
