@@ -79,6 +79,7 @@ $CC $CF -o "$W/bench_dlopen" "$B/bench_dlopen.c" -ldl
 $CC $CF -pthread -o "$W/bench_rss" "$B/bench_rss.c" "$W/libcudart.so.12" \
 	-Wl,-rpath,"$W"
 $CC $CF -o "$W/bench_spawn" "$B/bench_spawn.c"
+$CC $CF -o "$W/bench_forkchild" "$B/bench_forkchild.c"
 $CC $CF -fPIC -shared -o "$W/libemptyaudit.so" "$B/bench_emptyaudit.c"
 $CC $CF -fPIC -shared -DBENCH_LIBC -o "$W/libemptyaudit-libc.so" \
 	"$B/bench_emptyaudit.c"
@@ -488,6 +489,38 @@ row "same, the floor: empty pair; the pair with its own C library; tracing off (
 row "same, the child's CPU (µs, user + system; result: traced − plain)" \
 	"$(sp SPC 0)" "$(sp SPC 4)" "+$(spm SPC d4)" "(reported)" "-" \
 	"${BEFORE:++$(spm SPC d5)}"
+
+# The fork child of a traced process before it execs or ends: only the
+# shim's fork handlers run in it.  A watched parent (DLTRACE_WATCHDOG=1, as
+# under --hang-timeout) gives the child a watchdog thread of its own.
+log "== fork child of a traced process, $SPAWN_N per configuration x $ROUNDS rounds"
+declare -A FC
+for ((i = 0; i < ROUNDS; i++)); do
+	for wd in 0 1; do
+		for how in exit exec; do
+			for lib in "$LIBDLT" ${BEFORE:+"$BEFORE/lib/libdltrace.so"}; do
+				k="$wd$how${lib#"$LIBDLT"}"
+				rm -rf "$W/fc" && mkdir -p "$W/fc"
+				read -r f c _ < <(DLTRACE_DIR="$W/fc" \
+					DLTRACE_WATCHDOG=$wd LD_PRELOAD="$lib" \
+					LD_AUDIT="$lib" "$W/bench_forkchild" \
+					"$SPAWN_N" "$how" 2>/dev/null)
+				FC[f$k]+=" $f"
+				FC[c$k]+=" $c"
+			done
+		done
+	done
+done
+for wd in 0 1; do
+	for how in exit exec; do
+		k="$wd$how"
+		b=""
+		[ -n "$BEFORE" ] && b="$(med ${FC[f$k$BEFORE/lib/libdltrace.so]}) faults, $(med ${FC[c$k$BEFORE/lib/libdltrace.so]}) µs"
+		row "fork child of a traced process $([ $wd = 1 ] && echo "with a watchdog" || echo "without a watchdog"), then $how (the child's minor faults; CPU µs)" \
+			"-" "-" "**$(med ${FC[f$k]})** ($(rng ${FC[f$k]})); $(med ${FC[c$k]}) µs" \
+			"(reported)" "-" "$b"
+	done
+done
 
 # ---- 3. library loading ----------------------------------------------------
 log "== library loading: $DLOPEN_N dlopen/dlclose"

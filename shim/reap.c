@@ -94,8 +94,11 @@ DLT_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 		own.si_pid = 0;
 	int r = real(idtype, id, si, options);
 	int saved = errno;
-	/* WNOHANG with no child ready: success with si_pid 0. */
-	if (r == 0 && si->si_pid > 0) {
+	/* WNOHANG with no child ready: success with si_pid 0.  WNOWAIT
+	 * leaves the child waitable: a peek (torch's DataLoader peeks at its
+	 * workers), not its end, which the reap that follows records.  The
+	 * other calls of the family refuse WNOWAIT (EINVAL). */
+	if (r == 0 && si->si_pid > 0 && !(options & WNOWAIT)) {
 		int status = -1;
 		switch (si->si_code) {
 		case CLD_EXITED:

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <gnu/libc-version.h>
+#include <sys/utsname.h>
 
 #include "apitable.h"
 #include "elfread.h"
@@ -424,7 +426,23 @@ struct dlt_gpu_objs {
 	int n;
 	unsigned long long adds;
 	struct dlt_gpu_obj *o; /* 32 */
+	char *torch;	       /* DLT_PATH_MAX: a torch file, if torch_found */
+	int torch_found;
 };
+
+/* torch's extension module (torch/_C.cpython-*.so: 2) or libraries
+ * (libtorch.so, libtorch_cpu.so ...: 1); 0 for anything else.  Debian
+ * keeps the libraries apart from the module, wheels in torch/lib. */
+static int dlt_torch_file(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	if (b && strncmp(b + 1, "_C.", 3) == 0 && b - path >= 6 &&
+	    strncmp(b - 6, "/torch", 6) == 0)
+		return 2;
+	b = b ? b + 1 : path;
+	return strncmp(b, "libtorch", 8) == 0 && strstr(b, ".so") &&
+	       strncmp(b, "libtorch_global_deps", 20) != 0;
+}
 
 static int dlt_collect_gpu(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -438,7 +456,126 @@ static int dlt_collect_gpu(struct dl_phdr_info *info, size_t size, void *data)
 		o->fam = fam;
 		snprintf(o->path, sizeof(o->path), "%s", info->dlpi_name);
 	}
+	int t = info->dlpi_name ? dlt_torch_file(info->dlpi_name) : 0;
+	if (t == 2 || (t == 1 && !g->torch_found)) {
+		g->torch_found = 1;
+		snprintf(g->torch, DLT_PATH_MAX, "%s", info->dlpi_name);
+	}
 	return 0;
+}
+
+/* The value of KEY="..." in an os-release file, or "". */
+static void dlt_os_release(char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	char text[4096];
+	int fd = open("/etc/os-release", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open("/usr/lib/os-release", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	for (char *l = text; l && *l;
+	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (strncmp(l, "PRETTY_NAME=", 12) != 0)
+			continue;
+		l += 12;
+		if (*l == '"' || *l == '\'')
+			l++;
+		size_t len = strcspn(l, "\"'\n");
+		snprintf(buf, cap, "%.*s", (int)len, l);
+		return;
+	}
+}
+
+static uint32_t dlt_str_or_none(struct dlt_writer *w, const char *s)
+{
+	return s && s[0] ? dlt_str(w, &dlt_tls, s) : DLT_STR_NONE;
+}
+
+/* The SYSTEM record: what the GPU libraries run on. */
+static void dlt_system_write(struct dlt_writer *w)
+{
+	char os[256];
+	struct utsname u;
+	if (uname(&u) != 0)
+		memset(&u, 0, sizeof(u));
+	dlt_os_release(os, sizeof(os));
+	uint32_t os_s = dlt_str_or_none(w, os),
+		 k_s = dlt_str_or_none(w, u.release),
+		 g_s = dlt_str_or_none(w, gnu_get_libc_version()),
+		 m_s = dlt_str_or_none(w, u.machine);
+	struct dlt_rec_system *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
+	if (r == NULL)
+		return;
+	r->h.ts = dlt_now_ns();
+	r->os = os_s;
+	r->kernel = k_s;
+	r->glibc = g_s;
+	r->machine = m_s;
+	dlt_rec_commit(r, DLT_REC_SYSTEM, 0, sizeof(*r));
+}
+
+static void dlt_runtime_write(struct dlt_writer *w, int kind,
+			      const char *version, const char *path)
+{
+	uint32_t v_s = dlt_str_or_none(w, version),
+		 p_s = dlt_str_or_none(w, path);
+	struct dlt_rec_runtime_version *r =
+		dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
+	if (r == NULL)
+		return;
+	r->h.ts = dlt_now_ns();
+	r->version = v_s;
+	r->path = p_s;
+	dlt_rec_commit(r, DLT_REC_RUNTIME_VERSION, (uint16_t)kind, sizeof(*r));
+}
+
+/* The interpreter's version: Py_GetVersion only formats constants into a
+ * static buffer ("3.11.2 (main, ...) [GCC 12.2.0]"), whatever state the
+ * interpreter is in; the first word is kept. */
+static void dlt_python_write(struct dlt_writer *w)
+{
+	struct dlt_sym_where where = {0};
+	const char *(*get)(void) = (const char *(*)(void))dlt_sym_find(
+		"Py_GetVersion", 0, NULL, &where);
+	if (get == NULL)
+		return;
+	const char *v = get();
+	char ver[64];
+	snprintf(ver, sizeof(ver), "%.*s", v ? (int)strcspn(v, " ") : 0,
+		 v ? v : "");
+	dlt_runtime_write(w, DLT_RUNTIME_PYTHON, ver,
+			  where.name && where.name[0] ? where.name
+						      : dlt_exe_path());
+}
+
+/* torch's version: torch/version.py, beside torch/_C and above
+ * torch/lib, where pip, conda and Debian put it ("__version__ =
+ * '2.4.1+cu124'"). */
+static void dlt_torch_write(struct dlt_writer *w, const char *lib)
+{
+	char path[DLT_PATH_MAX + 16], text[2048], ver[128] = "";
+	const char *slash = strrchr(lib, '/');
+	if (slash == NULL)
+		return;
+	snprintf(path, sizeof(path), "%.*s/%sversion.py", (int)(slash - lib),
+		 lib, dlt_torch_file(lib) == 2 ? "" : "../");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	const char *k = strstr(text, "__version__");
+	const char *q = k ? strpbrk(k, "'\"\n") : NULL;
+	if (q == NULL || *q == '\n')
+		return;
+	snprintf(ver, sizeof(ver), "%.*s", (int)strcspn(q + 1, "'\"\n"), q + 1);
+	if (ver[0])
+		dlt_runtime_write(w, DLT_RUNTIME_TORCH, ver, path);
 }
 
 static int dlt_adds_only(struct dl_phdr_info *info, size_t size, void *data)
@@ -458,6 +595,7 @@ void dlt_versions_loaded(void)
 	DLT_HOT static uint32_t seen_gen;
 	DLT_HOT static struct dlt_seen done;
 	DLT_HOT static int cudnn_done; /* one cuDNN record per trace */
+	DLT_HOT static int sys_done, torch_done; /* SYSTEM, torch's */
 	if (atomic_exchange(&busy, 1))
 		return;
 	uint32_t gen = atomic_load(&w->gen);
@@ -466,6 +604,8 @@ void dlt_versions_loaded(void)
 		seen_gen = gen;
 		seen_adds = 0;
 		cudnn_done = 0;
+		sys_done = 0;
+		torch_done = 0;
 		memset(&done, 0, sizeof(done));
 	}
 	unsigned long long adds = 0;
@@ -474,11 +614,26 @@ void dlt_versions_loaded(void)
 		/* The list apart from its count: a process without GPU
 		 * libraries touches none of its pages. */
 		static struct dlt_gpu_obj objs[32];
+		static char torch[DLT_PATH_MAX];
 		DLT_HOT static struct dlt_gpu_objs g;
 		g.o = objs;
 		g.n = 0;
+		g.torch = torch;
+		g.torch_found = 0;
 		dl_iterate_phdr(dlt_collect_gpu, &g);
 		seen_adds = g.adds;
+		/* The system and Python once the process uses a GPU library
+		 * or torch: processes that use neither pay nothing (nor touch
+		 * the page of torch's path). */
+		if (!sys_done && (g.n > 0 || g.torch_found)) {
+			sys_done = 1;
+			dlt_system_write(w);
+			dlt_python_write(w);
+		}
+		if (!torch_done && g.torch_found) {
+			torch_done = 1;
+			dlt_torch_write(w, torch);
+		}
 		for (int i = 0; i < g.n; i++) {
 			struct dlt_gpu_obj *o = &g.o[i];
 			if (!dlt_seen_add(&done,

@@ -81,7 +81,6 @@ static uint32_t dlt_wd_tid;
 static uint64_t dlt_wd_stall_ns;
 static uint64_t dlt_wd_tick_ns;
 static pid_t dlt_wd_pid;
-int dlt_wd_restart_pending;
 
 #define DLT_WD_CALL_SLOTS 256
 static struct dlt_wd_call dlt_wd_calls[DLT_WD_CALL_SLOTS];
@@ -640,9 +639,8 @@ static int dlt_wd_nothing_ran(uint32_t tick)
 	return now.lo <= last.hi && last.lo <= now.hi;
 }
 
-static void dlt_wd_scan(struct dlt_writer *w, uint32_t tick)
+static void dlt_wd_scan(struct dlt_writer *w, uint32_t tick, int snapshot)
 {
-	int snapshot = dlt_wd_snapshot_asked();
 	uint64_t now = dlt_now_ns();
 	if (!snapshot && dlt_wd_nothing_ran(tick)) {
 		for (uint32_t i = 0; i < DLT_WD_MAX_THREADS; i++) {
@@ -716,6 +714,32 @@ static void dlt_wd_heartbeat(struct dlt_writer *w)
 				      dlt_now_ns(), memory_order_relaxed);
 }
 
+static bool dlt_wd_forked; /* see dlt_watchdog_after_fork */
+
+/* The first tick of a forked child's watchdog: the table is the parent's
+ * (its threads, their records in the parent's file), and the child has no
+ * trace yet.  Clearing the table here, not at the fork, spares a child
+ * that only execs the copy of its pages; the NOTE makes the child's trace,
+ * which names the fork's parent. */
+static void dlt_wd_forked_first_tick(struct dlt_writer *w)
+{
+	dlt_wd_forked = false;
+	for (uint32_t i = 0; i < DLT_WD_MAX_THREADS; i++)
+		if (dlt_wd_threads[i].tid)
+			memset(&dlt_wd_threads[i], 0,
+			       sizeof(dlt_wd_threads[i]));
+	/* The first scan reads /proc whatever the clocks say. */
+	dlt_wd_last_n = 0;
+	dlt_wd_others = (struct dlt_cpu_span){UINT64_MAX, 0};
+	char text[160];
+	snprintf(text, sizeof(text),
+		 "stall watchdog started (forked from a watched process), "
+		 "threshold %llu ms, tick %llu ms",
+		 (unsigned long long)(dlt_wd_stall_ns / 1000000),
+		 (unsigned long long)(dlt_wd_tick_ns / 1000000));
+	dlt_note(w, &dlt_tls, DLT_NOTE_INFO, text);
+}
+
 static void *dlt_wd_main(void *arg)
 {
 	(void)arg;
@@ -730,8 +754,15 @@ static void *dlt_wd_main(void *arg)
 		struct dlt_writer *w = dlt_writer_on();
 		if (w == NULL || w->pid != getpid())
 			continue;
+		/* A forked child's first look only learns where its threads
+		 * wait (a first look reports nothing): a snapshot asked now
+		 * is taken at the next tick, within the two the launcher
+		 * gives. */
+		int first = dlt_wd_forked;
+		if (first)
+			dlt_wd_forked_first_tick(w);
 		dlt_wd_heartbeat(w);
-		dlt_wd_scan(w, tick);
+		dlt_wd_scan(w, tick, first ? 0 : dlt_wd_snapshot_asked());
 	}
 	return NULL;
 }
@@ -772,21 +803,29 @@ void dlt_watchdog_start(const char *why)
 	errno = saved;
 }
 
+/* A forked child of a process whose watchdog runs gets one from the fork
+ * on: the thread did not survive the fork, and a child that records
+ * nothing (a DataLoader worker stuck in __getitem__, any process that only
+ * computes or sleeps) would otherwise be watched by no one.  The thread
+ * does nothing for a tick: a child that only execs is gone by then, and
+ * pays for the thread's creation only (docs/design.md, "The stall
+ * watchdog"; docs/performance.md). */
+static void dlt_wd_start_forked(void)
+{
+	dlt_wd_forked = true;
+	/* Not started: a later dlt_watchdog_start tries again, and its
+	 * thread still clears the parent's table first. */
+	if (dlt_start_thread(dlt_wd_main, NULL, 256 * 1024) != 0)
+		atomic_store(&dlt_wd_started, 0);
+}
+
 void dlt_watchdog_after_fork(void)
 {
-	/* The thread did not survive the fork; the child starts its own at
-	 * its next GPU or distributed call. */
 	/* Each variable is written only when it changes: in the child of a
 	 * shell that only execs, a store copies its page (a fault each). */
 	int was = atomic_load(&dlt_wd_started)
 			  ? atomic_exchange(&dlt_wd_started, 0)
 			  : 0;
-	/* 800 KiB: clearing it when it was never written cost every forked
-	 * child ~200 page faults. */
-	if (dlt_wd_dirty) {
-		memset(dlt_wd_threads, 0, sizeof(dlt_wd_threads));
-		dlt_wd_dirty = false;
-	}
 	/* Only the forking thread lives on, under another id; the slots
 	 * were written only if some thread made a traced blocking call. */
 	uint32_t hi = atomic_load(&dlt_wd_calls_hi)
@@ -796,8 +835,13 @@ void dlt_watchdog_after_fork(void)
 		memset(dlt_wd_calls, 0, sizeof(dlt_wd_calls[0]) * hi);
 	if (dlt_wd_my_call)
 		dlt_wd_my_call = NULL;
-	if (dlt_wd_restart_pending != was)
-		dlt_wd_restart_pending = was;
+	/* The table is dirty only where a watchdog thread ran ("started"
+	 * also means "chose not to"): the child's own thread clears it at
+	 * its first tick. */
+	if (was && dlt_wd_dirty) {
+		atomic_store(&dlt_wd_started, 1);
+		dlt_wd_start_forked();
+	}
 }
 
 void dlt_format_sockaddr(const struct sockaddr *sa, socklen_t len, char *buf,

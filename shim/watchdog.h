@@ -16,9 +16,9 @@ static inline int dlt_watchdog_running(void)
 {
 	return atomic_load_explicit(&dlt_wd_started, memory_order_relaxed);
 }
-/* In a forked child: the thread is gone; remember to start another. */
+/* In a forked child: the thread is gone; where the parent had one, the
+ * child starts its own, which makes the child's trace at its first tick. */
 void dlt_watchdog_after_fork(void);
-extern int dlt_wd_restart_pending;
 
 /* Threads inside a traced call that can block (the apis.def functions
  * recorded before they start): the watchdog records their waits after one

@@ -12,11 +12,7 @@
  * launchers'.  Exact names end without '*'; prefixes end with '*'. */
 static const char *const dlt_env_allow[] = {
 	DLT_RANK_VARS(DLT_RANKVAR_STR) DLT_WORLD_SIZE_VARS(DLT_RANKVAR_STR)
-		DLT_LOCAL_RANK_VARS(DLT_RANKVAR_STR) "LD_LIBRARY_PATH",
-	"LD_PRELOAD",
-	"LD_AUDIT",
-	"LD_BIND_NOW",
-	"LD_BIND_NOT",
+		DLT_LOCAL_RANK_VARS(DLT_RANKVAR_STR) "LD_*",
 	"CUDA_*",
 	"NVIDIA_*",
 	"CUDNN_*",
@@ -28,9 +24,11 @@ static const char *const dlt_env_allow[] = {
 	"ROLE_RANK",
 	"MASTER_ADDR",
 	"MASTER_PORT",
-	"OMP_NUM_THREADS",
+	"OMP_*",
 	"PYTHONPATH",
 	"PYTHONHOME",
+	"PYTHONNOUSERSITE",
+	"PYTHONUSERBASE",
 	"VIRTUAL_ENV",
 	"CONDA_PREFIX",
 	"CONDA_DEFAULT_ENV",

@@ -56,6 +56,7 @@ int dlt_cmd_job(const char *cmd, const char *run,
 
 int dlt_cmd_summary(int argc, char **argv);
 int dlt_cmd_libs(int argc, char **argv);
+int dlt_cmd_env(int argc, char **argv);
 int dlt_cmd_dump(int argc, char **argv);
 int dlt_cmd_check(int argc, char **argv);
 int dlt_cmd_algos(int argc, char **argv);
@@ -90,6 +91,7 @@ void dlt_json_conv_choice(struct dlt_json *j, const struct dlt_conv_entry *e,
  * general help. */
 extern const char dlt_summary_usage[];
 extern const char dlt_libs_usage[];
+extern const char dlt_env_usage[];
 extern const char dlt_dump_usage[];
 extern const char dlt_check_usage[];
 extern const char dlt_algos_usage[];

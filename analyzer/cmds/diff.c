@@ -1,24 +1,37 @@
-/* "diff": the convolution problems of two runs (two cuDNN versions, two
- * machines) matched by problem id and direction: the algorithm or engine
- * each run ended up with and how long it took.  Problems whose choice
- * changed come first, largest slowdown first; then the unchanged ones, then
- * those found in one run only.  All traces of a run are merged. */
+/* "diff": two runs (or two hosts of one run) side by side, in order of
+ * likely consequence: the GPU libraries (version, build, where each side
+ * got it), NCCL plugins, other libraries whose file changed, libraries on
+ * one side only, the environment, the system and driver; then the
+ * convolution problems matched by problem id and direction: the algorithm
+ * or engine each run ended up with and how long it took.  Problems whose
+ * choice changed come first, largest slowdown first; then the unchanged
+ * ones, then those found in one run only.  All traces of a side are
+ * merged. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "conv.h"
+#include "envprof.h"
 #include "job.h"
 #include "gpu.h"
 #include "json.h"
 #include "status.h"
+#include "text.h"
 
 const char dlt_diff_usage[] =
-	"usage: dltrace-analyze diff [--json] [--run-a ID] [--run-b ID] A B\n"
+	"usage: dltrace-analyze diff [--json] [--run-a ID] [--run-b ID]\n"
+	"                            [--host-a HOST] [--host-b HOST] A B\n"
 	"\n"
 	"A and B are two runs, each a trace file or a directory of *.dltrace\n"
-	"files (all processes of a run are merged).  Convolution problems are\n"
+	"files (all processes of a run are merged).  First what differs in\n"
+	"their environments, in order of likely consequence: GPU libraries\n"
+	"(version, build, file and the loader rule that chose it), NCCL\n"
+	"plugins, other libraries whose file changed, libraries loaded on one\n"
+	"side only, the variables that shape loading and the GPU libraries,\n"
+	"then the system (OS, glibc, NVIDIA driver, CUDA driver API, Python,\n"
+	"torch).  Then the convolutions.  Convolution problems are\n"
 	"matched by their id (a hash of the shape, types and parameters) and\n"
 	"direction.  For each: the algorithm (legacy API) or engine and knobs\n"
 	"(backend API) that ran most often in each run, its mean host-side\n"
@@ -29,41 +42,257 @@ const char dlt_diff_usage[] =
 	"  --run-a ID, --run-b ID\n"
 	"           only the traces of that launcher run in A, in B (A and B\n"
 	"           may then be one directory used twice)\n"
-	"  --json   one JSON object with \"changes\", \"unchanged\", "
-	"\"only_a\"\n"
-	"           and \"only_b\" lists\n"
+	"  --host-a HOST, --host-b HOST\n"
+	"           only the traces written on that host in A, in B: two\n"
+	"           nodes of one job are `diff --host-a n1 --host-b n2 D D`\n"
+	"  --json   one JSON object with \"environment\" (a list of what\n"
+	"           differs) and the convolutions' \"changes\",\n"
+	"           \"unchanged\", \"only_a\" and \"only_b\" lists\n"
 	"\n"
 	"exit status: 0 the runs were compared (whatever changed), 2 bad\n"
 	"arguments or a run without a usable trace.\n";
 
 struct dlt_run {
 	const char *arg;
+	const char *host; /* --host-a/-b, or NULL */
 	struct dlt_conv_set conv;
 	size_t nprocs;
+	/* Its processes' environments merged (envprof.h): those that
+	 * loaded a GPU library or ran Python first, each in start order, so
+	 * that the program rather than a wrapper shell speaks for the run. */
+	struct dlt_arena_blk *arena;
+	struct dlt_envprof *env;
 };
 
-static int dlt_load_run(struct dlt_run *r, char *arg,
+static int dlt_load_run(struct dlt_run *r, char *arg, const char *host,
 			const struct dlt_job_opts *o)
 {
 	struct dlt_job j;
 	char *args[] = {arg};
+	struct dlt_job_opts how = *o;
+	how.order = DLT_JOB_BY_START;
 	dlt_conv_init(&r->conv);
 	r->arg = arg;
+	r->host = host;
 	r->nprocs = 0;
-	dlt_job_open(&j, 1, args, o);
+	r->arena = NULL;
+	r->env = NULL;
+	dlt_job_open(&j, 1, args, &how);
 	dlt_job_say_errors(&j, stderr);
+	struct dlt_envprof **profs =
+		dlt_xcalloc(j.ntraces ? j.ntraces : 1, sizeof(*profs));
+	size_t np = 0;
 	for (size_t i = 0; i < j.ntraces; i++) {
 		struct dlt_gpu g;
 		struct dlt_trace *t = dlt_job_take(&j, i);
 		struct dlt_process *p = dlt_process_read_gpu(t, &g);
 		dlt_trace_close(t);
-		dlt_conv_merge(&r->conv, &g.conv);
-		r->nprocs++;
+		if (host == NULL || (p->host && strcmp(p->host, host) == 0)) {
+			dlt_conv_merge(&r->conv, &g.conv);
+			profs[np++] = dlt_envprof_build(&r->arena, p, &g, true);
+			r->nprocs++;
+		}
 		dlt_process_free(p);
 		dlt_gpu_free(&g);
 	}
 	dlt_job_close(&j);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < np; i++) {
+			if (dlt_envp_busy(profs[i]) != (pass == 0))
+				continue;
+			if (r->env == NULL)
+				r->env = profs[i];
+			else
+				dlt_envprof_merge(&r->arena, r->env, profs[i]);
+		}
+	free(profs);
 	return r->nprocs ? 0 : -1;
+}
+
+/* ---- environments ---------------------------------------------------- */
+
+/* A difference between the two sides' values of one key. */
+struct dlt_envdiff_change {
+	const struct dlt_envp_item *a, *b; /* NULL: not on that side */
+	int section; /* enum dlt_envp_kind; DLT_ENVP_KINDS: only one side */
+};
+
+/* What changed between two items of one key, in words. */
+static const char *dlt_envdiff_what(const struct dlt_envdiff_change *c,
+				    char *buf, size_t cap)
+{
+	const struct dlt_envp_item *a = c->a, *b = c->b;
+	bool lib = (a ? a : b)->kind != DLT_ENVP_VAR &&
+		   (a ? a : b)->kind != DLT_ENVP_SYS;
+	if (a == NULL || b == NULL)
+		snprintf(buf, cap, "%s only in %s",
+			 lib				     ? "loaded"
+			 : (a ? a : b)->kind == DLT_ENVP_VAR ? "set"
+							     : "known",
+			 a ? "A" : "B");
+	else if (lib && a->identity && b->identity &&
+		 strcmp(a->identity, b->identity) == 0 &&
+		 (strcmp(a->value, b->value) == 0 || !a->from || !b->from ||
+		  strcmp(a->from, "library") != 0 ||
+		  strcmp(b->from, "library") != 0))
+		snprintf(buf, cap, "%s",
+			 a->path && b->path && strcmp(a->path, b->path) != 0
+				 ? "the same build, another place"
+				 : "found by another rule");
+	else if (strcmp(a->value, b->value) != 0)
+		snprintf(buf, cap, "%s %s -> %s", lib ? "version" : "value",
+			 a->value, b->value);
+	else if (lib)
+		snprintf(buf, cap, "another build of %s", a->value);
+	else
+		snprintf(buf, cap, "same value");
+	return buf;
+}
+
+static bool dlt_envdiff_differ(const struct dlt_envp_item *a,
+			       const struct dlt_envp_item *b)
+{
+	if (a == NULL || b == NULL)
+		return a != b;
+	return !dlt_envp_same(a, b) ||
+	       (a->via && b->via && strcmp(a->via, b->via) != 0);
+}
+
+/* Every key that differs, in the order of the sections: GPU libraries,
+ * NCCL plugins, other libraries whose file changed, libraries on one side
+ * only, variables, the system. */
+static size_t dlt_envdiff_changes(const struct dlt_envprof *ea,
+				  const struct dlt_envprof *eb,
+				  struct dlt_envdiff_change **out)
+{
+	struct dlt_envp_unit u[2] = {{.prof = (struct dlt_envprof *)ea},
+				     {.prof = (struct dlt_envprof *)eb}};
+	size_t nk;
+	const struct dlt_envp_item **keys = dlt_envp_keys(u, 2, &nk);
+	struct dlt_envdiff_change *c = dlt_xcalloc(nk ? nk : 1, sizeof(*c));
+	size_t n = 0;
+	static const int order[] = {DLT_ENVP_GPU_LIB, DLT_ENVP_PLUGIN,
+				    DLT_ENVP_LIB,     DLT_ENVP_KINDS,
+				    DLT_ENVP_VAR,     DLT_ENVP_SYS};
+	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++)
+		for (size_t i = 0; i < nk; i++) {
+			const struct dlt_envp_item *a = dlt_envprof_get(
+				ea, keys[i]->kind, keys[i]->key);
+			const struct dlt_envp_item *b = dlt_envprof_get(
+				eb, keys[i]->kind, keys[i]->key);
+			int section = keys[i]->kind;
+			if (section == DLT_ENVP_LIB && (a == NULL || b == NULL))
+				section = DLT_ENVP_KINDS;
+			if (section != order[o] || !dlt_envdiff_differ(a, b))
+				continue;
+			c[n++] = (struct dlt_envdiff_change){a, b, section};
+		}
+	free(keys);
+	*out = c;
+	return n;
+}
+
+static const char *dlt_envdiff_section_name(int section)
+{
+	return section == DLT_ENVP_LIB ? "other libraries whose file changed"
+	       : section == DLT_ENVP_KINDS ? "libraries loaded on one side only"
+	       : section == DLT_ENVP_VAR   ? "environment"
+	       : section == DLT_ENVP_SYS
+		       ? "system and driver"
+		       : dlt_envp_kind_name((enum dlt_envp_kind)section);
+}
+
+static void dlt_envdiff_text_side(FILE *out, const char *side,
+				  const struct dlt_envp_item *it)
+{
+	fprintf(out, "    %s: ", side);
+	if (it == NULL) {
+		fputs("-\n", out);
+		return;
+	}
+	dlt_fput_text(out, it->value, "");
+	if (it->path && it->kind != DLT_ENVP_SYS) {
+		fputs("  ", out);
+		dlt_fput_text(out, it->path, "");
+		fprintf(out, " (%s)", it->via ? it->via : "?");
+		if (it->installed)
+			fprintf(out, " installed by %s", it->installed);
+		if (it->identity)
+			fprintf(out, " %s", it->identity);
+	} else if (it->kind == DLT_ENVP_SYS && it->from) {
+		fprintf(out, "  (%s)", it->from);
+	}
+	fputc('\n', out);
+}
+
+static void dlt_envdiff_text(FILE *out, const struct dlt_envdiff_change *c,
+			     size_t n)
+{
+	static const int sections[] = {DLT_ENVP_GPU_LIB, DLT_ENVP_PLUGIN,
+				       DLT_ENVP_LIB,	 DLT_ENVP_KINDS,
+				       DLT_ENVP_VAR,	 DLT_ENVP_SYS};
+	for (size_t s = 0; s < sizeof(sections) / sizeof(sections[0]); s++) {
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			k += c[i].section == sections[s];
+		fprintf(out, "\n%s (%zu differ%s)%s\n",
+			dlt_envdiff_section_name(sections[s]), k,
+			k == 1 ? "s" : "", k ? ":" : "");
+		for (size_t i = 0; i < n; i++) {
+			if (c[i].section != sections[s])
+				continue;
+			char what[256];
+			const struct dlt_envp_item *it =
+				c[i].a ? c[i].a : c[i].b;
+			fprintf(out, "  %s: %s\n", it->key,
+				dlt_envdiff_what(&c[i], what, sizeof(what)));
+			dlt_envdiff_text_side(out, "A", c[i].a);
+			dlt_envdiff_text_side(out, "B", c[i].b);
+		}
+	}
+}
+
+static void dlt_envdiff_json_side(struct dlt_json *j, const char *key,
+				  const struct dlt_envp_item *it)
+{
+	dlt_json_key(j, key);
+	if (it == NULL) {
+		dlt_json_null(j);
+		return;
+	}
+	dlt_json_object_begin(j);
+	dlt_json_kv_string(j, "value", it->value);
+	dlt_json_kv_string(j, "from", it->from);
+	dlt_json_kv_string(j, "path", it->path);
+	if (it->kind != DLT_ENVP_VAR && it->kind != DLT_ENVP_SYS) {
+		dlt_json_kv_string(j, "found_via", it->via);
+		dlt_json_kv_string(j, "installed_by", it->installed);
+		dlt_json_kv_string(j, "identity", it->identity);
+	}
+	dlt_json_object_end(j);
+}
+
+static void dlt_envdiff_json(struct dlt_json *j,
+			     const struct dlt_envdiff_change *c, size_t n)
+{
+	static const char *const names[] = {"gpu_library", "nccl_plugin",
+					    "library",	   "variable",
+					    "system",	   "one_side"};
+	dlt_json_key(j, "environment");
+	dlt_json_array_begin(j);
+	for (size_t i = 0; i < n; i++) {
+		char what[256];
+		const struct dlt_envp_item *it = c[i].a ? c[i].a : c[i].b;
+		dlt_json_object_begin(j);
+		dlt_json_kv_string(j, "section", names[c[i].section]);
+		dlt_json_kv_string(j, "key", it->key);
+		dlt_json_kv_string(j, "what_changed",
+				   dlt_envdiff_what(&c[i], what, sizeof(what)));
+		dlt_envdiff_json_side(j, "a", c[i].a);
+		dlt_envdiff_json_side(j, "b", c[i].b);
+		dlt_json_object_end(j);
+	}
+	dlt_json_array_end(j);
 }
 
 struct dlt_pair {
@@ -229,6 +458,7 @@ static void dlt_json_run(struct dlt_json *j, const char *key,
 	dlt_json_key(j, key);
 	dlt_json_object_begin(j);
 	dlt_json_kv_string(j, "input", r->arg);
+	dlt_json_kv_string(j, "host", r->host);
 	dlt_json_kv_uint(j, "processes", r->nprocs);
 	dlt_json_kv_string(
 		j, "cudnn",
@@ -281,15 +511,30 @@ static size_t dlt_text_only(FILE *out, const char *title,
 	return n;
 }
 
+/* The run's cuDNN: what its convolutions ran with, else the version its
+ * library said (a run that only loaded it). */
+static void dlt_envdiff_cudnn(const struct dlt_run *r, char *buf, size_t cap)
+{
+	const struct dlt_envp_item *it =
+		r->env ? dlt_envprof_get(r->env, DLT_ENVP_GPU_LIB, "libcudnn")
+		       : NULL;
+	if (r->conv.cudnn_version)
+		dlt_cudnn_version_str(r->conv.cudnn_version, buf, cap);
+	else
+		snprintf(buf, cap, "%s", it ? it->value : "?");
+}
+
 int dlt_cmd_diff(int argc, char **argv)
 {
 	bool json = false;
-	const char *run_a = NULL, *run_b = NULL;
+	const char *run_a = NULL, *run_b = NULL, *host_a = NULL, *host_b = NULL;
 	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL},
 					    {"--run-a", NULL, &run_a},
-					    {"--run-b", NULL, &run_b}};
+					    {"--run-b", NULL, &run_b},
+					    {"--host-a", NULL, &host_a},
+					    {"--host-b", NULL, &host_b}};
 	int npaths;
-	int rc = dlt_cmd_args("diff", dlt_diff_usage, argc, argv, opts, 3,
+	int rc = dlt_cmd_args("diff", dlt_diff_usage, argc, argv, opts, 5,
 			      &npaths);
 	if (rc >= 0)
 		return rc;
@@ -306,15 +551,22 @@ int dlt_cmd_diff(int argc, char **argv)
 	    (rc = dlt_cmd_run_id("diff", run_b, &ob)) >= 0)
 		return rc;
 	struct dlt_run a, b;
-	int la = dlt_load_run(&a, argv[0], &oa);
-	int lb = dlt_load_run(&b, argv[1], &ob);
+	int la = dlt_load_run(&a, argv[0], host_a, &oa);
+	int lb = dlt_load_run(&b, argv[1], host_b, &ob);
 	if (la != 0 || lb != 0) {
-		fprintf(stderr, "dltrace-analyze diff: no usable trace in %s\n",
-			la != 0 ? argv[0] : argv[1]);
+		const char *h = la != 0 ? host_a : host_b;
+		fprintf(stderr,
+			"dltrace-analyze diff: no usable trace in %s%s%s\n",
+			la != 0 ? argv[0] : argv[1], h ? " of host " : "",
+			h ? h : "");
 		dlt_conv_free(&a.conv);
 		dlt_conv_free(&b.conv);
+		dlt_arena_free(a.arena);
+		dlt_arena_free(b.arena);
 		return DLT_EXIT_USAGE;
 	}
+	struct dlt_envdiff_change *envc;
+	size_t nenv = dlt_envdiff_changes(a.env, b.env, &envc);
 	struct dlt_pair *pairs =
 		dlt_xcalloc(a.conv.n ? a.conv.n : 1, sizeof(*pairs));
 	size_t np = 0, nchanged = 0;
@@ -340,6 +592,7 @@ int dlt_cmd_diff(int argc, char **argv)
 		dlt_json_object_begin(&j);
 		dlt_json_run(&j, "a", &a);
 		dlt_json_run(&j, "b", &b);
+		dlt_envdiff_json(&j, envc, nenv);
 		dlt_json_key(&j, "changes");
 		dlt_json_array_begin(&j);
 		for (size_t i = 0; i < np; i++)
@@ -360,13 +613,9 @@ int dlt_cmd_diff(int argc, char **argv)
 			      "output\n",
 			      stderr);
 	} else {
-		char va[32] = "?", vb[32] = "?";
-		if (a.conv.cudnn_version)
-			dlt_cudnn_version_str(a.conv.cudnn_version, va,
-					      sizeof(va));
-		if (b.conv.cudnn_version)
-			dlt_cudnn_version_str(b.conv.cudnn_version, vb,
-					      sizeof(vb));
+		char va[32], vb[32];
+		dlt_envdiff_cudnn(&a, va, sizeof(va));
+		dlt_envdiff_cudnn(&b, vb, sizeof(vb));
 		printf("A: ");
 		dlt_fput_text(stdout, a.arg, "");
 		printf(" (%zu process%s, cuDNN %s, %zu problems)\nB: ",
@@ -374,7 +623,11 @@ int dlt_cmd_diff(int argc, char **argv)
 		dlt_fput_text(stdout, b.arg, "");
 		printf(" (%zu process%s, cuDNN %s, %zu problems)\n", b.nprocs,
 		       b.nprocs == 1 ? "" : "es", vb, b.conv.n);
-		printf("\nchoice changed (%zu):\n", nchanged);
+		if (a.host || b.host)
+			printf("hosts: A %s, B %s\n", a.host ? a.host : "all",
+			       b.host ? b.host : "all");
+		dlt_envdiff_text(stdout, envc, nenv);
+		printf("\nconvolutions: choice changed (%zu):\n", nchanged);
 		for (size_t i = 0; i < np; i++)
 			if (pairs[i].changed)
 				dlt_text_pair(stdout, &pairs[i]);
@@ -386,7 +639,10 @@ int dlt_cmd_diff(int argc, char **argv)
 		dlt_text_only(stdout, "only in B", &b, &a);
 	}
 	free(pairs);
+	free(envc);
 	dlt_conv_free(&a.conv);
 	dlt_conv_free(&b.conv);
+	dlt_arena_free(a.arena);
+	dlt_arena_free(b.arena);
 	return DLT_EXIT_OK;
 }

@@ -487,6 +487,24 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 		if (v->compact)
 			fputs(" compact", out);
 		break;
+	case DLT_REC_SYSTEM: {
+		const struct dlt_rec_system *r = (const void *)h;
+		dlt_dump_str(d, "os", r->os);
+		dlt_dump_str(d, "kernel", r->kernel);
+		dlt_dump_str(d, "glibc", r->glibc);
+		dlt_dump_str(d, "machine", r->machine);
+		break;
+	}
+	case DLT_REC_RUNTIME_VERSION: {
+		const struct dlt_rec_runtime_version *r = (const void *)h;
+		fprintf(out, " %s",
+			h->flags == DLT_RUNTIME_PYTHON	? "python"
+			: h->flags == DLT_RUNTIME_TORCH ? "torch"
+							: "?");
+		dlt_dump_str(d, "version", r->version);
+		dlt_dump_str(d, "path", r->path);
+		break;
+	}
 	case DLT_REC_MARK: {
 		const struct dlt_rec_mark *r = (const void *)h;
 		fprintf(out,

@@ -94,19 +94,18 @@ static void dlt_put_parent(FILE *out, const struct dlt_set *s,
 	}
 }
 
-/* A forked child that left no trace of its own (reaps.h): what p's reap
- * of it says, after its pid. */
+/* A forked child that left no trace of its own (reaps.h): what its
+ * parent's reap of it says, after its pid. */
 static void dlt_put_untraced(FILE *out, const struct dlt_set *s,
-			     const struct dlt_process *p,
 			     const struct dlt_reaps *rs,
 			     const struct dlt_fork_rec *f)
 {
-	/* rs holds p's reaps, in p's order: the first reap of the pid after
-	 * the fork. */
+	/* rs holds the parent's reaps, in its order: the first reap of the pid
+	 * after the fork. */
 	size_t first = 0;
 	for (size_t i = dlt_reaps_first(rs, f->pid); i;
 	     i = dlt_reaps_next(rs, i))
-		if (p->reaps[i - 1].ts >= f->ts && (first == 0 || i < first))
+		if (rs->r[i - 1].ts >= f->ts && (first == 0 || i < first))
 			first = i;
 	const struct dlt_reap_seen *reap = first ? &rs->r[first - 1] : NULL;
 	if (reap && !dlt_set_has_reaped(s, reap)) {
@@ -138,6 +137,27 @@ static void dlt_put_versions(FILE *out, const struct dlt_process *p)
 		fprintf(out, "%s %s (", dlt_family_name((int)v->family), ver);
 		dlt_fput_text(out, dlt_basename(v->path ? v->path : "?"), "");
 		fputc(')', out);
+	}
+}
+
+/* What the GPU libraries ran on (SYSTEM, RUNTIME_VERSION records):
+ * "Debian GNU/Linux 12 (bookworm), kernel 6.1.0, glibc 2.36, python
+ * 3.11.2, torch 2.4.1". */
+static void dlt_put_system(FILE *out, const struct dlt_process *p)
+{
+	const struct dlt_sysinfo *y = &p->sys;
+	const char *const part[][2] = {{"", y->os},
+				       {"kernel ", y->kernel},
+				       {"glibc ", y->glibc},
+				       {"python ", y->python},
+				       {"torch ", y->torch}};
+	size_t shown = 0;
+	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
+		if (part[i][1] == NULL)
+			continue;
+		fputs(shown++ ? ", " : "\n  system    ", out);
+		fputs(part[i][0], out);
+		dlt_fput_text(out, part[i][1], "");
 	}
 }
 
@@ -187,7 +207,7 @@ static void dlt_put_process(FILE *out, const struct dlt_set *s,
 		for (size_t i = 0; i < p->nforks; i++) {
 			fprintf(out, "%s%" PRIu32, i ? ", " : "pid ",
 				p->forks[i].pid);
-			dlt_put_untraced(out, s, p, &rs, &p->forks[i]);
+			dlt_put_untraced(out, s, &rs, &p->forks[i]);
 		}
 		dlt_reaps_free(&rs);
 	}
@@ -202,6 +222,7 @@ static void dlt_put_process(FILE *out, const struct dlt_set *s,
 			"name",
 			probes, probes == 1 ? "" : "s");
 	dlt_put_versions(out, p);
+	dlt_put_system(out, p);
 	for (size_t i = 0; i < p->nnotes; i++) {
 		fprintf(out, "\n  note      [%s] ",
 			dlt_note_level_name(p->notes[i].level));

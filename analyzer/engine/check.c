@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "envprof.h"
 #include "rules.h"
 #include "status.h"
 
@@ -406,6 +407,12 @@ size_t dlt_check_read(struct dlt_check *c, struct dlt_job *j, FILE *diag)
 		/* A rank known only from the communicator it joined. */
 		if (c->procs[k].rank < 0)
 			c->procs[k].rank = hangs[nhangs].rank;
+		if (c->procs[k].rank >= 0) {
+			/* For the ranks' comparison (ENV_DIFFERS). */
+			c->procs[k].env =
+				dlt_envprof_build(&c->arena, p, &g, false);
+			c->procs[k].env->rank = c->procs[k].rank;
+		}
 		hang_proc[nhangs++] = k;
 		dlt_process_free(p);
 		dlt_gpu_free(&g);

@@ -61,7 +61,10 @@ struct dlt_check_proc {
 	bool end_handled;
 	uint64_t reaper_trace; /* trace_id of the image that reaped it, or 0 */
 	struct dlt_val *versions; /* object: what the libraries reported */
-	size_t counts[3];	  /* findings per severity */
+	/* What shaped its environment (rules/envprof.h), for processes with
+	 * a rank; in the check's arena.  NULL for the others. */
+	struct dlt_envprof *env;
+	size_t counts[3]; /* findings per severity */
 };
 
 struct dlt_check {

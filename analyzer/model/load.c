@@ -170,6 +170,8 @@ static int dlt_collect(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_REAP:
 	case DLT_REC_EXEC:
 	case DLT_REC_LIB_FAMILY:
+	case DLT_REC_SYSTEM:
+	case DLT_REC_RUNTIME_VERSION:
 		break;
 	default:
 		return 0;
@@ -438,6 +440,35 @@ static void dlt_on_family(struct dlt_load *l, const struct dlt_ev *e)
 				    sizeof(*p->versions));
 	p->versions[p->nversions++] = (struct dlt_reported_version){
 		r->h.flags, r->source, dlt_load_str(l, r->path), r->v[0]};
+}
+
+/* The first of each: a forked child's trace has its own. */
+static void dlt_on_system(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_system *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	if (r->h.len < sizeof(*r) || p->sys.kernel)
+		return;
+	p->sys.os = dlt_load_str(l, r->os);
+	p->sys.kernel = dlt_load_str(l, r->kernel);
+	p->sys.glibc = dlt_load_str(l, r->glibc);
+	p->sys.machine = dlt_load_str(l, r->machine);
+}
+
+static void dlt_on_runtime(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_runtime_version *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	const char **ver = r->h.flags == DLT_RUNTIME_PYTHON  ? &p->sys.python
+			   : r->h.flags == DLT_RUNTIME_TORCH ? &p->sys.torch
+							     : NULL;
+	if (r->h.len < sizeof(*r) || ver == NULL || *ver)
+		return;
+	*ver = dlt_load_str(l, r->version);
+	if (r->h.flags == DLT_RUNTIME_TORCH)
+		p->sys.torch_path = dlt_load_str(l, r->path);
+	else
+		p->sys.python_path = dlt_load_str(l, r->path);
 }
 
 static void dlt_on_dlerror(struct dlt_load *l, const struct dlt_ev *e)
@@ -713,6 +744,12 @@ struct dlt_process *dlt_process_read_hooked(struct dlt_trace *t,
 			break;
 		case DLT_REC_LIB_FAMILY:
 			dlt_on_family(&l, e);
+			break;
+		case DLT_REC_SYSTEM:
+			dlt_on_system(&l, e);
+			break;
+		case DLT_REC_RUNTIME_VERSION:
+			dlt_on_runtime(&l, e);
 			break;
 		}
 	}

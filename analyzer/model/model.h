@@ -157,6 +157,14 @@ struct dlt_type_count {
 	uint64_t count;
 };
 
+/* The system and runtimes a process reported (SYSTEM and RUNTIME_VERSION
+ * records, format 2.2); NULL where none was written. */
+struct dlt_sysinfo {
+	const char *os, *kernel, *glibc, *machine;
+	const char *python, *python_path; /* version, the file that said it */
+	const char *torch, *torch_path;
+};
+
 struct dlt_process {
 	const char *trace; /* file path as given */
 	struct dlt_file_header hdr;
@@ -196,6 +204,8 @@ struct dlt_process {
 
 	struct dlt_note_entry *notes;
 	size_t nnotes;
+
+	struct dlt_sysinfo sys;
 
 	/* Versions the libraries reported, in time order (none <= 0). */
 	struct dlt_reported_version *versions;

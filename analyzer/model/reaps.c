@@ -4,6 +4,7 @@
  * as the launcher's does. */
 #include "reaps.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,27 @@ static const struct dlt_fork_rec *dlt_fork_before(const struct dlt_fork_rec *f,
 	return lo > 0 && f[lo - 1].pid == pid ? &f[lo - 1] : NULL;
 }
 
+/* Whether p reaped s->pid already after the same fork, with the same
+ * status: the record of a peek (waitid with WNOWAIT), which traces made
+ * before the shim told peeks from reaps hold, then the reap itself.  Only
+ * a new fork of the pid can make a second child of it; the status must
+ * agree too, in case a spawn (which records no fork) reused the pid. */
+static bool dlt_reap_again(const struct dlt_reaps *rs,
+			   const struct dlt_reap_seen *s)
+{
+	if (s->forked_wall_ns == 0)
+		return false;
+	for (size_t i = dlt_reaps_first(rs, s->pid); i;
+	     i = dlt_reaps_next(rs, i)) {
+		const struct dlt_reap_seen *o = &rs->r[i - 1];
+		if (o->reaper_trace == s->reaper_trace &&
+		    o->forked_wall_ns == s->forked_wall_ns &&
+		    o->status == s->status && o->reaper == s->reaper)
+			return true;
+	}
+	return false;
+}
+
 void dlt_reaps_add(struct dlt_reaps *rs, const struct dlt_process *p)
 {
 	struct dlt_fork_rec *forks = NULL;
@@ -114,13 +136,15 @@ void dlt_reaps_add(struct dlt_reaps *rs, const struct dlt_process *p)
 		s->reaper = p->hdr.pid;
 		s->pid = p->reaps[i].pid;
 		s->status = p->reaps[i].status;
+		s->ts = p->reaps[i].ts;
 		s->wall_ns = dlt_wall(p, p->reaps[i].ts);
 		s->reaper_trace = p->hdr.trace_id;
 		const struct dlt_fork_rec *f = dlt_fork_before(
 			forks, forks ? p->nforks : 0, s->pid, p->reaps[i].ts);
 		if (f)
 			s->forked_wall_ns = dlt_wall(p, f->ts);
-		dlt_reaps_link(rs, rs->n++);
+		if (!dlt_reap_again(rs, s))
+			dlt_reaps_link(rs, rs->n++);
 	}
 	free(forks);
 }

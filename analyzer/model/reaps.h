@@ -15,6 +15,7 @@ struct dlt_reap_seen {
 	uint32_t reaper;
 	uint32_t pid;
 	int32_t status;
+	uint64_t ts;	       /* when, on the reaper's clock */
 	uint64_t wall_ns;      /* when, on the wall clock */
 	uint64_t reaper_trace; /* the reaper's trace_id */
 	/* When the reaper forked pid (its latest FORK record of it before
@@ -34,7 +35,9 @@ struct dlt_reaps {
 	size_t nb;
 };
 
-/* Adds the REAP records of process p. */
+/* Adds the REAP records of process p, each child once: a second reap of
+ * a pid after the same fork, with the same status, was a peek recorded as
+ * a reap (traces of older shims). */
 void dlt_reaps_add(struct dlt_reaps *rs, const struct dlt_process *p);
 void dlt_reaps_free(struct dlt_reaps *rs);
 /* The first reap of pid (index + 1, 0 for none) and the next one after

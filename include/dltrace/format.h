@@ -97,35 +97,37 @@ struct dlt_rec_hdr {
 };
 
 /* Record types: id, name, struct.  Readers skip ids they do not know. */
-#define DLT_RECORD_TYPES(X)                       \
-	X(1, CHUNK, dlt_rec_chunk)                \
-	X(2, STRING, dlt_rec_string)              \
-	X(3, PROC, dlt_rec_proc)                  \
-	X(4, ARG, dlt_rec_arg)                    \
-	X(5, ENV, dlt_rec_env)                    \
-	X(6, NOTE, dlt_rec_note)                  \
-	X(10, LIB_LOAD, dlt_rec_lib_load)         \
-	X(11, LIB_FAIL, dlt_rec_lib_fail)         \
-	X(12, LIB_UNLOAD, dlt_rec_lib_unload)     \
-	X(13, DLOPEN, dlt_rec_dlopen)             \
-	X(14, DLERROR, dlt_rec_dlerror)           \
-	X(20, EXIT, dlt_rec_exit)                 \
-	X(21, FORK, dlt_rec_fork)                 \
-	X(22, EXEC, dlt_rec_exec)                 \
-	X(23, REAP, dlt_rec_reap)                 \
-	X(30, MARK, dlt_rec_mark)                 \
-	X(40, API_CALL, dlt_rec_api_call)         \
-	X(41, API_ENTER, dlt_rec_api_enter)       \
-	X(42, LIB_FAMILY, dlt_rec_family)         \
-	X(43, STATIC_RUNTIME, dlt_rec_static_rt)  \
-	X(44, CONV_PROBLEM, dlt_rec_conv_problem) \
-	X(45, ALGO_RESULT, dlt_rec_algo_result)   \
-	X(46, BK_FINALIZE, dlt_rec_bk_finalize)   \
-	X(47, API_DEF, dlt_rec_api_def)           \
-	X(50, STALL, dlt_rec_stall)               \
-	X(51, SOCK, dlt_rec_sock)                 \
-	X(52, STACK, dlt_rec_stack)               \
-	X(53, PYSTACK, dlt_rec_pystack)           \
+#define DLT_RECORD_TYPES(X)                             \
+	X(1, CHUNK, dlt_rec_chunk)                      \
+	X(2, STRING, dlt_rec_string)                    \
+	X(3, PROC, dlt_rec_proc)                        \
+	X(4, ARG, dlt_rec_arg)                          \
+	X(5, ENV, dlt_rec_env)                          \
+	X(6, NOTE, dlt_rec_note)                        \
+	X(10, LIB_LOAD, dlt_rec_lib_load)               \
+	X(11, LIB_FAIL, dlt_rec_lib_fail)               \
+	X(12, LIB_UNLOAD, dlt_rec_lib_unload)           \
+	X(13, DLOPEN, dlt_rec_dlopen)                   \
+	X(14, DLERROR, dlt_rec_dlerror)                 \
+	X(20, EXIT, dlt_rec_exit)                       \
+	X(21, FORK, dlt_rec_fork)                       \
+	X(22, EXEC, dlt_rec_exec)                       \
+	X(23, REAP, dlt_rec_reap)                       \
+	X(30, MARK, dlt_rec_mark)                       \
+	X(40, API_CALL, dlt_rec_api_call)               \
+	X(41, API_ENTER, dlt_rec_api_enter)             \
+	X(42, LIB_FAMILY, dlt_rec_family)               \
+	X(43, STATIC_RUNTIME, dlt_rec_static_rt)        \
+	X(44, CONV_PROBLEM, dlt_rec_conv_problem)       \
+	X(45, ALGO_RESULT, dlt_rec_algo_result)         \
+	X(46, BK_FINALIZE, dlt_rec_bk_finalize)         \
+	X(47, API_DEF, dlt_rec_api_def)                 \
+	X(50, STALL, dlt_rec_stall)                     \
+	X(51, SOCK, dlt_rec_sock)                       \
+	X(52, STACK, dlt_rec_stack)                     \
+	X(53, PYSTACK, dlt_rec_pystack)                 \
+	X(59, SYSTEM, dlt_rec_system)                   \
+	X(60, RUNTIME_VERSION, dlt_rec_runtime_version) \
 	X(61, SOCK_ENDS, dlt_rec_sock_ends)
 
 enum dlt_rec_type {
@@ -459,6 +461,31 @@ struct dlt_rec_family {
 	uint32_t kdrv;	 /* string: NVIDIA kernel module version, or none */
 	uint32_t source; /* enum dlt_family_source (format 2.1) */
 	int64_t v[8];
+};
+
+/* Format 2.2: the system a process ran on, once per trace, written when
+ * the process first loads a GPU library or torch (never at start-up, so
+ * that other processes pay nothing for it). */
+struct dlt_rec_system {
+	struct dlt_rec_hdr h;
+	uint32_t os;	  /* string: PRETTY_NAME of /etc/os-release, or none */
+	uint32_t kernel;  /* string: uname's release */
+	uint32_t glibc;	  /* string: gnu_get_libc_version() */
+	uint32_t machine; /* string: uname's machine */
+};
+
+enum dlt_runtime_kind {
+	DLT_RUNTIME_PYTHON = 1, /* the interpreter (Py_GetVersion) */
+	DLT_RUNTIME_TORCH = 2,	/* torch/version.py beside torch/lib */
+};
+
+/* Format 2.2: the version of the interpreter or framework a process ran,
+ * once per kind and trace, written with SYSTEM.  flags = enum
+ * dlt_runtime_kind. */
+struct dlt_rec_runtime_version {
+	struct dlt_rec_hdr h;
+	uint32_t version; /* string: "3.11.2", "2.4.1+cu124" */
+	uint32_t path;	  /* string: the file it was read from or asked */
 };
 
 /* An object fetched CUDA driver entry points itself (dlsym of

@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_median.h"
+
 #define BENCH_MAX_CONFIGS 8
 #define BENCH_MAX_VARS 16
 
@@ -36,30 +38,6 @@ struct bench_config {
 	int nvars;
 	double *faults, *wall_us, *cpu_us;
 };
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static double now_us(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static double tv_us(struct timeval t)
-{
-	return (double)t.tv_sec * 1e6 + (double)t.tv_usec;
-}
 
 static void parse_config(struct bench_config *c, char *s)
 {
