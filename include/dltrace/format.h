@@ -45,8 +45,14 @@
  * last alive (REAP, EXIT's MAIN and ABORT, run_id, alive_ns ...).  A
  * development branch wrote the same additions into 1.x files as 1.3;
  * readers take them from any version. */
+/* 2.2 adds what says why a job hung or died and what it ran on: a
+ * thread's Python stack (PYSTACK), a signal received or forwarded
+ * (SIGNAL), memory cgroup readings and dltrace's own kills (MEMCG, KILL),
+ * the system and runtime versions (SYSTEM, RUNTIME_VERSION), both ends
+ * of a connection (SOCK_ENDS), REAP's max_rss_kb and the header's
+ * rss_peak_kb.  A 2.1 reader skips the new records and reads the rest. */
 #define DLT_FORMAT_MAJOR 2
-#define DLT_FORMAT_MINOR 1
+#define DLT_FORMAT_MINOR 2
 #define DLT_DATA_OFFSET 4096u	 /* first chunk; one page for the header */
 #define DLT_CHUNK_MIN 24u	 /* since 2.0: a CHUNK record alone */
 #define DLT_CHUNK_MAX (1u << 20) /* since 2.0: the largest chunk */
