@@ -33,6 +33,31 @@ static int dlt_sock_family_ok(const struct sockaddr *sa)
 		      sa->sa_family == AF_UNIX);
 }
 
+/* The local end of connected socket fd, next to the peer address as:
+ * one getsockname per connection made, never per message. */
+static void dlt_sock_ends(struct dlt_writer *w, int op, int fd, uint32_t peer,
+			  uint64_t ts)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof(ss);
+	char addr[256];
+	if (getsockname(fd, (struct sockaddr *)&ss, &l) != 0)
+		return;
+	dlt_format_sockaddr((struct sockaddr *)&ss, l, addr, sizeof(addr));
+	if (addr[0] == '\0')
+		return;
+	uint32_t local = dlt_str(w, &dlt_tls, addr);
+	struct dlt_rec_sock_ends *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
+	if (r == NULL)
+		return;
+	r->h.ts = ts;
+	r->fd = fd;
+	r->local = local;
+	r->peer = peer;
+	r->pad = 0;
+	dlt_rec_commit(r, DLT_REC_SOCK_ENDS, (uint16_t)op, sizeof(*r));
+}
+
 static void dlt_sock_record(int op, int fd, int ret, int err,
 			    const struct sockaddr *sa, socklen_t len,
 			    uint64_t t0, uint64_t t1)
@@ -43,8 +68,10 @@ static void dlt_sock_record(int op, int fd, int ret, int err,
 	char addr[256];
 	dlt_format_sockaddr(sa, len, addr, sizeof(addr));
 	uint32_t as = addr[0] ? dlt_str(w, &dlt_tls, addr) : DLT_STR_NONE;
-	if (ret < 0 && dlt_last_sock.rec && dlt_last_sock.op == op &&
-	    dlt_last_sock.err == err && dlt_last_sock.addr == as &&
+	/* A connect in progress is a connection made, not a failure. */
+	if (ret < 0 && err != EINPROGRESS && dlt_last_sock.rec &&
+	    dlt_last_sock.op == op && dlt_last_sock.err == err &&
+	    dlt_last_sock.addr == as &&
 	    dlt_rec_in_place(w, &dlt_tls, dlt_last_sock.ticket)) {
 		struct dlt_rec_sock *r = dlt_last_sock.rec;
 		atomic_fetch_add((_Atomic uint32_t *)&r->repeat, 1);
@@ -68,6 +95,10 @@ static void dlt_sock_record(int op, int fd, int ret, int err,
 	dlt_last_sock.op = op;
 	dlt_last_sock.err = err;
 	dlt_last_sock.addr = as;
+	if (op == DLT_SOCK_CONNECT && (ret == 0 || err == EINPROGRESS))
+		dlt_sock_ends(w, op, fd, as, t1);
+	else if (op == DLT_SOCK_ACCEPT && ret >= 0)
+		dlt_sock_ends(w, op, ret, as, t1);
 }
 
 /* connect and bind: a call with an address, timed and recorded. */

@@ -189,6 +189,27 @@ static void dlt_sockname(int fd, char *buf, size_t cap)
 	}
 }
 
+/* An epoll wait names no descriptor: the ones registered in it do
+ * (/proc/self/fdinfo lists them as "tfd: N"), and their peers say which
+ * connections an event loop (gloo's, a store's) waits on.  Read once per
+ * stall report, the first 8. */
+static void dlt_epoll_detail(int epfd, char *buf, size_t cap)
+{
+	char path[64], info[2048], peer[160];
+	size_t used = (size_t)snprintf(buf, cap, "epoll fd %d", epfd);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", epfd);
+	dlt_io_read_small(path, info, sizeof(info));
+	const char *p = info;
+	for (int n = 0; n < 8 && used < cap && (p = strstr(p, "tfd:")); n++) {
+		p += 4;
+		int fd = (int)strtol(p, NULL, 10);
+		dlt_sockname(fd, peer, sizeof(peer));
+		if (peer[0])
+			used += (size_t)snprintf(buf + used, cap - used,
+						 " fd %d %s", fd, peer);
+	}
+}
+
 /* What a thread in syscall nr with these arguments waits for. */
 static int dlt_wait_detail(long nr, const uint64_t *a, char *buf, size_t cap)
 {
@@ -237,7 +258,7 @@ static int dlt_wait_detail(long nr, const uint64_t *a, char *buf, size_t cap)
 	case SYS_epoll_wait:
 #endif
 	case SYS_epoll_pwait:
-		snprintf(buf, cap, "epoll fd %d", (int)a[0]);
+		dlt_epoll_detail((int)a[0], buf, cap);
 		return (int)a[0];
 	case SYS_nanosleep:
 	case SYS_clock_nanosleep:

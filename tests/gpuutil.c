@@ -568,3 +568,11 @@ const char *const *tg_nccl_env(const char *rdv, const char *extra)
 	env[3] = NULL;
 	return env;
 }
+
+const char *tg_watchdog_skip(void)
+{
+	const char *e = getenv("DLTRACE_TEST_EMULATED");
+	return e && *e ? "under an emulator, /proc shows the emulator's "
+			 "system calls, not the program's"
+		       : NULL;
+}

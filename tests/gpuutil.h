@@ -136,4 +136,10 @@ const char *const *tg_cuda_env(void);
  * (may be NULL); NULL-terminated. */
 const char *const *tg_nccl_env(const char *rdv, const char *extra);
 
+/* Under qemu-user (scripts/cross-arm64.sh sets DLTRACE_TEST_EMULATED),
+ * /proc/self/task/TID/syscall shows the emulator's own system call and
+ * registers, not the program's: the watchdog cannot see what a thread
+ * waits in there.  Why a suite that needs it cannot run, or NULL. */
+const char *tg_watchdog_skip(void);
+
 #endif

@@ -320,18 +320,32 @@ static void test_hang_nccl(void)
 	for (int r = 0; r < STARTED; r++)
 		TU_CHECK(seen[r] == 1, "rank %d has %d INIT_HANG findings", r,
 			 seen[r]);
-	/* NCCL's bootstrap thread (the fake's helper) waits in poll. */
-	size_t nstall = tg_findings(j, "STALL", f, 8);
+	/* One verdict: rank 3, which never came, holds the job up.  NCCL's
+	 * bootstrap thread (the fake's helper) waits in poll: its waits are
+	 * the verdict's evidence, not STALL findings of their own. */
+	TU_CHECK(tg_findings(j, "STALL", f, 8) == 0,
+		 "STALL findings next to JOB_HANG");
+	size_t njob = tg_findings(j, "JOB_HANG", f, 8);
+	const struct tu_json *jev = njob ? tu_jget(f[0], "evidence") : NULL;
+	const struct tu_json *stalls = tu_jget(jev, "stalls");
 	size_t polls = 0;
-	for (size_t i = 0; i < nstall && i < 8; i++) {
-		const char *sc = tu_jstr(tu_jget(f[i], "evidence"), "syscall");
+	for (size_t i = 0; i < tu_jlen(stalls); i++) {
+		const char *sc = tu_jstr(tu_jat(stalls, i), "syscall");
 		polls += sc &&
 			 (strcmp(sc, "poll") == 0 || strcmp(sc, "ppoll") == 0);
 	}
+	TU_CHECK(njob == 1 && tg_same_str(tu_jstr(jev, "why"), "missing") &&
+			 tg_jnum(jev, "missing_rank", -1) == STARTED &&
+			 tu_jlen(tu_jget(jev, "waiting")) == STARTED,
+		 "%zu JOB_HANG findings; expected one naming rank %d, which "
+		 "never came, with the %d others waiting",
+		 njob, STARTED, STARTED);
 	TU_CHECK(polls == STARTED,
-		 "%zu STALL findings in poll, expected one per rank (the "
-		 "bootstrap threads)",
+		 "%zu waits in poll in JOB_HANG's evidence, expected one per "
+		 "rank (the bootstrap threads)",
 		 polls);
+	if (njob)
+		printf("    %s\n", tu_jstr(f[0], "message"));
 	if (CU_get_number_of_failures())
 		fprintf(stderr, "hangs --json:\n%s\n", text ? text : "");
 	free(text);
@@ -1367,35 +1381,23 @@ static const struct tu_test hang_quiet_tests[] = {
 	 test_quiet_launcher},
 	{NULL, NULL}};
 
-/* Under qemu-user (scripts/cross-arm64.sh sets DLTRACE_TEST_EMULATED),
- * /proc/self/task/TID/syscall shows the emulator's own system call and
- * registers, not the program's: the watchdog cannot see what a thread
- * waits in there. */
-static const char *watchdog_skip(void)
-{
-	const char *e = getenv("DLTRACE_TEST_EMULATED");
-	return e && *e ? "under an emulator, /proc shows the emulator's "
-			 "system calls, not the program's"
-		       : NULL;
-}
-
 static const char *torch_hang_skip(void)
 {
-	const char *r = watchdog_skip();
+	const char *r = tg_watchdog_skip();
 	return r ? r : torch_skip();
 }
 
 /* The quiet waits need the watchdog to see them, and python3. */
 static const char *quiet_skip(void)
 {
-	const char *r = watchdog_skip();
+	const char *r = tg_watchdog_skip();
 	return r ? r : python_skip();
 }
 
 static const struct tu_suite suites[] = {
-	{"hang_nccl", hang_nccl_tests, watchdog_skip},
+	{"hang_nccl", hang_nccl_tests, tg_watchdog_skip},
 	{"hang_mismatch", hang_mismatch_tests, NULL},
-	{"hang_timeout", hang_timeout_tests, watchdog_skip},
+	{"hang_timeout", hang_timeout_tests, tg_watchdog_skip},
 	{"hang_torch", hang_torch_tests, torch_hang_skip},
 	{"hang_quiet", hang_quiet_tests, quiet_skip},
 	{NULL, NULL, NULL}};

@@ -163,6 +163,103 @@ static void dlt_hp_comm(struct dlt_hang_proc *hp, uint16_t api,
 	}
 }
 
+bool dlt_hang_coll_of(uint16_t api, const uint64_t *v, size_t nv,
+		      uint64_t *comm, struct dlt_hang_coll *out)
+{
+	const struct dlt_api_desc *a = dlt_api_by_id(api);
+	uint64_t x;
+	if (a == NULL || !(a->roles & (DLT_ROLE_COLLECTIVE | DLT_ROLE_P2P)))
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->api = api;
+	out->op = out->root = -1;
+	if (a->roles & DLT_ROLE_P2P) {
+		if (!dlt_role_val(a, DLT_RV_P2P_comm, v, nv, comm))
+			return false;
+		/* A send and a receive pair up across ranks: the peer
+		 * stands where a root would. */
+		if (dlt_role_val(a, DLT_RV_P2P_peer, v, nv, &x))
+			out->root = (int32_t)x;
+		return true;
+	}
+	if (!dlt_role_val(a, DLT_RV_COLLECTIVE_comm, v, nv, comm))
+		return false;
+	dlt_role_val(a, DLT_RV_COLLECTIVE_count, v, nv, &out->count);
+	dlt_role_val(a, DLT_RV_COLLECTIVE_type, v, nv, &out->type);
+	if (dlt_role_val(a, DLT_RV_COLLECTIVE_op, v, nv, &x))
+		out->op = (int32_t)x;
+	if (dlt_role_val(a, DLT_RV_COLLECTIVE_root, v, nv, &x))
+		out->root = (int32_t)x;
+	return true;
+}
+
+const struct dlt_hang_comm *dlt_hang_comm_of(const struct dlt_hang_proc *hp,
+					     uint64_t handle)
+{
+	for (size_t i = 0; i < hp->ncomms; i++)
+		if (hp->comms[i].handle == handle)
+			return &hp->comms[i];
+	return NULL;
+}
+
+static struct dlt_hang_comm *dlt_hp_comm_slot(struct dlt_hang_proc *hp,
+					      uint64_t handle)
+{
+	struct dlt_hang_comm *c =
+		(struct dlt_hang_comm *)dlt_hang_comm_of(hp, handle);
+	if (c || handle == 0 || hp->ncomms == DLT_HANG_MAX_COMMS)
+		return c;
+	c = &hp->comms[hp->ncomms++];
+	memset(c, 0, sizeof(*c));
+	c->handle = handle;
+	c->rank = c->nranks = -1;
+	return c;
+}
+
+/* A returned call: a communicator made (its handle joins its id), or one
+ * more collective of one. */
+static void dlt_hp_coll(struct dlt_hang_proc *hp, uint16_t api,
+			const uint64_t *v, size_t nv, int32_t ret)
+{
+	const struct dlt_api_desc *a = dlt_api_by_id(api);
+	uint64_t comm, id, rank, nranks;
+	struct dlt_hang_coll coll;
+	if (a && (a->roles & DLT_ROLE_COMM_INIT) && ret == 0 &&
+	    dlt_role_val(a, DLT_RV_COMM_INIT_comm, v, nv, &comm) &&
+	    dlt_role_val(a, DLT_RV_COMM_INIT_id_hash, v, nv, &id) &&
+	    dlt_role_val(a, DLT_RV_COMM_INIT_rank, v, nv, &rank) &&
+	    dlt_role_val(a, DLT_RV_COMM_INIT_nranks, v, nv, &nranks)) {
+		struct dlt_hang_comm *c = dlt_hp_comm_slot(hp, comm);
+		if (c) {
+			/* A handle freed and made again is a new one. */
+			memset(c, 0, sizeof(*c));
+			c->handle = comm;
+			c->id = id;
+			c->rank = (int32_t)rank;
+			c->nranks = (int32_t)nranks;
+		}
+	} else if (dlt_hang_coll_of(api, v, nv, &comm, &coll)) {
+		struct dlt_hang_comm *c = dlt_hp_comm_slot(hp, comm);
+		if (c) {
+			c->done++;
+			c->last = coll;
+		}
+	}
+}
+
+static void dlt_hp_add_sock(struct dlt_hang_proc *hp,
+			    const struct dlt_rec_sock_ends *r,
+			    const struct dlt_trace *t)
+{
+	if (hp->nsocks == DLT_HANG_MAX_SOCKS)
+		return;
+	hp->socks = dlt_util_grow(hp->socks, &hp->capsocks, hp->nsocks,
+				  sizeof(*hp->socks));
+	struct dlt_hang_sock *s = &hp->socks[hp->nsocks++];
+	snprintf(s->local, sizeof(s->local), "%s", dlt_trace_strz(t, r->local));
+	snprintf(s->peer, sizeof(s->peer), "%s", dlt_trace_strz(t, r->peer));
+}
+
 /* One trace's worth of what matters for a hang. */
 static void dlt_hp_add_stall(struct dlt_hang_proc *hp,
 			     const struct dlt_rec_stall *r,
@@ -266,6 +363,8 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 		const struct dlt_rec_api_call *r = (const void *)h;
 		dlt_hp_comm(hp, h->flags, r->v, (h->len - sizeof(*r)) / 8, true,
 			    r->ret);
+		dlt_hp_coll(hp, h->flags, r->v, (h->len - sizeof(*r)) / 8,
+			    r->ret);
 		hp->last_api = h->flags;
 		hp->last_api_ts = h->ts;
 		hp->last_api_tid = v->tid;
@@ -325,6 +424,9 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 		}
 		break;
 	}
+	case DLT_REC_SOCK_ENDS:
+		dlt_hp_add_sock(hp, (const void *)h, l->t);
+		break;
 	case DLT_REC_EXIT:
 		if (h->flags == DLT_EXIT_REAPED)
 			hp->reaped_ts = h->ts;
@@ -350,6 +452,7 @@ void dlt_hang_proc_free(struct dlt_hang_proc *hp)
 	for (size_t i = 0; i < hp->nstalls; i++)
 		free(hp->stalls[i].py);
 	free(hp->stalls);
+	free(hp->socks);
 	memset(hp, 0, sizeof(*hp));
 }
 

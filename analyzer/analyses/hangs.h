@@ -47,6 +47,32 @@ struct dlt_hang_call {
 	uint64_t v[DLT_HANG_CALL_VALS]; /* its values before the call */
 };
 
+/* One end of a connection the process made or accepted (SOCK_ENDS):
+ * another process's wait on its peer address leads here. */
+struct dlt_hang_sock {
+	char local[80];
+	char peer[80];
+};
+
+#define DLT_HANG_MAX_SOCKS 256
+#define DLT_HANG_MAX_COMMS 8
+
+/* A communicator's collectives in this process, in order (NCCL calls
+ * them in the same order on every rank): how many returned, the last of
+ * them, and the communicator's identity across processes. */
+struct dlt_hang_coll {
+	uint16_t api;
+	uint64_t count, type;
+	int64_t op, root; /* -1: the call has none */
+};
+struct dlt_hang_comm {
+	uint64_t handle; /* in this process */
+	uint64_t id;	 /* its init's unique-id hash; 0 unknown */
+	int32_t rank, nranks;
+	uint32_t done; /* collectives and sends/receives that returned */
+	struct dlt_hang_coll last;
+};
+
 struct dlt_hang_proc {
 	char trace[512];
 	char host[128];
@@ -97,7 +123,20 @@ struct dlt_hang_proc {
 	struct dlt_hang_stall *stalls;
 	size_t capstalls;
 	struct dlt_hang_call inflight[DLT_HANG_MAX_INFLIGHT];
+	/* Allocated as they come, at most DLT_HANG_MAX_SOCKS. */
+	struct dlt_hang_sock *socks;
+	size_t nsocks, capsocks;
+	struct dlt_hang_comm comms[DLT_HANG_MAX_COMMS];
+	size_t ncomms;
 };
+
+/* The communicator of handle in hp, or NULL. */
+const struct dlt_hang_comm *dlt_hang_comm_of(const struct dlt_hang_proc *hp,
+					     uint64_t handle);
+/* A collective or send/receive record's communicator handle and what it
+ * was (false for any other call). */
+bool dlt_hang_coll_of(uint16_t api, const uint64_t *v, size_t nv,
+		      uint64_t *comm, struct dlt_hang_coll *out);
 
 /* Reads one opened trace into *hp (the caller closes t). */
 struct dlt_trace;

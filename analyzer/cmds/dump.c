@@ -360,6 +360,15 @@ static void dlt_dump_gpu(struct dlt_dump *d, const struct dlt_rec_hdr *h)
 		fprintf(out, " repeat=%" PRIu32, r->repeat);
 		break;
 	}
+	case DLT_REC_SOCK_ENDS: {
+		const struct dlt_rec_sock_ends *r = (const void *)h;
+		fprintf(out, " %s fd=%" PRId32,
+			h->flags == DLT_SOCK_ACCEPT ? "accept" : "connect",
+			r->fd);
+		dlt_dump_str(d, "local", r->local);
+		dlt_dump_str(d, "peer", r->peer);
+		break;
+	}
 	case DLT_REC_BK_FINALIZE: {
 		const struct dlt_rec_bk_finalize *r = (const void *)h;
 		uint64_t room = (h->len - sizeof(*r)) / sizeof(r->knobs[0]);
@@ -527,6 +536,7 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_STACK:
 	case DLT_REC_PYSTACK:
 	case DLT_REC_SOCK:
+	case DLT_REC_SOCK_ENDS:
 		dlt_dump_gpu(d, h);
 		if (v->compact)
 			fputs(" compact", out);

@@ -16,6 +16,7 @@
 #include "report.h"
 #include "live.h"
 #include "model.h"
+#include "waits.h"
 
 const char dlt_hangs_usage[] =
 	"usage: dltrace-analyze hangs [--json] [--fail-on error|warning|never] "
@@ -24,8 +25,9 @@ const char dlt_hangs_usage[] =
 	"For a job that hung (typically killed): per rank, the traced call\n"
 	"that never returned, the wait each thread was in and for how long,\n"
 	"and the ranks of each communicator or rendezvous that never arrived.\n"
-	"Findings: INIT_HANG, MISSING_RANK, RANK_MISMATCH, STALL: the same\n"
-	"findings with the same evidence as `check` (docs/findings.md).\n"
+	"Findings: INIT_HANG, MISSING_RANK, RANK_MISMATCH, JOB_HANG (the\n"
+	"rank that holds the others up), STALL: the same findings with the\n"
+	"same evidence as `check` (docs/findings.md).\n"
 	"\n"
 	"  --json      one JSON object: {\"ranks\":[...],\"findings\":[...],\n"
 	"              \"summary\":{...}}, findings as check --json has them\n"
@@ -66,18 +68,29 @@ static void dlt_hang_py_line(const struct dlt_hang_stall *s)
 /* The table: one row per process in rank order. */
 void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 {
+	/* The thread the job waits on (the one in the collective or the
+	 * rendezvous, else the main thread), not a helper's idle loop. */
+	struct dlt_wait_state ws;
+	dlt_wait_state_of(hp, &ws);
 	const struct dlt_hang_call *c =
-		hp->ninflight ? &hp->inflight[hp->ninflight - 1] : NULL;
+		ws.call ? ws.call
+			: (hp->ninflight ? &hp->inflight[hp->ninflight - 1]
+					 : NULL);
 	const struct dlt_api_desc *a = dlt_api_by_id(c ? c->api : hp->last_api);
-	/* The wait of the call in flight; else the main thread's, which
-	 * says most where the program is; else the first recorded. */
-	const struct dlt_hang_stall *s = c ? dlt_hang_stall_of(hp, c->tid)
-					   : dlt_hang_stall_of(hp, hp->pid);
-	if (c == NULL && s == NULL && hp->nstalls)
-		s = &hp->stalls[0];
-	char wait[512] = "";
-	if (s)
+	/* The wait of the thread the job waits on; else the call in
+	 * flight's; else the main thread's, which says most where the
+	 * program is. */
+	const struct dlt_hang_stall *s =
+		ws.stall ? ws.stall
+		: c	 ? dlt_hang_stall_of(hp, c->tid)
+			 : dlt_hang_stall_of(hp, hp->pid);
+	char wait[768] = "";
+	if (s) {
 		dlt_hang_wait_text(s, wait, sizeof(wait));
+		size_t n = strlen(wait);
+		if (ws.what[0] && ws.call == NULL && ws.stall == s)
+			snprintf(wait + n, sizeof(wait) - n, " in %s", ws.what);
+	}
 	const char *state = "no end";
 	if (c)
 		state = "IN CALL";
@@ -123,6 +136,8 @@ void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 	dlt_json_kv_uint(j, "last_seen_unix_ns",
 			 dlt_hang_wall(hp, hp->last_ts));
 	dlt_json_kv_string(j, "waiting_in", wait);
+	dlt_json_kv_uint(j, "tid", s ? s->tid : (c ? c->tid : ws.tid));
+	dlt_json_kv_string(j, "wait_kind", dlt_wait_kind_name(ws.kind));
 	if (s && s->py) {
 		dlt_json_key(j, "python_stack");
 		dlt_json_array_begin(j);

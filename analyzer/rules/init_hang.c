@@ -8,6 +8,30 @@
 #include "live.h"
 #include "rules.h"
 
+/* Whether ranks of hp's communicator (comm) or job have no process that
+ * entered it (comm) or left a trace (job): what MISSING_RANK reports. */
+static bool dlt_init_ranks_missing(const struct dlt_job_ctx *c,
+				   const struct dlt_hang_proc *hp, bool comm)
+{
+	int32_t size = comm ? hp->comm_nranks : hp->world_size;
+	if (size <= 0)
+		return false;
+	int32_t found = 0;
+	uint8_t seen[DLT_HANG_MAX_RANKS] = {0};
+	for (size_t j = 0; j < c->n; j++) {
+		const struct dlt_hang_proc *o = c->procs[j];
+		int32_t r = comm ? o->comm_rank : o->rank;
+		bool same = comm ? o->comm_id == hp->comm_id
+				 : dlt_hang_same_job(o, hp);
+		if (same && r >= 0 && r < size && r < DLT_HANG_MAX_RANKS &&
+		    !seen[r]) {
+			seen[r] = 1;
+			found++;
+		}
+	}
+	return found < (size < DLT_HANG_MAX_RANKS ? size : DLT_HANG_MAX_RANKS);
+}
+
 static void dlt_init_call(struct dlt_job_ctx *c, size_t i,
 			  const struct dlt_hang_call *call)
 {
@@ -41,12 +65,19 @@ static void dlt_init_call(struct dlt_job_ctx *c, size_t i,
 	dlt_ev_hang_call(f->evidence, hp, call);
 	dlt_ev_hang_stall(f->evidence, hp, s);
 	dlt_ev_hang_comm(f->evidence, hp);
-	dlt_job_fix(c, f,
-		    "an init returns once every rank of the communicator "
-		    "has joined: see MISSING_RANK for ranks that never "
-		    "entered it; if all did, rerun with NCCL_DEBUG=INFO to "
-		    "see which connection it waits for (NCCL_SOCKET_IFNAME "
-		    "picks the interface the ranks share)");
+	if (dlt_init_ranks_missing(c, hp, true))
+		dlt_job_fix(c, f,
+			    "an init returns once every rank of the "
+			    "communicator has joined: see MISSING_RANK for "
+			    "ranks that never entered it");
+	else
+		dlt_job_fix(c, f,
+			    "an init returns once every rank of the "
+			    "communicator has joined: JOB_HANG names the rank "
+			    "the others wait for; if every rank is in the "
+			    "init, rerun with NCCL_DEBUG=INFO to see which "
+			    "connection it waits for (NCCL_SOCKET_IFNAME picks "
+			    "the interface the ranks share)");
 }
 
 static void dlt_init_hang_rendezvous(struct dlt_job_ctx *c, size_t i,
@@ -77,12 +108,19 @@ static void dlt_init_hang_rendezvous(struct dlt_job_ctx *c, size_t i,
 			    "first, or correct MASTER_ADDR and MASTER_PORT; "
 			    "a firewall between the nodes looks the same",
 			    hp->connect_addr, strerror(hp->connect_err));
-	} else {
+	} else if (dlt_init_ranks_missing(c, hp, false)) {
 		dlt_job_fix(c, f,
 			    "the store waits until WORLD_SIZE ranks have "
 			    "joined: see MISSING_RANK for those that never "
 			    "came; start them, or set WORLD_SIZE to the "
 			    "number of processes launched");
+	} else {
+		dlt_job_fix(c, f,
+			    "the store waits until WORLD_SIZE ranks have "
+			    "joined, and every rank has a trace: JOB_HANG "
+			    "names the one that did not join (it never called "
+			    "init_process_group, or called it with another "
+			    "MASTER_ADDR, MASTER_PORT or WORLD_SIZE)");
 	}
 }
 

@@ -60,7 +60,8 @@ static void dlt_comm_missing(struct dlt_job_ctx *c, size_t i)
 			    "find out why rank(s)%s did not get to the init: "
 			    "they never started (their node, their logs, the "
 			    "launcher's process count), crashed earlier, are "
-			    "stuck before it (see their STALL findings), or "
+			    "stuck before it (dltrace-analyze hangs shows what "
+			    "each waits in), or "
 			    "ran without dltrace",
 			    missing);
 }

@@ -2,14 +2,16 @@
  * identical ones) longer than DLTRACE_STALL_MS, in a wait that matters
  * (dlt_hang_stall_matters): a sleeping program that then finished is no
  * finding.  Waits that INIT_HANG already tells (the thread of an init in
- * flight, the rendezvous's wait) are not said twice.  A warning in a job
- * that did not complete; an info otherwise (a slow collective that
+ * flight, the rendezvous's wait) are not said twice, nor those of the
+ * processes of a job JOB_HANG judged (they are its evidence).  A warning in a
+ * job that did not complete; an info otherwise (a slow collective that
  * finished). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "rules.h"
+#include "waits.h"
 
 static bool dlt_told_by_init_hang(const struct dlt_hang_proc *hp,
 				  const struct dlt_hang_stall *s,
@@ -24,8 +26,13 @@ static bool dlt_told_by_init_hang(const struct dlt_hang_proc *hp,
 static void dlt_rule_stall(struct dlt_job_ctx *c)
 {
 	enum dlt_severity sev = c->completed ? DLT_SEV_INFO : DLT_SEV_WARNING;
+	/* The waits of a job that JOB_HANG judged are its evidence. */
+	struct dlt_wait_group *g;
+	size_t ng = dlt_wait_groups(c->procs, c->n, c->completed, &g);
 	for (size_t i = 0; i < c->n; i++) {
 		const struct dlt_hang_proc *hp = c->procs[i];
+		if (dlt_wait_in_group(g, ng, i))
+			continue;
 		for (size_t k = 0; k < hp->nstalls; k++) {
 			const struct dlt_hang_stall *s = &hp->stalls[k];
 			const struct dlt_hang_call *call =
@@ -56,8 +63,9 @@ static void dlt_rule_stall(struct dlt_job_ctx *c)
 				dlt_job_fix(c, f,
 					    "%s waits for the other ranks of "
 					    "its communicator: look at what "
-					    "they are doing (their STALL and "
-					    "INIT_HANG findings; the peers in "
+					    "they are doing (dltrace-analyze "
+					    "hangs shows each one's wait; the "
+					    "peers in "
 					    "the wait); NCCL_DEBUG=INFO gives "
 					    "NCCL's view",
 					    a->name);
@@ -84,6 +92,7 @@ static void dlt_rule_stall(struct dlt_job_ctx *c)
 					    "needs nothing");
 		}
 	}
+	dlt_wait_groups_free(g, ng);
 }
 
 DLT_RULE(stall, 170, "STALL", DLT_SEV_WARNING, NULL, dlt_rule_stall,

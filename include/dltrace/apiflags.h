@@ -85,7 +85,14 @@
 	X(CONV_FIND, workspace, 0)  \
 	X(CONV_EXEC, algo, 1)       \
 	X(CONV_EXEC, workspace, 1)  \
-	X(BK_EXECUTE, plan, 1)
+	X(BK_EXECUTE, plan, 1)      \
+	X(COLLECTIVE, comm, 1)      \
+	X(COLLECTIVE, count, 1)     \
+	X(COLLECTIVE, type, 1)      \
+	X(COLLECTIVE, op, 0)        \
+	X(COLLECTIVE, root, 0)      \
+	X(P2P, comm, 1)             \
+	X(P2P, peer, 1)
 
 /* ---- iterating over a parenthesised list of values ------------------- */
 

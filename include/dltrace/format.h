@@ -45,8 +45,14 @@
  * last alive (REAP, EXIT's MAIN and ABORT, run_id, alive_ns ...).  A
  * development branch wrote the same additions into 1.x files as 1.3;
  * readers take them from any version. */
+/* 2.2 adds what says why a job hung or died and what it ran on: a
+ * thread's Python stack (PYSTACK), a signal received or forwarded
+ * (SIGNAL), memory cgroup readings and dltrace's own kills (MEMCG, KILL),
+ * the system and runtime versions (SYSTEM, RUNTIME_VERSION), both ends
+ * of a connection (SOCK_ENDS), REAP's max_rss_kb and the header's
+ * rss_peak_kb.  A 2.1 reader skips the new records and reads the rest. */
 #define DLT_FORMAT_MAJOR 2
-#define DLT_FORMAT_MINOR 1
+#define DLT_FORMAT_MINOR 2
 #define DLT_DATA_OFFSET 4096u	 /* first chunk; one page for the header */
 #define DLT_CHUNK_MIN 24u	 /* since 2.0: a CHUNK record alone */
 #define DLT_CHUNK_MAX (1u << 20) /* since 2.0: the largest chunk */
@@ -100,40 +106,41 @@ struct dlt_rec_hdr {
 };
 
 /* Record types: id, name, struct.  Readers skip ids they do not know. */
-#define DLT_RECORD_TYPES(X)                       \
-	X(1, CHUNK, dlt_rec_chunk)                \
-	X(2, STRING, dlt_rec_string)              \
-	X(3, PROC, dlt_rec_proc)                  \
-	X(4, ARG, dlt_rec_arg)                    \
-	X(5, ENV, dlt_rec_env)                    \
-	X(6, NOTE, dlt_rec_note)                  \
-	X(10, LIB_LOAD, dlt_rec_lib_load)         \
-	X(11, LIB_FAIL, dlt_rec_lib_fail)         \
-	X(12, LIB_UNLOAD, dlt_rec_lib_unload)     \
-	X(13, DLOPEN, dlt_rec_dlopen)             \
-	X(14, DLERROR, dlt_rec_dlerror)           \
-	X(20, EXIT, dlt_rec_exit)                 \
-	X(21, FORK, dlt_rec_fork)                 \
-	X(22, EXEC, dlt_rec_exec)                 \
-	X(23, REAP, dlt_rec_reap)                 \
-	X(30, MARK, dlt_rec_mark)                 \
-	X(40, API_CALL, dlt_rec_api_call)         \
-	X(41, API_ENTER, dlt_rec_api_enter)       \
-	X(42, LIB_FAMILY, dlt_rec_family)         \
-	X(43, STATIC_RUNTIME, dlt_rec_static_rt)  \
-	X(44, CONV_PROBLEM, dlt_rec_conv_problem) \
-	X(45, ALGO_RESULT, dlt_rec_algo_result)   \
-	X(46, BK_FINALIZE, dlt_rec_bk_finalize)   \
-	X(47, API_DEF, dlt_rec_api_def)           \
-	X(50, STALL, dlt_rec_stall)               \
-	X(51, SOCK, dlt_rec_sock)                 \
-	X(52, STACK, dlt_rec_stack)               \
-	X(53, PYSTACK, dlt_rec_pystack)           \
-	X(54, SIGNAL, dlt_rec_signal)             \
-	X(55, MEMCG, dlt_rec_memcg)               \
-	X(56, KILL, dlt_rec_kill)                 \
-	X(59, SYSTEM, dlt_rec_system)             \
-	X(60, RUNTIME_VERSION, dlt_rec_runtime_version)
+#define DLT_RECORD_TYPES(X)                             \
+	X(1, CHUNK, dlt_rec_chunk)                      \
+	X(2, STRING, dlt_rec_string)                    \
+	X(3, PROC, dlt_rec_proc)                        \
+	X(4, ARG, dlt_rec_arg)                          \
+	X(5, ENV, dlt_rec_env)                          \
+	X(6, NOTE, dlt_rec_note)                        \
+	X(10, LIB_LOAD, dlt_rec_lib_load)               \
+	X(11, LIB_FAIL, dlt_rec_lib_fail)               \
+	X(12, LIB_UNLOAD, dlt_rec_lib_unload)           \
+	X(13, DLOPEN, dlt_rec_dlopen)                   \
+	X(14, DLERROR, dlt_rec_dlerror)                 \
+	X(20, EXIT, dlt_rec_exit)                       \
+	X(21, FORK, dlt_rec_fork)                       \
+	X(22, EXEC, dlt_rec_exec)                       \
+	X(23, REAP, dlt_rec_reap)                       \
+	X(30, MARK, dlt_rec_mark)                       \
+	X(40, API_CALL, dlt_rec_api_call)               \
+	X(41, API_ENTER, dlt_rec_api_enter)             \
+	X(42, LIB_FAMILY, dlt_rec_family)               \
+	X(43, STATIC_RUNTIME, dlt_rec_static_rt)        \
+	X(44, CONV_PROBLEM, dlt_rec_conv_problem)       \
+	X(45, ALGO_RESULT, dlt_rec_algo_result)         \
+	X(46, BK_FINALIZE, dlt_rec_bk_finalize)         \
+	X(47, API_DEF, dlt_rec_api_def)                 \
+	X(50, STALL, dlt_rec_stall)                     \
+	X(51, SOCK, dlt_rec_sock)                       \
+	X(52, STACK, dlt_rec_stack)                     \
+	X(53, PYSTACK, dlt_rec_pystack)                 \
+	X(54, SIGNAL, dlt_rec_signal)                   \
+	X(55, MEMCG, dlt_rec_memcg)                     \
+	X(56, KILL, dlt_rec_kill)                       \
+	X(59, SYSTEM, dlt_rec_system)                   \
+	X(60, RUNTIME_VERSION, dlt_rec_runtime_version) \
+	X(61, SOCK_ENDS, dlt_rec_sock_ends)
 
 enum dlt_rec_type {
 #define DLT_X(id, name, st) DLT_REC_##name = id,
@@ -621,6 +628,19 @@ struct dlt_rec_sock {
 	uint32_t dur;	  /* as API_CALL.dur */
 	uint32_t repeat;  /* further identical results, updated in place */
 	uint64_t last_ts; /* time of the last of them, updated in place */
+};
+
+/* The two ends of a socket that a connect (successful, or in progress)
+ * or an accept made, written after its SOCK record.  A peer's stalled
+ * thread names this process's end of the connection (getpeername): the
+ * local end recorded here leads from that wait to this process.
+ * flags = DLT_SOCK_CONNECT or DLT_SOCK_ACCEPT. */
+struct dlt_rec_sock_ends {
+	struct dlt_rec_hdr h;
+	int32_t fd;	/* the connected socket (accept: the new one) */
+	uint32_t local; /* string: "tcp 127.0.0.1:41234" (getsockname) */
+	uint32_t peer;	/* string: the other end */
+	uint32_t pad;
 };
 
 /* Return addresses found on a stalled thread's stack (see

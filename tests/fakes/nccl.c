@@ -17,6 +17,10 @@
  *   FAKE_NCCL_INIT_TIMEOUT_MS  give up waiting with ncclSystemError
  *                              (default: wait forever)
  *   FAKE_NCCL_ALLREDUCE_HANG   1: ncclAllReduce waits forever (a futex)
+ *   FAKE_NCCL_COLL_SYNC        1: ncclAllReduce waits for every rank of
+ *                              its communicator to reach the same one (the
+ *                              N-th of each meets in <dir>/allreduce<N>),
+ *                              as a real collective does on the GPU
  *   FAKE_NCCL_INIT_ERROR       init returns this code at once (1: what the
  *                              real one returns without a GPU)
  * Limits: ncclCommSplit of a communicator from ncclCommInitAll with more
@@ -51,6 +55,7 @@ struct ncclComm {
 	int dev;
 	int top;       /* made by init, not by split: owns the directory */
 	int split_seq; /* splits so far, names their directories */
+	int coll_seq;  /* FAKE_NCCL_COLL_SYNC: allreduces so far */
 	char dir[PATH_MAX];
 	int abort_pipe[2];
 	int has_thread;
@@ -611,6 +616,15 @@ FAKE_EXPORT ncclResult_t pncclAllReduce(const void *sendbuff, void *recvbuff,
 	/* A collective whose peer never comes: real NCCL (2.22+, lazy
 	 * connection set-up) blocks in the first collective of a
 	 * communicator while it connects to its peers. */
+	if (r == ncclSuccess && fake_env_long("FAKE_NCCL_COLL_SYNC", 0) &&
+	    comm->nranks > 1 && comm->dir[0] != '\0') {
+		char dir[PATH_MAX];
+		if (snprintf(dir, sizeof(dir), "%s/allreduce%d", comm->dir,
+			     ++comm->coll_seq) >= (int)sizeof(dir))
+			return ncclSystemError;
+		r = rendezvous(dir, comm->rank, comm->nranks, "\n",
+			       comm->abort_pipe[0]);
+	}
 	if (r == ncclSuccess && fake_env_long("FAKE_NCCL_ALLREDUCE_HANG", 0)) {
 		static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 		static pthread_cond_t never = PTHREAD_COND_INITIALIZER;

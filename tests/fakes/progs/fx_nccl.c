@@ -2,20 +2,25 @@
  * in a stable form.
  *
  *   fx_nccl [--nranks N] [--rank R] [--id-file F] [--split]
- *           [--nonblocking]
+ *           [--nonblocking] [--allreduces K] [--hold-before-init]
+ *           [--hold-before-end]
  *   fx_nccl --all
  *
  * Rank 0 makes the unique id and writes it to F (atomically); the other
  * ranks wait for F and read it.  --split splits the communicator by rank
  * parity; --nonblocking initialises with config.blocking = 0 and polls
  * ncclCommGetAsyncError; --all makes two communicators in this process
- * with ncclCommInitAll.
+ * with ncclCommInitAll.  --allreduces K calls ncclAllReduce K more times
+ * after the usual collectives; --hold-before-init and --hold-before-end
+ * print "holding" and then read a pipe nobody writes to, before the init
+ * or before finalizing: a rank held up elsewhere until it is killed.
  *
  * Exit status: 0 when everything succeeded, 1 otherwise, 2 on a usage
  * error or an id file that never came. */
 #define _GNU_SOURCE
 #include "fake_api.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +125,19 @@ static void collectives(ncclComm_t comm, int nranks, int rank, float *send,
 	report("ncclCommGetAsyncError", rc, 1, extra);
 }
 
+/* A rank held up elsewhere: in read(2) for good (this process holds the
+ * pipe's write end, so no end of file comes). */
+static void hold(void)
+{
+	int fds[2];
+	char c;
+	printf("holding\n");
+	if (pipe(fds) != 0)
+		return;
+	while (read(fds[0], &c, 1) >= 0 || errno == EINTR)
+		;
+}
+
 static int run_all(float *send, float *recv)
 {
 	ncclComm_t comms[2] = {NULL, NULL};
@@ -144,6 +162,7 @@ static int run_all(float *send, float *recv)
 int main(int argc, char **argv)
 {
 	int nranks = 1, rank = 0, split = 0, all = 0, nonblocking = 0;
+	int allreduces = 0, hold_before_init = 0, hold_before_end = 0;
 	const char *id_file = NULL;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (int i = 1; i < argc; i++) {
@@ -159,10 +178,18 @@ int main(int argc, char **argv)
 			all = 1;
 		else if (strcmp(argv[i], "--nonblocking") == 0)
 			nonblocking = 1;
+		else if (strcmp(argv[i], "--allreduces") == 0 && i + 1 < argc)
+			allreduces = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--hold-before-init") == 0)
+			hold_before_init = 1;
+		else if (strcmp(argv[i], "--hold-before-end") == 0)
+			hold_before_end = 1;
 		else {
 			fprintf(stderr, "usage: fx_nccl [--nranks N] [--rank R]"
 					" [--id-file F] [--split] "
-					"[--nonblocking] | --all\n");
+					"[--nonblocking] [--allreduces K] "
+					"[--hold-before-init] "
+					"[--hold-before-end] | --all\n");
 			return 2;
 		}
 	}
@@ -201,6 +228,8 @@ int main(int argc, char **argv)
 	}
 
 	ncclComm_t comm = NULL;
+	if (hold_before_init)
+		hold();
 	snprintf(extra, sizeof(extra), "nranks=%d rank=%d", nranks, rank);
 	if (nonblocking) {
 		ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
@@ -227,6 +256,13 @@ int main(int argc, char **argv)
 	}
 	describe("", comm);
 	collectives(comm, nranks, rank, send, recv);
+	for (int k = 0; k < allreduces; k++)
+		report("ncclAllReduce",
+		       ncclAllReduce(send, recv, 1024, ncclFloat, ncclSum, comm,
+				     NULL),
+		       1, "");
+	if (hold_before_end)
+		hold();
 
 	if (split) {
 		ncclComm_t sub = NULL;

@@ -1,0 +1,571 @@
+/* Who waits for whom.  A hung job is a set of ranks that wait for each
+ * other; the one to look at is the rank that waits for nothing the others
+ * wait for (it sleeps, reads, computes, ended, or never came), or the one
+ * a collective behind the others.  Everything here comes from the hang
+ * summary of each process (hangs.c): the thread the job waits on, the
+ * connections its threads are blocked on (the peer address a STALL names
+ * is the other process's local end, recorded by SOCK_ENDS), and the
+ * collectives counted per communicator. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apinames.h"
+#include "dltrace/gpu_abi.h"
+#include "mem.h"
+#include "waits.h"
+
+const char *dlt_wait_kind_name(enum dlt_wait_kind k)
+{
+	switch (k) {
+	case DLT_WAIT_PEERS:
+		return "waiting for peers";
+	case DLT_WAIT_OTHER:
+		return "waiting elsewhere";
+	case DLT_WAIT_ENDED:
+		return "ended";
+	default:
+		return "running";
+	}
+}
+
+bool dlt_wait_in_peer_code(const char *stack)
+{
+	static const char *const marks[] = {"c10d::",
+					    "gloo::",
+					    "TCPStore",
+					    "waitForWorkers",
+					    "rendezvous",
+					    "Rendezvous",
+					    "init_process_group",
+					    "libnccl",
+					    "barrier",
+					    "Barrier",
+					    "allreduce",
+					    "all_reduce"};
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (strstr(stack, marks[i]))
+			return true;
+	return false;
+}
+
+/* Threads every process of torch.distributed has, idle in collective code
+ * whatever the job does: gloo's workers and event loop, the store's
+ * server and watchdog threads. */
+static bool dlt_wait_helper_loop(const char *stack)
+{
+	return strstr(stack, "runLoop") || strstr(stack, "MasterDaemon") ||
+	       strstr(stack, "BackgroundThread") ||
+	       strstr(stack, "tcp::Loop") || strstr(stack, "Watchdog");
+}
+
+/* Frame k of a stack, without its object and offset:
+ * "libc10d.so!c10d::Work::wait+0x12" -> "c10d::Work::wait". */
+static void dlt_wait_frame_name(const char *f, size_t len, char *out,
+				size_t cap)
+{
+	const char *bang = memchr(f, '!', len);
+	const char *s = bang ? bang + 1 : f;
+	size_t n = len - (size_t)(s - f);
+	const char *plus = NULL;
+	for (size_t i = n; i-- > 0;)
+		if (s[i] == '+') {
+			plus = s + i;
+			break;
+		}
+	if (plus && bang)
+		n = (size_t)(plus - s);
+	snprintf(out, cap, "%.*s", (int)n, s);
+}
+
+/* The first frame for which pick() holds, named ("" none); with full, the
+ * frame as recorded. */
+static void dlt_wait_find_frame(const char *stack,
+				bool (*pick)(const char *f, size_t len),
+				bool full, char *out, size_t cap)
+{
+	out[0] = '\0';
+	const char *p = stack;
+	while (p && *p) {
+		const char *next = strstr(p, " < ");
+		size_t l = next ? (size_t)(next - p) : strlen(p);
+		if (pick(p, l)) {
+			if (full)
+				snprintf(out, cap, "%.*s", (int)l, p);
+			else
+				dlt_wait_frame_name(p, l, out, cap);
+			return;
+		}
+		p = next ? next + 3 : NULL;
+	}
+}
+
+static bool dlt_frame_own(const char *f, size_t len)
+{
+	static const char *const sys[] = {"libc.so",  "libpthread", "libstdc++",
+					  "ld-linux", "libgcc_s",   "[vdso]"};
+	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
+		if (len >= strlen(sys[i]) &&
+		    strncmp(f, sys[i], strlen(sys[i])) == 0)
+			return false;
+	return true;
+}
+
+static bool dlt_frame_peer(const char *f, size_t len)
+{
+	char buf[512];
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, f);
+	return dlt_wait_in_peer_code(buf);
+}
+
+static bool dlt_wait_open(const struct dlt_hang_stall *s)
+{
+	return s && !s->ended;
+}
+
+void dlt_wait_state_of(const struct dlt_hang_proc *hp,
+		       struct dlt_wait_state *ws)
+{
+	memset(ws, 0, sizeof(*ws));
+	const uint32_t waits_for_ranks = DLT_ROLE_INITS | DLT_ROLE_COLLECTIVE |
+					 DLT_ROLE_P2P | DLT_ROLE_GROUP_END |
+					 DLT_ROLE_COMM_END | DLT_ROLE_SYNC;
+	/* A traced call in flight that waits for other ranks (or for the
+	 * GPU running their collective) is where the job waits. */
+	for (size_t k = hp->ninflight; k-- > 0;) {
+		const struct dlt_hang_call *c = &hp->inflight[k];
+		if (dlt_api_roles(c->api) & waits_for_ranks) {
+			ws->call = c;
+			break;
+		}
+	}
+	if (ws->call) {
+		const struct dlt_api_desc *a = dlt_api_by_id(ws->call->api);
+		ws->tid = ws->call->tid;
+		ws->stall = dlt_hang_stall_of(hp, ws->tid);
+		ws->kind = DLT_WAIT_PEERS;
+		ws->since = ws->call->ts;
+		snprintf(ws->what, sizeof(ws->what), "%s", a ? a->name : "?");
+	} else {
+		/* Else the main thread; else a thread in collective or
+		 * rendezvous code that is not a helper's idle loop (a rank
+		 * whose main thread runs Python while another thread
+		 * waits for the store). */
+		const struct dlt_hang_stall *m = dlt_hang_stall_of(hp, hp->pid);
+		if (!dlt_wait_open(m)) {
+			m = NULL;
+			for (size_t k = 0; k < hp->nstalls && m == NULL; k++) {
+				const struct dlt_hang_stall *s = &hp->stalls[k];
+				if (dlt_wait_open(s) &&
+				    dlt_wait_in_peer_code(s->stack) &&
+				    !dlt_wait_helper_loop(s->stack))
+					m = s;
+			}
+		}
+		ws->stall = m;
+		ws->tid = m ? m->tid : hp->pid;
+		if (m) {
+			ws->since = m->since;
+			ws->kind = dlt_wait_in_peer_code(m->stack)
+					   ? DLT_WAIT_PEERS
+					   : DLT_WAIT_OTHER;
+		}
+	}
+	const struct dlt_hang_stall *s = ws->stall;
+	if (s && s->py)
+		dlt_pystack_sum_top(s->py, ws->py, sizeof(ws->py));
+	if (s) {
+		dlt_wait_find_frame(s->stack, dlt_frame_own, true, ws->where,
+				    sizeof(ws->where));
+		if (ws->what[0] == '\0')
+			dlt_wait_find_frame(s->stack,
+					    ws->kind == DLT_WAIT_PEERS
+						    ? dlt_frame_peer
+						    : dlt_frame_own,
+					    false, ws->what, sizeof(ws->what));
+		if (ws->what[0] == '\0') {
+			char nr[32];
+			snprintf(ws->what, sizeof(ws->what), "%s",
+				 dlt_syscall_label(s->syscall, nr, sizeof(nr)));
+		}
+	}
+	/* Ended on its own, or died while it waited for nothing: it is not
+	 * where the others' last state was taken (a whole job killed at a
+	 * hang timeout is judged by what each rank waited in). */
+	if (hp->ended && (dlt_hang_exited(hp) ||
+			  (ws->call == NULL && !dlt_wait_open(ws->stall))))
+		ws->kind = DLT_WAIT_ENDED;
+}
+
+/* Loopback addresses mean one host: the owner must be on the waiter's. */
+static bool dlt_wait_loopback(const char *addr)
+{
+	return strncmp(addr, "tcp 127.", 8) == 0 ||
+	       strncmp(addr, "tcp [::1]", 9) == 0 ||
+	       strncmp(addr, "tcp [::ffff:127.", 16) == 0 ||
+	       strncmp(addr, "unix ", 5) == 0;
+}
+
+static int dlt_wait_end_cmp(const void *a, const void *b)
+{
+	const struct dlt_wait_end *x = a, *y = b;
+	int c = strcmp(x->addr, y->addr);
+	if (c)
+		return c;
+	return x->proc < y->proc ? -1 : x->proc > y->proc;
+}
+
+void dlt_wait_ends_build(const struct dlt_hang_proc *const *procs, size_t n,
+			 struct dlt_wait_ends *e)
+{
+	size_t total = 0;
+	for (size_t j = 0; j < n; j++)
+		total += procs[j]->nsocks;
+	e->v = dlt_xcalloc(total ? total : 1, sizeof(*e->v));
+	e->n = 0;
+	for (size_t j = 0; j < n; j++)
+		for (size_t k = 0; k < procs[j]->nsocks; k++)
+			e->v[e->n++] = (struct dlt_wait_end){
+				procs[j]->socks[k].local, procs[j]->host, j};
+	qsort(e->v, e->n, sizeof(*e->v), dlt_wait_end_cmp);
+}
+
+void dlt_wait_ends_free(struct dlt_wait_ends *e)
+{
+	free(e->v);
+	memset(e, 0, sizeof(*e));
+}
+
+size_t dlt_wait_owner(const struct dlt_wait_ends *e, size_t skip,
+		      const char *host, const char *addr)
+{
+	bool local = dlt_wait_loopback(addr);
+	size_t lo = 0, hi = e->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(e->v[mid].addr, addr) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k < e->n && strcmp(e->v[k].addr, addr) == 0; k++)
+		if (e->v[k].proc != skip &&
+		    (!local || strcmp(e->v[k].host, host) == 0))
+			return e->v[k].proc;
+	return SIZE_MAX;
+}
+
+size_t dlt_wait_links(const struct dlt_hang_proc *const *procs,
+		      const struct dlt_wait_ends *e, size_t i,
+		      struct dlt_wait_link *out, size_t cap)
+{
+	const struct dlt_hang_proc *hp = procs[i];
+	size_t nl = 0;
+	for (size_t k = 0; k < hp->nstalls && nl < cap; k++) {
+		const struct dlt_hang_stall *s = &hp->stalls[k];
+		if (s->ended)
+			continue;
+		/* The detail names each descriptor waited on and its peer:
+		 * "fd 7 tcp 127.0.0.1:41234"; an end not connected says
+		 * "(local, not connected)" and leads nowhere. */
+		const char *p = s->detail;
+		while (nl < cap && (p = strstr(p, "tcp ")) != NULL) {
+			size_t l = strcspn(p + 4, " ") + 4;
+			char addr[80];
+			snprintf(addr, sizeof(addr), "%.*s", (int)l, p);
+			p += l;
+			if (strncmp(p, " (local", 7) == 0)
+				continue;
+			size_t to = dlt_wait_owner(e, i, hp->host, addr);
+			if (to == SIZE_MAX)
+				continue;
+			bool dup = false;
+			for (size_t q = 0; q < nl && !dup; q++)
+				dup = out[q].tid == s->tid && out[q].to == to;
+			if (dup)
+				continue;
+			out[nl] = (struct dlt_wait_link){.from = i,
+							 .to = to,
+							 .tid = s->tid,
+							 .syscall = s->syscall};
+			snprintf(out[nl].addr, sizeof(out[nl].addr), "%s",
+				 addr);
+			nl++;
+		}
+	}
+	return nl;
+}
+
+bool dlt_wait_coll_of(const struct dlt_hang_proc *hp, uint64_t id,
+		      struct dlt_wait_coll *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t k = 0; k < hp->ncomms; k++)
+		if (hp->comms[k].id == id && id != 0)
+			out->comm = &hp->comms[k];
+	if (out->comm == NULL)
+		return false;
+	for (size_t k = 0; k < hp->ninflight; k++) {
+		const struct dlt_hang_call *c = &hp->inflight[k];
+		uint64_t comm;
+		struct dlt_hang_coll coll;
+		if (dlt_hang_coll_of(c->api, c->v, c->nv, &comm, &coll) &&
+		    comm == out->comm->handle) {
+			out->call = c;
+			out->cur = coll;
+		}
+	}
+	return true;
+}
+
+/* The first name gpu_abi.def gives a value ("ncclFloat32" comes before
+ * its alias "ncclFloat"), or NULL. */
+static const char *dlt_wait_nccl_type(uint64_t v)
+{
+#define DLT_X(name, val)          \
+	if (v == (uint64_t)(val)) \
+		return #name;
+	DLT_ABI_NCCL_DATA_TYPE(DLT_X)
+#undef DLT_X
+	return NULL;
+}
+
+static const char *dlt_wait_nccl_op(int64_t v)
+{
+#define DLT_X(name, val)         \
+	if (v == (int64_t)(val)) \
+		return #name;
+	DLT_ABI_NCCL_RED_OP(DLT_X)
+#undef DLT_X
+	return NULL;
+}
+
+const char *dlt_wait_coll_text(const struct dlt_hang_coll *c, char *buf,
+			       size_t cap)
+{
+	const struct dlt_api_desc *a = dlt_api_by_id(c->api);
+	bool p2p = dlt_api_roles(c->api) & DLT_ROLE_P2P;
+	const char *type = dlt_wait_nccl_type(c->type);
+	const char *op = dlt_wait_nccl_op(c->op);
+	size_t used = (size_t)snprintf(buf, cap, "%s", a ? a->name : "?");
+	if (!p2p && used < cap)
+		used += (size_t)snprintf(buf + used, cap - used,
+					 " count %" PRIu64 " %s", c->count,
+					 type ? type : "type?");
+	if (c->op >= 0 && used < cap)
+		used += (size_t)snprintf(buf + used, cap - used, " %s",
+					 op ? op : "op?");
+	if (c->root >= 0 && used < cap)
+		snprintf(buf + used, cap - used, " %s %" PRId64,
+			 p2p ? "peer" : "root", c->root);
+	return buf;
+}
+
+/* ---- groups and their verdict ----------------------------------------- */
+
+static bool dlt_wait_same_job(const struct dlt_hang_proc *a,
+			      const struct dlt_hang_proc *b)
+{
+	return a->run_group == b->run_group && b->master_port[0] &&
+	       strcmp(a->master_addr, b->master_addr) == 0 &&
+	       strcmp(a->master_port, b->master_port) == 0;
+}
+
+static bool dlt_same_coll(const struct dlt_hang_coll *a,
+			  const struct dlt_hang_coll *b)
+{
+	return a->api == b->api && a->count == b->count && a->type == b->type &&
+	       a->op == b->op && a->root == b->root;
+}
+
+/* Collectives in order: a member behind the others (fewer collectives
+ * of the communicator started), or one in another collective at the same
+ * number while the others wait in theirs. */
+static void dlt_wait_order(const struct dlt_hang_proc *const *procs,
+			   struct dlt_wait_group *g, uint64_t id)
+{
+	uint32_t most = 0, *pos = dlt_xcalloc(g->n, sizeof(*pos));
+	struct dlt_wait_coll *wc = dlt_xcalloc(g->n, sizeof(*wc));
+	bool *has = dlt_xcalloc(g->n, sizeof(*has)), waiting = false;
+	for (size_t m = 0; m < g->n; m++) {
+		has[m] = dlt_wait_coll_of(procs[g->members[m]], id, &wc[m]);
+		pos[m] = has[m] ? wc[m].comm->done + (wc[m].call != NULL) : 0;
+		if (has[m] && pos[m] > most)
+			most = pos[m];
+		waiting |= has[m] && wc[m].call != NULL;
+	}
+	for (size_t m = 0; waiting && m < g->n && g->why == DLT_WHY_NONE; m++)
+		if (has[m] && pos[m] < most) {
+			g->straggler = g->members[m];
+			g->why = DLT_WHY_BEHIND;
+			g->seq_straggler = pos[m];
+			g->seq_others = most;
+		}
+	/* All at one number: the member whose collective differs from most
+	 * others'. */
+	for (size_t m = 0; waiting && m < g->n && g->why == DLT_WHY_NONE; m++) {
+		if (!has[m] || wc[m].call == NULL)
+			continue;
+		size_t same = 0, other = 0;
+		for (size_t q = 0; q < g->n; q++)
+			if (has[q] && wc[q].call) {
+				if (dlt_same_coll(&wc[m].cur, &wc[q].cur))
+					same++;
+				else
+					other++;
+			}
+		if (other > 0 && same <= other) {
+			g->straggler = g->members[m];
+			g->why = DLT_WHY_OTHER_OP;
+			g->seq_straggler = g->seq_others = pos[m];
+		}
+	}
+	free(pos);
+	free(wc);
+	free(has);
+}
+
+static void dlt_wait_judge(const struct dlt_hang_proc *const *procs,
+			   struct dlt_wait_group *g)
+{
+	g->straggler = SIZE_MAX;
+	g->missing_rank = -1;
+	struct dlt_wait_state ws;
+	size_t ended = SIZE_MAX, other = SIZE_MAX, running = SIZE_MAX;
+	for (size_t m = 0; m < g->n; m++) {
+		dlt_wait_state_of(procs[g->members[m]], &ws);
+		if (ws.kind == DLT_WAIT_PEERS)
+			g->nwaiting++;
+		else if (ws.kind == DLT_WAIT_ENDED && ended == SIZE_MAX)
+			ended = g->members[m];
+		else if (ws.kind == DLT_WAIT_OTHER && other == SIZE_MAX)
+			other = g->members[m];
+		else if (ws.kind == DLT_WAIT_RUNNING && running == SIZE_MAX)
+			running = g->members[m];
+	}
+	if (g->nwaiting == 0)
+		return;
+	uint64_t id = g->comm_id;
+	for (size_t m = 0; m < g->n && id == 0; m++)
+		id = procs[g->members[m]]->comm_id;
+	if (id)
+		dlt_wait_order(procs, g, id);
+	if (g->why != DLT_WHY_NONE)
+		return;
+	if (ended != SIZE_MAX) {
+		g->straggler = ended;
+		g->why = DLT_WHY_ENDED;
+		return;
+	}
+	/* A rank without a trace, when the size is known. */
+	if (g->size > 0) {
+		size_t cap = (size_t)g->size;
+		uint8_t *seen = dlt_xcalloc(cap, 1);
+		for (size_t m = 0; m < g->n; m++) {
+			const struct dlt_hang_proc *hp = procs[g->members[m]];
+			int32_t r = g->comm_id ? hp->comm_rank : hp->rank;
+			if (g->comm_id && r < 0)
+				r = hp->rank;
+			if (r >= 0 && (size_t)r < cap)
+				seen[r] = 1;
+		}
+		for (size_t r = 0; r < cap && g->missing_rank < 0; r++)
+			if (!seen[r])
+				g->missing_rank = (int32_t)r;
+		free(seen);
+		if (g->missing_rank >= 0) {
+			g->why = DLT_WHY_MISSING;
+			return;
+		}
+	}
+	size_t s = other != SIZE_MAX ? other : running;
+	if (s != SIZE_MAX) {
+		g->straggler = s;
+		g->why = DLT_WHY_NOT_WAITING;
+	}
+}
+
+static void dlt_wait_add(struct dlt_wait_group *g, size_t i, bool *assigned)
+{
+	if (!assigned[i]) {
+		g->members[g->n++] = i;
+		assigned[i] = true;
+	}
+}
+
+/* procs are in rank order: members too, by index. */
+static int dlt_wait_cmp_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+size_t dlt_wait_groups(const struct dlt_hang_proc *const *procs, size_t n,
+		       bool completed, struct dlt_wait_group **out)
+{
+	*out = NULL;
+	if (completed || n == 0)
+		return 0;
+	bool *assigned = dlt_xcalloc(n, sizeof(*assigned));
+	struct dlt_wait_group *gs = NULL;
+	size_t ng = 0, cap = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct dlt_hang_proc *hp = procs[i];
+		bool job = hp->master_port[0] && hp->world_size > 0;
+		if (assigned[i] || hp->rank < 0 || (!job && hp->comm_id == 0))
+			continue;
+		struct dlt_wait_group g = {.first = i, .size = -1};
+		g.members = dlt_xcalloc(n, sizeof(size_t));
+		if (job) {
+			g.size = hp->world_size;
+			for (size_t j = i; j < n; j++)
+				if (procs[j]->rank >= 0 &&
+				    dlt_wait_same_job(hp, procs[j]))
+					dlt_wait_add(&g, j, assigned);
+		} else {
+			g.comm_id = hp->comm_id;
+			g.size = hp->comm_nranks;
+			for (size_t j = i; j < n; j++)
+				if (procs[j]->comm_id == hp->comm_id &&
+				    procs[j]->run_group == hp->run_group)
+					dlt_wait_add(&g, j, assigned);
+			/* Ranks of the same run that never entered the
+			 * communicator's init belong to it too. */
+			for (size_t j = 0; j < n; j++)
+				if (procs[j]->comm_id == 0 &&
+				    procs[j]->rank >= 0 &&
+				    procs[j]->rank < hp->comm_nranks &&
+				    procs[j]->master_port[0] == '\0' &&
+				    procs[j]->run_group == hp->run_group)
+					dlt_wait_add(&g, j, assigned);
+		}
+		qsort(g.members, g.n, sizeof(*g.members), dlt_wait_cmp_index);
+		dlt_wait_judge(procs, &g);
+		if (g.nwaiting == 0) {
+			free(g.members);
+			continue;
+		}
+		gs = dlt_util_grow(gs, &cap, ng, sizeof(*gs));
+		gs[ng++] = g;
+	}
+	free(assigned);
+	*out = gs;
+	return ng;
+}
+
+void dlt_wait_groups_free(struct dlt_wait_group *g, size_t n)
+{
+	for (size_t i = 0; g && i < n; i++)
+		free(g[i].members);
+	free(g);
+}
+
+bool dlt_wait_in_group(const struct dlt_wait_group *g, size_t ng, size_t i)
+{
+	for (size_t k = 0; k < ng; k++)
+		for (size_t m = 0; m < g[k].n; m++)
+			if (g[k].members[m] == i)
+				return true;
+	return false;
+}
