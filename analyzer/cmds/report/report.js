@@ -269,7 +269,7 @@
 			/* How it died, in the words of the finding that says so. */
 			var death = (deaths[p.trace] || [])[0];
 			if (death)
-				label.push(el("span", {cls: "sev-error", "data-death": death.code,
+				label.push(el("span", {cls: "sev-" + death.severity, "data-death": death.code,
 					text: " \u2014 " + death.code + ": " + death.message.slice(0, 160)}));
 			if (p.peak_rss_kb)
 				label.push(el("span", {cls: "muted", text: " \u00b7 peak RSS " +
@@ -657,10 +657,9 @@
 	window.addEventListener("resize", draw);
 	draw();
 
-	if (P.libs || P.failed || P.rank || P.host) {
-		var target = P.libs ? "libs" : "job";
+	var target = P.section || (P.libs ? "libs" : P.failed || P.rank || P.host ? "job" : null);
+	if (target && document.getElementById(target))
 		document.getElementById(target).scrollIntoView();
-	}
 	document.body.setAttribute("data-render-ms", String(Math.round(performance.now())));
 	document.body.setAttribute("data-errors", String(errors));
 	document.body.setAttribute("data-csp-violations", String(violations));
