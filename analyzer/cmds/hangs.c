@@ -9,6 +9,7 @@
 #include "apinames.h"
 #include "check.h"
 #include "commands.h"
+#include "sections.h"
 #include "hangs.h"
 #include "json.h"
 #include "job.h"
@@ -65,7 +66,7 @@ static void dlt_hang_py_line(const struct dlt_hang_stall *s)
 }
 
 /* The table: one row per process in rank order. */
-static void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
+void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 {
 	/* The thread the job waits on (the one in the collective or the
 	 * rendezvous, else the main thread), not a helper's idle loop. */
