@@ -228,7 +228,6 @@ static volatile sig_atomic_t fwd_pid;
 static volatile sig_atomic_t fwd_uid;
 static char fwd_comm[32];
 
-
 struct last_image {
 	pid_t pid;
 	char *out;

@@ -80,10 +80,9 @@ void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 	/* The wait of the thread the job waits on; else the call in
 	 * flight's; else the main thread's, which says most where the
 	 * program is. */
-	const struct dlt_hang_stall *s =
-		ws.stall ? ws.stall
-		: c	 ? dlt_hang_stall_of(hp, c->tid)
-			 : dlt_hang_stall_of(hp, hp->pid);
+	const struct dlt_hang_stall *s = ws.stall ? ws.stall
+					 : c ? dlt_hang_stall_of(hp, c->tid)
+					     : dlt_hang_stall_of(hp, hp->pid);
 	char wait[768] = "";
 	if (s) {
 		dlt_hang_wait_text(s, wait, sizeof(wait));
