@@ -15,8 +15,7 @@
 #   train         a small CNN training step timed plain and traced
 # and writes for each: the program's output and exit status, the verdict,
 # `summary`, `libs --json`, `dump`, `env` and the HTML report of its traces,
-# plus the same program's
-# output without dltrace for comparison.  OUTDIR/report.txt sums it up.
+# plus the same program's output without dltrace for comparison.  OUTDIR/report.txt sums it up.
 # docs/validation.md records what a run showed.
 set -uo pipefail
 OUT=${1:?usage: scripts/gpu-check.sh OUTDIR}
