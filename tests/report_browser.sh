@@ -109,9 +109,26 @@ else
 fi
 check_case crash "$W/crash" --crash
 
-# 3. A hang, ended by the launcher.
-"$L" --hang-timeout 2 -o "$W/hang" -- sh -c 'sleep 600' >/dev/null 2>&1
-check_case hang "$W/hang" --hang
+# 3. A hang, ended by the launcher: two ranks of the fake NCCL (built
+# against the real headers where they exist) started by one shell, rank 1
+# held before ncclCommInitRank while rank 0 waits in it.  Without the
+# fake, a shell waiting for a sleep.
+FX_NCCL="$B/tests/fakes/bin/fx_nccl"
+if [ -x "$FX_NCCL" ]; then
+	R="$W/rdv"
+	mkdir -p "$R"
+	export FAKE_NCCL_DIR="$R" FAKE_NCCL_VERSION=22810 FAKE_NCCL_COLL_SYNC=1
+	"$L" --hang-timeout 4 -o "$W/hang" -- sh -c "
+		RANK=0 \"$FX_NCCL\" --nranks 2 --rank 0 --id-file \"$R/id\" &
+		RANK=1 \"$FX_NCCL\" --nranks 2 --rank 1 --id-file \"$R/id\" \
+			--hold-before-init &
+		wait" >/dev/null 2>&1
+	unset FAKE_NCCL_DIR FAKE_NCCL_VERSION FAKE_NCCL_COLL_SYNC
+	check_case hang "$W/hang" --hang --straggler
+else
+	"$L" --hang-timeout 2 -o "$W/hang" -- sh -c 'sleep 600' >/dev/null 2>&1
+	check_case hang "$W/hang" --hang
+fi
 
 # 4. A tree of 1,000 processes (each /bin/true forked by one shell).
 "$L" -o "$W/tree" -- sh -c 'i=0; while [ $i -lt 1000 ]; do /bin/true; i=$((i+1)); done' \

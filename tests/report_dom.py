@@ -136,6 +136,18 @@ def main():
                  and c == f["code"]]
         if shown and f["message"] not in hang_text:
             bad.append("hangs section lacks: %s" % f["message"])
+    if "--straggler" in args:
+        # The job's verdict names the rank that holds it up; the page shows
+        # that finding in its hangs section, straggler and all.
+        jh = [f for f in check["findings"] if f["code"] == "JOB_HANG"]
+        if not jh:
+            bad.append("the hang case gave check no JOB_HANG")
+        for f in jh:
+            st = (f.get("evidence") or {}).get("straggler") or {}
+            if f["message"] not in hang_text or \
+                    ("pid %s" % st.get("pid")) not in hang_text:
+                bad.append("hangs section does not name the straggler "
+                           "(pid %s)" % st.get("pid"))
     if "--hang" in args:
         if "No hang" in hang_text or not d.hang_rows:
             bad.append("the hangs section shows no hang (rows: %d)"
