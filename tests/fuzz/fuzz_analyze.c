@@ -179,6 +179,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_cmd(dlt_cmd_export, "export", chrome, all, n);
 	fz_cmd(dlt_cmd_hangs, "hangs", none, all, n);
 	fz_cmd(dlt_cmd_hangs, "hangs --json", json, all, n);
+	fz_cmd(dlt_cmd_env, "env", none, all, n);
+	fz_cmd(dlt_cmd_env, "env --json", json, all, n);
+	/* The page on stdout, which is the null stream here. */
+	static const char *const page[] = {"-o", "-", NULL};
+	static const char *const page_diff[] = {"--diff", "-o", "-", NULL};
+	fz_cmd(dlt_cmd_report, "report", page, all, n);
+	fz_cmd(dlt_cmd_report, "report --diff", page_diff, pair, 2);
 	dlt_verdict_print(fz_null, fz_dirs[n - 1], 0);
 	fz_budget_end(size, n);
 	stdout = out;
