@@ -29,7 +29,8 @@
 
 #define DLT_SHORT_USAGE                                                       \
 	"usage: dltrace [-o DIR] [-q] [--redact-argv] [--hang-timeout SEC]\n" \
-	"               [--require-trace] [--] COMMAND [ARGS...]\n"
+	"               [--require-trace] [--report FILE] [--] COMMAND "      \
+	"[ARGS...]\n"
 
 /* A mistake in the options: the usage line and where the rest is. */
 static int bad_usage(void)
@@ -67,6 +68,10 @@ static void usage(FILE *f)
 		"                     written (exit 2); also "
 		"DLTRACE_REQUIRE_TRACE=1.\n"
 		"                     Without it COMMAND runs untraced.\n"
+		"      --report FILE  when COMMAND ends, write the HTML report "
+		"of DIR\n"
+		"                     to FILE (dltrace-analyze report -o FILE "
+		"DIR)\n"
 		"  -h, --help         this text\n"
 		"  -V, --version      version\n"
 		"\n"
@@ -222,7 +227,6 @@ static volatile sig_atomic_t fwd_code;
 static volatile sig_atomic_t fwd_pid;
 static volatile sig_atomic_t fwd_uid;
 static char fwd_comm[32];
-
 
 struct last_image {
 	pid_t pid;
@@ -557,8 +561,9 @@ int main(int argc, char **argv)
 		{"redact-argv", no_argument, NULL, 'R'},
 		{"hang-timeout", required_argument, NULL, 'T'},
 		{"require-trace", no_argument, NULL, 'Q'},
+		{"report", required_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0}};
-	const char *out = NULL;
+	const char *out = NULL, *report = NULL;
 	int quiet = 0, c;
 	double hang_timeout = 0;
 	const char *req = getenv("DLTRACE_REQUIRE_TRACE");
@@ -580,6 +585,9 @@ int main(int argc, char **argv)
 			break;
 		case 'Q':
 			require = 1;
+			break;
+		case 'P':
+			report = optarg;
 			break;
 		case 'T': {
 			char *end;
@@ -745,6 +753,8 @@ int main(int argc, char **argv)
 				cmd[0], hang_timeout);
 		if (!quiet || hung)
 			dlt_verdict_print(stderr, dir, run);
+		if (report && dlt_report_write(report, dir) == 0 && !quiet)
+			fprintf(stderr, "dltrace: report: %s\n", report);
 	}
 	if (hung)
 		return 124;

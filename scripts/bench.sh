@@ -764,6 +764,55 @@ row "analyzer: check over a shell loop's $((TREE_BIG / 4)) vs $TREE_BIG processe
 	"**x$ratio** CPU, x$(calc "${rss[1]} / ${rss[0]}") RSS for x4 the processes" \
 	"linear (x4, not x16)" "$(yes_no "$ratio < 8")"
 
+# The HTML report of a 1,000-process tree: its size, the time to write it,
+# and the time to its first paint in headless Chromium, taken as the time
+# to a screenshot of it minus the time to a screenshot of an empty page
+# (a screenshot needs a paint; the difference leaves out the browser's own
+# start).  Chromium: DLTRACE_BROWSER=1 scripts/install-deps.sh.
+REPORT_N=${REPORT_N:-1000}
+rm -rf "$W/rtree"
+"$DLTRACE" -q -o "$W/rtree" sh -c "i=0; while [ \$i -lt $REPORT_N ]; do /bin/true; i=\$((i+1)); done" \
+	>/dev/null 2>&1 || true
+wr=()
+for ((i = 0; i < 3; i++)); do
+	/usr/bin/time -o "$W/time.out" -f '%e' "$ANALYZE" report \
+		-o "$W/report.html" "$W/rtree" >/dev/null 2>&1 || true
+	wr+=("$(tail -1 "$W/time.out")")
+done
+rbytes=$(stat -c %s "$W/report.html")
+m=$(med "${wr[@]}")
+row "report: $REPORT_N-process tree, file size (MB) and time to write it (s)" \
+	"-" "$(calc "$rbytes / 1e6") MB" "**$m s** ($(rng "${wr[@]}"))" \
+	"≤ 5 MB, ≤ 1 s" "$(yes_no "$rbytes <= 5000000 && $m <= 1")"
+CHROMIUM=$(command -v chromium || true)
+if [ -n "$CHROMIUM" ]; then
+	echo '<!DOCTYPE html><title>empty</title>' >"$W/empty.html"
+	shot() {	# shot FILE -> seconds to a screenshot
+		local s e
+		s=$(date +%s%N)
+		timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+			--user-data-dir="$W/chromium" --no-first-run \
+			--disable-background-networking --window-size=1280,900 \
+			--screenshot="$W/shot.png" "file://$1" >/dev/null 2>&1 || true
+		e=$(date +%s%N)
+		calc "($e - $s) / 1e9"
+	}
+	shot "$W/empty.html" >/dev/null	# the profile is made once
+	fp=()
+	for ((i = 0; i < ROUNDS; i++)); do
+		a=$(shot "$W/empty.html")
+		b=$(shot "$W/report.html")
+		fp+=("$(calc "$b - $a")")
+	done
+	m=$(med "${fp[@]}")
+	row "report: first paint of that page in headless Chromium (s, screenshot of it minus of an empty page)" \
+		"-" "-" "**$m s** ($(rng "${fp[@]}"))" "≤ 2 s" "$(yes_no "$m <= 2")"
+else
+	row "report: first paint in headless Chromium" "-" "-" \
+		"not run: chromium not installed" "≤ 2 s" "-"
+fi
+rm -rf "$W/rtree" "$W/report.html" "$W/chromium"
+
 # ---- 9. many ranks -------------------------------------------------------------
 log "== many ranks: $RANKS traced processes, then hangs"
 mkdir -p "$W/ranks"

@@ -14,8 +14,8 @@
 #                 after HANG_SECS (20): `dltrace-analyze hangs` output
 #   train         a small CNN training step timed plain and traced
 # and writes for each: the program's output and exit status, the verdict,
-# `summary`, `libs --json` and `dump` of its traces, plus the same program's
-# output without dltrace for comparison.  OUTDIR/report.txt sums it up.
+# `summary`, `libs --json`, `dump`, `env` and the HTML report of its traces,
+# plus the same program's output without dltrace for comparison.  OUTDIR/report.txt sums it up.
 # docs/validation.md records what a run showed.
 set -uo pipefail
 OUT=${1:?usage: scripts/gpu-check.sh OUTDIR}
@@ -56,6 +56,9 @@ run() { # name, env..., -- , command...
 	"$B/bin/dltrace-analyze" summary "$d/traces" >"$d/summary.txt" 2>&1
 	"$B/bin/dltrace-analyze" libs --json "$d/traces" >"$d/libs.json" 2>&1
 	"$B/bin/dltrace-analyze" dump "$d/traces" >"$d/dump.txt" 2>&1
+	"$B/bin/dltrace-analyze" env "$d/traces" >"$d/env.txt" 2>&1
+	"$B/bin/dltrace-analyze" report -o "$d/report.html" "$d/traces" \
+		>/dev/null 2>&1
 	local same=no
 	cmp -s "$d/plain.out" "$d/traced.out" && same=yes
 	say "-- $name: plain rc $(cat "$d/plain.rc"), traced rc $(cat "$d/traced.rc"), stdout identical: $same"
@@ -89,6 +92,9 @@ hang() {
 	"$B/bin/dltrace-analyze" hangs "$d/traces" >"$d/hangs.txt" 2>&1
 	"$B/bin/dltrace-analyze" hangs --json "$d/traces" >"$d/hangs.json" 2>&1
 	"$B/bin/dltrace-analyze" dump "$d/traces" >"$d/dump.txt" 2>&1
+	"$B/bin/dltrace-analyze" env "$d/traces" >"$d/env.txt" 2>&1
+	"$B/bin/dltrace-analyze" report -o "$d/report.html" "$d/traces" \
+		>/dev/null 2>&1
 	say "-- nccl-hang: killed after ${secs} s"
 	head -30 "$d/hangs.txt" | cut -c1-400 | tee -a "$REPORT"
 }

@@ -7,6 +7,9 @@
 #                                      the tests that use it then skip)
 #   DLTRACE_BENCH=1 scripts/...        also what scripts/bench.sh compares
 #                                      with (ltrace)
+#   DLTRACE_BROWSER=1 scripts/...      also Debian's chromium, in which the
+#                                      suite opens the HTML report (its
+#                                      test skips without it)
 #   DLTRACE_PORTABILITY=1 scripts/...  also what scripts/debian11.sh,
 #                                      package.sh and cross-arm64.sh need
 #                                      (debootstrap, the aarch64 cross
@@ -17,6 +20,7 @@ pkgs=(cmake make gcc libc6-dev libcunit1-dev libunwind-dev clang-format
       python3 binutils clang libclang-rt-14-dev universal-ctags)
 [ "${DLTRACE_NO_TORCH:-0}" = 1 ] || pkgs+=(python3-torch)
 [ "${DLTRACE_BENCH:-0}" = 1 ] && pkgs+=(ltrace)
+[ "${DLTRACE_BROWSER:-0}" = 1 ] && pkgs+=(chromium)
 if [ "${DLTRACE_PORTABILITY:-0}" = 1 ]; then
 	pkgs+=(debootstrap qemu-user-static binfmt-support
 	       gcc-aarch64-linux-gnu libc6-dev:arm64 libcunit1-dev:arm64)

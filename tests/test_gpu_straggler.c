@@ -59,6 +59,12 @@ static const struct tu_json *verdict_of(const struct tu_json *j,
 	    (w->rank >= 0 && !tg_same_str(tu_jstr(s, "syscall"), w->syscall)) ||
 	    tu_jlen(tu_jget(ev, "waiting")) != w->nwaiting)
 		return NULL;
+	/* What the message must say (each rank's Python place) needs every
+	 * rank's main thread seen waiting: a helper thread's wait can be
+	 * recorded a tick before it, on a loaded machine. */
+	const char *msg = tu_jstr(f[0], "message");
+	if (w->says && !(msg && tu_contains(msg, w->says)))
+		return NULL;
 	return f[0];
 }
 

@@ -116,6 +116,7 @@ static void test_each_trace_opened_once(void)
 		{A, "hangs", a, NULL},
 		{A, "diff", a, b, NULL},
 		{A, "compact", a, NULL},
+		{A, "report", "-o", "-", a, NULL},
 	};
 	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
 		struct tu_proc p;
@@ -280,11 +281,20 @@ static void test_run_keeps_input_errors(void)
 			 tu_contains(err_run, "no trace files"),
 		 "exit %d without --run, %d with; stderr with --run:\n%s",
 		 rc_plain, rc_run, err_run);
-	const char *cmds[] = {"summary", "libs",  "algos",  "dump",
-			      "export",	 "hangs", "compact"};
+	const char *cmds[] = {"summary", "libs",  "algos",   "dump",
+			      "export",	 "hangs", "compact", "report"};
 	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
-		const char *argv[] = {A,   cmds[c], "--run", run,
-				      dir, empty,   NULL};
+		/* report's page goes to stdout, not into the directory. */
+		bool page = strcmp(cmds[c], "report") == 0;
+		const char *argv[] = {A,
+				      cmds[c],
+				      "--run",
+				      run,
+				      page ? "-o" : dir,
+				      page ? "-" : empty,
+				      page ? dir : NULL,
+				      page ? empty : NULL,
+				      NULL};
 		struct tu_proc p;
 		tu_run(&p, argv, NULL, RUN_TIMEOUT_MS);
 		TU_CHECK(tu_exit_code(p.status) != 2 &&

@@ -7,6 +7,7 @@
 
 #include "apinames.h"
 #include "commands.h"
+#include "sections.h"
 #include "conv.h"
 #include "job.h"
 #include "gpu.h"
@@ -343,9 +344,8 @@ static void dlt_json_entry(struct dlt_json *j, const struct dlt_conv_set *s,
 	dlt_json_object_end(j);
 }
 
-static void dlt_algos_json_process(struct dlt_json *j,
-				   const struct dlt_process *p,
-				   const struct dlt_gpu *g)
+void dlt_algos_json_process(struct dlt_json *j, const struct dlt_process *p,
+			    const struct dlt_gpu *g)
 {
 	char v[32];
 	dlt_json_object_begin(j);

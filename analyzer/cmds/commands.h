@@ -63,12 +63,18 @@ int dlt_cmd_algos(int argc, char **argv);
 int dlt_cmd_diff(int argc, char **argv);
 int dlt_cmd_export(int argc, char **argv);
 int dlt_cmd_hangs(int argc, char **argv);
+int dlt_cmd_report(int argc, char **argv);
 int dlt_cmd_compact(int argc, char **argv);
 
 /* For the launcher when its command is done: compacts the traces in dir
  * whose processes have ended (those still running are left alone), and
  * says nothing. */
 void dlt_compact_ended(const char *dir);
+
+/* For the launcher's --report: report's page of every trace in dir,
+ * written to file, as "dltrace-analyze report -o FILE DIR" writes it.
+ * Returns report's exit status; errors are said on stderr. */
+int dlt_report_write(const char *file, const char *dir);
 
 /* The short verdict the launcher prints when the traced program is done:
  * the number of traces of launcher run run (0: all) in dir, then one line
@@ -98,6 +104,7 @@ extern const char dlt_algos_usage[];
 extern const char dlt_diff_usage[];
 extern const char dlt_export_usage[];
 extern const char dlt_hangs_usage[];
+extern const char dlt_report_usage[];
 extern const char dlt_compact_usage[];
 
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "sections.h"
 #include "conv.h"
 #include "envprof.h"
 #include "job.h"
@@ -524,9 +525,22 @@ static void dlt_envdiff_cudnn(const struct dlt_run *r, char *buf, size_t cap)
 		snprintf(buf, cap, "%s", it ? it->value : "?");
 }
 
+static int dlt_diff_main(int argc, char **argv, FILE *json_out);
+
 int dlt_cmd_diff(int argc, char **argv)
 {
-	bool json = false;
+	return dlt_diff_main(argc, argv, NULL);
+}
+
+int dlt_diff_json(FILE *out, int argc, char **argv)
+{
+	return dlt_diff_main(argc, argv, out);
+}
+
+/* json_out: the JSON document goes there, whatever the options say. */
+static int dlt_diff_main(int argc, char **argv, FILE *json_out)
+{
+	bool json = json_out != NULL;
 	const char *run_a = NULL, *run_b = NULL, *host_a = NULL, *host_b = NULL;
 	const struct dlt_flag_opt opts[] = {{"--json", &json, NULL},
 					    {"--run-a", NULL, &run_a},
@@ -586,9 +600,10 @@ int dlt_cmd_diff(int argc, char **argv)
 		dlt_pair_times(p);
 	}
 	qsort(pairs, np, sizeof(*pairs), dlt_pair_cmp);
+	FILE *out = json_out ? json_out : stdout;
 	if (json) {
 		struct dlt_json j;
-		dlt_json_init(&j, stdout, true);
+		dlt_json_init(&j, out, json_out == NULL);
 		dlt_json_object_begin(&j);
 		dlt_json_run(&j, "a", &a);
 		dlt_json_run(&j, "b", &b);
@@ -608,7 +623,7 @@ int dlt_cmd_diff(int argc, char **argv)
 		dlt_json_only(&j, "only_a", &a, &b);
 		dlt_json_only(&j, "only_b", &b, &a);
 		dlt_json_object_end(&j);
-		if (dlt_json_finish(&j) != 0 && !ferror(stdout))
+		if (dlt_json_finish(&j) != 0 && !ferror(out))
 			fputs("dltrace-analyze: internal error: malformed JSON "
 			      "output\n",
 			      stderr);

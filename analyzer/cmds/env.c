@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "sections.h"
 #include "envprof.h"
 #include "gpu.h"
 #include "job.h"
@@ -36,14 +37,21 @@ const char dlt_env_usage[] =
 	"exit status: 0 shown, 2 bad arguments or a job without a usable\n"
 	"trace.\n";
 
-struct dlt_env_job {
-	const char *arg;
-	struct dlt_arena_blk *arena;
-	struct dlt_envprof **profs;
-	size_t n;
-	struct dlt_envp_unit *units;
-	size_t nu;
-};
+void dlt_env_job_add(struct dlt_env_job *e, const struct dlt_process *p,
+		     const struct dlt_gpu *g)
+{
+	if (e->n == e->cap) {
+		e->cap = e->cap ? 2 * e->cap : 16;
+		e->profs = dlt_xrealloc(e->profs, e->cap, sizeof(*e->profs));
+	}
+	e->profs[e->n++] = dlt_envprof_build(&e->arena, p, g, false);
+}
+
+size_t dlt_env_job_finish(struct dlt_env_job *e)
+{
+	e->units = dlt_envp_units(&e->arena, e->profs, e->n, &e->nu);
+	return e->nu;
+}
 
 static int dlt_env_load(struct dlt_env_job *e, char *arg)
 {
@@ -54,25 +62,22 @@ static int dlt_env_load(struct dlt_env_job *e, char *arg)
 	e->arg = arg;
 	dlt_job_open(&j, 1, args, &o);
 	dlt_job_say_errors(&j, stderr);
-	e->profs = dlt_xcalloc(j.ntraces ? j.ntraces : 1, sizeof(*e->profs));
 	for (size_t i = 0; i < j.ntraces; i++) {
 		struct dlt_gpu g;
 		struct dlt_trace *t = dlt_job_take(&j, i);
 		struct dlt_process *p = dlt_process_read_gpu(t, &g);
 		dlt_trace_close(t);
 		if (p) {
-			e->profs[e->n++] =
-				dlt_envprof_build(&e->arena, p, &g, false);
+			dlt_env_job_add(e, p, &g);
 			dlt_process_free(p);
 		}
 		dlt_gpu_free(&g);
 	}
 	dlt_job_close(&j);
-	e->units = dlt_envp_units(&e->arena, e->profs, e->n, &e->nu);
-	return e->nu ? 0 : -1;
+	return dlt_env_job_finish(e) ? 0 : -1;
 }
 
-static void dlt_env_free(struct dlt_env_job *e)
+void dlt_env_free(struct dlt_env_job *e)
 {
 	free(e->units);
 	free(e->profs);
@@ -218,7 +223,7 @@ static void dlt_env_json_item(struct dlt_json *j,
 	dlt_json_kv_string(j, "identity", it->identity);
 }
 
-static void dlt_env_json(struct dlt_json *j, const struct dlt_env_job *e)
+void dlt_env_json(struct dlt_json *j, const struct dlt_env_job *e)
 {
 	static const char *const kinds[] = {"gpu_library", "nccl_plugin",
 					    "library", "variable", "system"};

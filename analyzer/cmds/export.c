@@ -18,6 +18,7 @@
 #include "check.h"
 #include "report.h"
 #include "commands.h"
+#include "sections.h"
 #include "conv.h"
 #include "job.h"
 #include "gpu.h"
@@ -52,13 +53,6 @@ struct dlt_export {
 	uint32_t *tids;	    /* threads named so far */
 	size_t ntids, captids;
 	int64_t cudnn_version;
-};
-
-/* Where a process sits on the common time line: its track and its two
- * clocks read together at its start. */
-struct dlt_ex_track {
-	uint32_t xpid, pid;
-	uint64_t start_real, start_mono;
 };
 
 /* Microseconds since the origin of one of a process's monotonic
@@ -571,8 +565,8 @@ static void dlt_ex_open_calls(struct dlt_export *x, const struct dlt_gpu *g)
 
 /* A finding as a process-wide marker, at its time or the process's
  * start. */
-static void dlt_ex_marker(struct dlt_json *j, const struct dlt_ex_track *t,
-			  uint64_t origin, const struct dlt_finding *f)
+void dlt_export_marker(struct dlt_json *j, const struct dlt_ex_track *t,
+		       uint64_t origin, const struct dlt_finding *f)
 {
 	char name[128];
 	snprintf(name, sizeof(name), "%s %s", dlt_severity_name(f->severity),
@@ -613,8 +607,29 @@ static void dlt_ex_job_findings(struct dlt_json *j, struct dlt_ex_job *job,
 	dlt_check_job(&job->c, job->hangs, job->n, job->proc);
 	for (size_t i = 0; i < job->c.nf; i++)
 		if (job->c.f[i].proc != DLT_NO_PROC)
-			dlt_ex_marker(j, &job->tracks[job->c.f[i].proc], origin,
-				      &job->c.f[i]);
+			dlt_export_marker(j, &job->tracks[job->c.f[i].proc],
+					  origin, &job->c.f[i]);
+}
+
+void dlt_export_events(struct dlt_json *j, struct dlt_trace *t,
+		       const struct dlt_process *p, const struct dlt_gpu *g,
+		       size_t index, uint64_t origin,
+		       struct dlt_ex_track *track)
+{
+	struct dlt_export x = {0};
+	x.j = j;
+	x.p = p;
+	x.xpid = (uint32_t)index + 1;
+	x.origin_ns = origin;
+	x.cudnn_version = dlt_gpu_cudnn_version(g);
+	dlt_ex_metadata(&x, p, index);
+	x.t = t;
+	dlt_trace_foreach(x.t, dlt_ex_rec, &x);
+	dlt_ex_open_calls(&x, g);
+	*track = (struct dlt_ex_track){x.xpid, p->hdr.pid,
+				       p->hdr.start_realtime_ns,
+				       p->hdr.start_monotonic_ns};
+	free(x.tids);
 }
 
 /* Reads the trace twice through its one handle: the model and the
@@ -632,27 +647,43 @@ static void dlt_export_one(struct dlt_json *j, struct dlt_trace *t,
 	struct dlt_check c;
 	dlt_check_init(&c);
 	dlt_check_process(&c, p, &g);
-	struct dlt_export x = {0};
-	x.j = j;
-	x.p = p;
-	x.xpid = (uint32_t)index + 1;
-	x.origin_ns = origin;
-	x.cudnn_version = dlt_gpu_cudnn_version(&g);
-	dlt_ex_metadata(&x, p, index);
-	x.t = t;
-	dlt_trace_foreach(x.t, dlt_ex_rec, &x);
-	dlt_ex_open_calls(&x, &g);
-	struct dlt_ex_track tr = {x.xpid, p->hdr.pid, p->hdr.start_realtime_ns,
-				  p->hdr.start_monotonic_ns};
+	struct dlt_ex_track tr;
+	dlt_export_events(j, t, p, &g, index, origin, &tr);
 	for (size_t i = 0; i < c.nf; i++)
-		dlt_ex_marker(j, &tr, origin, &c.f[i]);
+		dlt_export_marker(j, &tr, origin, &c.f[i]);
 	job->tracks[job->n] = tr;
 	job->proc[job->n] = dlt_check_hang_proc(&job->c, hp);
 	job->n++;
-	free(x.tids);
 	dlt_check_free(&c);
 	dlt_process_free(p);
 	dlt_gpu_free(&g);
+}
+
+uint64_t dlt_export_origin(const struct dlt_job *jb)
+{
+	uint64_t origin = UINT64_MAX;
+	for (size_t i = 0; i < jb->ntraces; i++) {
+		uint64_t s =
+			dlt_trace_header(jb->traces[i].t)->start_realtime_ns;
+		if (s < origin)
+			origin = s;
+	}
+	return origin;
+}
+
+void dlt_export_begin(struct dlt_json *j, uint64_t origin)
+{
+	dlt_json_object_begin(j);
+	dlt_json_kv_string(j, "displayTimeUnit", "ms");
+	dlt_json_key(j, "otherData");
+	dlt_json_object_begin(j);
+	dlt_json_kv_string(j, "producer", "dltrace-analyze export");
+	char when[64];
+	dlt_format_utc(origin, when, sizeof(when));
+	dlt_json_kv_string(j, "time_zero_utc", when);
+	dlt_json_object_end(j);
+	dlt_json_key(j, "traceEvents");
+	dlt_json_array_begin(j);
 }
 
 int dlt_cmd_export(int argc, char **argv)
@@ -677,27 +708,11 @@ int dlt_cmd_export(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	/* The common origin: the earliest start among the traces. */
-	uint64_t origin = UINT64_MAX;
-	for (size_t i = 0; i < jb.ntraces; i++) {
-		uint64_t s =
-			dlt_trace_header(jb.traces[i].t)->start_realtime_ns;
-		if (s < origin)
-			origin = s;
-	}
+	uint64_t origin = dlt_export_origin(&jb);
 	size_t usable = jb.ntraces;
 	struct dlt_json j;
 	dlt_json_init(&j, stdout, false);
-	dlt_json_object_begin(&j);
-	dlt_json_kv_string(&j, "displayTimeUnit", "ms");
-	dlt_json_key(&j, "otherData");
-	dlt_json_object_begin(&j);
-	dlt_json_kv_string(&j, "producer", "dltrace-analyze export");
-	char when[64];
-	dlt_format_utc(origin, when, sizeof(when));
-	dlt_json_kv_string(&j, "time_zero_utc", when);
-	dlt_json_object_end(&j);
-	dlt_json_key(&j, "traceEvents");
-	dlt_json_array_begin(&j);
+	dlt_export_begin(&j, origin);
 	struct dlt_ex_job job = {0};
 	dlt_check_init(&job.c);
 	job.hangs = dlt_xcalloc(usable, sizeof(*job.hangs));

@@ -9,6 +9,7 @@
 #include "apinames.h"
 #include "check.h"
 #include "commands.h"
+#include "sections.h"
 #include "hangs.h"
 #include "json.h"
 #include "job.h"
@@ -65,7 +66,7 @@ static void dlt_hang_py_line(const struct dlt_hang_stall *s)
 }
 
 /* The table: one row per process in rank order. */
-static void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
+void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 {
 	/* The thread the job waits on (the one in the collective or the
 	 * rendezvous, else the main thread), not a helper's idle loop. */
@@ -79,10 +80,9 @@ static void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 	/* The wait of the thread the job waits on; else the call in
 	 * flight's; else the main thread's, which says most where the
 	 * program is. */
-	const struct dlt_hang_stall *s =
-		ws.stall ? ws.stall
-		: c	 ? dlt_hang_stall_of(hp, c->tid)
-			 : dlt_hang_stall_of(hp, hp->pid);
+	const struct dlt_hang_stall *s = ws.stall ? ws.stall
+					 : c ? dlt_hang_stall_of(hp, c->tid)
+					     : dlt_hang_stall_of(hp, hp->pid);
 	char wait[768] = "";
 	if (s) {
 		dlt_hang_wait_text(s, wait, sizeof(wait));

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "sections.h"
 #include "gpu.h"
 #include "json.h"
 #include "model.h"
@@ -247,8 +248,7 @@ static void dlt_json_lib(struct dlt_json *j, const struct dlt_process *p,
 	dlt_json_object_end(j);
 }
 
-static void dlt_libs_json_process(struct dlt_json *j,
-				  const struct dlt_process *p)
+void dlt_libs_json_process(struct dlt_json *j, const struct dlt_process *p)
 {
 	dlt_json_object_begin(j);
 	dlt_json_kv_uint(j, "pid", p->hdr.pid);
@@ -268,6 +268,30 @@ static void dlt_libs_json_process(struct dlt_json *j,
 	free(kind);
 	dlt_json_array_end(j);
 	dlt_json_object_end(j);
+}
+
+void dlt_libs_json_each(const struct dlt_process *p,
+			void (*fn)(void *ctx, const char *json, size_t len),
+			void *ctx)
+{
+	uint8_t *kind = dlt_lib_fail_kinds(p);
+	for (size_t i = 0; i < p->nlibs; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		if (f == NULL) {
+			fputs("dltrace-analyze: out of memory\n", stderr);
+			exit(DLT_EXIT_USAGE);
+		}
+		struct dlt_json j;
+		dlt_json_init(&j, f, false);
+		dlt_json_lib(&j, p, &p->libs[i], kind[i]);
+		dlt_json_finish(&j);
+		fclose(f);
+		fn(ctx, buf, len);
+		free(buf);
+	}
+	free(kind);
 }
 
 static void dlt_json_problem(struct dlt_json *j, const char *trace,

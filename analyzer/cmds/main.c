@@ -33,6 +33,8 @@ static const struct dlt_command dlt_commands[] = {
 	 "every record of a trace, decoded (for debugging dltrace)"},
 	{"hangs", dlt_cmd_hangs, dlt_hangs_usage,
 	 "a hung job: missing ranks, calls that never returned, long waits"},
+	{"report", dlt_cmd_report, dlt_report_usage,
+	 "one HTML file to hand over: findings, processes, hangs, timeline"},
 	{"compact", dlt_cmd_compact, dlt_compact_usage,
 	 "cut traces of ended processes to what they recorded"},
 };

@@ -204,6 +204,17 @@ int dlt_verdict_print(FILE *out, const char *dir, uint64_t run)
 	fputs("dltrace: details: dltrace-analyze check ", out);
 	dlt_fput_shell_word(out, dir);
 	fputc('\n', out);
+	/* When something is wrong: one file to hand to whoever diagnoses
+	 * it (docs/usage.md).  A healthy run's verdict stays two lines. */
+	if (problems) {
+		char page[4096];
+		snprintf(page, sizeof(page), "%s/report.html", dir);
+		fputs("dltrace: to share: dltrace-analyze report -o ", out);
+		dlt_fput_shell_word(out, page);
+		fputc(' ', out);
+		dlt_fput_shell_word(out, dir);
+		fputc('\n', out);
+	}
 	fflush(out);
 	free(mine);
 	dlt_check_free(&c);

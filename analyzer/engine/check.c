@@ -366,6 +366,12 @@ static void dlt_check_handled(struct dlt_check *c)
 
 size_t dlt_check_read(struct dlt_check *c, struct dlt_job *j, FILE *diag)
 {
+	return dlt_check_read_each(c, j, diag, NULL);
+}
+
+size_t dlt_check_read_each(struct dlt_check *c, struct dlt_job *j, FILE *diag,
+			   const struct dlt_check_each *each)
+{
 	struct dlt_reaps reaps = {0};
 	struct dlt_oom_set oom = {0};
 	size_t incomplete = dlt_rule_index("TRACE_INCOMPLETE");
@@ -400,7 +406,6 @@ size_t dlt_check_read(struct dlt_check *c, struct dlt_job *j, FILE *diag)
 		struct dlt_trace *t = dlt_job_take(j, i);
 		struct dlt_process *p =
 			dlt_check_read_one(t, &g, &hangs[nhangs]);
-		dlt_trace_close(t);
 		if (diag)
 			for (size_t k = 0; k < p->nproblems; k++)
 				fprintf(diag, "dltrace-analyze: %s: %s\n",
@@ -418,6 +423,9 @@ size_t dlt_check_read(struct dlt_check *c, struct dlt_job *j, FILE *diag)
 				dlt_envprof_build(&c->arena, p, &g, false);
 			c->procs[k].env->rank = c->procs[k].rank;
 		}
+		if (each)
+			each->trace(each->ctx, t, p, &g, &hangs[nhangs], k);
+		dlt_trace_close(t);
 		hang_proc[nhangs++] = k;
 		dlt_process_free(p);
 		dlt_gpu_free(&g);
@@ -427,6 +435,8 @@ size_t dlt_check_read(struct dlt_check *c, struct dlt_job *j, FILE *diag)
 		c->procs[hang_proc[i]].run_group = hangs[i].run_group;
 	c->oom = &oom;
 	dlt_check_job(c, hangs, nhangs, hang_proc);
+	if (each && each->job)
+		each->job(each->ctx, hangs, nhangs);
 	c->oom = NULL;
 	dlt_oom_free(&oom);
 	dlt_check_untraced(c, &reaps);

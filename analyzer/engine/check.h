@@ -28,9 +28,24 @@
  * start order, findings by process and rule.  Returns the number of traces
  * checked. */
 size_t dlt_check_read(struct dlt_check *c, struct dlt_job *j, FILE *diag);
+/* What a command that shows more than the findings (report) sees of each
+ * trace in check's one pass: the trace, still open (it may be read again
+ * through the same handle), its model, GPU aggregate and hang view, and
+ * the index of its process in c->procs.  Called in job order, before the
+ * job rules run. */
+struct dlt_hang_proc;
+struct dlt_check_each {
+	void (*trace)(void *ctx, struct dlt_trace *t,
+		      const struct dlt_process *p, const struct dlt_gpu *g,
+		      const struct dlt_hang_proc *hp, size_t proc);
+	/* After the job rules ran: every process's hang view (NULL: none). */
+	void (*job)(void *ctx, const struct dlt_hang_proc *procs, size_t n);
+	void *ctx;
+};
+size_t dlt_check_read_each(struct dlt_check *c, struct dlt_job *j, FILE *diag,
+			   const struct dlt_check_each *each);
 /* Reads one opened trace in one pass into its model, its GPU aggregate (g)
  * and the hang analysis's view of it (hp); the caller closes t. */
-struct dlt_hang_proc;
 struct dlt_process *dlt_check_read_one(struct dlt_trace *t, struct dlt_gpu *g,
 				       struct dlt_hang_proc *hp);
 /* Runs the rules on one loaded process and keeps its summary and findings;
