@@ -138,6 +138,16 @@ static void expect_hang_named(const char *dir, uint32_t pid, const char *wait,
 	tu_proc_free(&h);
 }
 
+/* Runs cmd under dltrace --hang-timeout sec, traces into dir. */
+static void run_hang_timeout(struct tu_proc *p, const char *dir,
+			     const char *sec, const char *const cmd[])
+{
+	const char *opts[] = {"--hang-timeout", sec, NULL};
+	const char **argv = tu_launcher_argv(dir, opts, cmd);
+	tu_run(p, argv, NULL, RUN_TIMEOUT_MS);
+	free(argv);
+}
+
 /* Whether s ends in tail. */
 static int ends_in(const char *s, const char *tail)
 {
@@ -349,11 +359,8 @@ static void test_hung_fork_child(void)
 			     "os.write(1, b'child %d\\n' % p)\n"
 			     "os.waitpid(p, 0)\n";
 	const char *cmd[] = {tu_python(), "-c", script, NULL};
-	const char *opts[] = {"--hang-timeout", "6", NULL};
-	const char **argv = tu_launcher_argv(dir, opts, cmd);
 	struct tu_proc p;
-	tu_run(&p, argv, NULL, RUN_TIMEOUT_MS);
-	free(argv);
+	run_hang_timeout(&p, dir, "6", cmd);
 	unsigned child = 0;
 	const char *line = strstr(p.out ? p.out : "", "child ");
 	TU_CHECK_FATAL(tu_exit_code(p.status) == 124 && line &&
@@ -403,11 +410,8 @@ static void test_shell_child_hangs(void)
 	char *dir = tu_tmpdir("fork-sh-hang");
 	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
 	const char *cmd[] = {"/bin/sh", "-c", "sleep 600; true", NULL};
-	const char *opts[] = {"--hang-timeout", "3", NULL};
-	const char **argv = tu_launcher_argv(dir, opts, cmd);
 	struct tu_proc p;
-	tu_run(&p, argv, NULL, RUN_TIMEOUT_MS);
-	free(argv);
+	run_hang_timeout(&p, dir, "3", cmd);
 	TU_CHECK_FATAL(tu_exit_code(p.status) == 124,
 		       "dltrace --hang-timeout 3 sh -c 'sleep 600; true': %s, "
 		       "expected 124\n%s%s",
@@ -432,11 +436,8 @@ static void test_fork_child_healthy(void)
 			     "    os._exit(0)\n"
 			     "os.waitpid(p, 0)\n";
 	const char *cmd[] = {tu_python(), "-c", script, NULL};
-	const char *opts[] = {"--hang-timeout", "120", NULL};
-	const char **argv = tu_launcher_argv(dir, opts, cmd);
 	struct tu_proc p;
-	tu_run(&p, argv, NULL, RUN_TIMEOUT_MS);
-	free(argv);
+	run_hang_timeout(&p, dir, "120", cmd);
 	TU_CHECK_FATAL(tu_exit_code(p.status) == 0,
 		       "a fork child that ends: %s\n%s%s",
 		       tu_status_str(p.status), p.out, p.err);
@@ -530,13 +531,10 @@ static void test_worker_stuck(void)
 		"it._workers)).encode())\n"
 		"next(it)\n";
 	const char *cmd[] = {tu_python(), "-c", script, NULL};
+	struct tu_proc p;
 	/* Importing torch takes seconds on a loaded machine: the workers
 	 * must exist before the snapshot, which the program says. */
-	const char *opts[] = {"--hang-timeout", "20", NULL};
-	const char **argv = tu_launcher_argv(dir, opts, cmd);
-	struct tu_proc p;
-	tu_run(&p, argv, NULL, RUN_TIMEOUT_MS);
-	free(argv);
+	run_hang_timeout(&p, dir, "20", cmd);
 	unsigned w[2] = {0, 0};
 	const char *line = strstr(p.out ? p.out : "", "workers ");
 	TU_CHECK_FATAL(tu_exit_code(p.status) == 124 && line &&

@@ -567,12 +567,19 @@ void dlt_wait_groups_free(struct dlt_wait_group *g, size_t n)
 	free(g);
 }
 
+static bool dlt_wait_member(const size_t *members, size_t n, size_t i)
+{
+	for (size_t m = 0; m < n; m++)
+		if (members[m] == i)
+			return true;
+	return false;
+}
+
 bool dlt_wait_in_group(const struct dlt_wait_group *g, size_t ng, size_t i)
 {
 	for (size_t k = 0; k < ng; k++)
-		for (size_t m = 0; m < g[k].n; m++)
-			if (g[k].members[m] == i)
-				return true;
+		if (dlt_wait_member(g[k].members, g[k].n, i))
+			return true;
 	return false;
 }
 
@@ -649,11 +656,11 @@ static size_t dlt_wait_next(const struct dlt_hang_proc *const *procs,
 	struct dlt_wait_link l[16];
 	size_t nl = dlt_wait_links(procs, e, i, l, 16);
 	for (size_t k = 0; k < nl; k++)
-		for (size_t m = 0; m < t->nmembers; m++)
-			if (t->members[m] == l[k].to && !seen[l[k].to]) {
-				snprintf(via, cap, "on %s", l[k].addr);
-				return l[k].to;
-			}
+		if (!seen[l[k].to] &&
+		    dlt_wait_member(t->members, t->nmembers, l[k].to)) {
+			snprintf(via, cap, "on %s", l[k].addr);
+			return l[k].to;
+		}
 	/* Waits the trace cannot follow (a pipe, a futex, polls shorter than
 	 * the threshold, as a DataLoader's for its workers' queue) while a
 	 * child sleeps or waits for its own children: the child holds the
@@ -766,8 +773,7 @@ void dlt_wait_trees_free(struct dlt_wait_tree *t, size_t n)
 bool dlt_wait_in_tree(const struct dlt_wait_tree *t, size_t nt, size_t i)
 {
 	for (size_t k = 0; k < nt; k++)
-		for (size_t m = 0; m < t[k].nmembers; m++)
-			if (t[k].members[m] == i)
-				return true;
+		if (dlt_wait_member(t[k].members, t[k].nmembers, i))
+			return true;
 	return false;
 }
