@@ -115,8 +115,12 @@ static void expect_hang_named(const char *dir, uint32_t pid, const char *wait,
 		 wait, h.out);
 	if (f)
 		tu_expect_documented(f);
+	/* STALL's, or JOB_HANG's straggler's. */
 	const struct tu_json *ps =
 		tu_jget(tu_jget(f, "evidence"), "python_stack");
+	if (ps == NULL)
+		ps = tu_jget(tu_jget(tu_jget(f, "evidence"), "straggler"),
+			     "python_stack");
 	int frame = 0;
 	for (size_t i = 0; i < tu_jlen(ps); i++) {
 		const struct tu_json *e = tu_jat(ps, i);
@@ -132,6 +136,112 @@ static void expect_hang_named(const char *dir, uint32_t pid, const char *wait,
 			 pid, py, h.out);
 	tu_json_free(root);
 	tu_proc_free(&h);
+}
+
+/* Runs cmd under dltrace --hang-timeout sec, traces into dir. */
+static void run_hang_timeout(struct tu_proc *p, const char *dir,
+			     const char *sec, const char *const cmd[])
+{
+	const char *opts[] = {"--hang-timeout", sec, NULL};
+	const char **argv = tu_launcher_argv(dir, opts, cmd);
+	tu_run(p, argv, NULL, RUN_TIMEOUT_MS);
+	free(argv);
+}
+
+/* Whether s ends in tail. */
+static int ends_in(const char *s, const char *tail)
+{
+	size_t a = s ? strlen(s) : 0, b = strlen(tail);
+	return s && a >= b && strcmp(s + a - b, tail) == 0;
+}
+
+/* A run without ranks that dltrace ended after --hang-timeout: hangs
+ * --json exits 1 with one JOB_HANG error, about the straggler (pid, or
+ * one of pids[0..npids) unless npids is 0, whose executable ends in exe unless
+ * NULL), whose evidence chain runs from a process whose executable ends in
+ * first (unless NULL; pid first_pid unless 0) to it, innermost last; where the
+ * build records Python stacks, the message names the straggler's Python place
+ * py.  No warning stands alone: the waits of pids are the error's
+ * evidence.
+ * Returns the straggler's pid. */
+static uint32_t expect_tree_hang(const char *dir, const uint32_t *pids,
+				 size_t npids, const char *exe,
+				 const char *first, uint32_t first_pid,
+				 const char *py)
+{
+	struct tu_proc h;
+	tu_analyze_dir(&h, "hangs", "--json", dir);
+	int rc = tu_exit_code(h.status);
+	char err[256];
+	struct tu_json *root =
+		tu_json_parse(h.out ? h.out : "", err, sizeof(err));
+	TU_CHECK_FATAL(root != NULL, "hangs --json: %s\n%s", err, h.err);
+	TU_CHECK(rc == 1, "hangs exited %d, expected 1 (an error)", rc);
+	const struct tu_json *fs = tu_jget(root, "findings");
+	const struct tu_json *f = NULL;
+	size_t njh = 0, nwarn = 0;
+	for (size_t i = 0; i < tu_jlen(fs); i++) {
+		const struct tu_json *x = tu_jat(fs, i);
+		const char *code = tu_jstr(x, "code");
+		if (code && strcmp(code, "JOB_HANG") == 0) {
+			njh++;
+			f = x;
+		}
+		const char *sev = tu_jstr(x, "severity");
+		nwarn += sev && strcmp(sev, "warning") == 0;
+	}
+	TU_CHECK_FATAL(njh == 1 && f,
+		       "hangs: %zu JOB_HANG findings, expected one:\n%s", njh,
+		       h.out);
+	TU_CHECK(nwarn == 0, "hangs: %zu warnings beside JOB_HANG:\n%s", nwarn,
+		 h.out);
+	tu_expect_documented(f);
+	/* Each process of pids has its wait in the evidence. */
+	const struct tu_json *st = tu_jget(tu_jget(f, "evidence"), "stalls");
+	for (size_t k = 0; k < npids; k++) {
+		int in = 0;
+		for (size_t i = 0; i < tu_jlen(st); i++)
+			in |= jnum(tu_jat(st, i), "pid") == pids[k];
+		TU_CHECK(in, "JOB_HANG's evidence has no wait of pid %" PRIu32,
+			 pids[k]);
+	}
+	const char *msg = tu_jstr(f, "message");
+	TU_CHECK(tu_contains(tu_jstr(f, "severity"), "error") &&
+			 tu_contains(msg, "holds the run up") &&
+			 tu_contains(msg, "--hang-timeout"),
+		 "JOB_HANG is no error naming the straggler: %s", msg);
+	uint32_t got = (uint32_t)jnum(f, "pid");
+	int known = npids == 0;
+	for (size_t k = 0; k < npids; k++)
+		known |= pids[k] == got;
+	TU_CHECK(known,
+		 "JOB_HANG names pid %" PRIu32 ", not the straggler:\n%s", got,
+		 msg);
+	const struct tu_json *ev = tu_jget(f, "evidence");
+	const struct tu_json *ch = tu_jget(ev, "chain");
+	size_t n = tu_jlen(ch);
+	const struct tu_json *c0 = tu_jat(ch, 0),
+			     *cl = n ? tu_jat(ch, n - 1) : NULL;
+	TU_CHECK(n >= 2 && (!first || ends_in(tu_jstr(c0, "exe"), first)) &&
+			 (first_pid == 0 || jnum(c0, "pid") == first_pid) &&
+			 jnum(cl, "pid") == got &&
+			 (!exe || ends_in(tu_jstr(cl, "exe"), exe)) &&
+			 tu_jstr(c0, "waits_for_next") &&
+			 !tu_jstr(cl, "waits_for_next"),
+		 "JOB_HANG's chain does not run from %s to %s:\n%s",
+		 first ? first : "the parent", exe ? exe : "the straggler",
+		 h.out);
+	if (py && tu_jstr(tu_jget(ev, "straggler"), "python_at") == NULL)
+		tu_skip_part("Python place: this build records no Python "
+			     "stacks");
+	else if (py)
+		TU_CHECK(tu_contains(msg, py) &&
+				 tu_contains(tu_jstr(cl, "python_at"), py),
+			 "JOB_HANG does not name the Python place %s:\n%s", py,
+			 msg);
+	tu_json_free(root);
+	tu_proc_free(&h);
+	return got;
 }
 
 /* ---- suite fork_reaps: traces written with the real writer --------------
@@ -249,11 +359,8 @@ static void test_hung_fork_child(void)
 			     "os.write(1, b'child %d\\n' % p)\n"
 			     "os.waitpid(p, 0)\n";
 	const char *cmd[] = {tu_python(), "-c", script, NULL};
-	const char *opts[] = {"--hang-timeout", "6", NULL};
-	const char **argv = tu_launcher_argv(dir, opts, cmd);
 	struct tu_proc p;
-	tu_run(&p, argv, NULL, RUN_TIMEOUT_MS);
-	free(argv);
+	run_hang_timeout(&p, dir, "6", cmd);
 	unsigned child = 0;
 	const char *line = strstr(p.out ? p.out : "", "child ");
 	TU_CHECK_FATAL(tu_exit_code(p.status) == 124 && line &&
@@ -277,15 +384,68 @@ static void test_hung_fork_child(void)
 		 child);
 	TU_CHECK(stall_of(parent, parent->hdr.pid) != NULL,
 		 "the parent's wait for its child is not recorded");
+	uint32_t ppid = parent->hdr.pid, cp = child;
 	if (CU_get_number_of_failures())
 		tu_traceset_dump(&s);
 	tu_traceset_free(&s);
 	expect_hang_named(dir, child, "clock_nanosleep",
 			  "<string>:4 in <module>");
+	/* The parent waits in waitpid for this child: the chain. */
+	expect_tree_hang(dir, &cp, 1, NULL, NULL, ppid,
+			 "<string>:4 in <module>");
 	char *verdict = tu_strfmt("pid %u (", child);
 	TU_CHECK(line_with(p.err, verdict, "clock_nanosleep"),
 		 "the verdict does not name the child's wait:\n%s", p.err);
 	free(verdict);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A shell whose child sleeps, under --hang-timeout: the shell waits in
+ * wait4 for any child, the sleep holds it up.  The command after the
+ * sleep keeps every shell from replacing itself with it. */
+static void test_shell_child_hangs(void)
+{
+	char *dir = tu_tmpdir("fork-sh-hang");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *cmd[] = {"/bin/sh", "-c", "sleep 600; true", NULL};
+	struct tu_proc p;
+	run_hang_timeout(&p, dir, "3", cmd);
+	TU_CHECK_FATAL(tu_exit_code(p.status) == 124,
+		       "dltrace --hang-timeout 3 sh -c 'sleep 600; true': %s, "
+		       "expected 124\n%s%s",
+		       tu_status_str(p.status), p.out, p.err);
+	TU_CHECK(line_with(p.err, "error JOB_HANG", "(sleep) holds the run up"),
+		 "the verdict does not name the sleep:\n%s", p.err);
+	expect_tree_hang(dir, NULL, 0, "/sleep", "sh", 0, NULL);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* The same tree that ends on its own within --hang-timeout: silent. */
+static void test_fork_child_healthy(void)
+{
+	char *dir = tu_tmpdir("fork-ok");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	const char *script = "import os, time\n"
+			     "p = os.fork()\n"
+			     "if p == 0:\n"
+			     "    time.sleep(0.5)\n"
+			     "    os._exit(0)\n"
+			     "os.waitpid(p, 0)\n";
+	const char *cmd[] = {tu_python(), "-c", script, NULL};
+	struct tu_proc p;
+	run_hang_timeout(&p, dir, "120", cmd);
+	TU_CHECK_FATAL(tu_exit_code(p.status) == 0,
+		       "a fork child that ends: %s\n%s%s",
+		       tu_status_str(p.status), p.out, p.err);
+	TU_CHECK(!tu_contains(p.err, "JOB_HANG") &&
+			 !tu_contains(p.err, "error") &&
+			 !tu_contains(p.err, "warning"),
+		 "the verdict of a run that ended on its own:\n%s", p.err);
+	tu_expect_healthy("a fork child that ends", dir);
 	tu_proc_free(&p);
 	tu_rmtree(dir);
 	free(dir);
@@ -371,13 +531,10 @@ static void test_worker_stuck(void)
 		"it._workers)).encode())\n"
 		"next(it)\n";
 	const char *cmd[] = {tu_python(), "-c", script, NULL};
+	struct tu_proc p;
 	/* Importing torch takes seconds on a loaded machine: the workers
 	 * must exist before the snapshot, which the program says. */
-	const char *opts[] = {"--hang-timeout", "20", NULL};
-	const char **argv = tu_launcher_argv(dir, opts, cmd);
-	struct tu_proc p;
-	tu_run(&p, argv, NULL, RUN_TIMEOUT_MS);
-	free(argv);
+	run_hang_timeout(&p, dir, "20", cmd);
 	unsigned w[2] = {0, 0};
 	const char *line = strstr(p.out ? p.out : "", "workers ");
 	TU_CHECK_FATAL(tu_exit_code(p.status) == 124 && line &&
@@ -397,9 +554,13 @@ static void test_worker_stuck(void)
 	if (CU_get_number_of_failures())
 		tu_traceset_dump(&s);
 	tu_traceset_free(&s);
-	for (int k = 0; k < 2; k++)
-		expect_hang_named(dir, w[k], "clock_nanosleep",
-				  "<string>:7 in __getitem__");
+	/* The main process polls its workers' queue in waits shorter than
+	 * the threshold: the chain leads to a worker through the sleep. */
+	const uint32_t wp[2] = {w[0], w[1]};
+	uint32_t got = expect_tree_hang(dir, wp, 2, NULL, NULL, 0,
+					"<string>:7 in __getitem__");
+	expect_hang_named(dir, got, "clock_nanosleep",
+			  "<string>:7 in __getitem__");
 	tu_proc_free(&p);
 	tu_rmtree(dir);
 	free(dir);
@@ -562,6 +723,10 @@ static const struct tu_test reaps_tests[] = {
 
 static const struct tu_test hang_tests[] = {
 	{"a hung os.fork child: traced, its wait named", test_hung_fork_child},
+	{"sh -c 'sleep 600; true' hung: the sleep holds it up",
+	 test_shell_child_hangs},
+	{"a fork child that ends within --hang-timeout: silent",
+	 test_fork_child_healthy},
 	{"waitid WNOWAIT: a peek, not a reap", test_peek_is_no_reap},
 	{NULL, NULL}};
 

@@ -292,6 +292,8 @@ static void dlt_hp_add_stall(struct dlt_hang_proc *hp,
 	s->early = r->h.flags & DLT_STALL_EARLY;
 	s->state = (char)r->state;
 	s->fd = r->fd;
+	s->args[0] = r->args[0];
+	s->args[1] = r->args[1];
 	snprintf(s->wchan, sizeof(s->wchan), "%s", dlt_trace_strz(t, r->wchan));
 	snprintf(s->detail, sizeof(s->detail), "%s",
 		 dlt_trace_strz(t, r->detail));

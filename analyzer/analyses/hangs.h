@@ -27,6 +27,9 @@ struct dlt_hang_stall {
 	bool early;
 	char state;
 	int32_t fd;
+	/* The call's first two arguments: which child a wait4 (pid) or a
+	 * waitid (idtype, id) waits for. */
+	uint64_t args[2];
 	uint32_t nframes;
 	char wchan[64];
 	char detail[256];

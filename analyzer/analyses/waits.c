@@ -7,11 +7,14 @@
  * is the other process's local end, recorded by SOCK_ENDS), and the
  * collectives counted per communicator. */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "apinames.h"
+#include "dltrace/format.h"
 #include "dltrace/gpu_abi.h"
 #include "mem.h"
 #include "waits.h"
@@ -103,8 +106,11 @@ static void dlt_wait_find_frame(const char *stack,
 
 static bool dlt_frame_own(const char *f, size_t len)
 {
-	static const char *const sys[] = {"libc.so",  "libpthread", "libstdc++",
-					  "ld-linux", "libgcc_s",   "[vdso]"};
+	/* dltrace's own wrappers (wait4, waitid) are no frame of the
+	 * program's. */
+	static const char *const sys[] = {
+		"libc.so",  "libpthread", "libstdc++",	  "ld-linux",
+		"libgcc_s", "[vdso]",	  "libdltrace.so"};
 	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
 		if (len >= strlen(sys[i]) &&
 		    strncmp(f, sys[i], strlen(sys[i])) == 0)
@@ -561,11 +567,213 @@ void dlt_wait_groups_free(struct dlt_wait_group *g, size_t n)
 	free(g);
 }
 
+static bool dlt_wait_member(const size_t *members, size_t n, size_t i)
+{
+	for (size_t m = 0; m < n; m++)
+		if (members[m] == i)
+			return true;
+	return false;
+}
+
 bool dlt_wait_in_group(const struct dlt_wait_group *g, size_t ng, size_t i)
 {
 	for (size_t k = 0; k < ng; k++)
-		for (size_t m = 0; m < g[k].n; m++)
-			if (g[k].members[m] == i)
-				return true;
+		if (dlt_wait_member(g[k].members, g[k].n, i))
+			return true;
+	return false;
+}
+
+/* ---- hangs without ranks ---------------------------------------------- */
+
+static bool dlt_wait_ranked(const struct dlt_hang_proc *hp)
+{
+	return hp->rank >= 0 || hp->comm_id != 0;
+}
+
+/* Killed by a signal that ends a hung job (a person's ^C, a scheduler's
+ * TERM or KILL at its time limit) while its thread waited. */
+static bool dlt_wait_killed_waiting(const struct dlt_hang_proc *hp)
+{
+	if (!hp->ended || hp->exit_how != DLT_EXIT_REAPED ||
+	    !WIFSIGNALED(hp->exit_status))
+		return false;
+	int sig = WTERMSIG(hp->exit_status);
+	if (sig != SIGKILL && sig != SIGTERM && sig != SIGINT && sig != SIGHUP)
+		return false;
+	struct dlt_wait_state ws;
+	dlt_wait_state_of(hp, &ws);
+	return dlt_wait_open(ws.stall);
+}
+
+/* The pid a wait for children names, or -1 for any child (wait4 with -1,
+ * 0 or a process group; waitid with P_ALL or P_PGID). */
+static int64_t dlt_wait_child_pid(const struct dlt_hang_stall *s)
+{
+	if (s->syscall == 61 /* wait4 */ && (int32_t)s->args[0] > 0)
+		return (int32_t)s->args[0];
+	if (s->syscall == 247 /* waitid */ && s->args[0] == 1 /* P_PID */)
+		return (int32_t)s->args[1];
+	return -1;
+}
+
+static bool dlt_wait_sleeps(const struct dlt_hang_stall *s)
+{
+	return s->syscall == 35 /* nanosleep */ ||
+	       s->syscall == 230 /* clock_nanosleep */;
+}
+
+/* The member procs[i] waits for and how (via), or SIZE_MAX: a child in a
+ * wait for children, else the holder of a connection's other end, else a
+ * child that sleeps. */
+static size_t dlt_wait_next(const struct dlt_hang_proc *const *procs,
+			    const struct dlt_wait_ends *e,
+			    const struct dlt_wait_tree *t, const bool *seen,
+			    size_t i, char *via, size_t cap)
+{
+	const struct dlt_hang_proc *hp = procs[i];
+	struct dlt_wait_state ws;
+	dlt_wait_state_of(hp, &ws);
+	const struct dlt_hang_stall *s = ws.stall;
+	if (dlt_wait_open(s) &&
+	    (s->syscall == 61 /* wait4 */ || s->syscall == 247 /* waitid */)) {
+		int64_t want = dlt_wait_child_pid(s);
+		/* A child still there: an image replaced by exec is
+		 * not, the one that replaced it is. */
+		for (size_t m = 0; m < t->nmembers; m++) {
+			size_t j = t->members[m];
+			const struct dlt_hang_proc *c = procs[j];
+			if (seen[j] || c->ppid != hp->pid ||
+			    strcmp(c->host, hp->host) != 0 ||
+			    dlt_hang_exited(c) || (want >= 0 && c->pid != want))
+				continue;
+			if (want >= 0)
+				snprintf(via, cap, "for pid %" PRIu32, c->pid);
+			else
+				snprintf(via, cap, "for any child");
+			return j;
+		}
+	}
+	struct dlt_wait_link l[16];
+	size_t nl = dlt_wait_links(procs, e, i, l, 16);
+	for (size_t k = 0; k < nl; k++)
+		if (!seen[l[k].to] &&
+		    dlt_wait_member(t->members, t->nmembers, l[k].to)) {
+			snprintf(via, cap, "on %s", l[k].addr);
+			return l[k].to;
+		}
+	/* Waits the trace cannot follow (a pipe, a futex, polls shorter than
+	 * the threshold, as a DataLoader's for its workers' queue) while a
+	 * child sleeps or waits for its own children: the child holds the
+	 * work up, unless the process sleeps itself. */
+	if (s && dlt_wait_sleeps(s))
+		return SIZE_MAX;
+	for (size_t m = 0; m < t->nmembers; m++) {
+		size_t j = t->members[m];
+		const struct dlt_hang_proc *c = procs[j];
+		if (seen[j] || c->ppid != hp->pid ||
+		    strcmp(c->host, hp->host) != 0 || dlt_hang_exited(c))
+			continue;
+		struct dlt_wait_state cs;
+		dlt_wait_state_of(c, &cs);
+		if (dlt_wait_open(cs.stall) &&
+		    (dlt_wait_sleeps(cs.stall) ||
+		     cs.stall->syscall == 61 /* wait4 */ ||
+		     cs.stall->syscall == 247 /* waitid */)) {
+			snprintf(via, cap, "for a child, no traced wait");
+			return j;
+		}
+	}
+	return SIZE_MAX;
+}
+
+/* The chain of run g from its first process (the one whose parent is
+ * not of the run, the earliest of them). */
+static void dlt_wait_tree_chain(const struct dlt_hang_proc *const *procs,
+				size_t n, const struct dlt_wait_ends *e,
+				struct dlt_wait_tree *t)
+{
+	size_t root = SIZE_MAX;
+	for (size_t m = 0; m < t->nmembers; m++) {
+		const struct dlt_hang_proc *hp = procs[t->members[m]];
+		bool child = false;
+		for (size_t q = 0; q < t->nmembers && !child; q++) {
+			const struct dlt_hang_proc *o = procs[t->members[q]];
+			child = o->pid == hp->ppid &&
+				strcmp(o->host, hp->host) == 0;
+		}
+		if (!child && (root == SIZE_MAX ||
+			       hp->start_real < procs[root]->start_real))
+			root = t->members[m];
+	}
+	if (root == SIZE_MAX)
+		root = t->members[0];
+	bool *seen = dlt_xcalloc(n, sizeof(*seen));
+	t->chain = dlt_xcalloc(t->nmembers, sizeof(*t->chain));
+	for (size_t i = root; i != SIZE_MAX && t->n < t->nmembers;) {
+		seen[i] = true;
+		struct dlt_wait_hop *h = &t->chain[t->n++];
+		h->proc = i;
+		i = dlt_wait_next(procs, e, t, seen, i, h->via, sizeof(h->via));
+	}
+	free(seen);
+}
+
+size_t dlt_wait_trees(const struct dlt_hang_proc *const *procs, size_t n,
+		      bool completed, struct dlt_wait_tree **out)
+{
+	*out = NULL;
+	if (completed || n == 0)
+		return 0;
+	struct dlt_wait_tree *ts = NULL;
+	size_t nt = 0, cap = 0;
+	bool *done = dlt_xcalloc(n, sizeof(*done));
+	struct dlt_wait_ends e = {NULL, 0};
+	for (size_t i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		uint32_t run = procs[i]->run_group;
+		struct dlt_wait_tree t = {.run_group = run};
+		t.members = dlt_xcalloc(n, sizeof(size_t));
+		bool ranked = false, hung = false;
+		for (size_t j = i; j < n; j++) {
+			if (procs[j]->run_group != run)
+				continue;
+			done[j] = true;
+			ranked |= dlt_wait_ranked(procs[j]);
+			t.by_dltrace |= procs[j]->dltrace_sig != 0;
+			hung |= dlt_wait_killed_waiting(procs[j]);
+			t.members[t.nmembers++] = j;
+		}
+		/* A run with ranks is JOB_HANG's by rank. */
+		if (ranked || !(hung || t.by_dltrace)) {
+			free(t.members);
+			continue;
+		}
+		if (e.v == NULL)
+			dlt_wait_ends_build(procs, n, &e);
+		dlt_wait_tree_chain(procs, n, &e, &t);
+		ts = dlt_util_grow(ts, &cap, nt, sizeof(*ts));
+		ts[nt++] = t;
+	}
+	dlt_wait_ends_free(&e);
+	free(done);
+	*out = ts;
+	return nt;
+}
+
+void dlt_wait_trees_free(struct dlt_wait_tree *t, size_t n)
+{
+	for (size_t i = 0; t && i < n; i++) {
+		free(t[i].chain);
+		free(t[i].members);
+	}
+	free(t);
+}
+
+bool dlt_wait_in_tree(const struct dlt_wait_tree *t, size_t nt, size_t i)
+{
+	for (size_t k = 0; k < nt; k++)
+		if (dlt_wait_member(t[k].members, t[k].nmembers, i))
+			return true;
 	return false;
 }

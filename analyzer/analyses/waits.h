@@ -145,4 +145,41 @@ void dlt_wait_groups_free(struct dlt_wait_group *g, size_t n);
 /* Whether procs[i] is a member of one of the groups. */
 bool dlt_wait_in_group(const struct dlt_wait_group *g, size_t ng, size_t i);
 
+/* ---- a hang without ranks ----------------------------------------------
+ *
+ * The processes of one run that have no rank (no RANK and MASTER_PORT, no
+ * NCCL communicator), when dltrace ended the run after --hang-timeout or
+ * one of them was killed while it waited: the chain of waits from the
+ * run's first process to the one that holds the others up.  A process
+ * waits for a child in wait4 or waitid (the pid it names, else any child
+ * still running), or for the process holding the other end of a
+ * connection; the straggler is the last of the chain, waiting on nothing
+ * traced or running. */
+
+struct dlt_wait_hop {
+	size_t proc; /* index in the procs array */
+	/* How it waits for the next of the chain: "for pid 4712", "for any
+	 * child", "on tcp 127.0.0.1:41234"; "" for the last. */
+	char via[96];
+};
+
+struct dlt_wait_tree {
+	uint32_t run_group;
+	struct dlt_wait_hop *chain; /* outermost first, the straggler last */
+	size_t n;
+	size_t *members; /* the run's processes, by index */
+	size_t nmembers;
+	/* dltrace ended the run after --hang-timeout (else a process was
+	 * found killed while it waited). */
+	bool by_dltrace;
+};
+
+/* The hung runs without ranks of procs; *out is an array
+ * (dlt_wait_trees_free).  None when the job completed. */
+size_t dlt_wait_trees(const struct dlt_hang_proc *const *procs, size_t n,
+		      bool completed, struct dlt_wait_tree **out);
+void dlt_wait_trees_free(struct dlt_wait_tree *t, size_t n);
+/* Whether procs[i] is one of the trees' processes. */
+bool dlt_wait_in_tree(const struct dlt_wait_tree *t, size_t nt, size_t i);
+
 #endif

@@ -4,7 +4,9 @@
  * the others wait for (it sleeps, reads, computes), ended, never came, or
  * is a collective behind the others (analyzer/analyses/waits.c).  The
  * waits of the job's threads that STALL would list one by one are its
- * evidence. */
+ * evidence.  A run without ranks that dltrace ended after --hang-timeout
+ * (or with a process killed while it waited) is judged as a tree: the
+ * process at the end of its chain of waits (dlt_wait_trees). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -385,6 +387,111 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 	dlt_jh_fix(c, f, g, who, where);
 }
 
+/* ---- a run without ranks ---------------------------------------------- */
+
+static const char *dlt_jh_exe(const struct dlt_hang_proc *hp)
+{
+	const char *b = strrchr(hp->exe, '/');
+	return b ? b + 1 : hp->exe[0] ? hp->exe : "?";
+}
+
+/* "pid 4711 (sh) in wait4 -> pid 4712 (sleep) in clock_nanosleep at
+ * <string>:4 in <module>", and the same as evidence, innermost last. */
+static void dlt_jh_tree_chain(const struct dlt_job_ctx *c,
+			      const struct dlt_wait_tree *t, char *text,
+			      size_t cap, struct dlt_val *arr)
+{
+	size_t used = 0;
+	text[0] = '\0';
+	for (size_t k = 0; k < t->n; k++) {
+		const struct dlt_hang_proc *hp = c->procs[t->chain[k].proc];
+		struct dlt_wait_state ws;
+		dlt_wait_state_of(hp, &ws);
+		char nr[32];
+		const char *sc = ws.stall ? dlt_syscall_label(ws.stall->syscall,
+							      nr, sizeof(nr))
+					  : "";
+		const char *via = t->chain[k].via;
+		if (used < cap)
+			used += (size_t)snprintf(
+				text + used, cap - used,
+				"%spid %" PRIu32 " (%s) %s%s%s%s%s%s%s%s%s",
+				k ? " -> " : "", hp->pid, dlt_jh_exe(hp),
+				ws.stall ? "in " : "not seen waiting", sc,
+				via[0] ? " (" : "", via, via[0] ? ")" : "",
+				ws.py[0] ? " at " : "", ws.py,
+				!ws.py[0] && ws.where[0] ? " under " : "",
+				ws.py[0] ? "" : ws.where);
+		if (arr == NULL)
+			continue;
+		struct dlt_val *o = dlt_arr_object(arr);
+		dlt_obj_uint(o, "pid", hp->pid);
+		dlt_obj_str(o, "exe", hp->exe);
+		dlt_obj_str(o, "host", hp->host);
+		dlt_obj_str(o, "state", dlt_wait_kind_name(ws.kind));
+		dlt_obj_str(o, "in", ws.stall ? ws.what : NULL);
+		dlt_obj_str(o, "where", ws.where);
+		dlt_obj_str(o, "python_at", ws.py[0] ? ws.py : NULL);
+		if (ws.since)
+			dlt_obj_uint(o, "since_unix_ns",
+				     dlt_hang_wall(hp, ws.since));
+		dlt_obj_str(o, "waits_for_next",
+			    t->chain[k].via[0] ? t->chain[k].via : NULL);
+	}
+}
+
+static void dlt_job_hang_tree(struct dlt_job_ctx *c,
+			      const struct dlt_wait_tree *t)
+{
+	size_t si = t->chain[t->n - 1].proc;
+	const struct dlt_hang_proc *sp = c->procs[si];
+	struct dlt_wait_state ws;
+	dlt_wait_state_of(sp, &ws);
+	char who[300], doing[1024], chain[2048], text[1];
+	snprintf(who, sizeof(who), "pid %" PRIu32 " (%s)", sp->pid,
+		 dlt_jh_exe(sp));
+	dlt_jh_doing(sp, &ws, doing, sizeof(doing));
+	dlt_jh_tree_chain(c, t, chain, sizeof(chain), NULL);
+	const char *ended =
+		t->by_dltrace ? "dltrace ended the run after --hang-timeout"
+			      : "it was killed while it waited";
+	struct dlt_finding *f;
+	if (t->n > 1)
+		f = dlt_job_finding(c, si, DLT_SEV_ERROR,
+				    "%s holds the run up: %s; the chain of "
+				    "waits: %s; %s",
+				    who, doing, chain, ended);
+	else
+		f = dlt_job_finding(c, si, DLT_SEV_ERROR,
+				    "%s holds the run up: %s; no other process "
+				    "waits for it; %s",
+				    who, doing, ended);
+	f->ts = ws.since;
+	struct dlt_val *ev = f->evidence;
+	dlt_obj_str(ev, "why", "end of the chain");
+	dlt_obj_str(ev, "ended_by",
+		    t->by_dltrace ? "dltrace --hang-timeout"
+				  : "killed while waiting");
+	dlt_jh_ev_state(dlt_obj_object(ev, "straggler"), sp, &ws);
+	dlt_jh_tree_chain(c, t, text, sizeof(text), dlt_obj_array(ev, "chain"));
+	struct dlt_val *st = dlt_obj_array(ev, "stalls");
+	for (size_t m = 0; m < t->nmembers; m++) {
+		const struct dlt_hang_proc *hp = c->procs[t->members[m]];
+		for (size_t k = 0; k < hp->nstalls; k++) {
+			struct dlt_val *o = dlt_arr_object(st);
+			dlt_obj_uint(o, "pid", hp->pid);
+			dlt_ev_hang_stall(o, hp, &hp->stalls[k]);
+		}
+	}
+	const char *at = ws.py[0] ? ws.py : ws.where;
+	dlt_job_fix(c, f,
+		    "look at what %s does%s%s: the processes before it in the "
+		    "chain wait for it.  A child that sleeps, reads input "
+		    "that never comes or waits for a lock holds its parent's "
+		    "wait, and so the whole run, up",
+		    who, at[0] ? " at " : "", at);
+}
+
 static void dlt_rule_job_hang(struct dlt_job_ctx *c)
 {
 	struct dlt_wait_group *g;
@@ -396,8 +503,15 @@ static void dlt_rule_job_hang(struct dlt_job_ctx *c)
 		dlt_job_hang_one(c, &e, &g[k]);
 	dlt_wait_ends_free(&e);
 	dlt_wait_groups_free(g, ng);
+	struct dlt_wait_tree *t;
+	size_t nt = dlt_wait_trees(c->procs, c->n, c->completed, &t);
+	for (size_t k = 0; k < nt; k++)
+		if (t[k].n)
+			dlt_job_hang_tree(c, &t[k]);
+	dlt_wait_trees_free(t, nt);
 }
 
 DLT_RULE(job_hang, 165, "JOB_HANG", DLT_SEV_ERROR, NULL, dlt_rule_job_hang,
-	 "ranks wait for their peers and the job did not complete: the rank "
-	 "that holds them up");
+	 "ranks wait for their peers and the job did not complete, or a run "
+	 "without ranks was ended while it waited: the rank or process that "
+	 "holds them up");

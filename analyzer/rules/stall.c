@@ -3,7 +3,8 @@
  * (dlt_hang_stall_matters): a sleeping program that then finished is no
  * finding.  Waits that INIT_HANG already tells (the thread of an init in
  * flight, the rendezvous's wait) are not said twice, nor those of the
- * processes of a job JOB_HANG judged (they are its evidence).  A warning in a
+ * processes of a job or a run without ranks that JOB_HANG judged (they
+ * are its evidence).  A warning in a
  * job that did not complete; an info otherwise (a slow collective that
  * finished). */
 #include <inttypes.h>
@@ -29,9 +30,11 @@ static void dlt_rule_stall(struct dlt_job_ctx *c)
 	/* The waits of a job that JOB_HANG judged are its evidence. */
 	struct dlt_wait_group *g;
 	size_t ng = dlt_wait_groups(c->procs, c->n, c->completed, &g);
+	struct dlt_wait_tree *t;
+	size_t nt = dlt_wait_trees(c->procs, c->n, c->completed, &t);
 	for (size_t i = 0; i < c->n; i++) {
 		const struct dlt_hang_proc *hp = c->procs[i];
-		if (dlt_wait_in_group(g, ng, i))
+		if (dlt_wait_in_group(g, ng, i) || dlt_wait_in_tree(t, nt, i))
 			continue;
 		for (size_t k = 0; k < hp->nstalls; k++) {
 			const struct dlt_hang_stall *s = &hp->stalls[k];
@@ -93,6 +96,7 @@ static void dlt_rule_stall(struct dlt_job_ctx *c)
 		}
 	}
 	dlt_wait_groups_free(g, ng);
+	dlt_wait_trees_free(t, nt);
 }
 
 DLT_RULE(stall, 170, "STALL", DLT_SEV_WARNING, NULL, dlt_rule_stall,
