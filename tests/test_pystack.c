@@ -529,6 +529,46 @@ static void test_pystack_c(void)
 	free(dir);
 }
 
+/* A wait in a static function of a program without exported symbols:
+ * the process writes its frame as "fx_static_wait+0x...", and the
+ * analyzer names it from the file's .symtab (docs/hangs.md). */
+static void test_symtab_frame(void)
+{
+	char *dir = tu_tmpdir("pystack-symtab");
+	char *fx = tu_fx("fx_static_wait");
+	TU_CHECK_FATAL(dir && fx, "no scratch directory");
+	const char *cmd[] = {fx, NULL};
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	const char *env[] = {"DLTRACE_WATCHDOG=1", STALL_ENV, NULL};
+	struct tu_proc p;
+	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0,
+		       "cannot start the fixture");
+	free(argv);
+	struct timespec nap = {0, 100 * 1000 * 1000};
+	size_t stacks = 0;
+	for (int waited = 0; waited < POLL_LIMIT_MS && stacks == 0;
+	     waited += 100) {
+		struct tu_traceset s;
+		tu_traceset_read(dir, &s, 1);
+		for (size_t i = 0; i < s.n; i++)
+			stacks += s.t[i].nrec[DLT_REC_STACK];
+		tu_traceset_free(&s);
+		if (stacks == 0)
+			nanosleep(&nap, NULL);
+	}
+	struct tu_proc a;
+	int r = tu_analyze_dir(&a, "hangs", "--json", dir);
+	tu_kill_group(&p);
+	TU_CHECK(stacks > 0, "no STACK recorded");
+	TU_CHECK(r == 0 && tu_contains(a.out, "fx_wait_unexported"),
+		 "the static function is not named in hangs --json:\n%s",
+		 a.out ? a.out : "");
+	tu_proc_free(&a);
+	tu_rmtree(dir);
+	free(dir);
+	free(fx);
+}
+
 /* ---- the reader's view of a PYSTACK, on records built here ---------- */
 
 /* A record of two frames, "a.py:7 in f" and "b.py:-1 in <module>", in
@@ -610,8 +650,10 @@ static const struct tu_test pyframes_tests[] = {{"pyframes", test_pyframes},
 
 static const struct tu_test pystack_tests[] = {{"pystack", test_pystack},
 					       {NULL, NULL}};
-static const struct tu_test pystack_c_tests[] = {{"pystack_c", test_pystack_c},
-						 {NULL, NULL}};
+static const struct tu_test pystack_c_tests[] = {
+	{"pystack_c", test_pystack_c},
+	{"a static function named from .symtab", test_symtab_frame},
+	{NULL, NULL}};
 
 int main(int argc, char **argv)
 {

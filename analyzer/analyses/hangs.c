@@ -19,6 +19,7 @@
 
 #include "apinames.h"
 #include "hangs.h"
+#include "symbolize.h"
 #include "json.h"
 #include "job.h"
 #include "live.h"
@@ -119,6 +120,102 @@ static void dlt_demangle_frame(const char *frame, char *out, size_t cap)
 			 d, plus);
 	}
 	free(d);
+}
+
+/* At most this many objects are kept per process: a stack names few. */
+#define DLT_HANG_MAX_OBJS 1024
+
+static void dlt_hp_add_obj(struct dlt_hang_proc *hp,
+			   const struct dlt_rec_lib_load *r,
+			   struct dlt_trace *t)
+{
+	const char *path = dlt_trace_strz(t, r->realpath);
+	if (path == NULL || path[0] != '/')
+		path = dlt_trace_strz(t, r->path);
+	if (path == NULL || path[0] != '/' || hp->nobjs >= DLT_HANG_MAX_OBJS)
+		return;
+	hp->objs = dlt_util_grow(hp->objs, &hp->capobjs, hp->nobjs,
+				 sizeof(*hp->objs));
+	struct dlt_hang_obj *o = &hp->objs[hp->nobjs++];
+	memset(o, 0, sizeof(*o));
+	o->path = dlt_xstrdup(path);
+	const char *slash = strrchr(o->path, '/');
+	o->name = slash ? slash + 1 : o->path;
+	if (r->build_id_len <= sizeof(o->build_id)) {
+		memcpy(o->build_id, r->build_id, r->build_id_len);
+		o->build_id_len = r->build_id_len;
+	}
+}
+
+/* Files that gave no name: each is asked once per analysis (a stripped
+ * library of a thousand stacks is opened once, not a thousand times). */
+static char *dlt_noname[64];
+static size_t dlt_nnoname;
+
+/* frame as the process wrote it; out the same, or "object!function+0xoff"
+ * when the process could only say "object+0xoff" and the object's file
+ * here has the name in its .symtab or a debug file. */
+static void dlt_hp_name_frame(const struct dlt_hang_proc *hp, const char *frame,
+			      char *out, size_t cap)
+{
+	snprintf(out, cap, "%s", frame);
+	const char *plus = strrchr(frame, '+');
+	if (strchr(frame, '!') || plus == NULL || strncmp(plus, "+0x", 3))
+		return;
+	size_t nlen = (size_t)(plus - frame);
+	const struct dlt_hang_obj *o = NULL;
+	for (size_t i = hp->nobjs; i-- > 0 && o == NULL;)
+		if (strlen(hp->objs[i].name) == nlen &&
+		    memcmp(hp->objs[i].name, frame, nlen) == 0)
+			o = &hp->objs[i];
+	if (o == NULL)
+		return;
+	for (size_t i = 0; i < dlt_nnoname; i++)
+		if (strcmp(dlt_noname[i], o->path) == 0)
+			return;
+	char *end;
+	unsigned long long off = strtoull(plus + 3, &end, 16);
+	if (*end != '\0')
+		return;
+	struct dlt_frame f;
+	if (dlt_frame_name_file(o->path, o->build_id, o->build_id_len, off,
+				&f) != 0 ||
+	    f.func[0] == '\0') {
+		if (dlt_nnoname < sizeof(dlt_noname) / sizeof(dlt_noname[0]))
+			dlt_noname[dlt_nnoname++] = dlt_xstrdup(o->path);
+		return;
+	}
+	char named[512];
+	snprintf(named, sizeof(named), "%.*s!%s+0x%llx", (int)nlen, frame,
+		 f.func, (unsigned long long)f.off);
+	dlt_demangle_frame(named, out, cap);
+}
+
+/* A stall's stack with its unnamed frames named where this machine can
+ * (dlt_hp_name_frame). */
+static void dlt_hp_name_stack(const struct dlt_hang_proc *hp,
+			      struct dlt_hang_stall *s)
+{
+	if (hp->nobjs == 0 || s->stack[0] == '\0' ||
+	    strstr(s->stack, "+0x") == NULL)
+		return;
+	char in[sizeof(s->stack)];
+	memcpy(in, s->stack, sizeof(in));
+	size_t used = 0;
+	s->stack[0] = '\0';
+	for (char *tok = in, *next; tok && used < sizeof(s->stack);
+	     tok = next) {
+		next = strstr(tok, " < ");
+		if (next) {
+			*next = '\0';
+			next += 3;
+		}
+		char f[512];
+		dlt_hp_name_frame(hp, tok, f, sizeof(f));
+		used += (size_t)snprintf(s->stack + used,
+					 sizeof(s->stack) - used, "%s%s",
+					 used ? " < " : "", f);
+	}
 }
 
 bool dlt_hang_is_init(uint16_t id)
@@ -375,6 +472,9 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_STALL:
 		dlt_hp_add_stall(hp, (const void *)h, l->t);
 		break;
+	case DLT_REC_LIB_LOAD:
+		dlt_hp_add_obj(hp, (const void *)h, l->t);
+		break;
 	case DLT_REC_STACK: {
 		const struct dlt_rec_stack *r = (const void *)h;
 		uint32_t room = (h->len - sizeof(*r)) / 4;
@@ -451,6 +551,9 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 
 void dlt_hang_proc_free(struct dlt_hang_proc *hp)
 {
+	for (size_t i = 0; i < hp->nobjs; i++)
+		free(hp->objs[i].path);
+	free(hp->objs);
 	for (size_t i = 0; i < hp->nstalls; i++)
 		free(hp->stalls[i].py);
 	free(hp->stalls);
@@ -512,6 +615,8 @@ void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h)
 	}
 	if (h->alive_ns > hp->last_ts)
 		hp->last_ts = h->alive_ns;
+	for (size_t i = 0; i < hp->nstalls; i++)
+		dlt_hp_name_stack(hp, &hp->stalls[i]);
 	/* A directory read while its job runs (or hangs right now). */
 	hp->live = hp->ended ? DLT_LIVE_UNKNOWN
 			     : (int)dlt_live_state(hp->host, hp->pid,

@@ -76,6 +76,13 @@ struct dlt_hang_comm {
 	struct dlt_hang_coll last;
 };
 
+struct dlt_hang_obj {
+	char *path;	  /* as the process opened it, symlinks resolved */
+	const char *name; /* its last component, inside path */
+	uint8_t build_id[32];
+	uint32_t build_id_len;
+};
+
 struct dlt_hang_proc {
 	char trace[512];
 	char host[128];
@@ -131,6 +138,10 @@ struct dlt_hang_proc {
 	size_t nsocks, capsocks;
 	struct dlt_hang_comm comms[DLT_HANG_MAX_COMMS];
 	size_t ncomms;
+	/* The objects the process loaded (LIB_LOAD), to name the stack
+	 * frames the process could only give as "object+0xoff". */
+	struct dlt_hang_obj *objs;
+	size_t nobjs, capobjs;
 };
 
 /* The communicator of handle in hp, or NULL. */

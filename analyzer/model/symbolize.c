@@ -260,3 +260,42 @@ const char *dlt_frame_format(const struct dlt_frame *f, char *buf, size_t cap)
 			 (unsigned long long)f->vaddr);
 	return buf;
 }
+
+int dlt_frame_name_file(const char *path, const uint8_t *build_id,
+			uint32_t build_id_len, uint64_t off,
+			struct dlt_frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	struct dlt_lib l;
+	memset(&l, 0, sizeof(l));
+	if (build_id_len > sizeof(l.build_id))
+		build_id_len = 0;
+	if (build_id_len)
+		memcpy(l.build_id, build_id, build_id_len);
+	l.build_id_len = build_id_len;
+	struct dlt_elf e;
+	if (path == NULL || path[0] != '/' || dlt_elf_open(&e, path) != 0)
+		return -1;
+	/* dladdr counts from the page of the first loaded segment. */
+	uint64_t first = UINT64_MAX;
+	for (int i = 0; i < e.nph; i++)
+		if (e.ph[i].p_type == PT_LOAD && e.ph[i].p_vaddr < first)
+			first = e.ph[i].p_vaddr;
+	uint64_t vaddr =
+		(first == UINT64_MAX ? 0 : first & ~(uint64_t)4095) + off;
+	int ok = dlt_symz_covers(&e, vaddr) && dlt_symz_same(&e, &l);
+	dlt_elf_close(&e);
+	if (!ok)
+		return -1;
+	f->path = path;
+	f->vaddr = vaddr;
+	if (dlt_symz_file(path, vaddr, 0, f) == 0)
+		return 0;
+	char dbg[128];
+	if (dlt_symz_debug_path(&l, dbg, sizeof(dbg)) == 0 &&
+	    dlt_symz_file(dbg, vaddr, 0, f) == 0) {
+		f->source = "debug file";
+		return 0;
+	}
+	return -1;
+}
