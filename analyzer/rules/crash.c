@@ -81,15 +81,20 @@ static void dlt_crash_note_sent(struct dlt_rule_ctx *c,
  * outside them. */
 static bool dlt_crash_plumbing(const struct dlt_frame *f)
 {
-	static const char *const libs[] = {"libc.so",	    "libdltrace.so",
-					   "libstdc++.so",  "libgcc_s.so",
-					   "libpthread.so", "ld-linux"};
+	/* By file name with the version either way: libc.so.6 and, where
+	 * the path is the real file (glibc before 2.34), libc-2.31.so,
+	 * libpthread-2.31.so, ld-2.31.so. */
+	static const char *const libs[] = {"libc",	 "libdltrace",
+					   "libstdc++",	 "libgcc_s",
+					   "libpthread", "ld"};
 	if (f->path == NULL)
 		return false;
 	const char *b = dlt_basename(f->path);
-	for (size_t i = 0; i < sizeof(libs) / sizeof(*libs); i++)
-		if (strncmp(b, libs[i], strlen(libs[i])) == 0)
+	for (size_t i = 0; i < sizeof(libs) / sizeof(*libs); i++) {
+		size_t n = strlen(libs[i]);
+		if (strncmp(b, libs[i], n) == 0 && (b[n] == '.' || b[n] == '-'))
 			return true;
+	}
 	return false;
 }
 
