@@ -51,19 +51,35 @@
  * the system and runtime versions (SYSTEM, RUNTIME_VERSION), both ends
  * of a connection (SOCK_ENDS), REAP's max_rss_kb and the header's
  * rss_peak_kb.  A 2.1 reader skips the new records and reads the rest. */
+/* 2.3 moves hang watching out of the traced process: the watcher (the
+ * launcher's, or one per host and directory) writes what it sees of a
+ * process into a companion trace of its own (DLT_FEAT_WATCHER,
+ * DLT_PARENT_WATCHED) whose string ids have bit 31 set, and reads the
+ * process's table of blocking calls through the header's watch_calls.  A
+ * 2.2 reader takes a companion for a process of its own. */
 #define DLT_FORMAT_MAJOR 2
-#define DLT_FORMAT_MINOR 2
+#define DLT_FORMAT_MINOR 3
 #define DLT_DATA_OFFSET 4096u	 /* first chunk; one page for the header */
 #define DLT_CHUNK_MIN 24u	 /* since 2.0: a CHUNK record alone */
 #define DLT_CHUNK_MAX (1u << 20) /* since 2.0: the largest chunk */
 #define DLT_REC_ALIGN 8u
 #define DLT_STR_NONE 0u /* string id meaning "no string" */
+/* Bit 31 of a string id: a string of the watcher's companion (2.3), dense
+ * from DLT_STR_WATCHER + 1, apart from the process's own ids. */
+#define DLT_STR_WATCHER 0x80000000u
 
 /* Feature bits in dlt_file_header.features. */
 #define DLT_FEAT_AUDIT 0x1u   /* loader events came from the LD_AUDIT module */
 #define DLT_FEAT_PRELOAD 0x2u /* the LD_PRELOAD shim was active */
 #define DLT_FEAT_ARGV_REDACTED 0x4u
 #define DLT_FEAT_NO_LOCK 0x8u /* the writer held no lock: liveness unknown */
+/* 2.3: DLT_FEAT_WATCHER, a companion written by the watcher about the
+ * process whose trace is parent_trace_id (parent_kind DLT_PARENT_WATCHED),
+ * its string ids with DLT_STR_WATCHER set; DLT_FEAT_WATCH, the process
+ * asked to be watched for hangs (distributed launch variables, a GPU
+ * library in use, DLTRACE_WATCHDOG=1, --hang-timeout). */
+#define DLT_FEAT_WATCHER 0x10u /* a companion: the watcher's records (2.3) */
+#define DLT_FEAT_WATCH 0x20u   /* the process asked to be watched (2.3) */
 
 struct dlt_file_header {
 	char magic[8];	 /* "DLTRACE\0" */
@@ -89,12 +105,32 @@ struct dlt_file_header {
 	 * heartbeat (2.2); 0 unknown. */
 	uint64_t rss_peak_kb;
 	uint64_t reserved[1]; /* zero */
+	/* 2.3: for the watcher, outside the process.  The address, in the
+	 * process, of its table of threads inside a traced call that can
+	 * block (struct dlt_watch_call, watch_ncalls slots), 0 none. */
+	uint64_t watch_calls;
+	uint32_t watch_ncalls;
+	uint32_t watch_stall_ms; /* the process's DLTRACE_STALL_MS */
+};
+
+/* One slot of a process's table of blocking calls (2.3): a thread inside
+ * a traced call that can block (an NCCL init, a collective), so that the
+ * watcher records its wait after one tick instead of the threshold.  The
+ * process writes it; the watcher reads it with process_vm_readv. */
+struct dlt_watch_call {
+	uint32_t tid; /* 0: a free slot */
+	uint32_t pad;
+	uint64_t since; /* when the outermost call began (CLOCK_MONOTONIC), 0
+			   none */
 };
 
 enum dlt_parent_kind {
 	DLT_PARENT_NONE = 0, /* started by something untraced */
 	DLT_PARENT_FORK = 1, /* forked from the trace parent_trace_id */
 	DLT_PARENT_EXEC = 2, /* the image before execve was parent_trace_id */
+	/* 2.3: a companion: the watcher's records about the process (same
+	 * pid and host) whose trace is parent_trace_id. */
+	DLT_PARENT_WATCHED = 3,
 };
 
 /* Common prefix of every record.  The first 8 bytes are the commit word. */
@@ -153,6 +189,7 @@ enum dlt_writer_kind {
 	DLT_WRITER_SHIM = 0,	 /* the LD_PRELOAD instance */
 	DLT_WRITER_AUDIT = 1,	 /* the LD_AUDIT instance */
 	DLT_WRITER_LAUNCHER = 2, /* the dltrace launcher (reaped status) */
+	DLT_WRITER_WATCHER = 3,	 /* the watcher, in a companion (2.3) */
 };
 
 /* First record of every chunk, written when the chunk is handed out. */
