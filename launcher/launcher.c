@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include "memcg.h"
 #include "procstat.h"
 #include "record.h"
+#include "watch.h"
 
 #define DLT_SHORT_USAGE                                                       \
 	"usage: dltrace [-o DIR] [-q] [--redact-argv] [--hang-timeout SEC]\n" \
@@ -457,23 +459,113 @@ static void signal_list(const pid_t *pids, size_t n, int sig)
 	}
 }
 
-/* The command hung: ask every traced process's watchdog for a snapshot of
- * what each thread waits on (a file in the trace directory they poll),
- * give them two ticks, then TERM the tree, then KILL what is left. */
-static void end_hung_tree(pid_t pid, const char *dir, int traced, int *status,
-			  struct rusage *ru)
+/* The watcher of this run (watcher/watch.c), in a thread of the
+ * launcher, which is no process of the traced tree: it looks at every
+ * process of the run that asked to be watched, a look per tick, and takes
+ * the snapshot of --hang-timeout when asked. */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct dlt_watcher *wt;
+	int stop;
+	int snap_asked, snap_done;
+	pthread_t th;
+	int running;
+} watch = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+
+static void *watch_main(void *arg)
 {
-	if (traced) {
-		char path[PATH_MAX + 32];
-		snprintf(path, sizeof(path), "%s/.dltrace-snapshot", dir);
-		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			      0644);
-		if (fd >= 0)
-			close(fd);
-		struct timespec d = {2, 200 * 1000 * 1000};
-		nanosleep(&d, NULL);
-		unlink(path);
+	(void)arg;
+	pthread_mutex_lock(&watch.mu);
+	while (!watch.stop) {
+		int snap = watch.snap_asked;
+		pthread_mutex_unlock(&watch.mu);
+		dlt_watcher_look(watch.wt, snap);
+		pthread_mutex_lock(&watch.mu);
+		if (snap) {
+			watch.snap_asked = 0;
+			watch.snap_done = 1;
+			pthread_cond_broadcast(&watch.cv);
+		}
+		if (watch.stop || watch.snap_asked)
+			continue;
+		uint64_t tick = dlt_watcher_tick_ns(watch.wt);
+		struct timespec until;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += (time_t)(tick / 1000000000ull);
+		until.tv_nsec += (long)(tick % 1000000000ull);
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&watch.cv, &watch.mu, &until);
 	}
+	pthread_mutex_unlock(&watch.mu);
+	return NULL;
+}
+
+static void watch_start(const char *dir, uint64_t run)
+{
+	char err[512];
+	struct dlt_watch_opts o = {dir, run};
+	watch.wt = dlt_watcher_new(&o, err, sizeof(err));
+	if (watch.wt == NULL) {
+		fprintf(stderr, "dltrace: hang watching off: %s\n", err);
+		return;
+	}
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&watch.cv, &ca);
+	pthread_condattr_destroy(&ca);
+	/* The launcher's own signals stay with its main thread. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	watch.running = pthread_create(&watch.th, NULL, watch_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!watch.running) {
+		dlt_watcher_free(watch.wt);
+		watch.wt = NULL;
+	}
+}
+
+/* Every waiting thread of every watched process recorded now, returned
+ * when it is written. */
+static void watch_snapshot(void)
+{
+	if (!watch.running)
+		return;
+	pthread_mutex_lock(&watch.mu);
+	watch.snap_done = 0;
+	watch.snap_asked = 1;
+	pthread_cond_broadcast(&watch.cv);
+	while (!watch.snap_done)
+		pthread_cond_wait(&watch.cv, &watch.mu);
+	pthread_mutex_unlock(&watch.mu);
+}
+
+/* The run ended: the companions are cut and let go before the traces are
+ * compacted and read. */
+static void watch_stop(void)
+{
+	if (!watch.running)
+		return;
+	pthread_mutex_lock(&watch.mu);
+	watch.stop = 1;
+	pthread_cond_broadcast(&watch.cv);
+	pthread_mutex_unlock(&watch.mu);
+	pthread_join(watch.th, NULL);
+	watch.running = 0;
+	dlt_watcher_free(watch.wt);
+	watch.wt = NULL;
+}
+
+/* The command hung: the watcher records what each thread of every watched
+ * process waits on, then the tree is TERMed, then KILLed. */
+static void end_hung_tree(pid_t pid, int *status, struct rusage *ru)
+{
+	watch_snapshot();
 	static pid_t pids[4096];
 	size_t n = tree_of(pid, pids, 4096);
 	signal_list(pids, n, SIGTERM);
@@ -569,6 +661,10 @@ int main(int argc, char **argv)
 	const char *req = getenv("DLTRACE_REQUIRE_TRACE");
 	int require = req && strcmp(req, "1") == 0;
 	dlt_writer_kind_self = DLT_WRITER_LAUNCHER;
+	/* The host's watcher of a run without the launcher, started by the
+	 * first traced process that asks to be watched (shim/watchdog.c). */
+	if (argc == 3 && strcmp(argv[1], "--watch") == 0)
+		return dlt_watcher_daemon(argv[2]);
 	/* '+': stop at the first non-option, it is the command.  ':': a
 	 * missing value is reported here, in the short form. */
 	opterr = 0;
@@ -674,10 +770,12 @@ int main(int argc, char **argv)
 		setenv("DLTRACE_RUN", runs, 1);
 		unsetenv("DLTRACE_PARENT");
 		unsetenv("DLTRACE_REEXEC");
-		/* The watchdogs must be running to take the snapshot at the
-		 * timeout. */
+		/* Every process asks to be watched, so that the snapshot at
+		 * the timeout sees it; the launcher's watcher runs, so that
+		 * none asks the host's. */
 		if (hang_timeout > 0)
 			setenv("DLTRACE_WATCHDOG", "1", 1);
+		setenv("DLTRACE_WATCHER", "1", 1);
 	}
 
 	/* The memory cgroup before the command runs: with the reading after
@@ -701,6 +799,8 @@ int main(int argc, char **argv)
 		return exec_err == ENOENT ? 127 : 126;
 	}
 	child_pid = pid;
+	if (traced)
+		watch_start(dir, run);
 	/* Ctrl-C reaches the whole foreground group, the command included;
 	 * the launcher stays to report.  TERM and HUP sent to it alone are
 	 * passed on. */
@@ -725,7 +825,7 @@ int main(int argc, char **argv)
 		reaped = w == 1;
 		if (w == 0) {
 			hung = 1;
-			end_hung_tree(pid, dir, traced, &status, &ru);
+			end_hung_tree(pid, &status, &ru);
 			reaped = 1;
 		}
 	}
@@ -736,6 +836,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	watch_stop();
 	if (traced) {
 		dlt_memcg_read(&dlt_memcg_system, &ef.after);
 		ef.max_rss_kb = ru.ru_maxrss > 0 ? (uint64_t)ru.ru_maxrss : 0;

@@ -43,8 +43,8 @@ static void dlt_rec_enter(struct dlt_writer *w, uint16_t id, const uint64_t *v,
 {
 	/* A call that can block is about to start: if it never returns, the
 	 * watchdog must already be there to see where it waits. */
-	if (__builtin_expect(!dlt_watchdog_running(), 0))
-		dlt_watchdog_start("a GPU call that can block");
+	if (__builtin_expect(!dlt_watch_asked(), 0))
+		dlt_watch_ask("a GPU call that can block");
 	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_api_enter) + 8 * n);
 	struct dlt_rec_api_enter *r = dlt_rec_reserve(w, &dlt_tls, len);
 	if (r == NULL)

@@ -111,8 +111,8 @@ void dlt_call_open_record(struct dlt_writer *w, uint16_t id, uint64_t t0,
 {
 	/* A call that can block is about to start: if it never returns, the
 	 * watchdog must already be there to see where it waits. */
-	if (__builtin_expect(!dlt_watchdog_running(), 0))
-		dlt_watchdog_start("a GPU call that can block");
+	if (__builtin_expect(!dlt_watch_asked(), 0))
+		dlt_watch_ask("a GPU call that can block");
 	dlt_clock_use_tsc();
 	o->kind = 0;
 	struct dlt_calls *c = dlt_calls_get();

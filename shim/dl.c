@@ -66,7 +66,7 @@ __attribute__((used)) void *dlt_dlopen_enter(const char *name, int mode,
 		 * process whose hangs the watchdog is for. */
 		if (b && (strstr(b, "torch") || strstr(b, "jax") ||
 			  strstr(b, "tensorflow") || strstr(b, "nccl")))
-			dlt_watchdog_start("framework loaded");
+			dlt_watch_ask("framework loaded");
 	}
 	errno = saved;
 	return real ? (void *)real : (void *)dlt_dlopen_missing;

@@ -283,7 +283,7 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	pthread_atfork(NULL, NULL, dlt_atfork_child);
 	if (dlt_cfg.watchdog == 1 ||
 	    (dlt_cfg.watchdog != 0 && dlt_cfg.distributed))
-		dlt_watchdog_start("distributed job or DLTRACE_WATCHDOG=1");
+		dlt_watch_ask("distributed job or DLTRACE_WATCHDOG=1");
 	dlt_sig_init();
 	errno = saved;
 }

@@ -211,8 +211,16 @@ void dlt_config_read(bool say)
 				       "5000 (at least 10 ms)");
 	}
 
+	/* A thread of dltrace's in the program only when the user asks for
+	 * it (docs/design.md, "The watcher"). */
 	v = getenv("DLTRACE_PREFETCH");
-	c->prefetch = !(v && strcmp(v, "0") == 0);
+	c->prefetch = v && strcmp(v, "1") == 0;
+	c->watcher = -1;
+	v = getenv("DLTRACE_WATCHER");
+	if (v && strcmp(v, "0") == 0)
+		c->watcher = 0;
+	else if (v && strcmp(v, "1") == 0)
+		c->watcher = 1;
 	v = getenv("DLTRACE_SIGNALS");
 	c->signals = !(v && strcmp(v, "0") == 0);
 

@@ -70,7 +70,10 @@ struct dlt_config {
 	char reexec_comm[32]; /* its value: the name before the restart */
 	int watchdog;	      /* DLTRACE_WATCHDOG: 1, 0, or -1 unset */
 	uint64_t stall_ns;    /* DLTRACE_STALL_MS, 5 s by default */
-	bool prefetch;	      /* not DLTRACE_PREFETCH=0 */
+	bool prefetch;	      /* DLTRACE_PREFETCH=1: a thread of dltrace's */
+	/* DLTRACE_WATCHER: 1 a watcher runs already (the launcher's), 0 none
+	 * is to be started, -1 unset (the process starts the host's). */
+	int watcher;
 	bool signals;	      /* not DLTRACE_SIGNALS=0 */
 	bool pystack;	      /* not DLTRACE_PYSTACK=0 */
 	uint64_t max_size;    /* DLTRACE_MAX_SIZE, 0: the writer's default */

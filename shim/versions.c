@@ -295,7 +295,7 @@ void dlt_family_note(int idx, void *real)
 	    lm == NULL)
 		return;
 	int fam = dlt_apis[idx].family;
-	dlt_watchdog_start("GPU library in use");
+	dlt_watch_ask("GPU library in use");
 	/* Once per library and family: load biases are page aligned. */
 	static struct dlt_seen known;
 	if (!dlt_seen_add(&known, (uint64_t)lm->l_addr | (uint64_t)fam))

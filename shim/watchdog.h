@@ -1,4 +1,5 @@
-/* The stall watchdog (watchdog.c) and the socket wrappers (net.c). */
+/* Hang watching, the process's side (watchdog.c), and the socket wrappers
+ * (net.c). */
 #ifndef DLTRACE_WATCHDOG_H
 #define DLTRACE_WATCHDOG_H
 
@@ -7,17 +8,19 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-/* Starts the watchdog thread once per process; why goes into a NOTE. */
-void dlt_watchdog_start(const char *why);
-/* 1 once the watchdog was started in this process (inline: every blocking
- * GPU call asks). */
+/* Asks, once per process image, to be watched for hangs by the watcher
+ * outside the process (and starts the host's watcher when none runs);
+ * why goes into a NOTE. */
+void dlt_watch_ask(const char *why);
+/* 1 once this process asked (or chose not to; inline: every blocking GPU
+ * call asks). */
 extern _Atomic int dlt_wd_started;
-static inline int dlt_watchdog_running(void)
+static inline int dlt_watch_asked(void)
 {
 	return atomic_load_explicit(&dlt_wd_started, memory_order_relaxed);
 }
-/* In a forked child: the thread is gone; where the parent had one, the
- * child starts its own, which makes the child's trace at its first tick. */
+/* In a forked child: the table of blocking calls is emptied; the child of
+ * a watched process gets its trace now and asks to be watched too. */
 void dlt_watchdog_after_fork(void);
 
 /* Threads inside a traced call that can block (the apis.def functions
