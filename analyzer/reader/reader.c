@@ -58,9 +58,13 @@ struct dlt_trace {
 	uint64_t woff;
 	size_t want_wcap; /* dlt_trace_set_window, 0 for the default */
 	/* Strings are copied out of the window: the offset of each one in
-	 * sdata plus one, 0 where an id has no string. */
-	uint64_t *soff; /* index = string id */
-	uint32_t nstrs;
+	 * sdata plus one, 0 where an id has no string.  Two tables: the
+	 * process's own ids, and those with DLT_STR_WATCHER set (a watcher's
+	 * companion, format 2.3), each indexed by the id without that bit. */
+	struct dlt_strtab {
+		uint64_t *off;
+		uint32_t n;
+	} stab[2];
 	char *sdata;
 	size_t slen, scap;
 	int strings_loaded;
@@ -406,7 +410,8 @@ void dlt_trace_close(struct dlt_trace *t)
 		return;
 	for (size_t i = 0; i < t->nproblems; i++)
 		free(t->problems[i]);
-	free(t->soff);
+	free(t->stab[0].off);
+	free(t->stab[1].off);
 	free(t->sdata);
 	free(t->enter_buf);
 	free(t->slots);
@@ -432,42 +437,45 @@ void dlt_trace_stats(const struct dlt_trace *t, struct dlt_trace_stats *out)
 	*out = t->stats;
 }
 
-/* Files a copy of the string with its id.  Ids are dense from 1, so the
- * table never needs more slots than the file has room for STRING records
- * (32 bytes at least each), and the copies never take more than the file:
- * a forged huge id or length cannot make us allocate more than that. */
+/* Files a copy of the string with its id.  Ids are dense from 1 (from
+ * DLT_STR_WATCHER + 1 in the second table), so a table never needs more
+ * slots than the file has room for STRING records (32 bytes at least
+ * each), and the copies never take more than the file: a forged huge id or
+ * length cannot make us allocate more than that. */
 static void dlt_add_string(struct dlt_trace *t, const struct dlt_rec_string *s,
 			   uint64_t off)
 {
 	/* h.len >= sizeof(*s) is all the caller checked: without room for
 	 * the NUL the subtraction below would wrap and admit any len. */
 	if (s->h.len < sizeof(*s) + 1 || s->len > s->h.len - sizeof(*s) - 1 ||
-	    s->data[s->len] != '\0' || s->id == 0) {
+	    s->data[s->len] != '\0' || (s->id & ~DLT_STR_WATCHER) == 0) {
 		dlt_damage(t, off,
 			   "corrupt string record at offset %llu; skipped",
 			   (unsigned long long)off);
 		return;
 	}
 	uint64_t limit = t->size / 32 + 256;
-	if (s->id >= limit) {
+	struct dlt_strtab *tab = &t->stab[(s->id & DLT_STR_WATCHER) != 0];
+	uint32_t ix = s->id & ~DLT_STR_WATCHER;
+	if (ix >= limit) {
 		dlt_damage(t, off,
 			   "string id %u at offset %llu is larger than the "
 			   "file allows; skipped",
 			   s->id, (unsigned long long)off);
 		return;
 	}
-	if (s->id >= t->nstrs) {
-		uint64_t n = t->nstrs ? t->nstrs : 256;
-		while (n <= s->id)
+	if (ix >= tab->n) {
+		uint64_t n = tab->n ? tab->n : 256;
+		while (n <= ix)
 			n *= 2;
 		if (n > limit)
 			n = limit;
-		uint64_t *ns = realloc(t->soff, n * sizeof(*ns));
+		uint64_t *ns = realloc(tab->off, n * sizeof(*ns));
 		if (ns == NULL)
 			return;
-		memset(ns + t->nstrs, 0, (n - t->nstrs) * sizeof(*ns));
-		t->soff = ns;
-		t->nstrs = (uint32_t)n;
+		memset(ns + tab->n, 0, (n - tab->n) * sizeof(*ns));
+		tab->off = ns;
+		tab->n = (uint32_t)n;
 	}
 	size_t need = (size_t)s->len + 1;
 	if (t->scap - t->slen < need) {
@@ -481,7 +489,7 @@ static void dlt_add_string(struct dlt_trace *t, const struct dlt_rec_string *s,
 		t->scap = cap;
 	}
 	memcpy(t->sdata + t->slen, s->data, need);
-	t->soff[s->id] = t->slen + 1;
+	tab->off[ix] = t->slen + 1;
 	t->slen += need;
 }
 
@@ -639,7 +647,7 @@ static int dlt_chunk_plausible(const struct dlt_rec_chunk *ch,
 			       uint32_t last_seq, uint64_t last_ts,
 			       uint64_t scanned)
 {
-	if (ch->h.type != DLT_REC_CHUNK || ch->h.flags > DLT_WRITER_LAUNCHER ||
+	if (ch->h.type != DLT_REC_CHUNK || ch->h.flags > DLT_WRITER_WATCHER ||
 	    ch->h.len < DLT_CHUNK_MIN || ch->h.len % 8 != 0 ||
 	    ch->h.len > DLT_CHUNK_MAX)
 		return 0;
@@ -877,9 +885,11 @@ static void dlt_load_strings(struct dlt_trace *t)
 const char *dlt_trace_str(const struct dlt_trace *t, uint32_t id)
 {
 	dlt_load_strings((struct dlt_trace *)t);
-	if (id == DLT_STR_NONE || id >= t->nstrs || t->soff[id] == 0)
+	const struct dlt_strtab *tab = &t->stab[(id & DLT_STR_WATCHER) != 0];
+	uint32_t ix = id & ~DLT_STR_WATCHER;
+	if (ix == 0 || ix >= tab->n || tab->off[ix] == 0)
 		return NULL;
-	return t->sdata + t->soff[id] - 1;
+	return t->sdata + tab->off[ix] - 1;
 }
 
 const char *dlt_trace_strz(const struct dlt_trace *t, uint32_t id)
