@@ -657,7 +657,10 @@ int dlt_cmd_dump(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	struct dlt_job j;
-	rc = dlt_cmd_job("dump", run, NULL, npaths, argv, &j);
+	/* Each file as it is: a companion with its own header, which says
+	 * what it is. */
+	const struct dlt_job_opts how = {.companions_apart = true};
+	rc = dlt_cmd_job("dump", run, &how, npaths, argv, &j);
 	if (rc >= 0)
 		return rc;
 	for (size_t i = 0; i < j.ntraces; i++) {
