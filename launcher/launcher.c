@@ -188,7 +188,8 @@ static void prepend_env(const char *name, const char *value)
 	}
 }
 
-/* Calls fn with the path and header of each trace of run in dir. */
+/* Calls fn with the path and header of each trace of run in dir, its
+ * companions left out. */
 static int each_trace_of_run(const char *dir, uint64_t run,
 			     void (*fn)(void *ctx, const char *path,
 					const struct dlt_file_header *h),
@@ -212,8 +213,10 @@ static int each_trace_of_run(const char *dir, uint64_t run,
 		struct dlt_file_header h;
 		int r = dlt_io_pread_all(fd, &h, sizeof(h), 0);
 		close(fd);
+		/* A watcher's companion has its process's pid, image and
+		 * run, but the process's own records go into its own trace. */
 		if (r == 0 && memcmp(h.magic, DLT_MAGIC, 8) == 0 &&
-		    h.run_id == run)
+		    h.run_id == run && (h.features & DLT_FEAT_WATCHER) == 0)
 			fn(ctx, path, &h);
 	}
 	closedir(d);

@@ -94,8 +94,10 @@ static uint8_t *dlt_chunk_claim(struct dlt_writer *w, struct dlt_tls *t,
 	c->h.ts = dlt_now_ns();
 	c->tid = t->tid;
 	c->seq = atomic_fetch_add(&w->chunk_seq, 1);
-	dlt_rec_commit(c, DLT_REC_CHUNK, (uint16_t)dlt_writer_kind_self,
-		       (uint32_t)clen);
+	dlt_rec_commit(
+		c, DLT_REC_CHUNK,
+		(uint16_t)(w->kind >= 0 ? w->kind : dlt_writer_kind_self),
+		(uint32_t)clen);
 	atomic_store_explicit(cursor, off + clen, memory_order_release);
 	dlt_spin_unlock(&w->lock);
 	t->chunk = (uint8_t *)c;
@@ -110,7 +112,7 @@ static uint8_t *dlt_chunk_claim(struct dlt_writer *w, struct dlt_tls *t,
 int dlt_writer_prefetch(struct dlt_writer *w, uint32_t from, uint32_t to)
 {
 	if (!atomic_load_explicit(&w->enabled, memory_order_acquire) ||
-	    w->hdr == NULL || w->pid != dlt_self_pid(w))
+	    w->hdr == NULL || w->detached || w->pid != dlt_self_pid(w))
 		return -1;
 	uint64_t a = (uint64_t)from << 12, b = (uint64_t)to << 12;
 	if (b > w->map_len)
@@ -203,7 +205,9 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 		t->gen = gen;
 		t->tid = dlt_gettid();
 		t->next_len = DLT_CHUNK_FIRST;
-		if (dlt_on_new_thread)
+		/* The shim's: a detached writer's thread is not one of the
+		 * traced process's, and keeps its own state. */
+		if (dlt_on_new_thread && !w->detached)
 			dlt_on_new_thread();
 	}
 	if (atomic_load_explicit(&w->enabled, memory_order_relaxed) &&
@@ -211,7 +215,8 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
 		rec = t->cur;
 		t->cur += len;
 	}
-	if (grew && dlt_on_grow)
+	/* The prefetch thread is the traced process's, for its own file. */
+	if (grew && dlt_on_grow && !w->detached)
 		dlt_on_grow(w, (uint32_t)(w->size >> 12));
 	t->in_slow = 0;
 	pthread_sigmask(SIG_SETMASK, &saved_mask, NULL);
@@ -248,7 +253,10 @@ static uint64_t dlt_cut_chunk(struct dlt_writer *w, struct dlt_tls *t,
 	return start + used;
 }
 
-void dlt_writer_cut(struct dlt_writer *w, int ending)
+/* The cut, with the calling thread's state either given (t, own_tls) or
+ * taken from the copies of the library (tls_of). */
+static void dlt_chunks_cut(struct dlt_writer *w, struct dlt_tls *t, int own_tls,
+			   int ending)
 {
 	/* Not in a vfork child, whose memory is its parent's. */
 	if (w == NULL || w->hdr == NULL || w->pid != getpid())
@@ -258,7 +266,9 @@ void dlt_writer_cut(struct dlt_writer *w, int ending)
 	if (!dlt_spin_trylock(&w->lock, 1000))
 		goto out;
 	uint64_t end = atomic_load((_Atomic uint64_t *)&w->hdr->alloc_cursor);
-	for (int k = 0; k < 2; k++) {
+	if (own_tls)
+		end = dlt_cut_chunk(w, t, end);
+	for (int k = 0; k < 2 && !own_tls; k++) {
 		struct dlt_tls *(*of)(void) = w->tls_of[k];
 		uint64_t e = of ? dlt_cut_chunk(w, of(), end) : end;
 		if (e != end) {
@@ -273,4 +283,16 @@ void dlt_writer_cut(struct dlt_writer *w, int ending)
 	dlt_spin_unlock(&w->lock);
 out:
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
+void dlt_writer_cut(struct dlt_writer *w, int ending)
+{
+	/* A detached writer's thread state is its caller's, never the
+	 * library copies' thread-local one. */
+	dlt_chunks_cut(w, NULL, w != NULL && w->detached, ending);
+}
+
+void dlt_writer_cut_tls(struct dlt_writer *w, struct dlt_tls *t, int ending)
+{
+	dlt_chunks_cut(w, t, 1, ending);
 }

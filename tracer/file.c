@@ -239,7 +239,8 @@ static int dlt_sanitize_host(char *dst, size_t cap, const char *src)
 	return (int)n;
 }
 
-/* w->path for one attempt: DIR/HOST.PID.SEQ[.rRANK][-ATTEMPT].dltrace. */
+/* w->path for one attempt:
+ * DIR/HOST.PID.SEQ[.rRANK][SUFFIX][-ATTEMPT].dltrace, PID the subject's. */
 static int dlt_file_trace_path(struct dlt_writer *w,
 			       const struct dlt_open_params *p,
 			       const char *host, const char *rank, int attempt)
@@ -250,10 +251,12 @@ static int dlt_file_trace_path(struct dlt_writer *w,
 	dlt_sb_char(&b, '/');
 	dlt_sb_str(&b, host);
 	dlt_sb_char(&b, '.');
-	dlt_sb_int(&b, w->pid);
+	dlt_sb_int(&b, w->subject);
 	dlt_sb_char(&b, '.');
 	dlt_sb_uint(&b, p->exec_seq, 10);
 	dlt_sb_str(&b, rank);
+	if (p->name_suffix)
+		dlt_sb_str(&b, p->name_suffix);
 	if (attempt > 0) {
 		dlt_sb_char(&b, '-');
 		dlt_sb_int(&b, attempt);
@@ -277,8 +280,8 @@ static void dlt_fill_header(struct dlt_writer *w, uint8_t *base,
 	h->data_offset = DLT_DATA_OFFSET;
 	h->trace_id = trace_id ? trace_id : dlt_random64();
 	h->parent_trace_id = p->parent_trace_id;
-	h->pid = (uint32_t)w->pid;
-	h->ppid = (uint32_t)getppid();
+	h->pid = (uint32_t)w->subject;
+	h->ppid = (uint32_t)(w->detached ? p->ppid : getppid());
 	h->parent_kind = p->parent_kind;
 	h->exec_seq = p->exec_seq;
 	h->start_realtime_ns =
@@ -444,13 +447,21 @@ static void dlt_writer_reset(struct dlt_writer *w)
 	memset(w->str_index, 0, DLT_STRTAB_FIRST * sizeof(w->str_index[0]));
 	w->str_arena_used = 0;
 	w->pid = getpid();
+	w->subject = w->pid;
+	w->kind = -1;
 }
 
 static int dlt_writer_open(struct dlt_writer *w,
 			   const struct dlt_open_params *p, uint64_t trace_id)
 {
 	dlt_writer_reset(w);
-	w->next_str_id = 1;
+	if (p->pid != 0) {
+		w->subject = p->pid;
+		w->detached = 1;
+	}
+	if (p->writer_kind != 0)
+		w->kind = (int)p->writer_kind;
+	w->next_str_id = p->str_base + 1;
 	dlt_writer_limit(w, p->max_size);
 	w->tail_reserve = DLT_TAIL_RESERVE;
 	/* What a forked child's trace will take over. */
@@ -571,11 +582,33 @@ void dlt_writer_forget(struct dlt_writer *w)
 	atomic_fetch_add(&w->gen, 1);
 }
 
+void dlt_writer_close(struct dlt_writer *w, struct dlt_tls *t)
+{
+	/* Not a forked child's: the file is its parent's to cut. */
+	if (w->pid != getpid())
+		return;
+	dlt_writer_cut_tls(w, t, 1);
+	dlt_writer_forget(w);
+	/* A watcher closes a file per process it watched, for as long as it
+	 * runs: each closed one would keep its megabyte of address space. */
+	if (w->str_arena)
+		munmap(w->str_arena, DLT_STR_ARENA);
+	w->str_arena = NULL;
+	w->str_arena_used = 0;
+}
+
 void dlt_writer_after_fork(struct dlt_writer *w)
 {
 	int pending = atomic_load(&w->pending) != 0;
 	if (w->hdr == NULL && !pending)
 		return;
+	if (w->detached) {
+		/* The watched process's trace is the parent's to write: the
+		 * child only lets go of its mapping. */
+		dlt_writer_forget(w);
+		atomic_store(&w->pending, 0);
+		return;
+	}
 	int was_on = atomic_load(&w->enabled);
 	struct dlt_pending pend;
 	if (pending) {
@@ -651,7 +684,7 @@ int dlt_writer_parent(struct dlt_writer *w, int exec, char *kind, int *pid,
 		*seq = 0;
 		return 0;
 	}
-	if (w->hdr == NULL)
+	if (w->hdr == NULL || w->detached)
 		return -1;
 	/* An exec in a vfork child (this process's memory, another pid)
 	 * starts a child process, not this one's next image: it is

@@ -24,7 +24,7 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 9u	     /* bump when struct dlt_writer changes */
+#define DLT_WRITER_LAYOUT 10u	     /* bump when struct dlt_writer changes */
 /* A thread's first chunk, per copy of the library; each next one is twice
  * the size, up to DLT_CHUNK_BIG: a process that records little reserves
  * little, one that records much takes a system call per 64 KiB. */
@@ -99,6 +99,20 @@ struct dlt_writer {
 	/* Pages of the file up to here (in 4 KiB pages) are wanted made
 	 * before use (futex word of the prefetch thread, shim/prefetch.c). */
 	_Atomic uint32_t prefetch_upto;
+	/* The process the file is about: its header's pid and its name's.
+	 * pid itself stays the process that writes (the vfork and fork
+	 * checks, the cut), which is subject but for a companion, written
+	 * by the watcher about a process it watches (format 2.3). */
+	pid_t subject;
+	/* The chunks' writer kind (enum dlt_writer_kind), -1: this copy of
+	 * the code's (dlt_writer_kind_self). */
+	int kind;
+	/* 1: a trace about another process (dlt_open_params.pid): written
+	 * by a thread that passes its own struct dlt_tls, so no hook of the
+	 * shim runs for it (a thread's first chunk, growth for the prefetch
+	 * thread), the cut takes no thread state from tls_of, and a fork
+	 * gives the child no trace of it. */
+	int detached;
 	struct dlt_pending pend;
 	/* 1: a forked child that has no file yet (pend says what it will
 	 * be); 2: the file is being made. */
@@ -161,6 +175,26 @@ struct dlt_open_params {
 	/* The process's start when it is not now (a forked child's trace is
 	 * made at its first record); 0: now. */
 	uint64_t start_realtime_ns, start_monotonic_ns;
+	/* A trace about another process than the caller (format 2.3, the
+	 * watcher's companion: features DLT_FEAT_WATCHER, parent_kind
+	 * DLT_PARENT_WATCHED, parent_trace_id the process's trace, exec_seq
+	 * and run_id the process's): the header's pid and ppid, and the pid
+	 * in the file's name.  0: the caller's own (and getppid()), as for
+	 * every trace the shim makes.  The writer's owner stays the caller:
+	 * only it cuts the file, and its lock on the file says the watcher
+	 * is still writing. */
+	pid_t pid, ppid;
+	/* String ids are str_base + 1, + 2 ...: 0, or DLT_STR_WATCHER for a
+	 * companion, whose ids must not meet the process's own. */
+	uint32_t str_base;
+	/* The writer kind of the file's CHUNK records (enum dlt_writer_kind:
+	 * DLT_WRITER_WATCHER for a companion); 0: this copy of the code's
+	 * own (dlt_writer_kind_self), as before 2.3. */
+	uint32_t writer_kind;
+	/* Put after the rank in the file's name, so that the name never
+	 * meets the process's own trace's: DIR/HOST.PID.SEQ[.rRANK]SUFFIX
+	 * [-N].dltrace (".watch" for a companion); NULL: none. */
+	const char *name_suffix;
 };
 
 /* Per thread, per copy of the library. */
@@ -213,6 +247,13 @@ int dlt_writer_attach(struct dlt_writer *w, const char *path,
 /* Unmaps everything without writing (the end of an attach, a test). */
 void dlt_writer_forget(struct dlt_writer *w);
 
+/* The end of a file whose writer goes on living (the watcher, when a
+ * process it watches ends): cuts it with t as the calling thread's state
+ * (dlt_writer_cut_tls), unmaps it, which lets go of the writer's lock on
+ * it, and gives back the string table's copies.  w may be made again
+ * with dlt_writer_create; t then starts over by itself. */
+void dlt_writer_close(struct dlt_writer *w, struct dlt_tls *t);
+
 /* In a forked child: lets go of the parent's file (its mapping is shared
  * with the parent).  The child's own trace is made at its first record
  * (dlt_writer_materialize): a child that only execs gets none, and its
@@ -237,6 +278,11 @@ int dlt_writer_parent(struct dlt_writer *w, int exec, char *kind, int *pid,
  * (system calls only; gives up rather than wait for a lock held long).
  * ending: chunks taken from now on are just big enough. */
 void dlt_writer_cut(struct dlt_writer *w, int ending);
+/* The same for a writer whose thread keeps its struct dlt_tls itself and
+ * passes it (a detached writer's, the watcher's): t's chunk is shortened
+ * instead of those the copies of the library register in tls_of.  t may
+ * be NULL. */
+void dlt_writer_cut_tls(struct dlt_writer *w, struct dlt_tls *t, int ending);
 
 /* This process's id, asked of the kernel only when w's file changed since
  * the last call (a fork makes a new one): a getpid per dlopen or per audit

@@ -59,7 +59,9 @@ int dlt_cmd_compact(int argc, char **argv)
 			      &n);
 	if (rc >= 0)
 		return rc;
-	struct dlt_job_opts o = {.writable = true};
+	/* A companion is a file of its own to compact, once its writer (the
+	 * watcher) let go of it. */
+	struct dlt_job_opts o = {.writable = true, .companions_apart = true};
 	if ((rc = dlt_cmd_run_id("compact", run, &o)) >= 0)
 		return rc;
 	struct dlt_job j;
@@ -120,7 +122,8 @@ int dlt_cmd_compact(int argc, char **argv)
 void dlt_compact_ended(const char *dir)
 {
 	char *argv[] = {(char *)dir};
-	const struct dlt_job_opts o = {.writable = true};
+	const struct dlt_job_opts o = {.writable = true,
+				       .companions_apart = true};
 	struct dlt_job j;
 	dlt_job_open(&j, 1, argv, &o);
 	for (size_t i = 0; i < j.ntraces; i++) {

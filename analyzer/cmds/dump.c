@@ -627,11 +627,13 @@ static void dlt_dump_header(FILE *out, const char *path,
 		"  start %s  realtime_ns %" PRIu64 "  monotonic_ns %" PRIu64
 		"\n",
 		when, h->start_realtime_ns, h->start_monotonic_ns);
-	fprintf(out, "  features 0x%" PRIx64 "%s%s%s%s\n", h->features,
+	fprintf(out, "  features 0x%" PRIx64 "%s%s%s%s%s%s\n", h->features,
 		h->features & DLT_FEAT_AUDIT ? " audit" : "",
 		h->features & DLT_FEAT_PRELOAD ? " preload" : "",
 		h->features & DLT_FEAT_ARGV_REDACTED ? " argv_redacted" : "",
-		h->features & DLT_FEAT_NO_LOCK ? " no_lock" : "");
+		h->features & DLT_FEAT_NO_LOCK ? " no_lock" : "",
+		h->features & DLT_FEAT_WATCHER ? " watcher" : "",
+		h->features & DLT_FEAT_WATCH ? " watch" : "");
 	/* Zero in traces before 2.1 (and 1.3): no run, no heartbeat. */
 	fprintf(out, "  run_id 0x%016" PRIx64 "  alive_ns %" PRIu64, h->run_id,
 		h->alive_ns);
@@ -655,7 +657,10 @@ int dlt_cmd_dump(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	struct dlt_job j;
-	rc = dlt_cmd_job("dump", run, NULL, npaths, argv, &j);
+	/* Each file as it is: a companion with its own header, which says
+	 * what it is. */
+	const struct dlt_job_opts how = {.companions_apart = true};
+	rc = dlt_cmd_job("dump", run, &how, npaths, argv, &j);
 	if (rc >= 0)
 		return rc;
 	for (size_t i = 0; i < j.ntraces; i++) {

@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "dltrace/format.h"
 #include "mem.h"
 #include "reader.h"
 
@@ -223,6 +224,126 @@ static void dlt_job_sort_by_start(struct dlt_job *j)
 	free(ts);
 }
 
+static bool dlt_is_companion(const struct dlt_trace *t)
+{
+	return (dlt_trace_header(t)->features & DLT_FEAT_WATCHER) != 0;
+}
+
+struct dlt_trace_key {
+	uint64_t id;
+	size_t index;
+};
+
+static int dlt_trace_key_cmp(const void *a, const void *b)
+{
+	const struct dlt_trace_key *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The host part of a trace's file name (HOST.PID.SEQ...), its length. */
+static size_t dlt_name_host(const char *path, const char **host)
+{
+	const char *b = strrchr(path, '/');
+	*host = b ? b + 1 : path;
+	return strcspn(*host, ".");
+}
+
+static void dlt_job_note(struct dlt_job *j, size_t *cap, const char *path,
+			 const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	j->notes = dlt_util_grow(j->notes, cap, j->nnotes, sizeof(*j->notes));
+	j->notes[j->nnotes++] = (struct dlt_input_error){
+		dlt_xstrdup(path), dlt_xstrdup(buf), true};
+}
+
+/* Why companion c is not about the process of trace p (same pid, image
+ * and host: its parent_trace_id is only a number), or NULL. */
+static const char *dlt_companion_mismatch(const struct dlt_job_trace *c,
+					  const struct dlt_job_trace *p)
+{
+	const struct dlt_file_header *ch = dlt_trace_header(c->t);
+	const struct dlt_file_header *ph = dlt_trace_header(p->t);
+	if (ch->pid != ph->pid)
+		return "another pid";
+	if (ch->exec_seq != ph->exec_seq)
+		return "another image of the pid";
+	const char *a, *b;
+	size_t la = dlt_name_host(c->path, &a), lb = dlt_name_host(p->path, &b);
+	if (la != lb || strncmp(a, b, la) != 0)
+		return "another host";
+	return NULL;
+}
+
+/* Each companion attached to its process's trace and taken off the list,
+ * in the order named (so a trace's companions are read in that order);
+ * one whose trace is missing, or of another process, is a note and is
+ * closed. */
+static void dlt_job_pair(struct dlt_job *j)
+{
+	size_t n = j->ntraces, nkeys = 0, notecap = 0;
+	struct dlt_trace_key *keys = dlt_xcalloc(n ? n : 1, sizeof(*keys));
+	for (size_t i = 0; i < n; i++)
+		if (!dlt_is_companion(j->traces[i].t))
+			keys[nkeys++] = (struct dlt_trace_key){
+				dlt_trace_header(j->traces[i].t)->trace_id, i};
+	if (nkeys == n) {
+		free(keys);
+		return;
+	}
+	qsort(keys, nkeys, sizeof(*keys), dlt_trace_key_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct dlt_job_trace *c = &j->traces[i];
+		if (!dlt_is_companion(c->t)) {
+			j->traces[k++] = *c;
+			continue;
+		}
+		const struct dlt_file_header *ch = dlt_trace_header(c->t);
+		struct dlt_trace_key want = {ch->parent_trace_id, 0};
+		const struct dlt_trace_key *hit = NULL;
+		for (size_t lo = 0, hi = nkeys; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (keys[mid].id < want.id) {
+				lo = mid + 1;
+			} else {
+				hi = mid;
+				if (keys[mid].id == want.id)
+					hit = &keys[mid];
+			}
+		}
+		const struct dlt_job_trace *p =
+			hit ? &j->traces[hit->index] : NULL;
+		const char *why = p ? dlt_companion_mismatch(c, p) : NULL;
+		if (p && why == NULL) {
+			dlt_trace_attach(p->t, c->t);
+		} else if (p) {
+			dlt_job_note(j, &notecap, c->path,
+				     "watcher records for trace %016llx (%s), "
+				     "which is of %s (pid %u); left out",
+				     (unsigned long long)ch->parent_trace_id,
+				     p->path, why,
+				     (unsigned)dlt_trace_header(p->t)->pid);
+			dlt_trace_close(c->t);
+		} else {
+			dlt_job_note(j, &notecap, c->path,
+				     "watcher records for trace %016llx, which "
+				     "is not among the inputs; left out",
+				     (unsigned long long)ch->parent_trace_id);
+			dlt_trace_close(c->t);
+		}
+		free(c->path);
+	}
+	j->ntraces = k;
+	free(keys);
+}
+
 /* The reader's message without the path it starts with. */
 static const char *dlt_without_path(const char *err, const char *path)
 {
@@ -263,6 +384,13 @@ int dlt_job_open(struct dlt_job *j, int argc, char *const argv[],
 			continue;
 		}
 		uint64_t run = dlt_trace_header(t)->run_id;
+		if (o->has_run && run != o->run && !o->companions_apart &&
+		    dlt_is_companion(t)) {
+			/* Part of a trace of another run, not one itself. */
+			dlt_trace_close(t);
+			free(path);
+			continue;
+		}
 		if (o->has_run && run != o->run) {
 			dlt_trace_close(t);
 			free(path);
@@ -280,6 +408,9 @@ int dlt_job_open(struct dlt_job *j, int argc, char *const argv[],
 	}
 	free(other);
 	free(in.paths);
+	/* Before the order: a companion's place is its trace's. */
+	if (!o->companions_apart)
+		dlt_job_pair(j);
 	if (o->order == DLT_JOB_BY_START)
 		dlt_job_sort_by_start(j);
 	return j->ntraces > 0 ? 0 : -1;
@@ -297,6 +428,9 @@ void dlt_job_say_errors(const struct dlt_job *j, FILE *out)
 	for (size_t i = 0; i < j->nerrors; i++)
 		fprintf(out, "dltrace-analyze: %s: %s\n", j->errors[i].path,
 			j->errors[i].message);
+	for (size_t i = 0; i < j->nnotes; i++)
+		fprintf(out, "dltrace-analyze: %s: %s\n", j->notes[i].path,
+			j->notes[i].message);
 }
 
 void dlt_job_close(struct dlt_job *j)
@@ -311,5 +445,10 @@ void dlt_job_close(struct dlt_job *j)
 		free(j->errors[i].message);
 	}
 	free(j->errors);
+	for (size_t i = 0; i < j->nnotes; i++) {
+		free(j->notes[i].path);
+		free(j->notes[i].message);
+	}
+	free(j->notes);
 	memset(j, 0, sizeof(*j));
 }

@@ -47,6 +47,9 @@ struct dlt_job_opts {
 	uint64_t run;
 	/* Open the files for writing too (compact). */
 	bool writable;
+	/* Each companion of a watcher (format 2.3) a trace of its own, as
+	 * its file is (dump, compact), instead of part of its process's. */
+	bool companions_apart;
 };
 
 struct dlt_job {
@@ -55,6 +58,11 @@ struct dlt_job {
 	/* Arguments first (in order), then files, as named. */
 	struct dlt_input_error *errors;
 	size_t nerrors;
+	/* What the job left out that is no error: a watcher's companion
+	 * whose process's trace is not among the inputs (or is not of its
+	 * process).  Said, never made findings. */
+	struct dlt_input_error *notes;
+	size_t nnotes;
 	/* With has_run: the traces of other runs left out, and how many runs
 	 * they come from (traces made without the launcher count as one). */
 	size_t other_traces, other_runs;
@@ -64,15 +72,20 @@ struct dlt_job {
  * stands for every regular file in it whose name ends in ".dltrace", not
  * recursing; a file named twice, directly, through its directory or under
  * another name, is taken once), opens each once and orders them.  o may be
- * NULL (every trace, by name).  Returns 0 when at least one trace opened,
- * -1 when none did; the job must be closed either way. */
+ * NULL (every trace, by name).  A watcher's companion (format 2.3) is
+ * never a trace of the job: unless o->companions_apart, it is attached
+ * (dlt_trace_attach) to the trace whose trace_id is its parent_trace_id,
+ * of the same pid, exec_seq and host, and read with it; one without such
+ * a trace is a note.  Returns 0 when at least one trace opened, -1 when
+ * none did; the job must be closed either way. */
 int dlt_job_open(struct dlt_job *j, int argc, char *const argv[],
 		 const struct dlt_job_opts *o);
 /* Hands trace i over to the caller, who closes it (dlt_trace_close) when
  * done, so that a command that reads one trace after another holds one at
  * a time.  NULL when it was taken already. */
 struct dlt_trace *dlt_job_take(struct dlt_job *j, size_t i);
-/* Says each input error on out as "dltrace-analyze: PATH: message". */
+/* Says each input error, then each note, on out as "dltrace-analyze:
+ * PATH: message". */
 void dlt_job_say_errors(const struct dlt_job *j, FILE *out);
 /* Closes the traces not taken and frees the job. */
 void dlt_job_close(struct dlt_job *j);

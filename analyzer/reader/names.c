@@ -38,6 +38,8 @@ const char *dlt_writer_name(uint32_t writer)
 		return "audit";
 	case DLT_WRITER_LAUNCHER:
 		return "launcher";
+	case DLT_WRITER_WATCHER:
+		return "watcher";
 	}
 	return NULL;
 }
@@ -51,6 +53,8 @@ const char *dlt_parent_kind_name(uint32_t kind)
 		return "fork";
 	case DLT_PARENT_EXEC:
 		return "exec";
+	case DLT_PARENT_WATCHED:
+		return "watched";
 	}
 	return "unknown";
 }

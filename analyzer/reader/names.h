@@ -8,7 +8,7 @@
 /* Names, for output. */
 const char *dlt_found_via_name(uint32_t via);	 /* "RPATH" ... "UNKNOWN" */
 const char *dlt_writer_name(uint32_t writer);	 /* "shim" ..., NULL unknown */
-const char *dlt_parent_kind_name(uint32_t kind); /* "none"/"fork"/"exec" */
+const char *dlt_parent_kind_name(uint32_t kind); /* "none"/"fork"/... */
 const char *dlt_note_level_name(uint32_t level); /* "info"/"warn"/"error" */
 const char *dlt_signal_name(int sig);		 /* "SIGKILL", or NULL */
 

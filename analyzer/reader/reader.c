@@ -2,6 +2,7 @@
 #include "reader.h"
 
 #include "io.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,12 +59,25 @@ struct dlt_trace {
 	uint64_t woff;
 	size_t want_wcap; /* dlt_trace_set_window, 0 for the default */
 	/* Strings are copied out of the window: the offset of each one in
-	 * sdata plus one, 0 where an id has no string. */
-	uint64_t *soff; /* index = string id */
-	uint32_t nstrs;
+	 * sdata plus one, 0 where an id has no string.  Two tables: the
+	 * process's own ids, and those with DLT_STR_WATCHER set (a watcher's
+	 * companion, format 2.3), each indexed by the id without that bit. */
+	struct dlt_strtab {
+		uint64_t *off;
+		uint32_t n;
+	} stab[2];
 	char *sdata;
 	size_t slen, scap;
 	int strings_loaded;
+	/* The watcher's companions read as part of this trace (format 2.3,
+	 * dlt_trace_attach), in the order attached; left[k]: companion k is
+	 * not read (its strings clash with an earlier one's).  comp_no: this
+	 * trace's number as a companion (from 1), 0 when it is none. */
+	struct dlt_trace **comps;
+	bool *left;
+	size_t ncomps;
+	uint32_t comp_no;
+	uint64_t comp_bytes; /* the companions' sizes, for the string limit */
 	/* An open API_CALL (format 1.2) shown as the API_ENTER it stands
 	 * for (dlt_open_as_enter). */
 	uint8_t *enter_buf;
@@ -404,9 +418,14 @@ void dlt_trace_close(struct dlt_trace *t)
 {
 	if (t == NULL)
 		return;
+	for (size_t i = 0; i < t->ncomps; i++)
+		dlt_trace_close(t->comps[i]);
+	free(t->comps);
+	free(t->left);
 	for (size_t i = 0; i < t->nproblems; i++)
 		free(t->problems[i]);
-	free(t->soff);
+	free(t->stab[0].off);
+	free(t->stab[1].off);
 	free(t->sdata);
 	free(t->enter_buf);
 	free(t->slots);
@@ -432,44 +451,60 @@ void dlt_trace_stats(const struct dlt_trace *t, struct dlt_trace_stats *out)
 	*out = t->stats;
 }
 
-/* Files a copy of the string with its id.  Ids are dense from 1, so the
- * table never needs more slots than the file has room for STRING records
- * (32 bytes at least each), and the copies never take more than the file:
- * a forged huge id or length cannot make us allocate more than that. */
+static void dlt_file_string(struct dlt_trace *t, struct dlt_strtab *tab,
+			    uint32_t ix, const char *data, size_t len,
+			    uint64_t limit);
+
+/* Files a copy of the string with its id.  Ids are dense from 1 (from
+ * DLT_STR_WATCHER + 1 in the second table), so a table never needs more
+ * slots than the file has room for STRING records (32 bytes at least
+ * each), and the copies never take more than the file: a forged huge id or
+ * length cannot make us allocate more than that. */
 static void dlt_add_string(struct dlt_trace *t, const struct dlt_rec_string *s,
 			   uint64_t off)
 {
 	/* h.len >= sizeof(*s) is all the caller checked: without room for
 	 * the NUL the subtraction below would wrap and admit any len. */
 	if (s->h.len < sizeof(*s) + 1 || s->len > s->h.len - sizeof(*s) - 1 ||
-	    s->data[s->len] != '\0' || s->id == 0) {
+	    s->data[s->len] != '\0' || (s->id & ~DLT_STR_WATCHER) == 0) {
 		dlt_damage(t, off,
 			   "corrupt string record at offset %llu; skipped",
 			   (unsigned long long)off);
 		return;
 	}
-	uint64_t limit = t->size / 32 + 256;
-	if (s->id >= limit) {
+	uint64_t limit = (t->size + t->comp_bytes) / 32 + 256;
+	struct dlt_strtab *tab = &t->stab[(s->id & DLT_STR_WATCHER) != 0];
+	uint32_t ix = s->id & ~DLT_STR_WATCHER;
+	if (ix >= limit) {
 		dlt_damage(t, off,
 			   "string id %u at offset %llu is larger than the "
 			   "file allows; skipped",
 			   s->id, (unsigned long long)off);
 		return;
 	}
-	if (s->id >= t->nstrs) {
-		uint64_t n = t->nstrs ? t->nstrs : 256;
-		while (n <= s->id)
+	dlt_file_string(t, tab, ix, s->data, s->len, limit);
+}
+
+/* Files the copy of data[0..len] (its NUL included) as string ix of tab,
+ * which may grow up to limit slots. */
+static void dlt_file_string(struct dlt_trace *t, struct dlt_strtab *tab,
+			    uint32_t ix, const char *data, size_t len,
+			    uint64_t limit)
+{
+	if (ix >= tab->n) {
+		uint64_t n = tab->n ? tab->n : 256;
+		while (n <= ix)
 			n *= 2;
 		if (n > limit)
 			n = limit;
-		uint64_t *ns = realloc(t->soff, n * sizeof(*ns));
+		uint64_t *ns = realloc(tab->off, n * sizeof(*ns));
 		if (ns == NULL)
 			return;
-		memset(ns + t->nstrs, 0, (n - t->nstrs) * sizeof(*ns));
-		t->soff = ns;
-		t->nstrs = (uint32_t)n;
+		memset(ns + tab->n, 0, (n - tab->n) * sizeof(*ns));
+		tab->off = ns;
+		tab->n = (uint32_t)n;
 	}
-	size_t need = (size_t)s->len + 1;
+	size_t need = len + 1;
 	if (t->scap - t->slen < need) {
 		size_t cap = t->scap ? t->scap : 4096;
 		while (cap - t->slen < need)
@@ -480,8 +515,8 @@ static void dlt_add_string(struct dlt_trace *t, const struct dlt_rec_string *s,
 		t->sdata = nd;
 		t->scap = cap;
 	}
-	memcpy(t->sdata + t->slen, s->data, need);
-	t->soff[s->id] = t->slen + 1;
+	memcpy(t->sdata + t->slen, data, need);
+	tab->off[ix] = t->slen + 1;
 	t->slen += need;
 }
 
@@ -639,7 +674,7 @@ static int dlt_chunk_plausible(const struct dlt_rec_chunk *ch,
 			       uint32_t last_seq, uint64_t last_ts,
 			       uint64_t scanned)
 {
-	if (ch->h.type != DLT_REC_CHUNK || ch->h.flags > DLT_WRITER_LAUNCHER ||
+	if (ch->h.type != DLT_REC_CHUNK || ch->h.flags > DLT_WRITER_WATCHER ||
 	    ch->h.len < DLT_CHUNK_MIN || ch->h.len % 8 != 0 ||
 	    ch->h.len > DLT_CHUNK_MAX)
 		return 0;
@@ -760,7 +795,8 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 		t->chunk_no++;
 		uint64_t ebase = 0; /* time of the last API_DEF or entry */
 		int have_base = 0;
-		struct dlt_rec_view v = {NULL, 0, ch->tid, ch->h.flags, 0};
+		struct dlt_rec_view v = {NULL,	      0, ch->tid,
+					 ch->h.flags, 0, t->comp_no};
 		uint64_t off = c + sizeof(*ch);
 		while (off + 8 <= cend) {
 			const uint8_t *rp = base + (off - c);
@@ -866,20 +902,105 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 	return 0;
 }
 
+/* The string ix of a table, or NULL. */
+static const char *dlt_strtab_get(const struct dlt_trace *t,
+				  const struct dlt_strtab *tab, uint32_t ix)
+{
+	if (ix == 0 || ix >= tab->n || tab->off[ix] == 0)
+		return NULL;
+	return t->sdata + tab->off[ix] - 1;
+}
+
+/* Companion k's strings with bit 31 filed as t's own, so that a record of
+ * it resolves through t like one of t's (the consumers resolve with the
+ * trace they read, during the walk and after it).  Two companions of one
+ * trace (two watchers, or one started again) number their strings each
+ * from DLT_STR_WATCHER + 1: a companion that names an id otherwise than
+ * one filed before is left out whole, rather than read with strings that
+ * are not its own. */
+static void dlt_merge_strings(struct dlt_trace *t, size_t k)
+{
+	struct dlt_trace *c = t->comps[k];
+	const struct dlt_strtab *from = &c->stab[1];
+	struct dlt_strtab *to = &t->stab[1];
+	for (uint32_t ix = 1; ix < from->n; ix++) {
+		const char *mine = dlt_strtab_get(t, to, ix);
+		const char *its = dlt_strtab_get(c, from, ix);
+		if (mine && its && strcmp(mine, its) != 0) {
+			t->left[k] = true;
+			dlt_problem(t,
+				    "watcher records %s left out: its string "
+				    "id %u is another text in an earlier "
+				    "companion of this trace",
+				    c->path, ix | DLT_STR_WATCHER);
+			return;
+		}
+	}
+	uint64_t limit = (t->size + t->comp_bytes) / 32 + 256;
+	for (uint32_t ix = 1; ix < from->n; ix++) {
+		const char *its = dlt_strtab_get(c, from, ix);
+		if (its && dlt_strtab_get(t, to, ix) == NULL)
+			dlt_file_string(t, to, ix, its, strlen(its), limit);
+	}
+	if (c->stab[0].n)
+		dlt_problem(t,
+			    "watcher records %s: strings without bit 31 in "
+			    "their ids, which would be the process's own; "
+			    "ignored",
+			    c->path);
+}
+
 static void dlt_load_strings(struct dlt_trace *t)
 {
 	if (t->strings_loaded)
 		return;
 	t->strings_loaded = 1;
 	dlt_walk(t, 1, NULL, NULL);
+	for (size_t k = 0; k < t->ncomps; k++) {
+		dlt_load_strings(t->comps[k]);
+		dlt_merge_strings(t, k);
+	}
+}
+
+void dlt_trace_attach(struct dlt_trace *t, struct dlt_trace *companion)
+{
+	t->comps = dlt_xrealloc(t->comps, t->ncomps + 1, sizeof(*t->comps));
+	t->left = dlt_xrealloc(t->left, t->ncomps + 1, sizeof(*t->left));
+	t->comps[t->ncomps] = companion;
+	t->left[t->ncomps] = false;
+	t->ncomps++;
+	companion->comp_no = (uint32_t)t->ncomps;
+	t->comp_bytes += companion->size;
+	/* The watcher stores its sign of the process's life in both. */
+	const struct dlt_file_header *ch = &companion->hdr;
+	if (ch->alive_ns > t->hdr.alive_ns)
+		t->hdr.alive_ns = ch->alive_ns;
+	if (ch->rss_peak_kb > t->hdr.rss_peak_kb)
+		t->hdr.rss_peak_kb = ch->rss_peak_kb;
+}
+
+size_t dlt_trace_companions(const struct dlt_trace *t)
+{
+	return t->ncomps;
+}
+
+/* What reading companion k found, said as t's, with the companion's file
+ * (dlt_problem keeps each once however often the trace is read). */
+static void dlt_take_problems(struct dlt_trace *t, const struct dlt_trace *c)
+{
+	for (size_t i = 0; i < c->nproblems; i++)
+		dlt_problem(t, "watcher records %s: %s", c->path,
+			    c->problems[i]);
 }
 
 const char *dlt_trace_str(const struct dlt_trace *t, uint32_t id)
 {
 	dlt_load_strings((struct dlt_trace *)t);
-	if (id == DLT_STR_NONE || id >= t->nstrs || t->soff[id] == 0)
+	const struct dlt_strtab *tab = &t->stab[(id & DLT_STR_WATCHER) != 0];
+	uint32_t ix = id & ~DLT_STR_WATCHER;
+	if (ix == 0 || ix >= tab->n || tab->off[ix] == 0)
 		return NULL;
-	return t->sdata + t->soff[id] - 1;
+	return t->sdata + tab->off[ix] - 1;
 }
 
 const char *dlt_trace_strz(const struct dlt_trace *t, uint32_t id)
@@ -891,5 +1012,17 @@ const char *dlt_trace_strz(const struct dlt_trace *t, uint32_t id)
 int dlt_trace_foreach(struct dlt_trace *t, dlt_rec_fn fn, void *ctx)
 {
 	dlt_load_strings(t);
-	return dlt_walk(t, 0, fn, ctx);
+	int stop = dlt_walk(t, 0, fn, ctx);
+	for (size_t k = 0; k < t->ncomps && stop == 0; k++) {
+		struct dlt_trace *c = t->comps[k];
+		if (!t->left[k]) {
+			stop = dlt_walk(c, 0, fn, ctx);
+			t->stats.records += c->stats.records;
+			t->stats.chunks += c->stats.chunks;
+			t->stats.bytes += c->stats.bytes;
+			t->stats.unknown += c->stats.unknown;
+		}
+		dlt_take_problems(t, c);
+	}
+	return stop;
 }

@@ -27,6 +27,9 @@ struct dlt_rec_view {
 	/* 1: rec is the API_CALL (or API_ENTER) a compact entry of format
 	 * 2.0 stands for, built by the reader; the entry is 8 bytes. */
 	uint32_t compact;
+	/* 0: the record is in the trace's own file; k: in its k-th
+	 * companion's (dlt_trace_attach), where offset is. */
+	uint32_t companion;
 };
 
 /* Called for each record in file order; return non-zero to stop. */
@@ -52,6 +55,19 @@ struct dlt_trace *dlt_trace_open_mem(const void *buf, size_t size,
 				     const char *name, char *err,
 				     size_t errlen);
 void dlt_trace_close(struct dlt_trace *t);
+
+/* Makes companion, a watcher's companion trace about t's process (format
+ * 2.3: DLT_FEAT_WATCHER, parent_trace_id t's), part of t, which takes it
+ * over and closes it with itself.  Reading t then reads its own file and
+ * then each companion's records as t's own, in the order attached: its
+ * strings (ids with DLT_STR_WATCHER) resolve through t, what reading it
+ * found is among t's problems ("watcher records FILE: ..."), its records
+ * count in t's stats, and t's header takes the larger alive_ns and
+ * rss_peak_kb of the two.  A companion whose string ids clash with an
+ * earlier one's of the same trace is left out, and said. */
+void dlt_trace_attach(struct dlt_trace *t, struct dlt_trace *companion);
+/* How many companions are attached to t. */
+size_t dlt_trace_companions(const struct dlt_trace *t);
 /* Reads a file in windows of about this many bytes (whole chunks, at least
  * one) from now on, instead of the default.  Tests use a small window to put
  * window boundaries inside small traces. */
@@ -67,7 +83,8 @@ const char *dlt_trace_str(const struct dlt_trace *t, uint32_t id);
 /* Same, but "" instead of NULL. */
 const char *dlt_trace_strz(const struct dlt_trace *t, uint32_t id);
 
-/* Visits every committed record except CHUNK and STRING, in file order.
+/* Visits every committed record except CHUNK and STRING, in file order
+ * (the trace's own file, then its companions').
  * Records shorter than their type's fixed part are reported as damage and
  * skipped, so callbacks may read the fixed part of a known type directly.
  * Returns what the callback returned to stop, or 0. */
