@@ -474,7 +474,7 @@ static struct {
 	int snap_asked, snap_done;
 	pthread_t th;
 	int running;
-} watch = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+} watch = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
 static void *watch_main(void *arg)
 {

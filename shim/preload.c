@@ -264,7 +264,7 @@ dlt_preload_init(int argc, char **argv, char **envp)
 		dlt_thread_key_ok = true;
 		dlt_on_new_thread = dlt_thread_first_chunk;
 	}
-	dlt_on_materialized = dlt_write_process_info;
+	dlt_on_materialized = dlt_watch_materialized;
 	dlt_prefetch_init();
 	dlt_resolve_dir();
 	dlt_restore_comm();

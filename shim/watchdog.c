@@ -269,21 +269,18 @@ void dlt_watchdog_after_fork(void)
 		memset(dlt_wd_calls, 0, sizeof(dlt_wd_calls[0]) * hi);
 	if (dlt_wd_my_call)
 		dlt_wd_my_call = NULL;
-	if (!atomic_load(&dlt_wd_started) || dlt_cfg.watchdog == 0)
-		return;
-	/* The parent was watched: the child's trace is made now, named
-	 * after the fork's parent, and asks to be watched too.  A child
-	 * that only execs pays for the file; one that never records (a
-	 * worker that only computes or sleeps) is still seen. */
-	struct dlt_writer *w = dlt_w;
-	if (w && dlt_writer_materialize(w, &dlt_tls) == 0 &&
-	    w->pid == getpid()) {
+	/* A watched process's child stays watched: the watcher finds it
+	 * among its parent's children and watches it without a trace of its
+	 * own; a trace it makes later asks too (dlt_watch_materialized). */
+}
+
+void dlt_watch_materialized(struct dlt_writer *w, struct dlt_tls *t,
+			    int redact_argv)
+{
+	dlt_write_process_info(w, t, redact_argv);
+	if (atomic_load(&dlt_wd_started) && dlt_cfg.watchdog != 0 &&
+	    w->pid == getpid())
 		dlt_watch_publish(w);
-		dlt_note(w, &dlt_tls, DLT_NOTE_INFO,
-			 "hang watching asked (forked from a watched "
-			 "process): the watcher outside the process watches "
-			 "it");
-	}
 }
 
 void dlt_format_sockaddr(const struct sockaddr *sa, socklen_t len, char *buf,

@@ -19,9 +19,15 @@ static inline int dlt_watch_asked(void)
 {
 	return atomic_load_explicit(&dlt_wd_started, memory_order_relaxed);
 }
-/* In a forked child: the table of blocking calls is emptied; the child of
- * a watched process gets its trace now and asks to be watched too. */
+/* In a forked child: the table of blocking calls is emptied (a watched
+ * process's child stays watched: the watcher finds it). */
 void dlt_watchdog_after_fork(void);
+/* A forked child's trace was made (tracer's dlt_on_materialized): what
+ * the process is, and, where its parent was watched, its ask. */
+struct dlt_writer;
+struct dlt_tls;
+void dlt_watch_materialized(struct dlt_writer *w, struct dlt_tls *t,
+			    int redact_argv);
 
 /* Threads inside a traced call that can block (the apis.def functions
  * recorded before they start): the watchdog records their waits after one

@@ -645,6 +645,93 @@ static int tu_trace_rec(void *ctx, const struct dlt_rec_view *v)
 	return 0;
 }
 
+/* A watcher's companion (format 2.3) is named NAME.watch[-N].dltrace
+ * beside the trace it is about: read as part of it, never as a trace of
+ * its own, as the analyzer's job reads it. */
+static int tu_header(const char *dir, const char *name,
+		     struct dlt_file_header *h)
+{
+	char *path = tu_strfmt("%s/%s", dir, name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	int ok = fd >= 0 && pread(fd, h, sizeof(*h), 0) == (ssize_t)sizeof(*h);
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Whether watcher file c is read as part of trace t (as the analyzer's
+ * job pairs them): a companion of t, or what the watcher wrote about a
+ * forked child that made its own trace t after all. */
+static int tu_belongs(const struct dlt_file_header *c,
+		      const struct dlt_file_header *t)
+{
+	if (!(c->features & DLT_FEAT_WATCHER) ||
+	    (t->features & DLT_FEAT_WATCHER))
+		return 0;
+	if (c->parent_kind == DLT_PARENT_WATCHED)
+		return c->parent_trace_id == t->trace_id;
+	return c->parent_kind == DLT_PARENT_FORK &&
+	       t->parent_kind == DLT_PARENT_FORK && c->pid == t->pid &&
+	       c->parent_trace_id == t->parent_trace_id;
+}
+
+/* A watcher's file that is read as part of another trace of dir (a
+ * companion is named NAME.watch[-N].dltrace beside its trace), never as a
+ * trace of its own: what the watcher wrote about a forked child without a
+ * trace of its own is that child's trace. */
+static int tu_is_companion(const char *dir, const char *name)
+{
+	struct dlt_file_header c, t;
+	if (strstr(name, ".watch") == NULL || tu_header(dir, name, &c) != 0 ||
+	    !(c.features & DLT_FEAT_WATCHER))
+		return 0;
+	if (c.parent_kind == DLT_PARENT_WATCHED)
+		return 1;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int found = 0;
+	while (d && !found && (e = readdir(d)) != NULL)
+		found = strstr(e->d_name, ".dltrace") &&
+			strcmp(e->d_name, name) != 0 &&
+			tu_header(dir, e->d_name, &t) == 0 &&
+			tu_belongs(&c, &t);
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static void tu_attach_companions(const char *path, struct dlt_trace *tr)
+{
+	char *dir = strdup(path);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+	if (slash == NULL) {
+		free(dir);
+		return;
+	}
+	*slash = '\0';
+	const struct dlt_file_header *th = dlt_trace_header(tr);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+		struct dlt_file_header ch;
+		if (l <= 8 || strcmp(e->d_name + l - 8, ".dltrace") != 0 ||
+		    strstr(e->d_name, ".watch") == NULL ||
+		    tu_header(dir, e->d_name, &ch) != 0 || !tu_belongs(&ch, th))
+			continue;
+		char *cp = tu_strfmt("%s/%s", dir, e->d_name);
+		char err[256];
+		struct dlt_trace *c = dlt_trace_open(cp, err, sizeof(err));
+		free(cp);
+		if (c)
+			dlt_trace_attach(tr, c);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
 static int tu_trace_open(const char *path, struct tu_trace *t, int keep,
 			 char *err, size_t errlen)
 {
@@ -654,6 +741,7 @@ static int tu_trace_open(const char *path, struct tu_trace *t, int keep,
 	struct dlt_trace *tr = dlt_trace_open(path, err, errlen);
 	if (tr == NULL)
 		return -1;
+	tu_attach_companions(path, tr);
 	t->hdr = *dlt_trace_header(tr);
 	t->reader = tr;
 	dlt_trace_foreach(tr, tu_trace_rec, t);
@@ -778,7 +866,8 @@ int tu_trace_layout(const char *path, struct tu_layout *l)
 	return rc;
 }
 
-size_t tu_list_traces(const char *dir, char ***paths)
+/* Every *.dltrace in dir, companions too when all. */
+static size_t tu_list_files(const char *dir, char ***paths, int all)
 {
 	size_t n = 0, cap = 16;
 	char **v = calloc(cap + 1, sizeof(*v));
@@ -788,7 +877,8 @@ size_t tu_list_traces(const char *dir, char ***paths)
 		while ((e = readdir(d)) != NULL) {
 			size_t l = strlen(e->d_name);
 			if (l <= 8 ||
-			    strcmp(e->d_name + l - 8, ".dltrace") != 0)
+			    strcmp(e->d_name + l - 8, ".dltrace") != 0 ||
+			    (!all && tu_is_companion(dir, e->d_name)))
 				continue;
 			if (n == cap) {
 				cap *= 2;
@@ -802,6 +892,11 @@ size_t tu_list_traces(const char *dir, char ***paths)
 	v[n] = NULL;
 	*paths = v;
 	return n;
+}
+
+size_t tu_list_traces(const char *dir, char ***paths)
+{
+	return tu_list_files(dir, paths, 0);
 }
 
 void tu_free_list(char **paths)
@@ -1225,8 +1320,10 @@ const struct tu_json *tu_jat(const struct tu_json *j, size_t i)
 int tu_analyze_dir(struct tu_proc *p, const char *subcmd, const char *opt,
 		   const char *dir)
 {
+	/* The analyzer is given every file, as a user gives it a directory:
+	 * the companions are read with their processes' traces. */
 	char **paths;
-	size_t n = tu_list_traces(dir, &paths);
+	size_t n = tu_list_files(dir, &paths, 1);
 	const char **argv = calloc(n + 4, sizeof(*argv));
 	size_t k = 0;
 	argv[k++] = DLT_TEST_ANALYZE;

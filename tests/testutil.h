@@ -184,7 +184,8 @@ struct tu_layout {
 };
 int tu_trace_layout(const char *path, struct tu_layout *l);
 
-/* Every *.dltrace in dir, sorted by name.  Returns the count (0 for none or
+/* Every *.dltrace in dir but the watcher's companions (read with the
+ * trace they are about), sorted by name.  Returns the count (0 for none or
  * an unreadable directory); *paths is a NULL-terminated array. */
 size_t tu_list_traces(const char *dir, char ***paths);
 void tu_free_list(char **paths);

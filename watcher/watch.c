@@ -43,6 +43,7 @@
 
 #include "memcg.h"
 #include "procread.h"
+#include "procstat.h"
 #include "record.h"
 #include "sysnum.h"
 #include "writer.h"
@@ -80,6 +81,21 @@ struct dlt_wt_proc {
 	enum dlt_wt_state state;
 	pid_t pid;
 	bool seen; /* in the directory at the last listing */
+	/* A forked child of a watched process that has made no trace of its
+	 * own (a DataLoader worker that only computes or sleeps): found by
+	 * the watcher among its parent's children, watched on its parent's
+	 * word, and its trace is the watcher's (parent_kind FORK). */
+	bool forked;
+	uint64_t exe_ino; /* forked: /proc/PID/exe's, not exec'd since */
+	uint32_t found_tick;
+	/* What watching needs, from the trace's header or, for a forked
+	 * child, from its parent. */
+	uint64_t trace_id; /* forked: its parent's, until its own is made */
+	uint64_t run_id;
+	uint32_t exec_seq, ppid;
+	uint64_t calls_addr;
+	uint32_t ncalls;
+	bool redacted;
 	uint64_t stall_ns;
 	uint64_t cpu_ns; /* the process's CPU clock at the last look */
 	uint32_t full_tick;
@@ -167,6 +183,81 @@ uint64_t dlt_watcher_tick_ns(const struct dlt_watcher *wt)
 
 /* ---- the companion ------------------------------------------------------ */
 
+/* A forked child's start, from /proc/PID/stat (clock ticks since boot),
+ * on the traces' clocks: parents are ordered before their children. */
+static void dlt_wt_forked_start(const struct dlt_wt_proc *p,
+				struct dlt_open_params *o)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)p->pid);
+	struct dlt_procstat ps;
+	long hz = sysconf(_SC_CLK_TCK);
+	struct timespec mono, real;
+	if (dlt_procstat_read(path, &ps) != 0 || hz <= 0 ||
+	    clock_gettime(CLOCK_MONOTONIC, &mono) != 0 ||
+	    clock_gettime(CLOCK_REALTIME, &real) != 0)
+		return;
+	uint64_t start = ps.starttime * (1000000000ull / (uint64_t)hz);
+	uint64_t m =
+		(uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec;
+	uint64_t r =
+		(uint64_t)real.tv_sec * 1000000000ull + (uint64_t)real.tv_nsec;
+	if (start == 0 || start > m)
+		return;
+	o->start_monotonic_ns = start;
+	o->start_realtime_ns = r - (m - start);
+}
+
+/* What a forked child is (PROC, ARG), as the child's own first record
+ * would have said: its program, directory and arguments. */
+static void dlt_wt_proc_info(struct dlt_watcher *wt, struct dlt_wt_proc *p)
+{
+	struct dlt_writer *w = p->cw;
+	char path[64], exe[1024] = "", cwd[1024] = "", args[8192];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)p->pid);
+	n = readlink(path, cwd, sizeof(cwd) - 1);
+	cwd[n > 0 ? n : 0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)p->pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, args, sizeof(args) - 1) : 0;
+	if (fd >= 0)
+		close(fd);
+	size_t len = n > 0 ? (size_t)n : 0;
+	args[len] = '\0';
+	uint32_t argc = 0;
+	for (size_t i = 0; i < len; i += strlen(args + i) + 1)
+		argc++;
+	uint32_t hs = dlt_str(w, &p->ct, wt->host);
+	uint32_t es = exe[0] ? dlt_str(w, &p->ct, exe) : DLT_STR_NONE;
+	uint32_t cs = cwd[0] ? dlt_str(w, &p->ct, cwd) : DLT_STR_NONE;
+	struct dlt_rec_proc *r = dlt_rec_reserve(w, &p->ct, sizeof(*r));
+	if (r == NULL)
+		return;
+	r->h.ts = dlt_now_ns();
+	r->host = hs;
+	r->exe = es;
+	r->cwd = cs;
+	r->rank = -1;
+	r->world_size = -1;
+	r->argc = argc;
+	dlt_rec_commit(r, DLT_REC_PROC, 0, sizeof(*r));
+	uint32_t k = 0;
+	for (size_t i = 0; i < len && !p->redacted && k < 64;
+	     i += strlen(args + i) + 1, k++) {
+		uint32_t as = dlt_str(w, &p->ct, args + i);
+		struct dlt_rec_arg *a = dlt_rec_reserve(w, &p->ct, sizeof(*a));
+		if (a == NULL)
+			return;
+		a->h.ts = r->h.ts;
+		a->index = k;
+		a->str = as;
+		dlt_rec_commit(a, DLT_REC_ARG, 0, sizeof(*a));
+	}
+}
+
 static struct dlt_writer *dlt_wt_companion(struct dlt_watcher *wt,
 					   struct dlt_wt_proc *p)
 {
@@ -182,13 +273,16 @@ static struct dlt_writer *dlt_wt_companion(struct dlt_watcher *wt,
 	o.dir = wt->dir;
 	o.host = wt->host;
 	o.rank = -1;
-	o.parent_trace_id = p->hdr->trace_id;
-	o.parent_kind = DLT_PARENT_WATCHED;
-	o.exec_seq = p->hdr->exec_seq;
-	o.run_id = p->hdr->run_id;
-	o.features = DLT_FEAT_WATCHER;
+	o.parent_trace_id = p->trace_id;
+	o.parent_kind = p->forked ? DLT_PARENT_FORK : DLT_PARENT_WATCHED;
+	o.exec_seq = p->exec_seq;
+	o.run_id = p->run_id;
+	o.features =
+		DLT_FEAT_WATCHER | (p->redacted ? DLT_FEAT_ARGV_REDACTED : 0);
 	o.pid = p->pid;
-	o.ppid = (pid_t)p->hdr->ppid;
+	o.ppid = (pid_t)p->ppid;
+	if (p->forked)
+		dlt_wt_forked_start(p, &o);
 	o.str_base = DLT_STR_WATCHER;
 	o.writer_kind = DLT_WRITER_WATCHER;
 	o.name_suffix = ".watch";
@@ -200,6 +294,11 @@ static struct dlt_writer *dlt_wt_companion(struct dlt_watcher *wt,
 		return NULL;
 	}
 	p->cw = w;
+	if (p->forked) {
+		/* It stands for the child's own trace: what the child is. */
+		p->trace_id = w->hdr ? w->hdr->trace_id : 0;
+		dlt_wt_proc_info(wt, p);
+	}
 	char text[200];
 	snprintf(text, sizeof(text),
 		 "watched from outside by pid %d (%s), a look every %llu ms",
@@ -223,7 +322,7 @@ static void dlt_wt_note(struct dlt_watcher *wt, struct dlt_wt_proc *p,
  * reading is its parent's). */
 static void dlt_wt_memcg(struct dlt_watcher *wt, struct dlt_wt_proc *p)
 {
-	if (p->hdr->parent_kind == DLT_PARENT_FORK)
+	if (p->forked || p->hdr->parent_kind == DLT_PARENT_FORK)
 		return;
 	char cg[64];
 	snprintf(cg, sizeof(cg), "/proc/%d/cgroup", (int)p->pid);
@@ -485,8 +584,36 @@ static uint64_t dlt_wt_cpu_ns(pid_t pid)
 /* The process holds its trace's lock: it is alive and this is its image.
  * A process that could take no lock (DLT_FEAT_NO_LOCK) is alive while its
  * pid is. */
-static int dlt_wt_alive(const struct dlt_wt_proc *p)
+static uint64_t dlt_wt_exe_ino(pid_t pid)
 {
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* A process of the directory made its own trace: pid's image is traced
+ * there, not by the watcher. */
+static bool dlt_wt_traced(const struct dlt_watcher *wt, pid_t pid)
+{
+	for (size_t i = 0; i < wt->nprocs; i++) {
+		const struct dlt_wt_proc *q = wt->procs[i];
+		if (!q->forked && q->pid == pid &&
+		    (q->state == DLT_WT_IDLE || q->state == DLT_WT_WATCHED))
+			return true;
+	}
+	return false;
+}
+
+static int dlt_wt_alive(const struct dlt_watcher *wt,
+			const struct dlt_wt_proc *p)
+{
+	/* A forked child is the watcher's while it lives without a trace of
+	 * its own and without an exec. */
+	if (p->forked)
+		return kill(p->pid, 0) == 0 &&
+		       dlt_wt_exe_ino(p->pid) == p->exe_ino &&
+		       !dlt_wt_traced(wt, p->pid);
 	if (p->hdr->features & DLT_FEAT_NO_LOCK)
 		return kill(p->pid, 0) == 0 || errno == EPERM;
 	struct flock l;
@@ -504,6 +631,7 @@ static void dlt_wt_heartbeat(struct dlt_wt_proc *p, uint64_t now)
 {
 	uint64_t rss = dlt_pr_rss_peak_kb(p->pid);
 	struct dlt_file_header *hs[2] = {p->hdr, p->cw ? p->cw->hdr : NULL};
+	/* The watcher's own trace of a forked child: alive since the fork. */
 	for (int i = 0; i < 2; i++) {
 		if (hs[i] == NULL)
 			continue;
@@ -519,9 +647,19 @@ static void dlt_wt_heartbeat(struct dlt_wt_proc *p, uint64_t now)
 static void dlt_wt_watch_start(struct dlt_watcher *wt, struct dlt_wt_proc *p)
 {
 	p->state = DLT_WT_WATCHED;
-	p->stall_ns = p->hdr->watch_stall_ms
-			      ? (uint64_t)p->hdr->watch_stall_ms * 1000000ull
-			      : 5000ull * 1000000ull;
+	if (!p->forked) {
+		const struct dlt_file_header *h = p->hdr;
+		p->trace_id = h->trace_id;
+		p->run_id = h->run_id;
+		p->exec_seq = h->exec_seq;
+		p->ppid = h->ppid;
+		p->calls_addr = h->watch_calls;
+		p->ncalls = h->watch_ncalls;
+		p->redacted = (h->features & DLT_FEAT_ARGV_REDACTED) != 0;
+		p->stall_ns = h->watch_stall_ms
+				      ? (uint64_t)h->watch_stall_ms * 1000000ull
+				      : 5000ull * 1000000ull;
+	}
 	uint64_t tick = p->stall_ns / 5;
 	if (tick < 100000000ull)
 		tick = 100000000ull;
@@ -531,18 +669,79 @@ static void dlt_wt_watch_start(struct dlt_watcher *wt, struct dlt_wt_proc *p)
 	dlt_wt_memcg(wt, p);
 }
 
+static struct dlt_wt_proc *dlt_wt_new(struct dlt_watcher *wt);
+
+/* The children of a watched process that made no trace of their own are
+ * watched too, on its word: a child that only execs is gone (or traced as
+ * its new image) by the next look; one that stays gets a trace from the
+ * watcher from that look on. */
+static void dlt_wt_children(struct dlt_watcher *wt, struct dlt_wt_proc *p)
+{
+	uint64_t exe = 0;
+	for (size_t i = 0; i < p->nth; i++) {
+		char path[96], text[4096];
+		snprintf(path, sizeof(path), "/proc/%d/task/%u/children",
+			 (int)p->pid, p->th[i].tid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, text, sizeof(text) - 1);
+		close(fd);
+		text[n > 0 ? n : 0] = '\0';
+		for (char *s = text, *end; *s; s = end) {
+			long c = strtol(s, &end, 10);
+			if (end == s)
+				break;
+			bool known = false;
+			for (size_t k = 0; k < wt->nprocs && !known; k++) {
+				const struct dlt_wt_proc *q = wt->procs[k];
+				known = q->pid == c && q->state != DLT_WT_DEAD;
+			}
+			if (known || c <= 0)
+				continue;
+			if (exe == 0)
+				exe = dlt_wt_exe_ino(p->pid);
+			/* Exec'd already: its new image is traced or not
+			 * the shim's. */
+			if (exe == 0 || dlt_wt_exe_ino((pid_t)c) != exe)
+				continue;
+			struct dlt_wt_proc *f = dlt_wt_new(wt);
+			if (f == NULL)
+				return;
+			f->forked = true;
+			f->pid = (pid_t)c;
+			f->exe_ino = exe;
+			f->found_tick = wt->tick;
+			f->trace_id = p->trace_id;
+			f->run_id = p->run_id;
+			f->exec_seq = 0;
+			f->ppid = (uint32_t)p->pid;
+			f->calls_addr = p->calls_addr;
+			f->ncalls = p->ncalls;
+			f->redacted = p->redacted;
+			f->stall_ns = p->stall_ns;
+			f->state = DLT_WT_WATCHED;
+			f->cpu_ns = UINT64_MAX;
+		}
+	}
+}
+
 static void dlt_wt_proc_look(struct dlt_watcher *wt, struct dlt_wt_proc *p,
 			     int snapshot)
 {
+	/* A forked child that lives a look has a trace of its birth and its
+	 * last sign of life, whatever ends it later (a SIGKILL too). */
+	if (p->forked)
+		dlt_wt_companion(wt, p);
 	uint64_t now = dlt_wt_now();
 	dlt_wt_heartbeat(p, now);
 	/* The table of blocking calls, as the process keeps it now. */
 	memset(p->calls, 0, sizeof(p->calls));
-	uint32_t nc = p->hdr->watch_ncalls;
+	uint32_t nc = p->ncalls;
 	if (nc > DLT_WT_CALLS)
 		nc = DLT_WT_CALLS;
-	if (p->hdr->watch_calls && nc)
-		dlt_pr_peek(p->pid, p->calls, p->hdr->watch_calls,
+	if (p->calls_addr && nc)
+		dlt_pr_peek(p->pid, p->calls, p->calls_addr,
 			    nc * sizeof(p->calls[0]));
 	/* Nothing of the process has run since the last look: every thread
 	 * is where it was, and one clock replaces a look per thread.  A
@@ -588,6 +787,7 @@ static void dlt_wt_proc_look(struct dlt_watcher *wt, struct dlt_wt_proc *p,
 			dlt_wt_end(p, t, now);
 		p->th[i] = p->th[--p->nth];
 	}
+	dlt_wt_children(wt, p);
 }
 
 static void dlt_wt_proc_free(struct dlt_wt_proc *p)
@@ -647,29 +847,32 @@ static pid_t dlt_wt_name_pid(const struct dlt_watcher *wt, const char *name)
 	return *end == '.' && pid > 0 ? (pid_t)pid : 0;
 }
 
-static void dlt_wt_add(struct dlt_watcher *wt, const char *name, pid_t pid)
+static struct dlt_wt_proc *dlt_wt_new(struct dlt_watcher *wt)
 {
-	struct dlt_wt_proc *p = calloc(1, sizeof(*p));
-	if (p == NULL || (p->name = strdup(name)) == NULL) {
-		free(p);
-		return;
-	}
-	p->fd = -1;
-	p->pid = pid;
-	p->seen = true;
-	p->state = DLT_WT_IGNORED;
 	if (wt->nprocs == wt->cap) {
 		size_t cap = wt->cap ? wt->cap * 2 : 64;
 		struct dlt_wt_proc **ps = realloc(wt->procs, cap * sizeof(*ps));
-		if (ps == NULL) {
-			free(p->name);
-			free(p);
-			return;
-		}
+		if (ps == NULL)
+			return NULL;
 		wt->procs = ps;
 		wt->cap = cap;
 	}
+	struct dlt_wt_proc *p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return NULL;
+	p->fd = -1;
+	p->seen = true;
+	p->state = DLT_WT_IGNORED;
 	wt->procs[wt->nprocs++] = p;
+	return p;
+}
+
+static void dlt_wt_add(struct dlt_watcher *wt, const char *name, pid_t pid)
+{
+	struct dlt_wt_proc *p = dlt_wt_new(wt);
+	if (p == NULL || (p->name = strdup(name)) == NULL)
+		return;
+	p->pid = pid;
 	char path[sizeof(wt->dir) + 300];
 	snprintf(path, sizeof(path), "%s/%s", wt->dir, name);
 	p->fd = open(path, O_RDWR | O_CLOEXEC);
@@ -715,7 +918,7 @@ static void dlt_wt_scan(struct dlt_watcher *wt)
 		return;
 	wt->dir_mtime = st.st_mtim;
 	for (size_t i = 0; i < wt->nprocs; i++)
-		wt->procs[i]->seen = false;
+		wt->procs[i]->seen = wt->procs[i]->name == NULL;
 	DIR *d = opendir(wt->dir);
 	if (d == NULL)
 		return;
@@ -726,7 +929,8 @@ static void dlt_wt_scan(struct dlt_watcher *wt)
 			continue;
 		bool known = false;
 		for (size_t i = 0; i < wt->nprocs && !known; i++)
-			if (strcmp(wt->procs[i]->name, e->d_name) == 0) {
+			if (wt->procs[i]->name &&
+			    strcmp(wt->procs[i]->name, e->d_name) == 0) {
 				wt->procs[i]->seen = true;
 				known = true;
 			}
@@ -753,8 +957,13 @@ int dlt_watcher_look(struct dlt_watcher *wt, int snapshot)
 		struct dlt_wt_proc *p = wt->procs[i];
 		if (p->state != DLT_WT_IDLE && p->state != DLT_WT_WATCHED)
 			continue;
-		if (!dlt_wt_alive(p)) {
+		if (!dlt_wt_alive(wt, p)) {
 			dlt_wt_proc_dead(p);
+			/* No file of the directory names it: gone for good. */
+			if (p->forked) {
+				dlt_wt_proc_free(p);
+				wt->procs[i--] = wt->procs[--wt->nprocs];
+			}
 			continue;
 		}
 		alive++;
@@ -762,7 +971,10 @@ int dlt_watcher_look(struct dlt_watcher *wt, int snapshot)
 		    (__atomic_load_n(&p->hdr->features, __ATOMIC_ACQUIRE) &
 		     DLT_FEAT_WATCH))
 			dlt_wt_watch_start(wt, p);
-		if (p->state == DLT_WT_WATCHED)
+		/* A child found at this look: from the next one on, when it
+		 * has neither exec'd nor made a trace of its own. */
+		if (p->state == DLT_WT_WATCHED &&
+		    !(p->forked && p->found_tick == wt->tick))
 			dlt_wt_proc_look(wt, p, snapshot);
 	}
 	return alive;

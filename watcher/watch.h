@@ -6,6 +6,7 @@
 #ifndef DLTRACE_WATCH_H
 #define DLTRACE_WATCH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct dlt_watcher;

@@ -224,10 +224,25 @@ static void dlt_job_sort_by_start(struct dlt_job *j)
 	free(ts);
 }
 
-static bool dlt_is_companion(const struct dlt_trace *t)
+/* Written by the watcher.  Its companion of a process's trace
+ * (DLT_PARENT_WATCHED) is read with that trace; what it wrote about a
+ * forked child that made no trace of its own (DLT_PARENT_FORK) is that
+ * child's trace, unless the child made one after all. */
+static bool dlt_is_watchers(const struct dlt_trace *t)
 {
 	return (dlt_trace_header(t)->features & DLT_FEAT_WATCHER) != 0;
 }
+
+static bool dlt_is_companion(const struct dlt_trace *t)
+{
+	return dlt_is_watchers(t) &&
+	       dlt_trace_header(t)->parent_kind == DLT_PARENT_WATCHED;
+}
+
+/* The forked child's own trace that watcher trace c stood in for: same
+ * pid, host and parent trace, made by the child itself; or NULL. */
+static const struct dlt_job_trace *
+dlt_forked_own(const struct dlt_job *j, const struct dlt_job_trace *c);
 
 struct dlt_trace_key {
 	uint64_t id;
@@ -281,6 +296,26 @@ static const char *dlt_companion_mismatch(const struct dlt_job_trace *c,
 	return NULL;
 }
 
+static const struct dlt_job_trace *dlt_forked_own(const struct dlt_job *j,
+						  const struct dlt_job_trace *c)
+{
+	const struct dlt_file_header *ch = dlt_trace_header(c->t);
+	for (size_t i = 0; i < j->ntraces; i++) {
+		const struct dlt_job_trace *p = &j->traces[i];
+		const struct dlt_file_header *ph = dlt_trace_header(p->t);
+		if (p == c || dlt_is_watchers(p->t) || ph->pid != ch->pid ||
+		    ph->parent_kind != DLT_PARENT_FORK ||
+		    ph->parent_trace_id != ch->parent_trace_id)
+			continue;
+		const char *a, *b;
+		size_t la = dlt_name_host(c->path, &a);
+		size_t lb = dlt_name_host(p->path, &b);
+		if (la == lb && strncmp(a, b, la) == 0)
+			return p;
+	}
+	return NULL;
+}
+
 /* Each companion attached to its process's trace and taken off the list,
  * in the order named (so a trace's companions are read in that order);
  * one whose trace is missing, or of another process, is a note and is
@@ -289,18 +324,37 @@ static void dlt_job_pair(struct dlt_job *j)
 {
 	size_t n = j->ntraces, nkeys = 0, notecap = 0;
 	struct dlt_trace_key *keys = dlt_xcalloc(n ? n : 1, sizeof(*keys));
-	for (size_t i = 0; i < n; i++)
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
 		if (!dlt_is_companion(j->traces[i].t))
 			keys[nkeys++] = (struct dlt_trace_key){
 				dlt_trace_header(j->traces[i].t)->trace_id, i};
-	if (nkeys == n) {
+		any = any || dlt_is_watchers(j->traces[i].t);
+	}
+	if (!any) {
 		free(keys);
 		return;
+	}
+	/* A forked child's trace by the watcher, where the child made its
+	 * own: read with the child's, as a companion. */
+	for (size_t i = 0; i < n; i++) {
+		struct dlt_job_trace *c = &j->traces[i];
+		if (!dlt_is_watchers(c->t) || dlt_is_companion(c->t))
+			continue;
+		const struct dlt_job_trace *own = dlt_forked_own(j, c);
+		if (own == NULL)
+			continue;
+		dlt_trace_attach(own->t, c->t);
+		free(c->path);
+		c->path = NULL;
+		c->t = NULL;
 	}
 	qsort(keys, nkeys, sizeof(*keys), dlt_trace_key_cmp);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct dlt_job_trace *c = &j->traces[i];
+		if (c->t == NULL)
+			continue; /* attached above */
 		if (!dlt_is_companion(c->t)) {
 			j->traces[k++] = *c;
 			continue;
@@ -318,8 +372,9 @@ static void dlt_job_pair(struct dlt_job *j)
 					hit = &keys[mid];
 			}
 		}
-		const struct dlt_job_trace *p =
-			hit ? &j->traces[hit->index] : NULL;
+		const struct dlt_job_trace *p = hit && j->traces[hit->index].t
+							? &j->traces[hit->index]
+							: NULL;
 		const char *why = p ? dlt_companion_mismatch(c, p) : NULL;
 		if (p && why == NULL) {
 			dlt_trace_attach(p->t, c->t);
