@@ -302,8 +302,10 @@ static const struct dlt_job_trace *dlt_forked_own(const struct dlt_job *j,
 	const struct dlt_file_header *ch = dlt_trace_header(c->t);
 	for (size_t i = 0; i < j->ntraces; i++) {
 		const struct dlt_job_trace *p = &j->traces[i];
+		if (p == c || p->t == NULL) /* p->t: attached already */
+			continue;
 		const struct dlt_file_header *ph = dlt_trace_header(p->t);
-		if (p == c || dlt_is_watchers(p->t) || ph->pid != ch->pid ||
+		if (dlt_is_watchers(p->t) || ph->pid != ch->pid ||
 		    ph->parent_kind != DLT_PARENT_FORK ||
 		    ph->parent_trace_id != ch->parent_trace_id)
 			continue;
