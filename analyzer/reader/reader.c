@@ -971,6 +971,11 @@ void dlt_trace_attach(struct dlt_trace *t, struct dlt_trace *companion)
 	t->ncomps++;
 	companion->comp_no = (uint32_t)t->ncomps;
 	t->comp_bytes += companion->size;
+	/* Attached after t's strings were read: its own are filed now. */
+	if (t->strings_loaded) {
+		dlt_load_strings(companion);
+		dlt_merge_strings(t, t->ncomps - 1);
+	}
 	/* The watcher stores its sign of the process's life in both. */
 	const struct dlt_file_header *ch = &companion->hdr;
 	if (ch->alive_ns > t->hdr.alive_ns)
