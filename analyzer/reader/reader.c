@@ -367,6 +367,11 @@ static struct dlt_trace *dlt_trace_init(const uint8_t *head, size_t size,
 		dlt_err(err, errlen, "%s: %s", path, why);
 		return NULL;
 	}
+	/* A shorter header (an older writer's, or a seed's of 128 bytes)
+	 * is followed by chunk bytes, not by the fields it lacks. */
+	if (h.header_size < sizeof(h))
+		memset((uint8_t *)&h + h.header_size, 0,
+		       sizeof(h) - h.header_size);
 	struct dlt_trace *t = calloc(1, sizeof(*t));
 	if (t == NULL || (t->path = strdup(path)) == NULL) {
 		free(t);
