@@ -296,6 +296,28 @@ static void test_job_pairs(void)
 		 "another process's trace: %zu traces, %zu notes", j.ntraces,
 		 j.nnotes);
 	dlt_job_close(&j);
+	/* Named as written on another host: not its process.  Named
+	 * otherwise (renamed, or through /proc/self/fd): the name says
+	 * nothing of the host, and the ids and pid pair them. */
+	char *host_b =
+		tu_strfmt("%s/other-host.%u.0.r1.watch.dltrace", pr.dir, PID_A);
+	char *renamed = tu_strfmt("%s/renamed.dltrace", pr.dir);
+	TU_CHECK_FATAL(rename(pr.comp, host_b) == 0, "cannot rename");
+	TU_CHECK(dlt_job_open(&j, 1, argv, NULL) == 0 && j.ntraces == 1 &&
+			 j.nnotes == 1 &&
+			 tu_contains(j.notes[0].message, "another host"),
+		 "a companion of another host: %zu traces, %zu notes",
+		 j.ntraces, j.nnotes);
+	dlt_job_close(&j);
+	TU_CHECK_FATAL(rename(host_b, renamed) == 0, "cannot rename");
+	TU_CHECK(dlt_job_open(&j, 1, argv, NULL) == 0 && j.ntraces == 1 &&
+			 j.nnotes == 0 &&
+			 dlt_trace_companions(j.traces[0].t) == 1,
+		 "a renamed companion: %zu traces, %zu notes", j.ntraces,
+		 j.nnotes);
+	dlt_job_close(&j);
+	free(host_b);
+	free(renamed);
 	free_pair(&other);
 	free_pair(&pr);
 }
