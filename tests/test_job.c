@@ -1,12 +1,14 @@
 /* The analyzer's input pipeline (analyzer/reader/job.c), from the outside:
- * every command opens each trace file once, and input errors are
- * reported whatever selects the traces (--run included). */
+ * every command opens each trace file once (a watcher's companion
+ * included), and input errors are reported whatever selects the traces
+ * (--run included). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "companion.h"
 #include "testutil.h"
 
 #define RUN_TIMEOUT_MS 60000
@@ -98,7 +100,14 @@ static void test_each_trace_opened_once(void)
 	char *a = make_run("open-a");
 	char *b = make_run("open-b");
 	TU_CHECK_FATAL(a && b, "no scratch directories");
+	/* A watcher's companion is a file of the job too, opened once
+	 * whether it is read with its trace or apart (dump, compact). */
 	char **pa, **pb;
+	TU_CHECK_FATAL(tu_list_traces(a, &pa) >= 1, "no trace in %s", a);
+	char comp[4096];
+	TU_CHECK_FATAL(tc_make_companion(pa[0], comp, sizeof(comp)) == 0,
+		       "cannot write a companion for %s", pa[0]);
+	tu_free_list(pa);
 	size_t na = tu_list_traces(a, &pa), nb = tu_list_traces(b, &pb);
 	TU_CHECK_FATAL(na >= 2 && nb >= 2, "%zu and %zu traces", na, nb);
 	char *run = run_of(a);

@@ -478,6 +478,15 @@ static int dlt_ex_rec(void *ctx, const struct dlt_rec_view *v)
 	const struct dlt_rec_hdr *h = v->rec;
 	if (h->ts == 0 && h->type != DLT_REC_STALL)
 		return 0; /* ARG, ENV: no time */
+	/* The watcher writes from outside the process (a companion): the
+	 * thread of its chunks is none of the process's, and what it says
+	 * of the process goes on the main thread. */
+	struct dlt_rec_view own;
+	if (v->writer == DLT_WRITER_WATCHER) {
+		own = *v;
+		own.tid = x->p->hdr.pid;
+		v = &own;
+	}
 	switch (h->type) {
 	case DLT_REC_API_CALL:
 		dlt_ex_call(x, v);

@@ -257,12 +257,19 @@ static int dlt_trace_key_cmp(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* The host part of a trace's file name (HOST.PID.SEQ...), its length. */
-static size_t dlt_name_host(const char *path, const char **host)
+/* The host part of a trace's file name, its length; 0 when the name is not
+ * the writer's HOST.PID.SEQ... for pid (a file renamed, or named through
+ * /proc/self/fd), and says nothing of its host. */
+static size_t dlt_name_host(const char *path, uint32_t pid, const char **host)
 {
 	const char *b = strrchr(path, '/');
 	*host = b ? b + 1 : path;
-	return strcspn(*host, ".");
+	size_t n = strcspn(*host, ".");
+	if ((*host)[n] != '.')
+		return 0;
+	char *end;
+	unsigned long v = strtoul(*host + n + 1, &end, 10);
+	return end != *host + n + 1 && *end == '.' && v == pid ? n : 0;
 }
 
 static void dlt_job_note(struct dlt_job *j, size_t *cap, const char *path,
@@ -279,7 +286,8 @@ static void dlt_job_note(struct dlt_job *j, size_t *cap, const char *path,
 }
 
 /* Why companion c is not about the process of trace p (same pid, image
- * and host: its parent_trace_id is only a number), or NULL. */
+ * and host, as far as the files' names tell: its parent_trace_id is only
+ * a number), or NULL. */
 static const char *dlt_companion_mismatch(const struct dlt_job_trace *c,
 					  const struct dlt_job_trace *p)
 {
@@ -290,8 +298,9 @@ static const char *dlt_companion_mismatch(const struct dlt_job_trace *c,
 	if (ch->exec_seq != ph->exec_seq)
 		return "another image of the pid";
 	const char *a, *b;
-	size_t la = dlt_name_host(c->path, &a), lb = dlt_name_host(p->path, &b);
-	if (la != lb || strncmp(a, b, la) != 0)
+	size_t la = dlt_name_host(c->path, ch->pid, &a);
+	size_t lb = dlt_name_host(p->path, ph->pid, &b);
+	if (la && lb && (la != lb || strncmp(a, b, la) != 0))
 		return "another host";
 	return NULL;
 }

@@ -367,6 +367,11 @@ static struct dlt_trace *dlt_trace_init(const uint8_t *head, size_t size,
 		dlt_err(err, errlen, "%s: %s", path, why);
 		return NULL;
 	}
+	/* A shorter header (an older writer's, or a seed's of 128 bytes)
+	 * is followed by chunk bytes, not by the fields it lacks. */
+	if (h.header_size < sizeof(h))
+		memset((uint8_t *)&h + h.header_size, 0,
+		       sizeof(h) - h.header_size);
 	struct dlt_trace *t = calloc(1, sizeof(*t));
 	if (t == NULL || (t->path = strdup(path)) == NULL) {
 		free(t);
@@ -971,6 +976,11 @@ void dlt_trace_attach(struct dlt_trace *t, struct dlt_trace *companion)
 	t->ncomps++;
 	companion->comp_no = (uint32_t)t->ncomps;
 	t->comp_bytes += companion->size;
+	/* Attached after t's strings were read: its own are filed now. */
+	if (t->strings_loaded) {
+		dlt_load_strings(companion);
+		dlt_merge_strings(t, t->ncomps - 1);
+	}
 	/* The watcher stores its sign of the process's life in both. */
 	const struct dlt_file_header *ch = &companion->hdr;
 	if (ch->alive_ns > t->hdr.alive_ns)
