@@ -319,9 +319,9 @@ static const struct dlt_job_trace *dlt_forked_own(const struct dlt_job *j,
 		    ph->parent_trace_id != ch->parent_trace_id)
 			continue;
 		const char *a, *b;
-		size_t la = dlt_name_host(c->path, &a);
-		size_t lb = dlt_name_host(p->path, &b);
-		if (la == lb && strncmp(a, b, la) == 0)
+		size_t la = dlt_name_host(c->path, ch->pid, &a);
+		size_t lb = dlt_name_host(p->path, ph->pid, &b);
+		if (!la || !lb || (la == lb && strncmp(a, b, la) == 0))
 			return p;
 	}
 	return NULL;
