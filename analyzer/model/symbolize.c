@@ -297,5 +297,7 @@ int dlt_frame_name_file(const char *path, const uint8_t *build_id,
 		f->source = "debug file";
 		return 0;
 	}
-	return -1;
+	/* The exported names last: what dladdr gave when stacks were named
+	 * inside the process (a stripped library keeps only these). */
+	return dlt_symz_file(path, vaddr, 1, f) == 0 ? 0 : -1;
 }

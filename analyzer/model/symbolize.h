@@ -44,9 +44,9 @@ int dlt_frame_resolve_file(const struct dlt_process *p, uint64_t pc,
 
 /* Names the address off bytes past the start of the object at path (its
  * first loaded page, as dladdr counts), for text that recorded only
- * "object+0xoff": from the file's .symtab or the debug file of its
- * build-id (the .dynsym names were the process's own to give).  The file
- * must be the one loaded (build_id, when given, equal).  0 when named. */
+ * "object+0xoff" (the watcher's stacks): from the file's .symtab, the
+ * debug file of its build-id, or its .dynsym.  The file must be the one
+ * loaded (build_id, when given, equal).  0 when named. */
 int dlt_frame_name_file(const char *path, const uint8_t *build_id,
 			uint32_t build_id_len, uint64_t off,
 			struct dlt_frame *f);

@@ -1,15 +1,20 @@
-/* What the stall watchdog costs an idle process: CPU time per second of a
- * program whose THREADS threads sit in pthread_cond_wait for SECONDS, run
- * without dltrace, with libdltrace.so and DLTRACE_WATCHDOG=0, and with the
- * watchdog on at the default threshold (5 s: a scan a second) and at
- * DLTRACE_STALL_MS=500 (the shortest tick, 100 ms).  Not a test: numbers
- * for docs/hangs.md.
+/* What hang watching costs an idle process and the watcher: CPU time per
+ * second of a program whose THREADS threads sit in pthread_cond_wait for
+ * SECONDS, run without dltrace, with libdltrace.so and
+ * DLTRACE_WATCHDOG=0, and asking to be watched at the default threshold
+ * (5 s: a look a second) and at DLTRACE_STALL_MS=500 (the shortest tick,
+ * 100 ms), with the watcher (watcher/watch.c) running in this process, as
+ * the launcher runs it in a thread of its own.  Not a test: numbers for
+ * docs/hangs.md.
  *
  *   wd_cost LIBDLTRACE [SECONDS [THREADS]]     defaults 5 and 64
  *
- * CPU time is the child's user + system time from wait4(), so the
- * watchdog thread is included; the STALL and STACK records in its trace
- * show that the watchdog did run. */
+ * The program's CPU time is its user + system time from wait4(): with no
+ * thread of dltrace's in it, asking to be watched costs it nothing per
+ * second.  The watcher's is this process's CPU clock, read at a first mark
+ * (after the first look, the stall reports and stacks at the 5 s
+ * threshold) and at the end.  The STALL and STACK records in the
+ * companions show that the watcher did look. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -24,6 +29,7 @@
 #include <unistd.h>
 
 #include "reader.h"
+#include "watch.h"
 
 static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t idle_cond = PTHREAD_COND_INITIALIZER;
@@ -52,33 +58,11 @@ static void sleep_s(double secs)
 		;
 }
 
-/* CPU time of this process's "dltrace-wd" thread in ms, or -1. */
-static double wd_cpu_ms(void)
+static double self_cpu_ms(void)
 {
-	DIR *d = opendir("/proc/self/task");
-	double ms = -1;
-	for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
-		char path[300], comm[64] = "";
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
-			 e->d_name);
-		FILE *f = fopen(path, "r");
-		if (f == NULL)
-			continue;
-		if (fgets(comm, sizeof(comm), f) == NULL)
-			comm[0] = '\0';
-		fclose(f);
-		if (strncmp(comm, "dltrace-wd", 10) != 0)
-			continue;
-		clockid_t id;
-		struct timespec ts;
-		pid_t tid = (pid_t)atoi(e->d_name);
-		id = (clockid_t)((~(unsigned)tid << 3) | 6u);
-		if (clock_gettime(id, &ts) == 0)
-			ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-	}
-	if (d)
-		closedir(d);
-	return ms;
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static int idle_main(double secs, int threads)
@@ -90,20 +74,7 @@ static int idle_main(double secs, int threads)
 			return 1;
 		}
 	}
-	/* The watchdog thread's own CPU clock, read at a first mark (after
-	 * the one-off costs: first scan, the stall reports and stacks at the
-	 * 5 s threshold) and at the end: the difference is what it costs per
-	 * second in the steady state, free of the noise of the whole
-	 * process's rusage. */
-	double mark = secs > 14 ? 7 : secs / 2;
-	sleep_s(mark);
-	double c1 = wd_cpu_ms(), t1 = now_s();
-	sleep_s(secs - mark);
-	double c2 = wd_cpu_ms(), t2 = now_s();
-	if (c1 >= 0 && c2 >= 0)
-		printf("  watchdog thread: %.2f ms CPU by %.0f s, then %.3f "
-		       "ms/s\n",
-		       c1, mark, (c2 - c1) / (t2 - t1));
+	sleep_s(secs);
 	fflush(stdout);
 	return 0;
 }
@@ -124,7 +95,7 @@ static int count_rec(void *ctx, const struct dlt_rec_view *v)
  * and what its trace in dir holds. */
 static double measure(const char *self, const char *label,
 		      const char *const env[], const char *dir, double secs,
-		      int threads, double base)
+		      int threads, double base, int watch)
 {
 	char sarg[32], targ[32];
 	snprintf(sarg, sizeof(sarg), "%g", secs);
@@ -142,10 +113,41 @@ static double measure(const char *self, const char *label,
 		execl(self, self, "--idle", sarg, targ, (char *)NULL);
 		_exit(127);
 	}
+	/* The watcher, here, while the program runs: looks until it ends. */
+	struct dlt_watcher *wt = NULL;
+	if (watch) {
+		char err[256];
+		struct dlt_watch_opts o = {dir, 0};
+		wt = dlt_watcher_new(&o, err, sizeof(err));
+		if (wt == NULL)
+			fprintf(stderr, "wd_cost: %s\n", err);
+	}
+	double mark = secs > 14 ? 7 : secs / 2, c0 = self_cpu_ms(), c1 = -1;
+	double t1 = 0;
 	int status;
 	struct rusage ru;
-	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
-		;
+	while (wt) {
+		pid_t r = wait4(pid, &status, WNOHANG, &ru);
+		if (r == pid)
+			break;
+		dlt_watcher_look(wt, 0);
+		if (c1 < 0 && now_s() - t0 >= mark) {
+			c1 = self_cpu_ms();
+			t1 = now_s();
+		}
+		sleep_s((double)dlt_watcher_tick_ns(wt) / 1e9);
+	}
+	if (wt) {
+		double c2 = self_cpu_ms(), t2 = now_s();
+		dlt_watcher_free(wt);
+		if (c1 >= 0)
+			printf("  watcher: %.2f ms CPU by %.0f s, then %.3f "
+			       "ms/s\n",
+			       c1 - c0, mark, (c2 - c1) / (t2 - t1));
+	} else {
+		while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+			;
+	}
 	double wall = now_s() - t0;
 	double cpu =
 		(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
@@ -172,7 +174,7 @@ static double measure(const char *self, const char *label,
 	       WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "ok" : "FAILED",
 	       wall, cpu * 1e3, per_s);
 	if (base >= 0)
-		printf(" (watchdog: +%.2f ms/s)", per_s - base);
+		printf(" (asked to be watched: %+.2f ms/s)", per_s - base);
 	printf("  %zu STALL, %zu STACK records\n", t.stalls, t.stacks);
 	return per_s;
 }
@@ -208,18 +210,28 @@ int main(int argc, char **argv)
 	snprintf(dd, sizeof(dd), "DLTRACE_DIR=%s", dir);
 	printf("%d threads in pthread_cond_wait for %g s\n", threads, secs);
 	const char *const none[] = {NULL};
-	measure(self, "no dltrace", none, NULL, secs, threads, -1);
+	measure(self, "no dltrace", none, NULL, secs, threads, -1, 0);
 	const char *const off[] = {pre, dd, "DLTRACE_WATCHDOG=0", NULL};
 	double base = measure(self, "dltrace, DLTRACE_WATCHDOG=0", off, dir,
-			      secs, threads, -1);
-	const char *const on[] = {pre, dd, "DLTRACE_WATCHDOG=1",
-				  "DLTRACE_STALL_MS=5000", NULL};
+			      secs, threads, -1, 0);
+	/* DLTRACE_WATCHER=1: the watcher is this process's, none is started
+	 * for the host. */
+	const char *const on[] = {pre,
+				  dd,
+				  "DLTRACE_WATCHDOG=1",
+				  "DLTRACE_WATCHER=1",
+				  "DLTRACE_STALL_MS=5000",
+				  NULL};
 	measure(self, "DLTRACE_WATCHDOG=1 (tick 1 s)", on, dir, secs, threads,
-		base);
-	const char *const fast[] = {pre, dd, "DLTRACE_WATCHDOG=1",
-				    "DLTRACE_STALL_MS=500", NULL};
+		base, 1);
+	const char *const fast[] = {pre,
+				    dd,
+				    "DLTRACE_WATCHDOG=1",
+				    "DLTRACE_WATCHER=1",
+				    "DLTRACE_STALL_MS=500",
+				    NULL};
 	measure(self, "DLTRACE_STALL_MS=500 (tick 100 ms)", fast, dir, secs,
-		threads, base);
+		threads, base, 1);
 	rmdir(dir);
 	return 0;
 }
