@@ -90,7 +90,9 @@ struct dlt_pywalk_ctx {
 	const struct dlt_pyinterp *pi;
 	pid_t pid;
 	const struct dlt_py_layout *l;
-	uintptr_t bad; /* the first address that could not be read */
+	uintptr_t bad;	/* the first address that could not be read */
+	uint32_t *seen; /* when set: each thread state's thread id, 0 unknown */
+	int seen_cap, nseen;
 };
 
 static int dlt_pywalk_ptr(struct dlt_pywalk_ctx *w, uintptr_t at,
@@ -505,6 +507,8 @@ static uintptr_t dlt_pywalk_thread(struct dlt_pywalk_ctx *w, uint32_t tid,
 				break;
 			}
 			uint32_t t = dlt_pywalk_tstate_tid(w, head);
+			if (w->seen && w->nseen < w->seen_cap)
+				w->seen[w->nseen++] = t;
 			if (t)
 				dlt_pywalk_hint(w->pid, t, ts);
 			if (t == tid)
@@ -516,6 +520,21 @@ static uintptr_t dlt_pywalk_thread(struct dlt_pywalk_ctx *w, uint32_t tid,
 			break;
 	}
 	return 0;
+}
+
+int dlt_pywalk_threads(const struct dlt_pyinterp *pi, uint32_t *tids, int cap)
+{
+	if (pi->reason != DLT_PYSTACK_OK || pi->layout == NULL)
+		return -1;
+	struct dlt_pywalk_ctx w = {.pi = pi,
+				   .pid = pi->pid,
+				   .l = pi->layout,
+				   .seen = tids,
+				   .seen_cap = cap};
+	int started;
+	/* A thread id no thread has: every thread state is gone through. */
+	dlt_pywalk_thread(&w, UINT32_MAX, &started);
+	return w.bad && w.nseen == 0 ? -1 : w.nseen;
 }
 
 /* The innermost frame of thread state ts, 0 if it runs no Python code. */
@@ -604,7 +623,7 @@ size_t dlt_pywalk_read(const struct dlt_pyinterp *pi, uint32_t tid,
 			r->reason = DLT_PYSTACK_VERSION;
 		return 0;
 	}
-	struct dlt_pywalk_ctx w = {pi, pi->pid, pi->layout, 0};
+	struct dlt_pywalk_ctx w = {.pi = pi, .pid = pi->pid, .l = pi->layout};
 	int started;
 	uintptr_t ts = dlt_pywalk_thread(&w, tid, &started);
 	if (ts)

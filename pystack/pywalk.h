@@ -54,6 +54,13 @@ struct dlt_pyinterp {
 size_t dlt_pywalk_read(const struct dlt_pyinterp *pi, uint32_t tid,
 		       struct dlt_rec_pystack *r, char *text);
 
+/* The kernel ids of the threads that have a thread state in pi's
+ * interpreters (0 for one whose id cannot be told), at most cap of them,
+ * in the interpreter's order: how many, or -1 when none could be read (pi
+ * not usable, its runtime or first interpreter unreadable).  Bounded and
+ * async-signal-safe like the walk. */
+int dlt_pywalk_threads(const struct dlt_pyinterp *pi, uint32_t *tids, int cap);
+
 /* 3.13 publishes its own offsets at the start of _PyRuntime
  * (_Py_DebugOffsets): DLT_PYSTACK_OK when those of process pid's runtime
  * at rt agree with l, else why not (UNREADABLE, LAYOUT, FREE_THREADED). */
