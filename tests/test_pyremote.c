@@ -207,7 +207,9 @@ static void test_remote_threads(const char *py, int minor)
 	TU_CHECK(ntid == 3, "%s: %zu threads, 3 expected", py, ntid);
 	for (size_t i = 0; i < ntid; i++)
 		dlt_pyremote_record(&t.w, &t.tls, &r.pi, tids[i], 0, 0);
-	/* One stack read, timed: the deep thread's (27 frames or so). */
+	/* One stack read, timed: a waiting thread's other than the main one
+	 * (the deep one where the threads are listed in the order they were
+	 * made). */
 	double ms[TIMED_READS];
 	pid_t deep = 0;
 	for (size_t i = 0; i < ntid; i++)
@@ -221,7 +223,8 @@ static void test_remote_threads(const char *py, int minor)
 	tu_kill_group(&p);
 	qsort(ms, TIMED_READS, sizeof(ms[0]), cmp_double);
 	printf("\npyremote %s: find %.3f ms, found again %.3f ms, one "
-	       "stack (the deep thread's) %.3f ms median of %d, %.3f ms most\n",
+	       "stack (a waiting thread's) %.3f ms median of %d, %.3f ms "
+	       "most\n",
 	       py, find_ms, again_ms, ms[TIMED_READS / 2], TIMED_READS,
 	       ms[TIMED_READS - 1]);
 
@@ -264,7 +267,8 @@ static void test_remote_threads(const char *py, int minor)
 					 rec->tid, rec->n, n ? fr[0] : "-");
 			}
 		}
-	TU_CHECK(seen[0] == 1 && seen[1] == 1 && seen[2] == 1 + TIMED_READS,
+	TU_CHECK(seen[0] == 1 && seen[1] >= 1 && seen[2] >= 1 &&
+			 seen[1] + seen[2] == 2 + TIMED_READS,
 		 "PYSTACK records: main thread %zu, worker %zu, deep %zu",
 		 seen[0], seen[1], seen[2]);
 	trace_free(&t, &s);
