@@ -188,8 +188,11 @@ static void test_remote_threads(const char *py, int minor)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int again = dlt_pyremote_find(pid, &r, NULL, 0);
 	double again_ms = ms_since(&t0);
+	/* "CPython 3.11.7 in ...", or "CPython 3.9 in ... (the version from
+	 * the name ...)". */
 	char want[32];
-	snprintf(want, sizeof(want), "CPython 3.%d.", minor);
+	snprintf(want, sizeof(want), "CPython 3.%d%s", minor,
+		 minor >= 11 ? "." : " in ");
 	TU_CHECK(rc == DLT_PYSTACK_OK && again == DLT_PYSTACK_OK &&
 			 strstr(why, want) &&
 			 ((r.pi.version >> 16) & 0xff) == (unsigned)minor,

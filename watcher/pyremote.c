@@ -305,6 +305,7 @@ static int dlt_pyremote_interp(pid_t pid, struct dlt_elf *e,
 	uint64_t v = 0;
 	char flags[8] = "";
 	const char *named = o->path;
+	int from_name = 0;
 	pi->runtime = runtime;
 	if (dlt_elf_symbol(e, "Py_Version", &v) == 1) {
 		uint64_t pv = 0;
@@ -322,6 +323,7 @@ static int dlt_pyremote_interp(pid_t pid, struct dlt_elf *e,
 		/* Before 3.11 the name says it: the object's own, else the
 		 * executable's (a static python3.9 named otherwise is
 		 * rare). */
+		from_name = 1;
 		pi->version = dlt_pyremote_name_version(o->path, flags,
 							sizeof(flags));
 		for (int i = 0; pi->version == 0 && i < m->n; i++)
@@ -387,8 +389,14 @@ static int dlt_pyremote_interp(pid_t pid, struct dlt_elf *e,
 		pi->layout = NULL;
 		return r;
 	}
-	dlt_pyremote_say(why, cap, "CPython %u.%u.%u in %s", major, minor,
-			 (pi->version >> 8) & 0xff, o->path);
+	if (!from_name)
+		dlt_pyremote_say(why, cap, "CPython %u.%u.%u in %s", major,
+				 minor, (pi->version >> 8) & 0xff, o->path);
+	else
+		dlt_pyremote_say(why, cap,
+				 "CPython %u.%u in %s (the version from the "
+				 "name %s)",
+				 major, minor, o->path, named);
 	return DLT_PYSTACK_OK;
 }
 
@@ -458,10 +466,11 @@ int dlt_pyremote_find(pid_t pid, struct dlt_pyremote *r, char *why, size_t cap)
 	int same = r->looked && r->pi.pid == pid &&
 		   r->starttime == id.starttime && r->exe_dev == id.exe_dev &&
 		   r->exe_ino == id.exe_ino && r->auxv_hash == id.auxv_hash;
-	/* Found (usable or not) is found until the process execs; none found
-	 * is looked for again once it maps other objects (a libpython
-	 * dlopened by a program that embeds Python). */
-	if (same && r->pi.reason != DLT_PYSTACK_NO_PYTHON)
+	/* Found (usable or not) is found until the process execs; no
+	 * _PyRuntime found is looked for again once it maps other objects (a
+	 * libpython dlopened by a program that embeds Python, or not mapped
+	 * yet by the loader of a python3.9 just exec'd). */
+	if (same && r->pi.runtime != 0)
 		goto cached;
 	err = dlt_pyremote_maps_read(pid, &id, &m);
 	if (err != 0) {

@@ -24,7 +24,7 @@ struct dlt_pyremote {
 	/* The process as it was when looked at: another start time (the pid
 	 * was reused), executable or auxiliary vector (it exec'd) means
 	 * looking again.  objs: the objects it had mapped, looked at again
-	 * while it has no interpreter. */
+	 * while no _PyRuntime was found. */
 	uint64_t starttime;
 	uint64_t exe_dev, exe_ino;
 	uint64_t auxv_hash;
@@ -33,9 +33,10 @@ struct dlt_pyremote {
 
 /* Finds the interpreter of process pid into r (r->pi), or why there is
  * none: r->pi.reason and its words in why (cap bytes, may be NULL) and
- * r->why (when found, which CPython in which file).  Answers from r when pid is
- * the process r was last found for and it has not exec'd since (nor, when it
- * had no interpreter, mapped new objects): a few small /proc reads then.
+ * r->why (when found, which CPython in which file).  Answers from r when
+ * pid is the process r was last found for and it has not exec'd since
+ * (nor, when no _PyRuntime was found in it, mapped other objects): a few
+ * small /proc reads then.
  * Returns the reason (DLT_PYSTACK_OK: its stacks can be read;
  * DLT_PYSTACK_NO_PYTHON, DLT_PYSTACK_VERSION, DLT_PYSTACK_FREE_THREADED,
  * DLT_PYSTACK_LAYOUT, DLT_PYSTACK_UNREADABLE), or a negative errno when the
