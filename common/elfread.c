@@ -525,7 +525,7 @@ int dlt_elf_each_verneed(struct dlt_elf *e,
 	return 0;
 }
 
-int dlt_elf_defines(struct dlt_elf *e, const char *name)
+int dlt_elf_symbol(struct dlt_elf *e, const char *name, uint64_t *value)
 {
 	struct dlt_elf_tabs t;
 	uint64_t hoff, soff;
@@ -559,10 +559,18 @@ int dlt_elf_defines(struct dlt_elf *e, const char *name)
 				     soff + (uint64_t)idx * sizeof(sym)) == 0 &&
 		    sym.st_shndx != SHN_UNDEF &&
 		    dlt_elf_dynstr(e, sym.st_name, sname, sizeof(sname)) == 0 &&
-		    strcmp(sname, name) == 0)
+		    strcmp(sname, name) == 0) {
+			*value = sym.st_value;
 			return 1;
+		}
 		if (ch & 1u)
 			break;
 	}
 	return 0;
+}
+
+int dlt_elf_defines(struct dlt_elf *e, const char *name)
+{
+	uint64_t value;
+	return dlt_elf_symbol(e, name, &value);
 }

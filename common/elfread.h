@@ -1,7 +1,8 @@
 /* Reading ELF objects, for the audit module (SONAME, RUNPATH, RPATH,
  * build-id of each object mapped: from the loader's mapped copy when it
- * can be checked, else from disk) and the analyzer (DT_NEEDED of files on
- * the analysing machine).  Nothing is allocated:
+ * can be checked, else from disk), the analyzer (DT_NEEDED of files on
+ * the analysing machine) and the watcher (symbols of another process's
+ * objects).  Nothing is allocated:
  * the audit module calls this with the loader's lock held. */
 #ifndef DLTRACE_ELFREAD_H
 #define DLTRACE_ELFREAD_H
@@ -63,6 +64,11 @@ int dlt_elf_each_verneed(struct dlt_elf *e,
  * -1 when its symbol table cannot be read.  Looked up in its GNU hash
  * table as the loader does. */
 int dlt_elf_defines(struct dlt_elf *e, const char *name);
+
+/* The same, with the symbol's value (its link-time address: add the load
+ * bias) in *value when it is defined: 1, 0 not defined, -1 unreadable.
+ * The watcher finds another process's _PyRuntime with it. */
+int dlt_elf_symbol(struct dlt_elf *e, const char *name, uint64_t *value);
 
 /* What the audit module records of an object. */
 struct dlt_elf_info {

@@ -1,17 +1,11 @@
 /* The Python stack of a thread of this process, read from CPython's own
- * memory (pystack.c): for the watchdog's stalls and snapshots, and for a
- * crash handler.  CPython 3.8 to 3.13. */
+ * memory (pystack.c over pystack/pywalk.c): for the watchdog's stalls and
+ * snapshots, and for a crash handler.  CPython 3.8 to 3.13. */
 #ifndef DLTRACE_PYSTACK_H
 #define DLTRACE_PYSTACK_H
 
 #include <stdint.h>
 #include <sys/types.h>
-
-/* Frames kept per stack (innermost first; PYSTACK.depth says how many the
- * thread had) and the bytes kept of a file and of a function name. */
-#define DLT_PYSTACK_MAX_FRAMES 64
-#define DLT_PYSTACK_FILE_MAX 160
-#define DLT_PYSTACK_FUNC_MAX 80
 
 /* Looks for the interpreter, its version and the layout to read it with;
  * again after objects were loaded when none was found.  Not

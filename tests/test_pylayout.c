@@ -1,4 +1,4 @@
-/* shim/pylayout.c held against one CPython's own headers: compiled once
+/* pystack/pylayout.c held against one CPython's own headers: compiled once
  * per installed CPython (tests/CMakeLists.txt), with Py_BUILD_CORE for the
  * internal structs, it compares every offset of that version's entry in
  * the table with offsetof() and the bit fields of a string's state with

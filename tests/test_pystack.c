@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "pyframes.h"
+#include "pywaits.h"
 #include "testutil.h"
 
-#define SCRIPT DLT_TEST_SRC "/tests/py/pystack_waits.py"
 /* Waits are recorded after this long; a tick is 100 ms then. */
 #define STALL_ENV "DLTRACE_STALL_MS=500"
 /* How long the programs would wait if nothing ended them: an outer
@@ -45,47 +45,11 @@ static const char *pystack_skip(void)
 	return NULL;
 }
 
-/* The line of the script that holds marker. */
-static int script_line(const char *marker)
-{
-	FILE *f = fopen(SCRIPT, "r");
-	char buf[512];
-	int line = 0, found = -1;
-	while (f && fgets(buf, sizeof(buf), f)) {
-		line++;
-		if (strstr(buf, marker)) {
-			found = line;
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	return found;
-}
-
 /* The PYSTACK records of the traces in dir: of thread main_tid, and of
  * any other thread with frames. */
 struct py_seen {
 	size_t main, other, total;
 };
-
-/* The thread a stack is of, by its frames: 'w' the worker, 'd' the deep
- * one, 'm' the main thread, '?' none of them. */
-static char which_thread(const struct dlt_rec_pystack *r, uint32_t main_tid)
-{
-	struct dlt_pyframe_view f[64];
-	size_t n = dlt_pyframes(r, f, 64);
-	if (r->tid == main_tid)
-		return 'm';
-	for (size_t i = 0; i < n; i++) {
-		if (f[i].func_len == 11 &&
-		    memcmp(f[i].func, "worker_wait", 11) == 0)
-			return 'w';
-		if (f[i].func_len == 4 && memcmp(f[i].func, "deep", 4) == 0)
-			return 'd';
-	}
-	return '?';
-}
 
 static void py_count(const struct tu_traceset *s, uint32_t main_tid,
 		     struct py_seen *out)
@@ -98,7 +62,7 @@ static void py_count(const struct tu_traceset *s, uint32_t main_tid,
 				continue;
 			const struct dlt_rec_pystack *r = (const void *)h;
 			out->total++;
-			char w = which_thread(r, main_tid);
+			char w = pw_which_thread(r, main_tid);
 			if (w == 'm')
 				out->main++;
 			else if (w == 'w' || w == 'd')
@@ -138,87 +102,6 @@ static int any_pystack(const struct tu_traceset *s, uint32_t main_tid)
 	return seen.main > 0;
 }
 
-/* frame is "<SCRIPT>:<line> in <func>" (line 0: any line). */
-static int is_frame(const char *frame, int line, const char *func)
-{
-	char want[1024];
-	if (frame == NULL)
-		return 0;
-	if (line > 0) {
-		snprintf(want, sizeof(want), "%s:%d in %s", SCRIPT, line, func);
-		return strcmp(frame, want) == 0;
-	}
-	snprintf(want, sizeof(want), " in %s", func);
-	size_t n = strlen(frame), w = strlen(want);
-	return strncmp(frame, SCRIPT ":", strlen(SCRIPT) + 1) == 0 && n > w &&
-	       strcmp(frame + n - w, want) == 0;
-}
-
-/* The frames of a PYSTACK as text, innermost first. */
-static size_t rec_frames(const struct dlt_rec_pystack *r, char out[][1024],
-			 size_t cap)
-{
-	struct dlt_pyframe_view f[64];
-	size_t n = dlt_pyframes(r, f, cap < 64 ? cap : 64);
-	for (size_t i = 0; i < n; i++)
-		dlt_pyframe_text(&f[i], out[i], sizeof(out[i]));
-	return n;
-}
-
-/* The main thread: inner_sleep at the sleep's line, then middle, outer
- * and the module, nothing else. */
-static void expect_main(char fr[][1024], size_t n, const char *where)
-{
-	int sleep_line = script_line("# MAIN_SLEEP");
-	TU_CHECK(n == 4 && is_frame(fr[0], sleep_line, "inner_sleep") &&
-			 is_frame(fr[1], 0, "middle") &&
-			 is_frame(fr[2], 0, "outer") &&
-			 is_frame(fr[3], 0, "<module>"),
-		 "%s: main thread's frames: %zu, first %s, %s, %s, %s", where,
-		 n, n > 0 ? fr[0] : "-", n > 1 ? fr[1] : "-",
-		 n > 2 ? fr[2] : "-", n > 3 ? fr[3] : "-");
-}
-
-/* The worker: CPython's threading.py frames of Event.wait, then
- * worker_wait at the wait's line and worker_main, then threading.py's
- * bootstrap. */
-static void expect_worker(char fr[][1024], size_t n, const char *where)
-{
-	int wait_line = script_line("# WORKER_WAIT");
-	size_t k = 0;
-	while (k < n && strstr(fr[k], "threading.py:") &&
-	       strstr(fr[k], " in wait"))
-		k++;
-	TU_CHECK(k >= 1 && k + 1 < n &&
-			 is_frame(fr[k], wait_line, "worker_wait") &&
-			 is_frame(fr[k + 1], 0, "worker_main") &&
-			 strstr(fr[n - 1], "threading.py:") &&
-			 strstr(fr[n - 1], " in _bootstrap"),
-		 "%s: worker's frames: %zu, threading.py waits %zu, then %s, "
-		 "%s, outermost %s",
-		 where, n, k, k < n ? fr[k] : "-", k + 1 < n ? fr[k + 1] : "-",
-		 n ? fr[n - 1] : "-");
-}
-
-/* The deep thread: threading.py's waits, deep at the wait's line, 20
- * more deep frames, then the bootstrap; depth counts every frame. */
-static void expect_deep(char fr[][1024], size_t n, uint32_t depth,
-			const char *where)
-{
-	int wait_line = script_line("# DEEP_WAIT");
-	size_t k = 0;
-	while (k < n && strstr(fr[k], "threading.py:") &&
-	       strstr(fr[k], " in wait"))
-		k++;
-	int ok = k >= 1 && k + 21 < n && is_frame(fr[k], wait_line, "deep");
-	for (size_t i = 1; ok && i <= 20; i++)
-		ok = is_frame(fr[k + i], 0, "deep");
-	TU_CHECK(ok && depth == n && strstr(fr[n - 1], " in _bootstrap"),
-		 "%s: deep thread's frames: %zu of %u, threading.py waits %zu, "
-		 "then %s, outermost %s",
-		 where, n, depth, k, k < n ? fr[k] : "-", n ? fr[n - 1] : "-");
-}
-
 /* The strings of a JSON array of frames, at most cap; how many. */
 static size_t json_frames(const struct tu_json *st, char fr[][1024], size_t cap)
 {
@@ -254,24 +137,24 @@ static void expect_findings(const char *dir, uint32_t main_tid)
 		const char *msg = tu_jstr(f, "message");
 		if (tid && tid->type == TU_JNUM &&
 		    (uint32_t)tid->num == main_tid) {
-			expect_main(fr, n, "check --json");
+			pw_expect_main(fr, n, "check --json");
 			char want[64];
 			snprintf(want, sizeof(want),
 				 ", Python at pystack_waits.py:%d in "
 				 "inner_sleep",
-				 script_line("# MAIN_SLEEP"));
+				 pw_script_line("# MAIN_SLEEP"));
 			TU_CHECK(msg && strstr(msg, want),
 				 "STALL message of the main thread: %s", msg);
 			main_ok = 1;
 		} else if (n > 0 && strstr(fr[n > 2 ? 2 : 0], " in deep")) {
 			deep_ok = 1;
 		} else {
-			expect_worker(fr, n, "check --json");
+			pw_expect_worker(fr, n, "check --json");
 			char want[64];
 			snprintf(want, sizeof(want),
 				 ", Python at pystack_waits.py:%d in "
 				 "worker_wait",
-				 script_line("# WORKER_WAIT"));
+				 pw_script_line("# WORKER_WAIT"));
 			TU_CHECK(msg && strstr(msg, want),
 				 "STALL message of the worker: %s", msg);
 			worker_ok = 1;
@@ -296,7 +179,7 @@ static void expect_findings(const char *dir, uint32_t main_tid)
 	const struct tu_json *st = tu_jget(tu_jat(ranks, 0), "python_stack");
 	char fr[16][1024];
 	size_t n = json_frames(st, fr, 16);
-	expect_main(fr, n, "hangs --json");
+	pw_expect_main(fr, n, "hangs --json");
 	tu_json_free(hj);
 	tu_proc_free(&p);
 }
@@ -310,7 +193,7 @@ static uint32_t run_script(const char *dir, const char *extra,
 			   int (*done)(const struct tu_traceset *, uint32_t))
 {
 	const char *py = pystack_python();
-	const char *cmd[] = {py, SCRIPT, WAIT_S, NULL};
+	const char *cmd[] = {py, PW_SCRIPT, WAIT_S, NULL};
 	const char **argv = tu_launcher_argv(dir, NULL, cmd);
 	const char *env[] = {"DLTRACE_WATCHDOG=1", STALL_ENV, extra, NULL};
 	struct tu_proc p;
@@ -360,18 +243,18 @@ static void test_pystack_threads(void)
 		TU_CHECK((r->py_version >> 24) == 3,
 			 "PYSTACK: python version 0x%x", r->py_version);
 		char fr[64][1024];
-		size_t n = rec_frames(r, fr, 64);
-		switch (which_thread(r, (uint32_t)pid)) {
+		size_t n = pw_rec_frames(r, fr, 64);
+		switch (pw_which_thread(r, (uint32_t)pid)) {
 		case 'm':
-			expect_main(fr, n, "PYSTACK");
+			pw_expect_main(fr, n, "PYSTACK");
 			main_seen++;
 			break;
 		case 'w':
-			expect_worker(fr, n, "PYSTACK");
+			pw_expect_worker(fr, n, "PYSTACK");
 			worker_seen++;
 			break;
 		case 'd':
-			expect_deep(fr, n, r->depth, "PYSTACK");
+			pw_expect_deep(fr, n, r->depth, "PYSTACK");
 			deep_seen++;
 			break;
 		default:
@@ -477,15 +360,7 @@ static void test_pystack(void)
 {
 	/* The interpreter's version decides what is expected of it. */
 	const char *py = pystack_python();
-	char *cmd = tu_strfmt(
-		"'%s' -c 'import sys; print(sys.version_info[1])'", py);
-	FILE *f = popen(cmd, "r");
-	int minor = -1;
-	if (f == NULL || fscanf(f, "%d", &minor) != 1)
-		minor = -1;
-	if (f)
-		pclose(f);
-	free(cmd);
+	int minor = pw_python_minor(py);
 	TU_CHECK_FATAL(minor >= 0, "cannot ask %s its version", py);
 	if (minor < 8) {
 		test_pystack_unsupported();

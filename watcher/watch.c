@@ -44,6 +44,7 @@
 #include "memcg.h"
 #include "procread.h"
 #include "procstat.h"
+#include "pyremote.h"
 #include "record.h"
 #include "sysnum.h"
 #include "writer.h"
@@ -109,6 +110,7 @@ struct dlt_wt_proc {
 	uint32_t maps_tick;
 	struct dlt_watch_call calls[DLT_WT_CALLS];
 	int said_denied;
+	struct dlt_pyremote py; /* its CPython, found from outside */
 };
 
 struct dlt_watcher {
@@ -118,6 +120,7 @@ struct dlt_watcher {
 	struct timespec dir_mtime;
 	uint32_t tick;
 	uint64_t tick_ns;
+	bool pystack; /* not DLTRACE_PYSTACK=0 */
 	struct dlt_wt_proc **procs;
 	size_t nprocs, cap;
 };
@@ -165,6 +168,8 @@ struct dlt_watcher *dlt_watcher_new(const struct dlt_watch_opts *o, char *err,
 	dlt_wt_host(wt->host, sizeof(wt->host));
 	wt->run_id = o->run_id;
 	wt->tick_ns = 1000000000ull;
+	const char *py = getenv("DLTRACE_PYSTACK");
+	wt->pystack = !(py && strcmp(py, "0") == 0);
 	/* One descriptor per trace of a large tree: the watcher's own limit
 	 * only (a launcher raises it after its command was started, which
 	 * keeps the one it was given). */
@@ -458,14 +463,19 @@ static uint64_t dlt_wt_call_since(const struct dlt_wt_proc *p, uint32_t tid)
 	return 0;
 }
 
-/* The waiting thread's Python stack, written after its STACK. */
-static void dlt_wt_pystack(struct dlt_writer *w, struct dlt_tls *t, pid_t pid,
+/* The waiting thread's Python stack, written after its STACK, where the
+ * process runs a CPython (found once, again after an exec or while none
+ * was found and it mapped more objects); a process without one gets none,
+ * one that cannot be read a record that says why. */
+static void dlt_wt_pystack(struct dlt_watcher *wt, struct dlt_wt_proc *p,
 			   uint32_t tid)
 {
-	(void)w;
-	(void)t;
-	(void)pid;
-	(void)tid;
+	if (!wt->pystack || p->cw == NULL)
+		return;
+	int r = dlt_pyremote_find(p->pid, &p->py, NULL, 0);
+	if (r < 0 || r == DLT_PYSTACK_NO_PYTHON)
+		return;
+	dlt_pyremote_record(p->cw, &p->ct, &p->py.pi, (pid_t)tid, 0, 0);
 }
 
 /* Thread t has waited in one call for the threshold, or for a look inside
@@ -489,7 +499,7 @@ static void dlt_wt_waiting(struct dlt_watcher *wt, struct dlt_wt_proc *p,
 	if (!t->reported && p->cw) {
 		t->reported = 1;
 		dlt_wt_stack(wt, p, t);
-		dlt_wt_pystack(p->cw, &p->ct, p->pid, t->tid);
+		dlt_wt_pystack(wt, p, t->tid);
 	}
 }
 

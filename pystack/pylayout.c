@@ -1,4 +1,4 @@
-/* The offsets of shim/pylayout.h per CPython minor version, x86-64 and
+/* The offsets of pystack/pylayout.h per CPython minor version, x86-64 and
  * AArch64 (LP64: the same sizes and alignments), read off each version's
  * headers and held against them by tests/test_pylayout.c.  Fields a
  * version does not have are 0 (owner_cstack 0xffff). */

@@ -1,5 +1,5 @@
 /* Where CPython keeps what a stack walk reads, per minor version: the
- * offsets of the fields shim/pystack.c follows from _PyRuntime to a line
+ * offsets of the fields pywalk.c follows from _PyRuntime to a line
  * number.  Data only, so that tests/test_pylayout.c can compile against
  * each installed CPython's own headers and compare every entry. */
 #ifndef DLTRACE_PYLAYOUT_H
