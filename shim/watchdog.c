@@ -125,16 +125,37 @@ static int dlt_watch_alive(const char *file)
 	return now.tv_sec - st.st_mtim.tv_sec <= 3;
 }
 
+typedef int (*dlt_clone_fn)(int (*)(void *), void *, int, void *, ...);
+
 struct dlt_watch_exec {
 	const char *bin;
 	char *const *argv;
 	char *const *envp;
+	dlt_clone_fn clone;
 };
 
-/* In the clone child: memory is the process's, so nothing but system
- * calls.  The descriptors are its own copy: none of the program's may stay
- * open in the watcher (a pipe held open would keep the program's reader
- * from its end of file), so everything is closed and 0-2 are /dev/null. */
+/* Their own stacks: each child shares the memory and runs while its
+ * parent waits (CLONE_VFORK). */
+static char dlt_watch_stack[2][16384] __attribute__((aligned(64)));
+
+/* The second child: becomes the watcher. */
+static int dlt_watch_exec(void *arg)
+{
+	const struct dlt_watch_exec *x = arg;
+	syscall(SYS_execve, x->bin, x->argv, x->envp);
+	syscall(SYS_exit, 127);
+	return 127;
+}
+
+/* The first child, in the process's memory, so nothing but system calls
+ * (and glibc's clone, a wrapper of one).  The descriptors are its own
+ * copy: none of the program's may stay open in the watcher (a pipe held
+ * open would keep the program's reader from its end of file), so
+ * everything is closed and 0-2 are /dev/null.  It never execs itself: an
+ * exec makes a child that was to send no signal at its end send SIGCHLD
+ * (the kernel resets exit_signal), and waitpid(-1) would see it.  Its own
+ * child execs instead, and it ends as soon as that exec is done, so the
+ * watcher is left to init (or the nearest subreaper). */
 static int dlt_watch_child(void *arg)
 {
 	const struct dlt_watch_exec *x = arg;
@@ -150,23 +171,21 @@ static int dlt_watch_child(void *arg)
 	sigset_t none;
 	sigemptyset(&none);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, _NSIG / 8);
-	syscall(SYS_execve, x->bin, x->argv, x->envp);
-	syscall(SYS_exit, 127);
-	return 127;
+	/* setsid: no signal of the program's terminal or group reaches the
+	 * watcher before it is done writing. */
+	syscall(SYS_setsid);
+	x->clone(dlt_watch_exec,
+		 dlt_watch_stack[1] + sizeof(dlt_watch_stack[1]),
+		 CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)x);
+	syscall(SYS_exit, 0);
+	return 0;
 }
-
-/* Its own stack: the child shares the memory and runs while the calling
- * thread waits (CLONE_VFORK). */
-static char dlt_watch_stack[16384] __attribute__((aligned(64)));
-
-typedef int (*dlt_clone_fn)(int (*)(void *), void *, int, void *, ...);
 
 /* Starts "dltrace --watch DIR" as nobody's visible child: a clone that
  * sends no signal when it ends (no SIGCHLD; invisible to waitpid(-1)
- * without __WCLONE), which execs the watcher; the watcher forks once more
- * and its first process ends at once, so the watcher is left to init (or
- * the nearest subreaper) and this process reaps the first one here.  The
- * environment is the watcher's own: it is not traced. */
+ * without __WCLONE), whose own child execs the watcher; this process
+ * reaps the first one here.  The environment is the watcher's own: it is
+ * not traced. */
 static void dlt_watch_spawn(const char *file)
 {
 	static char bin[DLT_PATH_MAX + 32];
@@ -201,26 +220,25 @@ static void dlt_watch_spawn(const char *file)
 	char *argv[] = {(char *)"dltrace", (char *)"--watch", (char *)dir,
 			NULL};
 	char *envp[] = {(char *)"PATH=/usr/bin:/bin", NULL};
-	struct dlt_watch_exec x = {bin, argv, envp};
-	dlt_clone_fn real =
-		(dlt_clone_fn)dlt_sym_next("clone", dlt_self_name());
-	if (real == NULL)
+	struct dlt_watch_exec x = {bin, argv, envp, NULL};
+	x.clone = (dlt_clone_fn)dlt_sym_next("clone", dlt_self_name());
+	if (x.clone == NULL)
 		return;
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int pid =
-		real(dlt_watch_child, dlt_watch_stack + sizeof(dlt_watch_stack),
-		     CLONE_VM | CLONE_VFORK, &x);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int pid = x.clone(dlt_watch_child,
+			  dlt_watch_stack[0] + sizeof(dlt_watch_stack[0]),
+			  CLONE_VM | CLONE_VFORK, &x);
 	if (pid > 0) {
-		/* It forks the watcher and ends: reaped here, so that no
-		 * zombie of dltrace's is left among the program's children. */
+		/* Reaped here, so that no zombie of dltrace's is left among
+		 * the program's children. */
 		int st;
 		while (syscall(SYS_wait4, pid, &st, __WCLONE, NULL) < 0 &&
 		       errno == EINTR)
 			;
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static void dlt_watch_ensure(void)

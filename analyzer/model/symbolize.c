@@ -123,7 +123,11 @@ static int dlt_symz_file(const char *path, uint64_t vaddr, int want_dyn,
 			continue;
 		struct dlt_symz_best b = {0, 0, 0, 0, 0};
 		dlt_symz_table(fd, &sh[i], vaddr, &b);
-		if (!b.found)
+		/* .dynsym lists exported functions only: the nearest one
+		 * below an address in a static function is another function
+		 * (python3.11!_PyUnicode_ToDecimalDigit+0x508), so only one
+		 * that covers it names it. */
+		if (!b.found || (want_dyn && vaddr - b.start >= b.size))
 			continue;
 		const ElfW(Shdr) *strs = &sh[sh[i].sh_link];
 		if (b.name >= strs->sh_size)
