@@ -802,8 +802,6 @@ int main(int argc, char **argv)
 		return exec_err == ENOENT ? 127 : 126;
 	}
 	child_pid = pid;
-	if (traced)
-		watch_start(dir, run);
 	/* Ctrl-C reaches the whole foreground group, the command included;
 	 * the launcher stays to report.  TERM and HUP sent to it alone are
 	 * passed on. */
@@ -815,6 +813,10 @@ int main(int argc, char **argv)
 	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* After the handlers: a signal sent to the launcher is passed on
+	 * however early it comes. */
+	if (traced)
+		watch_start(dir, run);
 
 	int status = 0;
 	int hung = 0;

@@ -44,6 +44,23 @@ struct want {
 	const char *says; /* in the message too, or NULL */
 };
 
+/* JOB_HANG's chain links rank want->chain_from's waits to the rank it
+ * waits for (and, without a straggler, that rank's back). */
+static void chain_links(const struct tu_json *ev, const struct want *w,
+			int *linked, int *back)
+{
+	int to = w->rank >= 0 ? w->rank : 1 - w->chain_from;
+	*back = w->rank >= 0;
+	*linked = 0;
+	const struct tu_json *ch = tu_jget(ev, "chain");
+	for (size_t i = 0; i < tu_jlen(ch); i++) {
+		double from = tg_jnum(tu_jat(ch, i), "from_rank", -1);
+		double dest = tg_jnum(tu_jat(ch, i), "to_rank", -1);
+		*linked |= from == w->chain_from && dest == to;
+		*back |= w->rank < 0 && from == to && dest == w->chain_from;
+	}
+}
+
 /* The JOB_HANG finding of `hangs --json` when it names want's straggler in
  * the way want says, else NULL. */
 static const struct tu_json *verdict_of(const struct tu_json *j,
@@ -64,6 +81,13 @@ static const struct tu_json *verdict_of(const struct tu_json *j,
 	 * recorded a tick before it, on a loaded machine. */
 	const char *msg = tu_jstr(f[0], "message");
 	if (w->says && !(msg && tu_contains(msg, w->says)))
+		return NULL;
+	/* The links come from the helper threads' socket waits, which the
+	 * watcher may record a look after the main threads' (within one
+	 * look it goes thread by thread). */
+	int linked, back;
+	chain_links(ev, w, &linked, &back);
+	if (w->chain_from >= 0 && !(linked && back))
 		return NULL;
 	return f[0];
 }
@@ -162,15 +186,8 @@ static void expect_verdict(const char *when, const struct tu_json *j, int rc,
 		/* Without a straggler, the waits form a cycle: each rank's
 		 * lead to the other's. */
 		int to = w->rank >= 0 ? w->rank : 1 - w->chain_from;
-		int back = w->rank >= 0, linked = 0;
-		const struct tu_json *ch = tu_jget(ev, "chain");
-		for (size_t i = 0; i < tu_jlen(ch); i++) {
-			double from = tg_jnum(tu_jat(ch, i), "from_rank", -1);
-			double dest = tg_jnum(tu_jat(ch, i), "to_rank", -1);
-			linked |= from == w->chain_from && dest == to;
-			back |= w->rank < 0 && from == to &&
-				dest == w->chain_from;
-		}
+		int back, linked;
+		chain_links(ev, w, &linked, &back);
 		TU_CHECK(linked && back,
 			 "%s: the chain lacks a link from rank %d's waits to "
 			 "rank %d%s",

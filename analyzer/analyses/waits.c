@@ -125,6 +125,40 @@ static bool dlt_frame_peer(const char *f, size_t len)
 	return dlt_wait_in_peer_code(buf);
 }
 
+/* PyTorch's distributed layer, what the program called (all_reduce,
+ * init_process_group): a wait is named after it rather than after gloo's
+ * or the store's code below it (gloo::transport::tcp::UnboundBuffer::
+ * waitRecv under c10d::ProcessGroupGloo's allreduce). */
+static bool dlt_frame_c10d(const char *f, size_t len)
+{
+	char buf[512];
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, f);
+	return strstr(buf, "c10d::") != NULL;
+}
+
+/* The thread's Python frames are torch.distributed's (all_reduce,
+ * init_process_group, barrier): it waits for the other ranks, whatever
+ * its native frames could be named; the innermost such frame in out. */
+static bool dlt_wait_py_peer(const struct dlt_hang_stall *s, char *out,
+			     size_t cap)
+{
+	if (out && cap)
+		out[0] = '\0';
+	if (s == NULL || s->py == NULL)
+		return false;
+	for (uint32_t i = 0; i < s->py->n && i < DLT_PYSTACK_KEEP; i++) {
+		const char *f = s->py->frames[i];
+		if (!strstr(f, "torch/distributed/"))
+			continue;
+		if (out && cap) {
+			const char *slash = strrchr(f, '/');
+			snprintf(out, cap, "%s", slash ? slash + 1 : f);
+		}
+		return true;
+	}
+	return false;
+}
+
 static bool dlt_wait_open(const struct dlt_hang_stall *s)
 {
 	return s && !s->ended;
@@ -173,7 +207,8 @@ void dlt_wait_state_of(const struct dlt_hang_proc *hp,
 		ws->tid = m ? m->tid : hp->pid;
 		if (m) {
 			ws->since = m->since;
-			ws->kind = dlt_wait_in_peer_code(m->stack)
+			ws->kind = dlt_wait_in_peer_code(m->stack) ||
+						   dlt_wait_py_peer(m, NULL, 0)
 					   ? DLT_WAIT_PEERS
 					   : DLT_WAIT_OTHER;
 		}
@@ -184,6 +219,13 @@ void dlt_wait_state_of(const struct dlt_hang_proc *hp,
 	if (s) {
 		dlt_wait_find_frame(s->stack, dlt_frame_own, true, ws->where,
 				    sizeof(ws->where));
+		if (ws->what[0] == '\0' && ws->kind == DLT_WAIT_PEERS)
+			dlt_wait_find_frame(s->stack, dlt_frame_c10d, false,
+					    ws->what, sizeof(ws->what));
+		/* No native frame of PyTorch's distributed layer has a name
+		 * (a stripped libtorch): its Python frame says the call. */
+		if (ws->what[0] == '\0' && ws->kind == DLT_WAIT_PEERS)
+			dlt_wait_py_peer(s, ws->what, sizeof(ws->what));
 		if (ws->what[0] == '\0')
 			dlt_wait_find_frame(s->stack,
 					    ws->kind == DLT_WAIT_PEERS
