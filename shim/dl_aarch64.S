@@ -15,7 +15,7 @@
  * branch protection; x30 is returned untouched, which is all pointer
  * authentication asks of a function that signs nothing. */
 
-#include "aarch64_asm.h"
+#include "aarch64_asm.inc"
 
 	.text
 

@@ -10,7 +10,7 @@
  * straight to the program.  The branch goes through x16, which a "bti c"
  * landing pad accepts (dl_aarch64.S says why). */
 
-#include "aarch64_asm.h"
+#include "aarch64_asm.inc"
 
 	.text
 	.globl	vfork
