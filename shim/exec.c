@@ -1,4 +1,5 @@
-/* exec and posix_spawn: the new image or child is traced too.  Its
+/* exec and posix_spawn: the new image or child is traced too (what each
+ * does to dltrace's own state around the real call is lifecycle.c's).  Its
  * environment names this library in LD_PRELOAD and LD_AUDIT and carries
  * DLTRACE_DIR, DLTRACE_RUN and DLTRACE_PARENT, even when the program passes an
  * environment of its own; and the restart of a process that was started
@@ -15,7 +16,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "oom.h"
+#include "lifecycle.h"
 #include "real.h"
 #include "strbuf.h"
 #include "state.h"
@@ -151,27 +152,6 @@ static size_t dlt_env_count(char *const *env)
 	return n;
 }
 
-static void dlt_record_exec(const char *path, int failed, int err)
-{
-	struct dlt_writer *w = dlt_writer_on();
-	/* In a vfork child the pid differs and the memory is the parent's:
-	 * write nothing.  A forked child without a trace of its own makes
-	 * none for an exec that works: its new image names the parent. */
-	if (w == NULL || w->pid != getpid() ||
-	    (!failed && atomic_load(&w->pending)))
-		return;
-	uint32_t ps = dlt_str(w, &dlt_tls, path);
-	struct dlt_rec_exec *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
-	if (r) {
-		r->h.ts = dlt_now_ns();
-		r->path = ps;
-		r->err = err;
-		dlt_rec_commit(r, DLT_REC_EXEC, (uint16_t)failed, sizeof(*r));
-	}
-	if (!failed)
-		dlt_record_exit(DLT_EXIT_EXEC, 0);
-}
-
 /* Runs fn with an environment fixed for tracing; the array lives on the
  * stack for ordinary sizes and in an anonymous mapping for huge ones. */
 #define DLT_WITH_CHILD_ENV(envp, kind, fixed, body)                          \
@@ -206,15 +186,10 @@ static int dlt_exec(dlt_execve_fn real, const char *path, char *const argv[],
 		return -1;
 	}
 	int r;
-	dlt_record_exec(path, 0, 0);
-	/* This image's trace ends here, cut to its data, unless the exec
-	 * fails (then it grows again as it needs). */
-	dlt_writer_cut(dlt_w, 1);
+	dlt_lc_exec_prepare(path);
 	DLT_WITH_CHILD_ENV(envp, 'e', env, r = real(path, argv, env));
 	int e = errno;
-	if (dlt_w)
-		atomic_store(&dlt_w->ending, 0);
-	dlt_record_exec(path, 1, e);
+	dlt_lc_exec_failed(path, e);
 	errno = e;
 	return r;
 }
@@ -290,7 +265,7 @@ static int dlt_spawn(dlt_spawn_fn real, pid_t *pid, const char *path,
 {
 	if (real == NULL)
 		return ENOSYS;
-	dlt_oom_before_child();
+	dlt_lc_spawn_prepare();
 	int r;
 	DLT_WITH_CHILD_ENV(envp, 's', env,
 			   r = real(pid, path, fa, attr, argv, env));

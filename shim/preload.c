@@ -1,6 +1,6 @@
 /* The LD_PRELOAD half of libdltrace.so: the start of the process (the
- * writer the audit copy made, or a trace of its own), its threads, fork,
- * its end, and the public dltrace_mark().
+ * writer the audit copy made, or a trace of its own), its threads, its end,
+ * and the public dltrace_mark().  Its children are lifecycle.c's.
  *
  * Rules (docs/design.md): never change what the host observes, never take
  * it down.  Wrappers resolve the real function before anything else, record
@@ -19,11 +19,10 @@
 #include <unistd.h>
 
 #include "calls.h"
-#include "convprob.h"
 #include "dltrace/dltrace.h"
 #include "exec.h"
 #include "hot.h"
-#include "oom.h"
+#include "lifecycle.h"
 #include "prefetch.h"
 #include "real.h"
 #include "signals.h"
@@ -74,51 +73,6 @@ DLT_EXPORT void dltrace_mark(uint32_t id, uint32_t aux, uint64_t value)
 	r->value = value;
 	dlt_rec_commit(r, DLT_REC_MARK, 0, sizeof(*r));
 	dlt_prefetch_poll();
-}
-
-DLT_EXPORT pid_t fork(void)
-{
-	/* Most children of a shell only exec: the real exec functions are
-	 * found here, once in the parent, and not again in every child,
-	 * where the symbol walk faulted in about six pages. */
-	DLT_REAL(execve);
-	DLT_REAL(execvpe);
-	dlt_oom_before_child();
-	pid_t r = DLT_REAL(fork)();
-	if (r > 0) {
-		int saved = errno;
-		struct dlt_writer *w = dlt_writer_on();
-		struct dlt_rec_fork *f =
-			w ? dlt_rec_reserve(w, &dlt_tls, sizeof(*f)) : NULL;
-		if (f) {
-			f->h.ts = dlt_now_ns();
-			f->child_pid = (uint32_t)r;
-			f->pad = 0;
-			dlt_rec_commit(f, DLT_REC_FORK, 0, sizeof(*f));
-		}
-		errno = saved;
-	}
-	return r;
-}
-
-/* In the child of any fork (also one made inside libc): drop the parent's
- * mapping, which is shared with the parent.  The child's own trace is made
- * at its first record: a child that only execs (a shell running a command)
- * costs no file and no start-up of its own, and its new image names this
- * process's parent (docs/design.md).  Only system calls and our own code
- * run here. */
-static void dlt_atfork_child(void)
-{
-	struct dlt_writer *w = dlt_w;
-	if (w == NULL)
-		return;
-	if (dlt_exit_recorded)
-		dlt_exit_recorded = false;
-	dlt_writer_after_fork(w);
-	dlt_watchdog_after_fork();
-	dlt_prefetch_after_fork();
-	dlt_convprob_after_fork();
-	dlt_sig_after_fork();
 }
 
 /* ---- start and end ------------------------------------------------------ */
@@ -241,6 +195,8 @@ dlt_preload_init(int argc, char **argv, char **envp)
 		return;
 	int saved = errno;
 	dlt_is_preload = true;
+	/* Before anything that a vfork child could run. */
+	dlt_lc_init();
 	dlt_writer_kind_self = DLT_WRITER_SHIM;
 	/* The audit copy, when there is one, has said what it did not
 	 * understand. */
@@ -280,7 +236,6 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	} else {
 		dlt_start_alone(argv);
 	}
-	pthread_atfork(NULL, NULL, dlt_atfork_child);
 	if (dlt_cfg.watchdog == 1 ||
 	    (dlt_cfg.watchdog != 0 && dlt_cfg.distributed))
 		dlt_watch_ask("distributed job or DLTRACE_WATCHDOG=1");

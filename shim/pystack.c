@@ -32,7 +32,8 @@ static struct dlt_pyinterp dlt_py;
 static unsigned long long dlt_py_adds; /* objects loaded when it last looked */
 /* 0: never looked; else 1 + enum dlt_pystack_reason (1 + OK: usable). */
 static _Atomic int dlt_py_state;
-static atomic_flag dlt_py_busy = ATOMIC_FLAG_INIT;
+/* A thread is looking for the interpreter (one at a time). */
+static _Atomic int dlt_py_busy;
 
 static int dlt_objs_count(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -113,7 +114,7 @@ void dlt_pystack_prepare(void)
 	int st = atomic_load_explicit(&dlt_py_state, memory_order_acquire);
 	/* Found once is found for good: the interpreter is never unloaded
 	 * while the process runs Python. */
-	if (st == 1 + DLT_PYSTACK_OK || atomic_flag_test_and_set(&dlt_py_busy))
+	if (st == 1 + DLT_PYSTACK_OK || atomic_exchange(&dlt_py_busy, 1))
 		return;
 	int saved = errno;
 	unsigned long long adds = 0;
@@ -126,8 +127,17 @@ void dlt_pystack_prepare(void)
 		atomic_store_explicit(&dlt_py_state, 1 + found.reason,
 				      memory_order_release);
 	}
-	atomic_flag_clear(&dlt_py_busy);
+	atomic_store(&dlt_py_busy, 0);
 	errno = saved;
+}
+
+void dlt_pystack_after_fork(void)
+{
+	/* The thread that was looking lives on in no child, which would
+	 * never look again.  Written only where set (a store copies the
+	 * page). */
+	if (atomic_load(&dlt_py_busy))
+		atomic_store(&dlt_py_busy, 0);
 }
 
 int dlt_pystack_present(void)

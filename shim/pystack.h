@@ -15,6 +15,10 @@
  * loaded objects' headers). */
 void dlt_pystack_prepare(void);
 
+/* In a forked child: a look that another thread of the parent had under
+ * way is not the child's (shim/lifecycle.c). */
+void dlt_pystack_after_fork(void);
+
 /* An interpreter was found by the last dlt_pystack_prepare (usable or
  * not: an unsupported version counts, no Python at all does not). */
 int dlt_pystack_present(void);

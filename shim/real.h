@@ -15,6 +15,14 @@ typedef int (*dlt_spawn_fn)(pid_t *, const char *,
 			    const posix_spawnattr_t *, char *const[],
 			    char *const[]);
 typedef pid_t (*dlt_fork_fn)(void);
+typedef int (*dlt_clone_fn)(int (*)(void *), void *, int, void *, ...);
+typedef int (*dlt_daemon_fn)(int, int);
+typedef int (*dlt_int_fn)(int);
+typedef int (*dlt_setns_fn)(int, int);
+/* The setuid family: uid_t and gid_t are both unsigned int. */
+typedef int (*dlt_id1_fn)(unsigned int);
+typedef int (*dlt_id2_fn)(unsigned int, unsigned int);
+typedef int (*dlt_id3_fn)(unsigned int, unsigned int, unsigned int);
 typedef void (*dlt_exit_fn)(int) __attribute__((noreturn));
 typedef void (*dlt_abort_fn)(void) __attribute__((noreturn));
 typedef pid_t (*dlt_wait_fn)(int *);
@@ -34,6 +42,20 @@ typedef void (*dlt_assert_fn)(const char *, const char *, unsigned int,
 	X(posix_spawn, dlt_spawn_fn)  \
 	X(posix_spawnp, dlt_spawn_fn) \
 	X(fork, dlt_fork_fn)          \
+	X(vfork, dlt_fork_fn)         \
+	X(_Fork, dlt_fork_fn)         \
+	X(clone, dlt_clone_fn)        \
+	X(daemon, dlt_daemon_fn)      \
+	X(unshare, dlt_int_fn)        \
+	X(setns, dlt_setns_fn)        \
+	X(setuid, dlt_id1_fn)         \
+	X(seteuid, dlt_id1_fn)        \
+	X(setgid, dlt_id1_fn)         \
+	X(setegid, dlt_id1_fn)        \
+	X(setreuid, dlt_id2_fn)       \
+	X(setregid, dlt_id2_fn)       \
+	X(setresuid, dlt_id3_fn)      \
+	X(setresgid, dlt_id3_fn)      \
 	X(exit, dlt_exit_fn)          \
 	X(_exit, dlt_exit_fn)         \
 	X(_Exit, dlt_exit_fn)         \

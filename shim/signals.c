@@ -16,6 +16,14 @@
  * the shim did not put there (a raw rt_sigaction, glibc's system()), that
  * is the program's view.
  *
+ * The view lives in memory that a vfork or CLONE_VM child shares with its
+ * parent (CPython's subprocess resets every caught signal to SIG_DFL in
+ * its vfork child before the exec).  Only the process that owns the memory
+ * writes it (dlt_in_owner, shim/lifecycle.c): in another, sigaction goes
+ * straight to the kernel, into the child's own table, and reads the view
+ * as the parent keeps it, and the handler records nothing and writes
+ * nothing.
+ *
  * On delivery the handler records once per signal number, then calls the
  * program's handler with the same arguments, or for SIG_DFL puts the
  * default back and lets the signal end the process: a fault returns to
@@ -31,6 +39,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -70,8 +79,16 @@ static struct sigaction dlt_sig_view[DLT_SIG_NW];
 /* Recorded in this process image (a forked child starts again). */
 static _Atomic uint8_t dlt_sig_done[DLT_SIG_NW];
 /* Serialises the program's changes (with every signal blocked, so a
- * handler never waits for its own thread). */
+ * handler never waits for its own thread).  A fork holds it too, so that
+ * no child inherits it held (shim/lifecycle.c). */
 static _Atomic int dlt_sig_lock;
+/* The thread that holds dlt_sig_lock for a fork (0 none): a sigaction
+ * the program's own fork handlers make meanwhile must not wait for it.  A
+ * thread id rather than a thread-local flag: a clone child with
+ * thread-local storage of the program's making must not touch ours. */
+static _Atomic pid_t dlt_sig_lock_holder;
+/* The stack scan's buffers are in use (one crashing thread at a time). */
+static _Atomic int dlt_sig_scan_busy;
 /* Signals siginterrupt() made interrupting: signal() sets SA_RESTART on
  * the others, as glibc's does. */
 static sigset_t dlt_sig_intr;
@@ -165,8 +182,43 @@ __attribute__((section(".text.startup"))) void dlt_sig_init(void)
 
 void dlt_sig_after_fork(void)
 {
+	/* Written only where set: a store copies the page in every child of
+	 * a shell that only execs. */
 	for (int i = 0; i < DLT_SIG_NW; i++)
-		atomic_store(&dlt_sig_done[i], 0);
+		if (atomic_load(&dlt_sig_done[i]))
+			atomic_store(&dlt_sig_done[i], 0);
+	/* A thread that was scanning its stack in the parent lives on in
+	 * no child. */
+	if (atomic_load(&dlt_sig_scan_busy))
+		atomic_store(&dlt_sig_scan_busy, 0);
+}
+
+/* Tries of dlt_sig_lock before a fork: it is held for two system calls,
+ * so a holder that takes longer is stopped; the child frees it then. */
+#define DLT_SIG_HOLD_TRIES 10000
+
+bool dlt_sig_fork_hold(void)
+{
+	if (!dlt_sig_on)
+		return false;
+	for (int n = 0; n < DLT_SIG_HOLD_TRIES; n++) {
+		if (!atomic_exchange(&dlt_sig_lock, 1)) {
+			atomic_store(&dlt_sig_lock_holder,
+				     (pid_t)syscall(SYS_gettid));
+			return true;
+		}
+		sched_yield();
+	}
+	return false;
+}
+
+void dlt_sig_fork_release(bool held, bool child)
+{
+	if (held)
+		atomic_store(&dlt_sig_lock_holder, 0);
+	/* The child has one thread: whoever held the lock is not in it. */
+	if (held || (child && atomic_load(&dlt_sig_lock)))
+		atomic_store(&dlt_sig_lock, 0);
 }
 
 /* ---- recording --------------------------------------------------------- */
@@ -301,13 +353,12 @@ static uint32_t dlt_sig_frames(struct dlt_writer *w, uint64_t pc, uint64_t sp,
 			       struct dlt_sig_frame *fr, uint32_t cap,
 			       uint16_t *flags)
 {
-	static _Atomic int busy;
 	static struct dlt_sig_ranges rs;
 	static uint64_t words[DLT_SIG_SCAN_BYTES / 8];
 	uint32_t n = 0;
 	memset(fr, 0, sizeof(*fr) * cap);
 	fr[n++].pc = pc;
-	if (atomic_exchange(&busy, 1))
+	if (atomic_exchange(&dlt_sig_scan_busy, 1))
 		return n;
 	dlt_sig_maps(&rs);
 	ssize_t got = -1;
@@ -329,7 +380,7 @@ static uint32_t dlt_sig_frames(struct dlt_writer *w, uint64_t pc, uint64_t sp,
 		fr[k].off = fr[k].pc - rs.lo[r] + rs.off[r];
 		fr[k].obj = dlt_str(w, &dlt_tls, rs.path[r]);
 	}
-	atomic_store(&busy, 0);
+	atomic_store(&dlt_sig_scan_busy, 0);
 	return n;
 }
 
@@ -421,18 +472,52 @@ static bool dlt_sig_refaults(int sig, const siginfo_t *si)
 		sig == SIGILL);
 }
 
+/* The handler in a process that does not own this memory (a vfork or
+ * CLONE_VM child that inherited the shim's handler): the program's
+ * handling, with the parent's view read and nothing written, not even this
+ * thread's depth (its thread-local storage is the parent thread's). */
+static void dlt_sig_handler_borrowed(int sig, siginfo_t *si, void *ucv,
+				     struct sigaction pv, int saved)
+{
+	if (pv.sa_handler == SIG_DFL) {
+		__sigaction(sig, &pv, NULL);
+		if (!dlt_sig_refaults(sig, si))
+			syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+		errno = saved;
+		return;
+	}
+	if (pv.sa_flags & SA_RESETHAND) {
+		/* As the kernel left it without dltrace: SIG_DFL with the
+		 * program's flags, in this process's own table. */
+		struct sigaction d = pv;
+		d.sa_handler = SIG_DFL;
+		__sigaction(sig, &d, NULL);
+	}
+	errno = saved;
+	if (pv.sa_handler != SIG_IGN) {
+		if (pv.sa_flags & SA_SIGINFO)
+			pv.sa_sigaction(sig, si, ucv);
+		else
+			pv.sa_handler(sig);
+	}
+}
+
 static void dlt_sig_handler(int sig, siginfo_t *si, void *ucv)
 {
 	int saved = errno;
 	int i = dlt_sig_index(sig);
 	if (i < 0)
 		return;
-	dlt_sig_depth++;
 	struct sigaction pv;
 	if (atomic_load(&dlt_sig_mode[i]) == 2)
 		pv = dlt_sig_view[i];
 	else
 		dlt_sig_default_view(&pv);
+	if (!dlt_in_owner()) {
+		dlt_sig_handler_borrowed(sig, si, ucv, pv, saved);
+		return;
+	}
+	dlt_sig_depth++;
 	bool dfl = pv.sa_handler == SIG_DFL;
 	if (!atomic_exchange(&dlt_sig_done[i], 1))
 		dlt_sig_record(sig, si, ucv,
@@ -468,16 +553,40 @@ static void dlt_sig_handler(int sig, siginfo_t *si, void *ucv)
 
 /* ---- the program's entry points ---------------------------------------- */
 
+/* sigaction in a process that does not own this memory (a vfork child,
+ * CPython's subprocess resetting every caught signal before its exec; a
+ * CLONE_VM child): the disposition goes to the kernel as given, into this
+ * process's own table, and the view, which is the parent's, is read but
+ * never written. */
+static int dlt_sig_borrowed(int i, int sig, const struct sigaction *act,
+			    struct sigaction *old)
+{
+	struct sigaction before;
+	if (dlt_sig_view_of(i, sig, &before) != 0)
+		return -1;
+	if (act && __sigaction(sig, act, NULL) != 0)
+		return -1;
+	if (old)
+		*old = before;
+	return 0;
+}
+
 DLT_EXPORT int sigaction(int sig, const struct sigaction *act,
 			 struct sigaction *old)
 {
 	int i = dlt_sig_index(sig);
 	if (i < 0 || !dlt_sig_on)
 		return __sigaction(sig, act, old);
+	if (!dlt_in_owner())
+		return dlt_sig_borrowed(i, sig, act, old);
 	sigset_t all, prev;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &prev);
-	while (atomic_exchange(&dlt_sig_lock, 1))
+	/* A fork handler of the program, run while this thread holds the
+	 * lock for the fork, sets a disposition: the lock is its own. */
+	pid_t holder = atomic_load(&dlt_sig_lock_holder);
+	bool mine = holder != 0 && holder == (pid_t)syscall(SYS_gettid);
+	while (!mine && atomic_exchange(&dlt_sig_lock, 1))
 		;
 	struct sigaction before;
 	int r = dlt_sig_view_of(i, sig, &before);
@@ -488,7 +597,8 @@ DLT_EXPORT int sigaction(int sig, const struct sigaction *act,
 		if (r == 0)
 			dlt_sig_adopt(i, sig);
 	}
-	atomic_store(&dlt_sig_lock, 0);
+	if (!mine)
+		atomic_store(&dlt_sig_lock, 0);
 	pthread_sigmask(SIG_SETMASK, &prev, NULL);
 	/* A program that handles signals itself may be an interpreter:
 	 * CPython sets its SIGINT handler as it starts, faulthandler and
@@ -496,7 +606,7 @@ DLT_EXPORT int sigaction(int sig, const struct sigaction *act,
 	 * lock: never from a handler) lets a crash record the thread's
 	 * Python stack. */
 	if (r == 0 && act && act->sa_handler != SIG_DFL &&
-	    act->sa_handler != SIG_IGN && dlt_sig_depth == 0)
+	    act->sa_handler != SIG_IGN && dlt_sig_depth == 0 && !dlt_no_loader)
 		dlt_pystack_prepare();
 	if (r == 0 && old)
 		*old = before;
@@ -568,11 +678,15 @@ DLT_EXPORT int siginterrupt(int sig, int interrupt)
 	struct sigaction a;
 	if (sigaction(sig, NULL, &a) < 0)
 		return -1;
+	/* The set is the parent's in a vfork child. */
+	bool own = dlt_in_owner();
 	if (interrupt) {
-		sigaddset(&dlt_sig_intr, sig);
+		if (own)
+			sigaddset(&dlt_sig_intr, sig);
 		a.sa_flags &= ~SA_RESTART;
 	} else {
-		sigdelset(&dlt_sig_intr, sig);
+		if (own)
+			sigdelset(&dlt_sig_intr, sig);
 		a.sa_flags |= SA_RESTART;
 	}
 	return sigaction(sig, &a, NULL) < 0 ? -1 : 0;

@@ -18,8 +18,16 @@ DLT_HOT struct dlt_rendezvous dlt_rendezvous;
 char dlt_self_path[DLT_PATH_MAX];
 DLT_HOT bool dlt_have_audit;
 DLT_HOT bool dlt_exit_recorded;
+DLT_HOT pid_t dlt_owner_pid;
+bool dlt_no_loader;
 struct dlt_config dlt_cfg;
 __thread int dlt_api_depth;
+
+bool dlt_in_owner(void)
+{
+	pid_t o = dlt_owner_pid;
+	return o == 0 || getpid() == o;
+}
 
 const char *dlt_self_name(void)
 {

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "record.h"
 
@@ -110,6 +111,21 @@ void dlt_read_host(char *buf, size_t cap);
 /* dltrace's own calls into the GPU libraries (version queries): while
  * non-zero, the wrappers record nothing. */
 extern __thread int dlt_api_depth;
+
+/* The process that owns this copy's memory: set when the preload copy
+ * starts and in each child that gets a copy of it (shim/lifecycle.c).  A
+ * child that shares it (vfork, clone with CLONE_VM) runs under another
+ * pid and must write nothing dltrace keeps: what it wrote would be its
+ * parent's.  0 until set (then every process counts as the owner). */
+extern pid_t dlt_owner_pid;
+/* Whether the calling process owns this memory: a getpid system call,
+ * for the paths that write shared state (setting dispositions, a signal's
+ * handler, a fork), never for the record path. */
+bool dlt_in_owner(void);
+/* A forked child (fork, _Fork, clone): a lock of the loader's may be held
+ * in it for good (shim/lifecycle.c), so dltrace makes no loader call of
+ * its own in it until it execs. */
+extern bool dlt_no_loader;
 
 /* Records how this process image ends (enum dlt_exit_how), once. */
 void dlt_record_exit(int how, int status);

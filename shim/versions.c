@@ -588,7 +588,9 @@ static int dlt_adds_only(struct dl_phdr_info *info, size_t size, void *data)
 void dlt_versions_loaded(void)
 {
 	struct dlt_writer *w = dlt_writer_on();
-	if (w == NULL || w->pid != dlt_self_pid(w))
+	/* Not in a forked child: dl_iterate_phdr may wait there for good
+	 * (shim/lifecycle.c). */
+	if (w == NULL || w->pid != dlt_self_pid(w) || dlt_no_loader)
 		return;
 	DLT_HOT static _Atomic int busy;
 	DLT_HOT static unsigned long long seen_adds;

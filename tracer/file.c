@@ -635,6 +635,51 @@ void dlt_writer_after_fork(struct dlt_writer *w)
 	atomic_store(&w->enabled, 1);
 }
 
+/* Tries of the writer's locks before a fork: a lock is held for a system
+ * call or two, so a thread that holds it longer is stopped (a debugger,
+ * SIGSTOP); the fork then goes on without it, and the child frees it. */
+#define DLT_HOLD_TRIES 10000
+
+void dlt_writer_hold(struct dlt_writer *w, struct dlt_writer_hold *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (w == NULL)
+		return;
+	h->w = w;
+	for (int k = 0; k < 2; k++) {
+		struct dlt_tls *(*of)(void) = w->tls_of[k];
+		struct dlt_tls *t = of ? of() : NULL;
+		h->t[k] = t;
+		if (t) {
+			h->in_slow[k] = t->in_slow;
+			h->in_str[k] = t->in_str;
+			t->in_slow = 1;
+			t->in_str = 1;
+		}
+	}
+	/* The string lock first: a string's record takes a chunk under it. */
+	h->str_lock = dlt_spin_trylock(&w->str_lock, DLT_HOLD_TRIES);
+	h->lock = dlt_spin_trylock(&w->lock, DLT_HOLD_TRIES);
+}
+
+void dlt_writer_release(struct dlt_writer_hold *h, int child)
+{
+	struct dlt_writer *w = h->w;
+	if (w == NULL)
+		return;
+	if (h->lock || (child && atomic_load(&w->lock)))
+		dlt_spin_unlock(&w->lock);
+	if (h->str_lock || (child && atomic_load(&w->str_lock)))
+		dlt_spin_unlock(&w->str_lock);
+	for (int k = 0; k < 2; k++) {
+		struct dlt_tls *t = h->t[k];
+		if (t) {
+			t->in_slow = h->in_slow[k];
+			t->in_str = h->in_str[k];
+		}
+	}
+}
+
 int dlt_writer_materialize(struct dlt_writer *w, struct dlt_tls *t)
 {
 	int one = 1;

@@ -260,6 +260,27 @@ void dlt_writer_close(struct dlt_writer *w, struct dlt_tls *t);
  * new image names the parent instead (dlt_writer_parent). */
 void dlt_writer_after_fork(struct dlt_writer *w);
 
+/* What dlt_writer_hold took, for dlt_writer_release. */
+struct dlt_writer_hold {
+	struct dlt_writer *w;
+	int lock, str_lock; /* taken */
+	/* The calling thread's chunk state in each copy of the library, and
+	 * its guards as they were. */
+	struct dlt_tls *t[2];
+	int in_slow[2], in_str[2];
+};
+
+/* Before a fork: takes the writer's locks, waiting a bounded time for a
+ * thread that holds one, so that no child inherits one held, and marks the
+ * calling thread as inside them, so that what it records meanwhile (the
+ * program's other fork handlers, a signal handler) is dropped instead of
+ * waiting for itself.  w may be NULL. */
+void dlt_writer_hold(struct dlt_writer *w, struct dlt_writer_hold *h);
+/* After the fork: in the parent gives back what dlt_writer_hold took; in
+ * the child (one thread: no other holder lives on) frees both locks
+ * whoever held them.  The calling thread records again. */
+void dlt_writer_release(struct dlt_writer_hold *h, int child);
+
 /* Makes the trace of a forked child that has none yet; called by the
  * slow path of its first record.  0, or -1 when tracing is off. */
 int dlt_writer_materialize(struct dlt_writer *w, struct dlt_tls *t);
