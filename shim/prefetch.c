@@ -102,11 +102,32 @@ void dlt_prefetch_start(void)
 	errno = saved;
 }
 
+/* Without the thread (the default: no thread of dltrace's unless the
+ * user asks, docs/design.md "The watcher"), the recording thread that grew
+ * the file maps the new pages in itself, with one MADV_POPULATE_WRITE per
+ * growth step (1 MiB at most), once the file has passed 1 MiB: a fault per
+ * 4 KiB page later cost a whole-process 6 to 9 % more on back-to-back
+ * collectives (docs/performance.md).  A system call, safe where a signal
+ * handler's record grows the file. */
+static void dlt_pf_grow_inline(struct dlt_writer *w, uint32_t pages)
+{
+	static uint32_t done, gen;
+	uint32_t g = atomic_load(&w->gen);
+	if (g != gen) {
+		gen = g;
+		done = 0;
+	}
+	if (pages <= (DLT_STEP_MAX >> 12)) {
+		done = pages;
+		return;
+	}
+	if (done < pages && dlt_writer_prefetch(w, done, pages) == 0)
+		done = pages;
+}
+
 void dlt_prefetch_init(void)
 {
-	if (!dlt_cfg.prefetch)
-		return;
-	dlt_on_grow = dlt_pf_grow;
+	dlt_on_grow = dlt_cfg.prefetch ? dlt_pf_grow : dlt_pf_grow_inline;
 }
 
 void dlt_prefetch_after_fork(void)

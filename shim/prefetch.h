@@ -1,4 +1,6 @@
-/* The prefetch thread (prefetch.c): trace pages made present ahead of use. */
+/* Trace pages made present ahead of use (prefetch.c): by the recording
+ * thread as it grows the file, or by a thread of dltrace's where the user
+ * asks for one (DLTRACE_PREFETCH=1). */
 #ifndef DLTRACE_PREFETCH_H
 #define DLTRACE_PREFETCH_H
 
@@ -8,11 +10,11 @@
 
 /* 1 when a recording thread asked for the thread and it is not started. */
 extern _Atomic int dlt_pf_state;
-/* Its thread id once running (the watchdog skips it), else 0. */
+/* Its thread id once running, else 0. */
 extern _Atomic uint32_t dlt_pf_tid;
 
-/* In the preload copy's constructor: lets the writer ask for the pages
- * of the file as it grows (unless DLTRACE_PREFETCH=0). */
+/* In the preload copy's constructor: the pages of the file made present
+ * as it grows, past its first MiB. */
 void dlt_prefetch_init(void);
 /* Starts the thread if it was asked for; call only where the program
  * itself could create a thread (after a wrapped library call). */
