@@ -82,6 +82,15 @@ static const struct tu_json *verdict_of(const struct tu_json *j,
 	const char *msg = tu_jstr(f[0], "message");
 	if (w->says && !(msg && tu_contains(msg, w->says)))
 		return NULL;
+	/* Each waiting rank seen where the test put it (its main thread's
+	 * wait, recorded at the look it passed the threshold: its helper
+	 * threads' waits may pass it a look earlier). */
+	const struct tu_json *wa = tu_jget(ev, "waiting");
+	for (size_t i = 0; i < tu_jlen(wa); i++) {
+		const char *in = tu_jstr(tu_jat(wa, i), "in");
+		if (w->waiting_in && !(in && tu_contains(in, w->waiting_in)))
+			return NULL;
+	}
 	/* The links come from the helper threads' socket waits, which the
 	 * watcher may record a look after the main threads' (within one
 	 * look it goes thread by thread). */

@@ -354,8 +354,9 @@ static void test_fork_while_busy(void)
 
 /* ---- suite: lifecycle_python --------------------------------------------- */
 
-/* Debian's and pyenv's CPythons that start subprocess children with vfork
- * (3.10 and later). */
+/* Debian's and pyenv's CPythons: those that start subprocess children
+ * with vfork (3.10 and later), where the bug was, and the older ones with
+ * subprocess.run (3.6 to 3.9), which must behave as plain too. */
 static size_t pythons(char ***out)
 {
 	size_t n = 0;
@@ -365,8 +366,9 @@ static size_t pythons(char ***out)
 	const char *root = getenv("PYENV_ROOT");
 	char *base = root ? strdup(root)
 			  : tu_strfmt("%s/.pyenv", getenv("HOME") ?: "/root");
-	const char *vers[] = {"3.10", "3.11", "3.12", "3.13"};
-	for (size_t v = 0; v < 4; v++) {
+	const char *vers[] = {"3.6",  "3.7",  "3.8",  "3.9",
+			      "3.10", "3.11", "3.12", "3.13"};
+	for (size_t v = 0; v < sizeof(vers) / sizeof(vers[0]); v++) {
 		char *pat =
 			tu_strfmt("%s/versions/%s*/bin/python3", base, vers[v]);
 		glob_t g;
@@ -385,7 +387,8 @@ static size_t pythons(char ***out)
 }
 
 /* A handler, a child run with subprocess (vfork and exec on 3.10+;
- * cwd= keeps 3.13 off posix_spawn), then the signal: handled, rc 0. */
+ * cwd= keeps 3.13 off posix_spawn), then the signal: handled, rc 0, on
+ * every CPython here. */
 static void test_python_subprocess(void)
 {
 	char **py;

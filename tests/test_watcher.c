@@ -222,6 +222,7 @@ static void test_host_watcher_invisible(void)
 	tu_proc_free(&plain.p);
 	tu_proc_free(&traced.p);
 	free(env);
+	unlink(flag);
 	free(flag);
 	tu_rmtree(dir);
 	free(dir);
