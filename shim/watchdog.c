@@ -159,10 +159,11 @@ static int dlt_watch_exec(void *arg)
 static int dlt_watch_child(void *arg)
 {
 	const struct dlt_watch_exec *x = arg;
-	int nul = (int)syscall(SYS_open, "/dev/null", O_RDWR);
+	/* openat and dup3: AArch64 has no open or dup2 system calls. */
+	int nul = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR);
 	for (int fd = 0; fd < 3; fd++)
 		if (nul >= 0 && nul != fd)
-			syscall(SYS_dup2, nul, fd);
+			syscall(SYS_dup3, nul, fd, 0);
 #ifdef SYS_close_range
 	if (syscall(SYS_close_range, 3, ~0u, 0) != 0)
 #endif
