@@ -229,6 +229,9 @@ void dlt_config_read(bool say)
 		c->watcher = 0;
 	else if (v && strcmp(v, "1") == 0)
 		c->watcher = 1;
+	v = getenv("DLTRACE_WATCHER_BIN");
+	if (v && *v)
+		dlt_copy_str(c->watcher_bin, sizeof(c->watcher_bin), v);
 	v = getenv("DLTRACE_SIGNALS");
 	c->signals = !(v && strcmp(v, "0") == 0);
 

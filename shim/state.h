@@ -88,6 +88,10 @@ struct dlt_config {
 	/* The directory made absolute (the preload copy; children inherit
 	 * it through their environment), "" until known. */
 	char dir_abs[DLT_PATH_MAX];
+	/* DLTRACE_WATCHER_BIN: the host's watcher program, "" the launcher
+	 * beside the library.  Written only when set: unset, its page is
+	 * never touched at start. */
+	char watcher_bin[DLT_PATH_MAX];
 };
 extern struct dlt_config dlt_cfg;
 

@@ -30,6 +30,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -190,9 +191,8 @@ static int dlt_watch_child(void *arg)
 static void dlt_watch_spawn(const char *file)
 {
 	static char bin[DLT_PATH_MAX + 32];
-	const char *env_bin = getenv("DLTRACE_WATCHER_BIN");
-	if (env_bin && *env_bin) {
-		snprintf(bin, sizeof(bin), "%s", env_bin);
+	if (dlt_cfg.watcher_bin[0]) {
+		snprintf(bin, sizeof(bin), "%s", dlt_cfg.watcher_bin);
 	} else {
 		/* The launcher beside the library: bin/dltrace for
 		 * lib/libdltrace.so, as installed and as built. */
