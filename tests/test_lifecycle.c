@@ -213,8 +213,12 @@ static void test_underscore_fork(void)
 	char *dir = run_mode("_Fork", NULL, &out);
 	const char *want[] = {"child: exit 3", "child: threads 1",
 			      "child: calls usr1=1 usr2=1 quit=1 term=1", NULL};
-	expect_lines("_Fork", out, want);
-	expect_own_traces("_Fork", dir, 1);
+	if (tu_contains(out, "no _Fork before glibc 2.34")) {
+		tu_skip_part("_Fork: this C library has none (glibc < 2.34)");
+	} else {
+		expect_lines("_Fork", out, want);
+		expect_own_traces("_Fork", dir, 1);
+	}
 	done(dir, out);
 }
 
