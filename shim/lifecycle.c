@@ -193,6 +193,10 @@ DLT_EXPORT pid_t fork(void)
 	return r;
 }
 
+/* unistd.h declares it from glibc 2.34 on; the shim is built on older
+ * ones too (where the real function is missing: ENOSYS). */
+pid_t _Fork(void);
+
 /* glibc 2.34's fork without the fork handlers, async-signal-safe: the
  * steps are run here. */
 DLT_EXPORT pid_t _Fork(void)
