@@ -27,7 +27,8 @@
 # /tmp/dltrace-transparency.XXXXXX, kept), TRANSPARENCY_TIMEOUT (per test
 # module, seconds, 900), TRANSPARENCY_RERUNS (3), TRANSPARENCY_RERUN_MAX
 # (tests rerun per interpreter and mode, 25; those beyond count as real),
-# TRANSPARENCY_MP=1 (also test_multiprocessing_fork and _spawn: +30 min
+# TRANSPARENCY_SYSTEM_PYTHON (/usr/bin/python3; PYENV_ROOT says where
+# pyenv's are), TRANSPARENCY_MP=1 (also test_multiprocessing_fork and _spawn: +30 min
 # per interpreter), TRANSPARENCY_KEEP_TRACES=1.
 # Exits 77 when no CPython with its test suite is installed (Debian's:
 # DLTRACE_TRANSPARENCY=1 scripts/install-deps.sh).  Run it nice'd on a
@@ -36,8 +37,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 BUILD_DIR=${BUILD_DIR:-build}
-DLTRACE=$ROOT/$BUILD_DIR/bin/dltrace
-ANALYZE=$ROOT/$BUILD_DIR/bin/dltrace-analyze
+case $BUILD_DIR in
+/*) ;;
+*) BUILD_DIR=$ROOT/$BUILD_DIR ;;
+esac
+DLTRACE=$BUILD_DIR/bin/dltrace
+ANALYZE=$BUILD_DIR/bin/dltrace-analyze
 HELPER=$ROOT/tests/transparency/regrtest_results.py
 TIMEOUT=${TRANSPARENCY_TIMEOUT:-900}
 RERUNS=${TRANSPARENCY_RERUNS:-3}
@@ -102,7 +107,7 @@ if [ ${#pythons[@]} -eq 0 ]; then
 			[ -x "$p" ] && cands+=("$p")
 		done
 	done
-	cands+=(/usr/bin/python3)
+	cands+=("${TRANSPARENCY_SYSTEM_PYTHON:-/usr/bin/python3}")
 	for p in "${cands[@]}"; do
 		[ -x "$p" ] || continue
 		if [ -z "$(test_dir "$p")" ] || ! "$p" -m test --help >/dev/null 2>&1; then
@@ -190,7 +195,9 @@ rerun() {
 	*.setUpClass | *.tearDownClass) match=(-m "${id%.*}.*") ;;
 	*) match=(-m "$id") ;;
 	esac
-	run_regrtest "$py" "$mode" "$d" "$mod" ${match[@]+"${match[@]}"}
+	# A plain rerun stands for every mode: done once.
+	[ "$mode" = plain ] && [ -f "$d/results.json" ] ||
+		run_regrtest "$py" "$mode" "$d" "$mod" ${match[@]+"${match[@]}"}
 	if [ "$id" = - ]; then
 		python3 -c 'import json, sys
 print(json.load(open(sys.argv[1]))["modules"].get(sys.argv[2], "missing"))' \
@@ -283,8 +290,8 @@ print(", ".join("%s %s" % (k, v) for k, v in sorted(m.items())) or "none ran")' 
 			rp="" rmode=""
 			for k in $(seq "$RERUNS"); do
 				log "transparency: $tag rerun $k/$RERUNS of $id"
-				rp+="$(rerun "$py" plain "$PW/rerun/$n-plain-$k" "$mod" "$id") "
-				rmode+="$(rerun "$py" "$mode" "$PW/rerun/$n-$mode-$k" "$mod" "$id") "
+				rp+="$(rerun "$py" plain "$PW/rerun/plain-$id-$k" "$mod" "$id") "
+				rmode+="$(rerun "$py" "$mode" "$PW/rerun/$mode-$id-$k" "$mod" "$id") "
 			done
 			verdict=$(python3 -c 'import sys
 a, b = set(sys.argv[1].split()), set(sys.argv[2].split())
@@ -318,8 +325,8 @@ else:
 				rp="" rmode=""
 				for k in $(seq "$RERUNS"); do
 					log "transparency: $tag rerun $k/$RERUNS of $mod, whole"
-					rp+="$(rerun "$py" plain "$PW/rerun/$mod-plain-$k" "$mod" -);"
-					rmode+="$(rerun "$py" "$mode" "$PW/rerun/$mod-$mode-$k" "$mod" -);"
+					rp+="$(rerun "$py" plain "$PW/rerun/plain-$mod-whole-$k" "$mod" -);"
+					rmode+="$(rerun "$py" "$mode" "$PW/rerun/$mode-$mod-whole-$k" "$mod" -);"
 				done
 				verdict=$(python3 -c 'import sys
 a, b = set(sys.argv[1].split(";")[:-1]), set(sys.argv[2].split(";")[:-1])
