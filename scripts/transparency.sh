@@ -23,13 +23,22 @@
 #   --modules "test_x test_y"          only these modules
 #   --modes "plain traced"             only these modes (plain first)
 #
-# Environment: BUILD_DIR (build), TRANSPARENCY_DIR (results; default a new
-# /tmp/dltrace-transparency.XXXXXX, kept), TRANSPARENCY_TIMEOUT (per test
-# module, seconds, 900), TRANSPARENCY_RERUNS (3), TRANSPARENCY_RERUN_MAX
-# (tests rerun per interpreter and mode, 25; those beyond count as real),
-# TRANSPARENCY_SYSTEM_PYTHON (/usr/bin/python3; PYENV_ROOT says where
-# pyenv's are), TRANSPARENCY_MP=1 (also test_multiprocessing_fork and _spawn: +30 min
-# per interpreter), TRANSPARENCY_KEEP_TRACES=1.
+# Environment:
+#   BUILD_DIR                   the build to test (build)
+#   TRANSPARENCY_DIR            where runs and report.md go (default a new
+#                               /tmp/dltrace-transparency.XXXXXX, kept)
+#   TRANSPARENCY_RESUME=1       keep the module runs already in that
+#                               directory (after an interrupted run)
+#   TRANSPARENCY_TIMEOUT        per test module, seconds (600)
+#   TRANSPARENCY_RERUN_TIMEOUT  per test rerun alone, seconds (120)
+#   TRANSPARENCY_RERUNS         reruns per mode (3)
+#   TRANSPARENCY_RERUN_MAX      tests rerun per interpreter and mode (25;
+#                               differences beyond count as real)
+#   TRANSPARENCY_MP=1           also test_multiprocessing_fork and _spawn
+#                               (docs/transparency.md has what they cost)
+#   TRANSPARENCY_SYSTEM_PYTHON  Debian's interpreter (/usr/bin/python3);
+#                               PYENV_ROOT (~/.pyenv) has pyenv's
+#   TRANSPARENCY_KEEP_TRACES=1  keep the traced runs' trace directories
 # Exits 77 when no CPython with its test suite is installed (Debian's:
 # DLTRACE_TRANSPARENCY=1 scripts/install-deps.sh).  Run it nice'd on a
 # shared machine: nice -n 19 scripts/transparency.sh.
@@ -44,7 +53,11 @@ esac
 DLTRACE=$BUILD_DIR/bin/dltrace
 ANALYZE=$BUILD_DIR/bin/dltrace-analyze
 HELPER=$ROOT/tests/transparency/regrtest_results.py
-TIMEOUT=${TRANSPARENCY_TIMEOUT:-900}
+# Per test module; the slowest module here takes about 60 s plain
+# (test_signal), and a module that hangs under the tracer must not cost
+# much more than that.  A test rerun alone gets RERUN_TIMEOUT.
+TIMEOUT=${TRANSPARENCY_TIMEOUT:-600}
+RERUN_TIMEOUT=${TRANSPARENCY_RERUN_TIMEOUT:-120}
 RERUNS=${TRANSPARENCY_RERUNS:-3}
 RERUN_MAX=${TRANSPARENCY_RERUN_MAX:-25}
 # Every resource except the network (nothing outside the machine) and the
@@ -190,11 +203,13 @@ ended_early() {
 rerun() {
 	local py=$1 mode=$2 d=$3 mod=$4 id=$5 match=()
 	case $id in
-	-) ;;                            # the whole module
+	-) ;; # the whole module, with the module's timeout
 	*.setUpModule | *.tearDownModule) ;;
 	*.setUpClass | *.tearDownClass) match=(-m "${id%.*}.*") ;;
 	*) match=(-m "$id") ;;
 	esac
+	# run_regrtest reads TIMEOUT: a test alone gets less.
+	[ "$id" = - ] || local TIMEOUT=$RERUN_TIMEOUT
 	# A plain rerun stands for every mode: done once.
 	[ "$mode" = plain ] && [ -f "$d/results.json" ] ||
 		run_regrtest "$py" "$mode" "$d" "$mod" ${match[@]+"${match[@]}"}
@@ -233,9 +248,16 @@ for py in "${pythons[@]}"; do
 	say ""
 	say "modules: ${mods[*]}${missing_mods:+ (not installed:$missing_mods)}"
 	for mode in $modes; do
+		# TRANSPARENCY_RESUME=1 with the TRANSPARENCY_DIR of an earlier
+		# run keeps the module runs it finished (reruns are redone).
+		if [ "${TRANSPARENCY_RESUME:-0}" = 1 ] && [ -f "$PW/$mode/results.json" ]; then
+			log "transparency: $tag $mode: kept from the earlier run"
+			continue
+		fi
 		log "transparency: $tag $mode: ${mods[*]}"
 		run_regrtest "$py" "$mode" "$PW/$mode" "${mods[@]}"
 	done
+	rm -rf "$PW/rerun"
 
 	say ""
 	say "| mode | wall s | regrtest rc | modules | processes | traces | errors | warnings |"
