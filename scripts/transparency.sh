@@ -181,6 +181,16 @@ run_regrtest() {
 		>"$d/out" 2>&1 </dev/null || rc=$?
 	echo $(($(date +%s) - t0)) >"$d/wall"
 	echo "$rc" >"$d/rc"
+	# Processes of this run still there (a test's child that never ended:
+	# regrtest before 3.12 kills only its worker at the timeout) are
+	# counted and killed; they have this run's TMPDIR.
+	local left=0 p
+	for p in /proc/[0-9]*; do
+		if { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qxF "TMPDIR=$d/tmp"; then
+			kill -KILL "${p#/proc/}" 2>/dev/null && left=$((left + 1))
+		fi
+	done
+	echo "$left" >"$d/left"
 	python3 "$HELPER" parse "$d/out" "$d/junit.xml" "$d/results.json"
 	if [ "$mode" != plain ]; then
 		"$ANALYZE" check --json "$d/trace" >"$d/check.json" 2>"$d/check.err" || true
@@ -260,8 +270,8 @@ for py in "${pythons[@]}"; do
 	rm -rf "$PW/rerun"
 
 	say ""
-	say "| mode | wall s | regrtest rc | modules | processes | traces | errors | warnings |"
-	say "|---|---|---|---|---|---|---|---|"
+	say "| mode | wall s | regrtest rc | modules | processes | traces | errors | warnings | left running |"
+	say "|---|---|---|---|---|---|---|---|---|"
 	for mode in $modes; do
 		d=$PW/$mode
 		procs="-" files="-" errs="-" warns="-"
@@ -270,7 +280,7 @@ for py in "${pythons[@]}"; do
 m = json.load(open(sys.argv[1]))["modules"]
 print(", ".join("%s %s" % (k, v) for k, v in sorted(m.items())) or "none ran")' \
 			"$d/results.json")
-		say "| $mode | $(cat "$d/wall") | $(cat "$d/rc") | $mstat | $procs | $files | $errs | $warns |"
+		say "| $mode | $(cat "$d/wall") | $(cat "$d/rc") | $mstat | $procs | $files | $errs | $warns | $(cat "$d/left" 2>/dev/null || echo 0) |"
 	done
 	for mode in $modes; do
 		d=$PW/$mode
