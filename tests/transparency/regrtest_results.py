@@ -15,7 +15,7 @@
         the outcome of ID in one run (a rerun), or "missing"
     regrtest_results.py traces TRACE_DIR CHECK.json
         "PROCESSES TRACES ERRORS WARNINGS" of a traced run, then one line per
-        distinct warning or error finding: "COUNT SEVERITY CODE MESSAGE"
+        code of warning or error finding: "COUNT SEVERITY CODE, e.g. MESSAGE"
 
 Neither source is complete on its own, so both are read:
 - --junit-xml has one <testcase> per test method with its outcome, but
@@ -210,15 +210,17 @@ def traces(trace_dir, check_path):
     s = check.get("summary", {})
     print(f"{len(pids)} {len(files)} {s.get('error', '?')} "
           f"{s.get('warning', '?')}")
+    # One line per finding code: a suite that crashes processes on
+    # purpose (test_faulthandler) has one CRASH per crash.
     seen = {}
     for f in check.get("findings", []):
         if f.get("severity") not in ("error", "warning"):
             continue
-        key = (f["severity"], f.get("code", "?"),
-               " ".join(f.get("message", "").split())[:160])
-        seen[key] = seen.get(key, 0) + 1
-    for (sev, code, msg), n in sorted(seen.items()):
-        print(f"{n} {sev} {code} {msg}")
+        key = (f["severity"], f.get("code", "?"))
+        n, example = seen.get(key, (0, " ".join(f.get("message", "").split())))
+        seen[key] = (n + 1, example)
+    for (sev, code), (n, example) in sorted(seen.items()):
+        print(f"{n} {sev} {code}, e.g. {example[:150]}")
 
 
 def main(argv):
