@@ -29,7 +29,8 @@
 #                               /tmp/dltrace-transparency.XXXXXX, kept)
 #   TRANSPARENCY_RESUME=1       keep the module runs already in that
 #                               directory (after an interrupted run)
-#   TRANSPARENCY_TIMEOUT        per test module, seconds (600)
+#   TRANSPARENCY_TIMEOUT        per test module, seconds (300; 900 with
+#                               multiprocessing)
 #   TRANSPARENCY_RERUN_TIMEOUT  per test rerun alone, seconds (120)
 #   TRANSPARENCY_RERUNS         reruns per mode (3)
 #   TRANSPARENCY_RERUN_MAX      tests rerun per interpreter and mode (25;
@@ -53,10 +54,11 @@ esac
 DLTRACE=$BUILD_DIR/bin/dltrace
 ANALYZE=$BUILD_DIR/bin/dltrace-analyze
 HELPER=$ROOT/tests/transparency/regrtest_results.py
-# Per test module; the slowest module here takes about 60 s plain
-# (test_signal), and a module that hangs under the tracer must not cost
-# much more than that.  A test rerun alone gets RERUN_TIMEOUT.
-TIMEOUT=${TRANSPARENCY_TIMEOUT:-600}
+# Per test module (regrtest kills the worker at 1.5 times that): the
+# slowest module but multiprocessing takes about 60 s plain (test_signal),
+# and a module that hangs under the tracer should not cost much more.
+# A test rerun alone gets RERUN_TIMEOUT.
+TIMEOUT=${TRANSPARENCY_TIMEOUT:-}
 RERUN_TIMEOUT=${TRANSPARENCY_RERUN_TIMEOUT:-120}
 RERUNS=${TRANSPARENCY_RERUNS:-3}
 RERUN_MAX=${TRANSPARENCY_RERUN_MAX:-25}
@@ -104,6 +106,12 @@ if [ -z "$modules" ]; then
 	fi
 fi
 [ $quick = 1 ] && [ "$modes" = "plain traced watched" ] && modes="plain traced"
+if [ -z "$TIMEOUT" ]; then
+	case $modules in
+	*multiprocessing*) TIMEOUT=900 ;; # test_multiprocessing_spawn: minutes
+	*) TIMEOUT=300 ;;
+	esac
+fi
 
 # An interpreter counts when its test package is installed: pyenv builds
 # have one, Debian's python3 only with libpython3.11-testsuite.
