@@ -30,13 +30,13 @@
 #   TRANSPARENCY_RESUME=1       keep the module runs already in that
 #                               directory (after an interrupted run)
 #   TRANSPARENCY_TIMEOUT        per test module, seconds (300; 900 with
-#                               multiprocessing)
+#                               test_multiprocessing_spawn)
 #   TRANSPARENCY_RERUN_TIMEOUT  per test rerun alone, seconds (120)
 #   TRANSPARENCY_RERUNS         reruns per mode (3)
 #   TRANSPARENCY_RERUN_MAX      tests rerun per interpreter and mode (25;
 #                               differences beyond count as real)
-#   TRANSPARENCY_MP=1           also test_multiprocessing_fork and _spawn
-#                               (docs/transparency.md has what they cost)
+#   TRANSPARENCY_MP=1           also test_multiprocessing_spawn
+#                               (docs/transparency.md has what it costs)
 #   TRANSPARENCY_SYSTEM_PYTHON  Debian's interpreter (/usr/bin/python3);
 #                               PYENV_ROOT (~/.pyenv) has pyenv's
 #   TRANSPARENCY_KEEP_TRACES=1  keep the traced runs' trace directories
@@ -55,8 +55,9 @@ DLTRACE=$BUILD_DIR/bin/dltrace
 ANALYZE=$BUILD_DIR/bin/dltrace-analyze
 HELPER=$ROOT/tests/transparency/regrtest_results.py
 # Per test module (regrtest kills the worker at 1.5 times that): the
-# slowest module but multiprocessing takes about 60 s plain (test_signal),
-# and a module that hangs under the tracer should not cost much more.
+# slowest modules take about 65 s plain (test_signal,
+# test_multiprocessing_fork), and a module that hangs under the tracer
+# should not cost much more.
 # A test rerun alone gets RERUN_TIMEOUT.
 TIMEOUT=${TRANSPARENCY_TIMEOUT:-}
 RERUN_TIMEOUT=${TRANSPARENCY_RERUN_TIMEOUT:-120}
@@ -92,23 +93,24 @@ done
 	die "no $DLTRACE: build first (BUILD_DIR=$BUILD_DIR scripts/build.sh)"
 command -v python3 >/dev/null || die "python3 (for $HELPER) is not installed"
 
-# The test modules.  The multiprocessing ones take about 30 minutes per
-# interpreter in the three modes (docs/transparency.md): asked for only.
+# The test modules.  test_multiprocessing_fork (about 65 s plain) is the
+# start method where the tracer's threads and locks meet fork; _spawn
+# (about 100 s more) is fork and exec of a fresh interpreter, which
+# test_subprocess covers already: asked for only (docs/transparency.md).
 if [ -z "$modules" ]; then
 	if [ $quick = 1 ]; then
 		modules="test_signal test_subprocess"
 	else
 		modules="test_signal test_subprocess test_threading test_os test_posix"
 		modules+=" test_faulthandler test_ctypes test_pty test_selectors"
-		modules+=" test_asyncio.test_subprocess"
-		[ "${TRANSPARENCY_MP:-0}" = 1 ] &&
-			modules+=" test_multiprocessing_fork test_multiprocessing_spawn"
+		modules+=" test_asyncio.test_subprocess test_multiprocessing_fork"
+		[ "${TRANSPARENCY_MP:-0}" = 1 ] && modules+=" test_multiprocessing_spawn"
 	fi
 fi
 [ $quick = 1 ] && [ "$modes" = "plain traced watched" ] && modes="plain traced"
 if [ -z "$TIMEOUT" ]; then
 	case $modules in
-	*multiprocessing*) TIMEOUT=900 ;; # test_multiprocessing_spawn: minutes
+	*multiprocessing_spawn*) TIMEOUT=900 ;; # minutes, on a loaded machine
 	*) TIMEOUT=300 ;;
 	esac
 fi
