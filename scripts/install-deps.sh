@@ -14,6 +14,10 @@
 #                                      package.sh and cross-arm64.sh need
 #                                      (debootstrap, the aarch64 cross
 #                                      compiler and libraries, qemu-user)
+#   DLTRACE_TRANSPARENCY=1 scripts/... also Debian's CPython test suite
+#                                      (libpython3.11-testsuite), so that
+#                                      scripts/transparency.sh runs it
+#                                      under /usr/bin/python3 too
 set -euo pipefail
 
 pkgs=(cmake make gcc libc6-dev libcunit1-dev libunwind-dev clang-format
@@ -21,6 +25,7 @@ pkgs=(cmake make gcc libc6-dev libcunit1-dev libunwind-dev clang-format
 [ "${DLTRACE_NO_TORCH:-0}" = 1 ] || pkgs+=(python3-torch)
 [ "${DLTRACE_BENCH:-0}" = 1 ] && pkgs+=(ltrace)
 [ "${DLTRACE_BROWSER:-0}" = 1 ] && pkgs+=(chromium)
+[ "${DLTRACE_TRANSPARENCY:-0}" = 1 ] && pkgs+=(libpython3.11-testsuite)
 if [ "${DLTRACE_PORTABILITY:-0}" = 1 ]; then
 	pkgs+=(debootstrap qemu-user-static binfmt-support
 	       gcc-aarch64-linux-gnu libc6-dev:arm64 libcunit1-dev:arm64)
