@@ -621,6 +621,10 @@ static pid_t start_command(char **cmd, int *exec_err)
 		return -1;
 	}
 	if (pid == 0) {
+		/* The launcher's forwarding handlers are not the command's:
+		 * a TERM or HUP before the exec ends it as it would. */
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		if (fds[0] >= 0)
 			close(fds[0]);
 		execvp(cmd[0], cmd);
@@ -788,6 +792,15 @@ int main(int argc, char **argv)
 		ef.before_ts = dlt_now_ns();
 		dlt_memcg_read(&dlt_memcg_system, &ef.before);
 	}
+	/* TERM and HUP sent to the launcher alone are passed on, from before
+	 * the command starts: one sent while it starts (as soon as it
+	 * prints that it is ready) is passed on once its pid is known. */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	int exec_err = 0;
 	pid_t pid = start_command(cmd, &exec_err);
 	if (pid < 0) {
@@ -801,20 +814,19 @@ int main(int argc, char **argv)
 			return 2;
 		return exec_err == ENOENT ? 127 : 126;
 	}
+	sigset_t fwd, prev;
+	sigemptyset(&fwd);
+	sigaddset(&fwd, SIGTERM);
+	sigaddset(&fwd, SIGHUP);
+	sigprocmask(SIG_BLOCK, &fwd, &prev);
 	child_pid = pid;
+	if (fwd_sig)
+		kill(pid, fwd_sig);
+	sigprocmask(SIG_SETMASK, &prev, NULL);
 	/* Ctrl-C reaches the whole foreground group, the command included;
-	 * the launcher stays to report.  TERM and HUP sent to it alone are
-	 * passed on. */
+	 * the launcher stays to report. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = forward_signal;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* After the handlers: a signal sent to the launcher is passed on
-	 * however early it comes. */
 	if (traced)
 		watch_start(dir, run);
 

@@ -207,10 +207,14 @@ static void test_host_watcher_invisible(void)
 		 "the program saw dltrace:\nplain:\n%s\ntraced:\n%s%s",
 		 plain.out, traced.out, traced.p.err ? traced.p.err : "");
 	TU_CHECK(tu_contains(plain.out, "threads 1\n") &&
-			 tu_contains(plain.out, "unshare 0") &&
 			 tu_contains(plain.out, "sigchld 1"),
 		 "the plain run is not the one this test expects:\n%s",
 		 plain.out);
+	/* A chroot (scripts/debian11.sh) refuses a user namespace even to a
+	 * process with one thread: the comparison above still holds. */
+	if (!tu_contains(plain.out, "unshare 0"))
+		tu_skip_part("unshare(CLONE_NEWUSER) fails here even plain: "
+			     "only compared");
 	TU_CHECK(tu_exit_code(traced.p.status) == 0 &&
 			 (traced.p.err == NULL || traced.p.err[0] == '\0'),
 		 "traced: %s, stderr:\n%s", tu_status_str(traced.p.status),
