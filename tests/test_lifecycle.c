@@ -505,9 +505,53 @@ static const struct tu_test lifecycle_tests[] = {
 	 test_fork_while_busy},
 	{NULL, NULL}};
 
+/* faulthandler's chained handler runs on its own alternate stack (16 KiB
+ * or so) and raises the signal again inside itself: two deliveries, each
+ * with the kernel's frame and the shim's handler, on that stack.  When
+ * the shim's handler took 5.7 KiB a delivery, the stack overflowed into
+ * the heap and the interpreter died at exit (SIGSEGV, rc 139). */
+static void test_python_faulthandler_chain(void)
+{
+	char **py;
+	size_t n = pythons(&py);
+	TU_CHECK_FATAL(n > 0, "no CPython found");
+	const char *code =
+		"import faulthandler, os, signal, sys\n"
+		"called = []\n"
+		"signal.signal(signal.SIGUSR1, lambda *a: called.append(1))\n"
+		"faulthandler.register(signal.SIGUSR1, file=sys.stderr, "
+		"chain=True)\n"
+		"os.kill(os.getpid(), signal.SIGUSR1)\n"
+		"print('python handler called:', called)\n";
+	for (size_t i = 0; i < n; i++) {
+		const char *cmd[] = {py[i], "-c", code, NULL};
+		const char *opts[] = {"-q", NULL};
+		struct tu_proc plain, traced;
+		tu_run(&plain, cmd, NULL, RUN_MS);
+		char *dir = tu_tmpdir("py-fh");
+		const char **argv = tu_launcher_argv(dir, opts, cmd);
+		tu_run(&traced, argv, NULL, RUN_MS);
+		free(argv);
+		TU_CHECK(tu_exit_code(plain.status) == 0 &&
+				 tu_exit_code(traced.status) == 0 &&
+				 tu_contains(traced.out, "called: [1]"),
+			 "%s: plain rc %d, traced rc %d (want 0 and 0)\n%s",
+			 py[i], tu_exit_code(plain.status),
+			 tu_exit_code(traced.status), traced.err);
+		tu_proc_free(&plain);
+		tu_proc_free(&traced);
+		tu_rmtree(dir);
+		free(dir);
+		free(py[i]);
+	}
+	free(py);
+}
+
 static const struct tu_test python_tests[] = {
 	{"subprocess, then a handled SIGUSR1, SIGTERM, SIGINT: rc 0",
 	 test_python_subprocess},
+	{"faulthandler's chained handler on its own alternate stack: rc 0",
+	 test_python_faulthandler_chain},
 	{NULL, NULL}};
 
 static const struct tu_test watched_tests[] = {
