@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "hot.h"
+#include "procmaps.h"
 #include "procstat.h"
 #include "pystack.h"
 #include "stackscan.h"
@@ -262,51 +263,20 @@ struct dlt_sig_ranges {
 	int n;
 };
 
-static uint64_t dlt_sig_hex(const char **s)
-{
-	uint64_t v = 0;
-	for (;; (*s)++) {
-		char c = **s;
-		int d = c >= '0' && c <= '9'   ? c - '0'
-			: c >= 'a' && c <= 'f' ? c - 'a' + 10
-					       : -1;
-		if (d < 0)
-			return v;
-		v = v * 16 + (uint64_t)d;
-	}
-}
-
-/* "lo-hi perms off dev inode path" */
+/* "lo-hi perms off dev inode path" (common/procmaps.h): the executable
+ * ones. */
 static void dlt_sig_line(struct dlt_sig_ranges *rs, const char *l)
 {
-	uint64_t lo = dlt_sig_hex(&l);
-	if (*l++ != '-')
+	struct dlt_maps_line m;
+	if (dlt_maps_parse(l, &m) != 0 || !m.exec || rs->n >= DLT_SIG_NRANGES)
 		return;
-	uint64_t hi = dlt_sig_hex(&l);
-	if (*l++ != ' ' || l[0] == '\0' || l[1] == '\0' || l[2] != 'x' ||
-	    rs->n >= DLT_SIG_NRANGES)
-		return;
-	l += 4;
-	if (*l++ != ' ')
-		return;
-	uint64_t off = dlt_sig_hex(&l);
-	/* Skip the device and the inode to the path. */
-	for (int field = 0; field < 2 && *l; field++) {
-		while (*l == ' ')
-			l++;
-		while (*l && *l != ' ')
-			l++;
-	}
-	while (*l == ' ')
-		l++;
 	int i = rs->n++;
-	rs->lo[i] = lo;
-	rs->hi[i] = hi;
-	rs->off[i] = off;
+	rs->lo[i] = m.lo;
+	rs->hi[i] = m.hi;
+	rs->off[i] = m.off;
 	size_t k = 0;
-	if (*l == '/')
-		for (; l[k] && k < DLT_SIG_PATH - 1; k++)
-			rs->path[i][k] = l[k];
+	for (; m.path[k] && k < DLT_SIG_PATH - 1; k++)
+		rs->path[i][k] = m.path[k];
 	rs->path[i][k] = '\0';
 }
 

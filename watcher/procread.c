@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "io.h"
+#include "procmaps.h"
 #include "procstat.h"
 
 #define DLT_PR_STACK_BYTES (32 * 1024)
@@ -77,70 +78,38 @@ int dlt_pr_thread_read(pid_t pid, uint32_t tid, struct dlt_pr_thread *t)
 	return 0;
 }
 
-static uint64_t dlt_pr_hex(const char **s)
-{
-	uint64_t v = 0;
-	for (;; (*s)++) {
-		char c = **s;
-		int d = c >= '0' && c <= '9'   ? c - '0'
-			: c >= 'a' && c <= 'f' ? c - 'a' + 10
-			: c >= 'A' && c <= 'F' ? c - 'A' + 10
-					       : -1;
-		if (d < 0)
-			return v;
-		v = v * 16 + (uint64_t)d;
-	}
-}
-
-/* One line of /proc/PID/maps: "lo-hi perms off dev inode path". */
+/* One line of /proc/PID/maps (common/procmaps.h): the first pass keeps
+ * the executable mappings of files, the second finds where each file's
+ * offset 0 is mapped, its load address (what dladdr calls dli_fbase). */
 static void dlt_pr_maps_line(struct dlt_pr_maps *ms, const char *l, int pass)
 {
-	uint64_t lo = dlt_pr_hex(&l);
-	if (*l++ != '-')
-		return;
-	uint64_t hi = dlt_pr_hex(&l);
-	if (*l++ != ' ' || strlen(l) < 5)
-		return;
-	int exec = l[2] == 'x';
-	l += 4;
-	if (*l++ != ' ')
-		return;
-	uint64_t off = dlt_pr_hex(&l);
-	for (int field = 0; field < 2 && *l; field++) {
-		while (*l == ' ')
-			l++;
-		while (*l && *l != ' ')
-			l++;
-	}
-	while (*l == ' ')
-		l++;
-	if (*l != '/')
+	struct dlt_maps_line m;
+	if (dlt_maps_parse(l, &m) != 0 || m.path[0] != '/')
 		return;
 	if (pass == 0) {
-		if (!exec)
+		if (!m.exec)
 			return;
 		if (ms->n == ms->cap) {
 			size_t cap = ms->cap ? ms->cap * 2 : 64;
-			struct dlt_pr_map *m = realloc(ms->m, cap * sizeof(*m));
-			if (m == NULL)
+			struct dlt_pr_map *nm =
+				realloc(ms->m, cap * sizeof(*nm));
+			if (nm == NULL)
 				return;
-			ms->m = m;
+			ms->m = nm;
 			ms->cap = cap;
 		}
-		struct dlt_pr_map *m = &ms->m[ms->n++];
-		m->lo = lo;
-		m->hi = hi;
-		m->base = lo - off; /* until the mapping of offset 0 says */
-		snprintf(m->path, sizeof(m->path), "%s", l);
+		struct dlt_pr_map *e = &ms->m[ms->n++];
+		e->lo = m.lo;
+		e->hi = m.hi;
+		e->base = m.lo - m.off; /* until the mapping of offset 0 says */
+		snprintf(e->path, sizeof(e->path), "%s", m.path);
 		return;
 	}
-	/* The second pass: where each file's offset 0 is mapped is its
-	 * load address (what dladdr calls dli_fbase). */
-	if (off != 0)
+	if (m.off != 0)
 		return;
 	for (size_t i = 0; i < ms->n; i++)
-		if (strcmp(ms->m[i].path, l) == 0 && ms->m[i].lo >= lo)
-			ms->m[i].base = lo;
+		if (strcmp(ms->m[i].path, m.path) == 0 && ms->m[i].lo >= m.lo)
+			ms->m[i].base = m.lo;
 }
 
 int dlt_pr_maps_read(pid_t pid, struct dlt_pr_maps *ms)
@@ -178,31 +147,13 @@ const struct dlt_pr_map *dlt_pr_maps_find(const struct dlt_pr_maps *ms,
 	return NULL;
 }
 
-/* ret follows a call instruction in the process's code: on x86-64 e8
- * rel32, or ff /2 in one of its encodings (2 to 7 bytes); on AArch64 BL,
- * BLR and the pointer-authenticated BLRA*. */
+/* ret follows a call instruction in the process's code
+ * (common/procmaps.h). */
 static int dlt_pr_after_call(pid_t pid, uint64_t ret)
 {
-#if defined(__aarch64__)
-	uint32_t insn;
-	if (ret < 4 || dlt_pr_peek(pid, &insn, ret - 4, 4) != 4)
-		return 0;
-	return (insn & 0xfc000000u) == 0x94000000u ||
-	       (insn & 0xfffffc1fu) == 0xd63f0000u ||
-	       (insn & 0xfefff800u) == 0xd63f0800u;
-#else
 	uint8_t b[8];
-	if (ret < 8 || dlt_pr_peek(pid, b, ret - 8, 8) != 8)
-		return 0;
-	if (b[3] == 0xe8)
-		return 1;
-	for (int len = 2; len <= 7; len++) {
-		uint8_t op = b[8 - len], modrm = b[8 - len + 1];
-		if (op == 0xff && ((modrm >> 3) & 7) == 2)
-			return 1;
-	}
-	return 0;
-#endif
+	return ret >= 8 && dlt_pr_peek(pid, b, ret - 8, 8) == 8 &&
+	       dlt_is_after_call(b);
 }
 
 size_t dlt_pr_stack(pid_t pid, uint64_t sp, uint64_t pc,
