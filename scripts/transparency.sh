@@ -89,8 +89,9 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ "${modes%% *}" = plain ] || die "--modes must start with plain"
-[ -x "$DLTRACE" ] && [ -x "$ANALYZE" ] ||
+if [ ! -x "$DLTRACE" ] || [ ! -x "$ANALYZE" ]; then
 	die "no $DLTRACE: build first (BUILD_DIR=$BUILD_DIR scripts/build.sh)"
+fi
 command -v python3 >/dev/null || die "python3 (for $HELPER) is not installed"
 
 # The test modules.  test_multiprocessing_fork (about 65 s plain) is the
@@ -231,8 +232,9 @@ rerun() {
 	# run_regrtest reads TIMEOUT: a test alone gets less.
 	[ "$id" = - ] || local TIMEOUT=$RERUN_TIMEOUT
 	# A plain rerun stands for every mode: done once.
-	[ "$mode" = plain ] && [ -f "$d/results.json" ] ||
+	if [ "$mode" != plain ] || [ ! -f "$d/results.json" ]; then
 		run_regrtest "$py" "$mode" "$d" "$mod" ${match[@]+"${match[@]}"}
+	fi
 	if [ "$id" = - ]; then
 		python3 -c 'import json, sys
 print(json.load(open(sys.argv[1]))["modules"].get(sys.argv[2], "missing"))' \
