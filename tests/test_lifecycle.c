@@ -547,11 +547,56 @@ static void test_python_faulthandler_chain(void)
 	free(py);
 }
 
+/* A child forked from a thread that is not the main thread, whose only
+ * thread then ends (the thread function returns: pthread_exit), under
+ * DLTRACE_WATCHDOG=1: the process ends, as without dltrace.  With a
+ * watchdog thread of dltrace's in the child it never did (that thread
+ * lived on, every signal blocked) and its parent's waitpid hung. */
+static void test_python_fork_from_thread_watched(void)
+{
+	char **py;
+	size_t n = pythons(&py);
+	TU_CHECK_FATAL(n > 0, "no CPython found");
+	const char *code = "import os, threading\n"
+			   "def f():\n"
+			   "    pid = os.fork()\n"
+			   "    if pid == 0:\n"
+			   "        print('child', flush=True)\n"
+			   "    else:\n"
+			   "        os.waitpid(pid, 0)\n"
+			   "        print('reaped', flush=True)\n"
+			   "t = threading.Thread(target=f)\n"
+			   "t.start()\n"
+			   "t.join()\n";
+	for (size_t i = 0; i < n; i++) {
+		const char *cmd[] = {py[i], "-c", code, NULL};
+		const char *opts[] = {"-q", NULL};
+		struct tu_proc traced;
+		char *dir = tu_tmpdir("py-fork-thread");
+		const char **argv = tu_launcher_argv(dir, opts, cmd);
+		int r = tu_run(&traced, argv, watched_env, 60000);
+		free(argv);
+		TU_CHECK(r == 0 && tu_exit_code(traced.status) == 0 &&
+				 tu_contains(traced.out, "reaped"),
+			 "%s, DLTRACE_WATCHDOG=1: %s, rc %d (want 0 and "
+			 "'reaped')\n%s%s",
+			 py[i], r ? "timed out" : "ended",
+			 tu_exit_code(traced.status), traced.out, traced.err);
+		tu_proc_free(&traced);
+		tu_rmtree(dir);
+		free(dir);
+		free(py[i]);
+	}
+	free(py);
+}
+
 static const struct tu_test python_tests[] = {
 	{"subprocess, then a handled SIGUSR1, SIGTERM, SIGINT: rc 0",
 	 test_python_subprocess},
 	{"faulthandler's chained handler on its own alternate stack: rc 0",
 	 test_python_faulthandler_chain},
+	{"a child forked from a thread, watched, ends when its thread does",
+	 test_python_fork_from_thread_watched},
 	{NULL, NULL}};
 
 static const struct tu_test watched_tests[] = {
