@@ -60,23 +60,10 @@ struct dlt_lc_hold {
  * Per thread: two threads may fork at once. */
 static __thread struct dlt_lc_hold dlt_lc_forking;
 
-/* Every signal but the synchronous faults: a fault while they were blocked
- * would kill the process whatever its handler. */
-static void dlt_lc_block(sigset_t *saved)
-{
-	sigset_t block;
-	sigfillset(&block);
-	static const int faults[] = {SIGSEGV, SIGBUS,  SIGILL,
-				     SIGFPE,  SIGTRAP, SIGSYS};
-	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
-		sigdelset(&block, faults[i]);
-	pthread_sigmask(SIG_BLOCK, &block, saved);
-}
-
 static void dlt_lc_prepare(struct dlt_lc_hold *h)
 {
 	int saved = errno;
-	dlt_lc_block(&h->mask);
+	dlt_signals_hold(&h->mask);
 	h->sig_locked = dlt_sig_fork_hold();
 	dlt_writer_hold(dlt_w, &h->wh);
 	errno = saved;

@@ -153,7 +153,7 @@ static void dlt_chunk_retire(struct dlt_writer *w, struct dlt_tls *t)
  * changes its chunk: a handler that records must not see the chunk half
  * handed over, nor lose its record to the in_slow guard.  Two system calls
  * per chunk. */
-static void dlt_signals_hold(sigset_t *saved)
+void dlt_signals_hold(sigset_t *saved)
 {
 	sigset_t block;
 	sigfillset(&block);

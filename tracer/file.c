@@ -222,7 +222,7 @@ int dlt_file_cut(struct dlt_writer *w, uint64_t size)
 	return r;
 }
 
-static int dlt_sanitize_host(char *dst, size_t cap, const char *src)
+int dlt_file_host_spelling(char *dst, size_t cap, const char *src)
 {
 	size_t n = 0;
 	for (; src && *src && n + 1 < cap; src++) {
@@ -476,7 +476,7 @@ static int dlt_writer_open(struct dlt_writer *w,
 	}
 
 	char host[128];
-	dlt_sanitize_host(host, sizeof(host), p->host);
+	dlt_file_host_spelling(host, sizeof(host), p->host);
 	char rank[32] = "";
 	if (p->rank >= 0) {
 		struct dlt_strbuf r;

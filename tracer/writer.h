@@ -21,6 +21,8 @@
 #include <sys/types.h>
 
 #include "clock.h"
+#include <signal.h>
+
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
@@ -233,6 +235,17 @@ extern void (*dlt_on_materialized)(struct dlt_writer *w, struct dlt_tls *t,
 /* Makes present the mapped pages of the file in [from, to) (4 KiB pages),
  * for the prefetch thread, which opens no file.  Returns 0 or -1. */
 int dlt_writer_prefetch(struct dlt_writer *w, uint32_t from, uint32_t to);
+
+/* The host as a trace file's name spells it (HOST.PID.SEQ...): letters,
+ * digits, '-' and '_', anything else '_', "host" for none.  Returns its
+ * length.  The watcher finds a host's traces by it. */
+int dlt_file_host_spelling(char *dst, size_t cap, const char *src);
+
+/* Blocks every asynchronous signal (never the synchronous faults, which
+ * would kill the process whatever its handler) for the calling thread, the
+ * mask before in *saved: around a chunk handed over, and around a fork
+ * (shim/lifecycle.c). */
+void dlt_signals_hold(sigset_t *saved);
 
 /* Creates a new trace file under p->dir and starts writing it.  Returns 0 or
  * a negative errno; on failure *w is left disabled. */

@@ -125,24 +125,14 @@ struct dlt_watcher {
 	size_t nprocs, cap;
 };
 
-/* As tracer/file.c spells the host in a trace's name. */
+/* The host as trace names spell it (tracer/file.c). */
 static void dlt_wt_host(char *dst, size_t cap)
 {
 	char h[256];
 	if (gethostname(h, sizeof(h)) != 0)
 		h[0] = '\0';
 	h[sizeof(h) - 1] = '\0';
-	size_t n = 0;
-	for (const char *s = h; *s && n + 1 < cap; s++) {
-		char c = *s;
-		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			 (c >= '0' && c <= '9') || c == '-' || c == '_';
-		dst[n++] = ok ? c : '_';
-	}
-	if (n == 0)
-		snprintf(dst, cap, "host");
-	else
-		dst[n] = '\0';
+	dlt_file_host_spelling(dst, cap, h);
 }
 
 static uint64_t dlt_wt_now(void)
@@ -1010,8 +1000,7 @@ int dlt_watcher_daemon(const char *dir)
 	if (pid != 0)
 		return pid < 0 ? 1 : 0;
 	setsid();
-	char host[256], lock[4096 + 300];
-	dlt_wt_host(host, sizeof(host));
+	char lock[4096 + 300];
 	/* The lock file's name spells the host as gethostname() gives it
 	 * (the shim's dlt_watch_file). */
 	char h[256];
