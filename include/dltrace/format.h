@@ -57,8 +57,13 @@
  * DLT_PARENT_WATCHED) whose string ids have bit 31 set, and reads the
  * process's table of blocking calls through the header's watch_calls.  A
  * 2.2 reader takes a companion for a process of its own. */
+/* 2.4 records stacks raw, to be unwound and named where they are read:
+ * a thread's registers and a copy of its stack (RAWSTACK) and the
+ * process's executable mappings with their build-ids (MODMAP), from the
+ * crash handler and from the watcher; a Python frame says whether C code
+ * entered it (DLT_PYFRAME_ENTRY).  A 2.3 reader skips the new records. */
 #define DLT_FORMAT_MAJOR 2
-#define DLT_FORMAT_MINOR 3
+#define DLT_FORMAT_MINOR 4
 #define DLT_DATA_OFFSET 4096u	 /* first chunk; one page for the header */
 #define DLT_CHUNK_MIN 24u	 /* since 2.0: a CHUNK record alone */
 #define DLT_CHUNK_MAX (1u << 20) /* since 2.0: the largest chunk */
@@ -176,7 +181,9 @@ struct dlt_rec_hdr {
 	X(56, KILL, dlt_rec_kill)                       \
 	X(59, SYSTEM, dlt_rec_system)                   \
 	X(60, RUNTIME_VERSION, dlt_rec_runtime_version) \
-	X(61, SOCK_ENDS, dlt_rec_sock_ends)
+	X(61, SOCK_ENDS, dlt_rec_sock_ends)             \
+	X(62, MODMAP, dlt_rec_modmap)                   \
+	X(63, RAWSTACK, dlt_rec_rawstack)
 
 enum dlt_rec_type {
 #define DLT_X(id, name, st) DLT_REC_##name = id,
@@ -733,6 +740,80 @@ enum dlt_sig_action {
 	DLT_SIG_ACT_HANDLER = 2, /* the program's handler ran next */
 };
 
+/* ---- raw stacks (2.4) -------------------------------------------------- */
+
+/* One executable mapping of a MODMAP: the addresses, the offset in the
+ * file, the file and its GNU build-id as the process had it mapped (read
+ * from the process's memory, so that a file replaced since is told
+ * apart). */
+struct dlt_modmap_ent {
+	uint64_t lo;	      /* the mapping's first address */
+	uint64_t hi;	      /* and the end */
+	uint64_t off;	      /* its offset in the file */
+	uint32_t path;	      /* string: the file; 0 anonymous */
+	uint8_t build_id_len; /* 0 none found; bytes of build_id used */
+	uint8_t pad[3];
+	uint8_t build_id[24]; /* the note's first bytes (20: SHA-1) */
+};
+
+/* The process's executable mappings at ts, written before the first
+ * RAWSTACK and again whenever they changed (a library loaded or
+ * unloaded): a RAWSTACK is read against the latest MODMAP before it in
+ * its trace.  flags: DLT_MODMAP_F_TRUNC. */
+struct dlt_rec_modmap {
+	struct dlt_rec_hdr h;
+	uint32_t n;
+	uint32_t pad;
+	struct dlt_modmap_ent e[];
+};
+
+#define DLT_MODMAP_F_TRUNC 0x1u /* more mappings than were recorded */
+
+/* Registers of a RAWSTACK, in the DWARF numbering of the architecture
+ * (x86-64: 0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15
+ * r8-r15, 16 the return address column, written with the pc; AArch64: 0-30
+ * x0-x30, 31 sp, 32 pc). */
+#define DLT_RAW_NREGS 33
+#define DLT_RAW_REG_PC_X86_64 16
+#define DLT_RAW_REG_SP_X86_64 7
+#define DLT_RAW_REG_PC_AARCH64 32
+#define DLT_RAW_REG_SP_AARCH64 31
+
+enum dlt_raw_arch {
+	DLT_ARCH_X86_64 = 1,
+	DLT_ARCH_AARCH64 = 2,
+};
+
+enum dlt_raw_why {
+	DLT_RAW_CRASH = 1, /* the crash handler, for the SIGNAL before it */
+	DLT_RAW_STALL = 2, /* the watcher, for the STALL before it */
+};
+
+/* One thread's machine state, taken without unwinding: its registers
+ * (those regs_known says) and len bytes of its stack from sp upwards,
+ * which follow the record.  Unwound and named offline (docs/design.md),
+ * against the latest MODMAP before it.  The crash handler knows every
+ * register (from the signal's context); the watcher only the pc and the
+ * stack pointer of a thread blocked in a system call.  stack_lo and
+ * stack_hi are the mapping sp is in (0 unknown): a fault just below it is
+ * a stack overflow.  flags: DLT_RAW_F_*. */
+struct dlt_rec_rawstack {
+	struct dlt_rec_hdr h;
+	uint32_t tid;
+	uint16_t arch;	     /* enum dlt_raw_arch */
+	uint16_t why;	     /* enum dlt_raw_why */
+	uint64_t regs_known; /* bit i: regs[i] is known */
+	uint64_t regs[33];   /* DLT_RAW_NREGS, DWARF numbering */
+	uint64_t sp;	     /* address of the first byte copied */
+	uint64_t stack_lo;   /* the mapping sp is in: its start */
+	uint64_t stack_hi;   /* and its end */
+	uint32_t len;	     /* bytes of stack that follow */
+	uint32_t pad;
+	uint8_t bytes[];
+};
+
+#define DLT_RAW_F_TRUNC 0x1u /* the stack goes on past the copy */
+
 /* ---- Python stacks ---------------------------------------------------- */
 
 /* One Python frame of a PYSTACK: its line and the lengths of its two
@@ -740,8 +821,16 @@ enum dlt_sig_action {
 struct dlt_pyframe {
 	int32_t line;	   /* -1 unknown */
 	uint16_t file_len; /* bytes of its file name (the end of a long one) */
-	uint16_t func_len; /* bytes of its function's name */
+	uint16_t func_len; /* bytes of its function's name; bit 15 (2.4):
+			    * DLT_PYFRAME_ENTRY */
 };
+
+/* In dlt_pyframe.func_len (2.4): C code entered this frame (a call from C
+ * into the interpreter: every frame before 3.11; from 3.11, the first
+ * frame that one evaluation loop call runs).  The innermost Python frame
+ * of each native evaluation frame, so that the two stacks merge. */
+#define DLT_PYFRAME_ENTRY 0x8000u
+#define DLT_PYFRAME_LEN 0x7fffu
 
 /* The Python stack of one thread, read from the interpreter's memory in
  * the traced process (docs/design.md), written with a STACK by the
