@@ -147,6 +147,83 @@ static void dlt_hp_add_obj(struct dlt_hang_proc *hp,
 	}
 }
 
+static void dlt_hp_mods_free(struct dlt_hang_proc *hp)
+{
+	for (size_t i = 0; i < hp->nmods; i++) {
+		free((char *)hp->mods[i].path);
+		free((uint8_t *)hp->mods[i].build_id);
+	}
+	free(hp->mods);
+	hp->mods = NULL;
+	hp->nmods = 0;
+}
+
+/* A MODMAP: the mappings the next RAWSTACKs are read against. */
+static void dlt_hp_modmap(struct dlt_hang_proc *hp,
+			  const struct dlt_rec_modmap *r, struct dlt_trace *t)
+{
+	size_t room = (r->h.len - sizeof(*r)) / sizeof(r->e[0]);
+	size_t n = r->n < room ? r->n : room;
+	dlt_hp_mods_free(hp);
+	hp->mods = dlt_xcalloc(n ? n : 1, sizeof(*hp->mods));
+	for (size_t i = 0; i < n; i++) {
+		const struct dlt_modmap_ent *x = &r->e[i];
+		struct dlt_umod *m = &hp->mods[hp->nmods++];
+		m->lo = x->lo;
+		m->hi = x->hi;
+		m->off = x->off;
+		const char *path = dlt_trace_strz(t, x->path);
+		m->path = path ? dlt_xstrdup(path) : NULL;
+		uint32_t bl = x->build_id_len <= sizeof(x->build_id)
+				      ? x->build_id_len
+				      : (uint32_t)sizeof(x->build_id);
+		if (bl) {
+			uint8_t *b = dlt_xmalloc(bl);
+			memcpy(b, x->build_id, bl);
+			m->build_id = b;
+			m->build_id_len = bl;
+		}
+	}
+}
+
+/* A stall's RAWSTACK (written after its STALL): unwound and named here;
+ * kept until the PYSTACK that may follow it. */
+static void dlt_hp_rawstack(struct dlt_hang_proc *hp,
+			    const struct dlt_rec_rawstack *r)
+{
+	if (r->h.len < sizeof(*r) || r->why != DLT_RAW_STALL || hp->nmods == 0)
+		return;
+	size_t si = 0;
+	for (size_t i = hp->nstalls; i-- > 0 && si == 0;)
+		if (hp->stalls[i].tid == r->tid && hp->stalls[i].nframes == 0)
+			si = i + 1;
+	if (si == 0)
+		return;
+	struct dlt_hang_stall *s = &hp->stalls[si - 1];
+	struct dlt_ustack st;
+	memset(&st, 0, sizeof(st));
+	st.arch = r->arch;
+	st.regs_known = r->regs_known;
+	memcpy(st.regs, r->regs, sizeof(st.regs));
+	st.sp = r->sp;
+	uint32_t room = (uint32_t)(r->h.len - sizeof(*r));
+	st.len = r->len < room ? r->len : room;
+	st.bytes = r->bytes;
+	st.stack_lo = r->stack_lo;
+	st.stack_hi = r->stack_hi;
+	struct dlt_umap map = {hp->mods, hp->nmods};
+	dlt_sv_free(&hp->pend);
+	hp->pend_stall = 0;
+	if (dlt_sv_build(&map, &st, NULL, &hp->pend) != 0)
+		return;
+	dlt_sv_text(&hp->pend, 24, s->stack, sizeof(s->stack));
+	dlt_sv_line(&hp->pend, DLT_SV_MAX_ROWS, s->merged, sizeof(s->merged));
+	snprintf(s->stack_how, sizeof(s->stack_how), "%s; %s",
+		 hp->pend.scanned ? "CFI, then a scan" : "CFI", hp->pend.stop);
+	s->nframes = (uint32_t)hp->pend.nnat;
+	hp->pend_stall = si;
+}
+
 /* Files that gave no name: each is asked once per analysis (a stripped
  * library of a thousand stacks is opened once, not a thousand times). */
 static char *dlt_noname[64];
@@ -502,9 +579,24 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 		}
 		break;
 	}
+	case DLT_REC_MODMAP:
+		dlt_hp_modmap(hp, (const void *)h, l->t);
+		break;
+	case DLT_REC_RAWSTACK:
+		dlt_hp_rawstack(hp, (const void *)h);
+		break;
 	case DLT_REC_PYSTACK: {
 		/* Written right after its stall's STALL and STACK. */
 		const struct dlt_rec_pystack *r = (const void *)h;
+		struct dlt_hang_stall *ps =
+			hp->pend_stall ? &hp->stalls[hp->pend_stall - 1] : NULL;
+		if (ps && ps->tid == r->tid && hp->pend.rows) {
+			dlt_sv_merge(&hp->pend, r);
+			dlt_sv_line(&hp->pend, DLT_SV_MAX_ROWS, ps->merged,
+				    sizeof(ps->merged));
+			dlt_sv_free(&hp->pend);
+			hp->pend_stall = 0;
+		}
 		for (size_t i = 0; i < hp->nstalls; i++) {
 			struct dlt_hang_stall *s = &hp->stalls[i];
 			if (s->tid != r->tid || s->py)
@@ -551,6 +643,9 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 
 void dlt_hang_proc_free(struct dlt_hang_proc *hp)
 {
+	dlt_hp_mods_free(hp);
+	dlt_sv_free(&hp->pend);
+	hp->pend_stall = 0;
 	for (size_t i = 0; i < hp->nobjs; i++)
 		free(hp->objs[i].path);
 	free(hp->objs);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "pystacks.h"
+#include "stackview.h"
 
 #define DLT_HANG_MAX_STALLS 32
 #define DLT_HANG_MAX_INFLIGHT 32
@@ -33,7 +34,13 @@ struct dlt_hang_stall {
 	uint32_t nframes;
 	char wchan[64];
 	char detail[256];
-	char stack[768]; /* innermost first, " < " between frames */
+	char stack[1536]; /* innermost first, " < " between frames */
+	/* The stack unwound from a RAWSTACK (format 2.4) with the Python
+	 * frames in place of the interpreter's, outermost first, " → "
+	 * between; "" when the trace has none.  stack_how: "CFI", "CFI,
+	 * then a scan", with why the unwinding stopped. */
+	char merged[1024];
+	char stack_how[192];
 	/* The thread's Python stack written with the stall (PYSTACK), NULL
 	 * when none was: a process without Python, an older trace. */
 	struct dlt_pystack_sum *py;
@@ -142,6 +149,12 @@ struct dlt_hang_proc {
 	 * frames the process could only give as "object+0xoff". */
 	struct dlt_hang_obj *objs;
 	size_t nobjs, capobjs;
+	/* The latest MODMAP (its entries' paths and build-ids owned), and
+	 * the last stall stack unwound, for the PYSTACK written after it. */
+	struct dlt_umod *mods;
+	size_t nmods;
+	struct dlt_stack_view pend;
+	size_t pend_stall; /* index + 1 into stalls; 0 none */
 };
 
 /* The communicator of handle in hp, or NULL. */

@@ -53,6 +53,21 @@ static int dlt_cmp_rank(const void *a, const void *b)
  * frames, or why there is none. */
 static void dlt_hang_py_line(const struct dlt_hang_stall *s)
 {
+	if (s && s->merged[0]) {
+		/* The unwound stack, Python frames in place: its innermost
+		 * part, which says where the thread is. */
+		const char *sep = " \xe2\x86\x92 ", *m = s->merged;
+		const char *at[64];
+		size_t n = 0;
+		for (const char *q = strstr(m, sep); q && n < 64;
+		     q = strstr(q + 1, sep))
+			at[n++] = q;
+		if (n > 5)
+			printf("%-6s stack: ...%s\n", "", at[n - 6]);
+		else
+			printf("%-6s stack: %s\n", "", m);
+		return;
+	}
 	if (s == NULL || s->py == NULL)
 		return;
 	if (s->py->n == 0) {

@@ -61,7 +61,7 @@ struct dlt_load {
 	size_t libcap, envcap, notecap, execcap, forkcap, probcap, argvcap;
 	size_t vercap;
 	size_t reapcap, memcgcap, killcap;
-	size_t sigcap;
+	size_t sigcap, modmapcap;
 	/* How the image ended so far, in timestamp order. */
 	const struct dlt_rec_exit *reaped;
 	bool exec_pending;
@@ -177,7 +177,15 @@ static int dlt_collect(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_SYSTEM:
 	case DLT_REC_RUNTIME_VERSION:
 	case DLT_REC_SIGNAL:
+	case DLT_REC_MODMAP:
 		break;
+	case DLT_REC_RAWSTACK:
+		/* Only a crash's (the watcher's are hangs.c's). */
+		if (((const struct dlt_rec_rawstack *)(const void *)v->rec)
+				    ->why == DLT_RAW_CRASH &&
+		    v->rec->len >= sizeof(struct dlt_rec_rawstack))
+			break;
+		return 0;
 	case DLT_REC_PYSTACK:
 		/* Only a signal handler's (the watchdog's are hangs.c's). */
 		if (v->rec->flags & DLT_PYSTACK_F_SIGNAL)
@@ -629,7 +637,73 @@ static void dlt_on_signal(struct dlt_load *l, const struct dlt_ev *e)
 		NULL,
 		0,
 		NULL,
+		NULL,
+		NULL,
+		NULL,
 		NULL};
+}
+
+/* A MODMAP: the mappings later RAWSTACKs are read against. */
+static void dlt_on_modmap(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_modmap *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	uint32_t room = (uint32_t)((r->h.len - sizeof(*r)) / sizeof(r->e[0]));
+	uint32_t n = r->n < room ? r->n : room;
+	struct dlt_umod *m = dlt_arena_alloc(&p->arena, sizeof(*m) * (n + 1));
+	for (uint32_t i = 0; i < n; i++) {
+		const struct dlt_modmap_ent *x = &r->e[i];
+		uint32_t bl = x->build_id_len <= sizeof(x->build_id)
+				      ? x->build_id_len
+				      : (uint32_t)sizeof(x->build_id);
+		uint8_t *bid = NULL;
+		if (bl) {
+			bid = dlt_arena_alloc(&p->arena, bl);
+			memcpy(bid, x->build_id, bl);
+		}
+		m[i] = (struct dlt_umod){x->lo,	 x->hi,
+					 x->off, dlt_load_str(l, x->path),
+					 bid,	 bl};
+	}
+	p->modmaps = dlt_util_grow(p->modmaps, &l->modmapcap, p->nmodmaps,
+				   sizeof(*p->modmaps));
+	p->modmaps[p->nmodmaps++] = (struct dlt_modmap_ev){
+		r->h.ts, {m, n}, (r->h.flags & DLT_MODMAP_F_TRUNC) != 0};
+}
+
+/* A crash's RAWSTACK: the registers and stack of the signal's thread,
+ * with the latest MODMAP (the handler writes it first). */
+static void dlt_on_rawstack(struct dlt_load *l, const struct dlt_ev *e)
+{
+	const struct dlt_rec_rawstack *r = (const void *)e->rec;
+	struct dlt_process *p = l->p;
+	struct dlt_signal_ev *ev = NULL;
+	for (size_t i = p->nsignals; i-- > 0 && ev == NULL;)
+		if (p->signals[i].tid == r->tid && p->signals[i].raw == NULL)
+			ev = &p->signals[i];
+	if (ev == NULL || p->nmodmaps == 0)
+		return;
+	uint32_t room = (uint32_t)(r->h.len - sizeof(*r));
+	uint32_t len = r->len < room ? r->len : room;
+	struct dlt_ustack *st = dlt_arena_alloc(&p->arena, sizeof(*st));
+	memset(st, 0, sizeof(*st));
+	st->arch = r->arch;
+	st->regs_known = r->regs_known;
+	memcpy(st->regs, r->regs, sizeof(st->regs));
+	st->sp = r->sp;
+	st->len = len;
+	st->stack_lo = r->stack_lo;
+	st->stack_hi = r->stack_hi;
+	if (len) {
+		uint8_t *b = dlt_arena_alloc(&p->arena, len);
+		memcpy(b, r->bytes, len);
+		st->bytes = b;
+	}
+	/* Its own copy: p->modmaps moves as it grows. */
+	struct dlt_umap *um = dlt_arena_alloc(&p->arena, sizeof(*um));
+	*um = p->modmaps[p->nmodmaps - 1].map;
+	ev->raw = st;
+	ev->map = um;
 }
 
 /* A signal handler's PYSTACK: the stack of the signal's thread. */
@@ -649,6 +723,9 @@ static void dlt_on_sig_pystack(struct dlt_load *l, const struct dlt_ev *e)
 	char top[256];
 	dlt_pystack_sum_top(&sum, top, sizeof(top));
 	ev->py_top = top[0] ? dlt_arena_strdup(&p->arena, top) : NULL;
+	void *copy = dlt_arena_alloc(&p->arena, r->h.len);
+	memcpy(copy, r, r->h.len);
+	ev->py_rec = copy;
 	ev->py_why = sum.why[0] ? dlt_arena_strdup(&p->arena, sum.why) : "";
 	if (sum.n) {
 		const char **fr =
@@ -826,6 +903,12 @@ struct dlt_process *dlt_process_read_hooked(struct dlt_trace *t,
 		case DLT_REC_PYSTACK:
 			dlt_on_sig_pystack(&l, e);
 			break;
+		case DLT_REC_MODMAP:
+			dlt_on_modmap(&l, e);
+			break;
+		case DLT_REC_RAWSTACK:
+			dlt_on_rawstack(&l, e);
+			break;
 		case DLT_REC_LIB_FAMILY:
 			dlt_on_family(&l, e);
 			break;
@@ -869,6 +952,7 @@ void dlt_process_free(struct dlt_process *p)
 	free(p->forks);
 	free(p->reaps);
 	free(p->signals);
+	free(p->modmaps);
 	free(p->memcg);
 	free(p->kills);
 	free(p->libs);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "dltrace/format.h"
+#include "unwind.h"
 #include "mem.h"
 #include "names.h"
 #include "reader.h"
@@ -208,6 +209,20 @@ struct dlt_signal_ev {
 	uint32_t npy;
 	const char *py_top;
 	const char *py_why;
+	/* The PYSTACK itself (a copy), for the merged stack; NULL none. */
+	const struct dlt_rec_pystack *py_rec;
+	/* The thread's registers and stack copy (RAWSTACK, format 2.4) and
+	 * the mappings they are read against (the latest MODMAP before
+	 * it); NULL where the writer recorded none. */
+	const struct dlt_ustack *raw;
+	const struct dlt_umap *map;
+};
+
+/* A MODMAP record: the executable mappings at ts. */
+struct dlt_modmap_ev {
+	uint64_t ts;
+	struct dlt_umap map;
+	bool trunc; /* the writer left mappings out */
 };
 
 /* An execve that returned: the process carried on. */
@@ -260,6 +275,9 @@ struct dlt_process {
 	size_t nreaps;
 	struct dlt_signal_ev *signals; /* in time order */
 	size_t nsignals;
+	/* The process's mappings (MODMAP records, 2.4), in time order. */
+	struct dlt_modmap_ev *modmaps;
+	size_t nmodmaps;
 	/* The last sign of life, CLOCK_MONOTONIC: the latest record's time,
 	 * or the watchdog's heartbeat (header alive_ns) when later. */
 	uint64_t last_seen_ns;

@@ -12,6 +12,7 @@
 #include "live.h"
 #include "rules.h"
 #include "sigdeath.h"
+#include "stackview.h"
 #include "symbolize.h"
 
 /* Frames named in the evidence; the crash site is looked for in all. */
@@ -121,6 +122,58 @@ static size_t dlt_crash_frames(const struct dlt_process *p,
 	return n;
 }
 
+/* The process's row of the file at path (the latest loaded), NULL none. */
+static const struct dlt_lib *dlt_crash_lib_of(const struct dlt_process *p,
+					      const char *path)
+{
+	for (size_t i = p->nlibs; path && i-- > 0;) {
+		const struct dlt_lib *l = &p->libs[i];
+		if (l->from_fail_record)
+			continue;
+		if ((l->realpath && strcmp(l->realpath, path) == 0) ||
+		    (l->path && strcmp(l->path, path) == 0))
+			return l;
+	}
+	return NULL;
+}
+
+/* The exact stack (a RAWSTACK unwound here) as the old frames: the site
+ * and what the fix needs. */
+static void dlt_crash_site_frame(const struct dlt_process *p,
+				 const struct dlt_uframe *u,
+				 struct dlt_frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->pc = u->pc;
+	f->path = u->obj;
+	f->lib = dlt_crash_lib_of(p, u->obj);
+	f->vaddr = u->rel;
+	snprintf(f->func, sizeof(f->func), "%s", u->func);
+	f->off = u->func_off;
+	f->source = u->name_src;
+}
+
+/* Between the fault and the program's code, a call from Python: through
+ * ctypes (libffi, _ctypes) or straight from an extension module. */
+static const char *dlt_crash_from_python(const struct dlt_stack_view *v,
+					 size_t site, char *ext, size_t cap)
+{
+	ext[0] = '\0';
+	for (size_t i = 0; i < v->nnat; i++) {
+		const char *b = dlt_sv_base(v->nat[i].obj);
+		if (strncmp(b, "libffi.", 7) == 0 ||
+		    strncmp(b, "_ctypes.", 8) == 0)
+			return "ctypes";
+		if (i >= site && strstr(b, ".cpython-") != NULL) {
+			snprintf(ext, cap, "%s", b);
+			return "extension";
+		}
+		if (i > site)
+			break;
+	}
+	return NULL;
+}
+
 static void dlt_rule_crash(struct dlt_rule_ctx *c)
 {
 	const struct dlt_process *p = c->p;
@@ -136,21 +189,64 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 	if (!dlt_signal_is_crash(ev->signo))
 		return;
 	struct dlt_frame fr[DLT_CRASH_FRAMES];
-	size_t nf = dlt_crash_frames(p, ev, fr, DLT_CRASH_FRAMES);
-	size_t site = 0;
-	while (site < nf && dlt_crash_plumbing(&fr[site]))
-		site++;
-	if (site == nf)
-		site = 0;
-	const char *name = dlt_signal_name(ev->signo);
-	char code[96], where[512] = "", addr[64] = "";
-	dlt_signal_code_name(ev->signo, ev->code, code, sizeof(code));
-	if (nf) {
-		char fb[400];
-		snprintf(where, sizeof(where), ", in %s",
-			 dlt_frame_format(&fr[site], fb, sizeof(fb)));
+	size_t nf = 0, site = 0;
+	struct dlt_stack_view sv;
+	bool exact = ev->raw && ev->map &&
+		     dlt_sv_build(ev->map, ev->raw, ev->py_rec, &sv) == 0 &&
+		     sv.nnat > 0;
+	if (exact) {
+		site = dlt_sv_site(&sv);
+		nf = sv.nnat < DLT_CRASH_FRAMES ? sv.nnat : DLT_CRASH_FRAMES;
+		for (size_t i = 0; i < nf; i++)
+			dlt_crash_site_frame(p, &sv.nat[i], &fr[i]);
+		if (site >= nf)
+			site = 0;
+	} else {
+		nf = dlt_crash_frames(p, ev, fr, DLT_CRASH_FRAMES);
+		while (site < nf && dlt_crash_plumbing(&fr[site]))
+			site++;
+		if (site == nf)
+			site = 0;
 	}
-	if (ev->py_top) {
+	const char *name = dlt_signal_name(ev->signo);
+	char code[96], where[768] = "", addr[64] = "";
+	dlt_signal_code_name(ev->signo, ev->code, code, sizeof(code));
+	bool overflow = exact && ev->signo == SIGSEGV &&
+			dlt_sv_overflow(ev->raw, ev->addr);
+	size_t nrec = 0;
+	long rec = overflow ? dlt_sv_recursing(&sv, &nrec) : -1;
+	char ext[128] = "";
+	const char *frompy =
+		exact ? dlt_crash_from_python(&sv, site, ext, sizeof(ext))
+		      : NULL;
+	if (nf) {
+		char fb[400], ib[400];
+		if (exact && site > 0)
+			/* Where it faulted, then the caller to look at. */
+			snprintf(where, sizeof(where), ", in %s called from %s",
+				 dlt_uframe_format(&sv.nat[0], ib, sizeof(ib)),
+				 dlt_uframe_format(&sv.nat[site], fb,
+						   sizeof(fb)));
+		else
+			snprintf(where, sizeof(where), ", in %s",
+				 exact ? dlt_uframe_format(&sv.nat[site], fb,
+							   sizeof(fb))
+				       : dlt_frame_format(&fr[site], fb,
+							  sizeof(fb)));
+	}
+	if (frompy && ev->py_top) {
+		size_t l = strlen(where);
+		if (strcmp(frompy, "ctypes") == 0)
+			snprintf(where + l, sizeof(where) - l,
+				 ": an invalid pointer or argument passed "
+				 "from Python through ctypes at %s",
+				 ev->py_top);
+		else
+			snprintf(where + l, sizeof(where) - l,
+				 ", called by the extension %s from Python "
+				 "at %s",
+				 ext, ev->py_top);
+	} else if (ev->py_top) {
 		size_t l = strlen(where);
 		snprintf(where + l, sizeof(where) - l, ", from Python at %s",
 			 ev->py_top);
@@ -162,8 +258,19 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 	/* abort() raises SIGABRT on its own thread: SI_TKILL says nothing
 	 * a person needs. */
 	bool aborted = ev->signo == SIGABRT && !dlt_signal_sent_by_other(p, ev);
+	char recb[400] = "";
+	if (rec >= 0)
+		dlt_uframe_format(&sv.nat[rec], recb, sizeof(recb));
 	struct dlt_finding *f =
-		aborted ? dlt_rule_finding(
+		overflow ? dlt_rule_finding(
+				   c, DLT_SEV_ERROR,
+				   "stack overflow: thread %u ran out of stack "
+				   "(SIGSEGV at 0x%llx, below its stack)%s%s%s",
+				   ev->tid, (unsigned long long)ev->addr,
+				   rec >= 0 ? "; recursing in " : "", recb,
+				   ev->py_top && rec < 0 ? where : "")
+		: aborted
+			? dlt_rule_finding(
 				  c, DLT_SEV_ERROR,
 				  "aborted: SIGABRT (abort(), a failed "
 				  "assert or C++'s terminate) in "
@@ -190,18 +297,70 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 	char hb[1024];
 	dlt_obj_str(e, "ended", dlt_end_describe(&p->end, hb, sizeof(hb)));
 	struct dlt_val *fa = dlt_obj_array(e, "frames");
-	for (size_t i = 0; i < nf && i < DLT_CRASH_SHOWN; i++) {
-		char fb[400];
-		dlt_arr_str(fa, dlt_frame_format(&fr[i], fb, sizeof(fb)));
+	if (exact) {
+		/* The merged stack: Python frames in place of the
+		 * interpreter's, recursions folded. */
+		for (size_t i = 0; i < sv.nrows && i < DLT_CRASH_SHOWN; i++) {
+			char rb[340];
+			if (sv.rows[i].repeat > 1)
+				snprintf(rb, sizeof(rb), "%s (x%u)",
+					 sv.rows[i].text, sv.rows[i].repeat);
+			else
+				snprintf(rb, sizeof(rb), "%s", sv.rows[i].text);
+			dlt_arr_str(fa, rb);
+		}
+		dlt_obj_str(e, "unwound",
+			    sv.scanned ? "CFI, then a scan" : "CFI");
+		dlt_obj_str(e, "unwind_stop", sv.stop);
+		dlt_obj_bool(e, "python_merged", sv.merged);
+		if (overflow) {
+			dlt_obj_bool(e, "stack_overflow", true);
+			if (rec >= 0) {
+				dlt_obj_str(e, "recursing", recb);
+				dlt_obj_uint(e, "recursing_frames", nrec);
+			}
+		}
+		if (frompy)
+			dlt_obj_str(e, "called_from_python", frompy);
+	} else {
+		for (size_t i = 0; i < nf && i < DLT_CRASH_SHOWN; i++) {
+			char fb[400];
+			dlt_arr_str(fa,
+				    dlt_frame_format(&fr[i], fb, sizeof(fb)));
+		}
 	}
 	dlt_obj_bool(e, "frames_from_stack_scan",
-		     (ev->flags & DLT_SIG_SCANNED) != 0);
+		     exact ? sv.scanned : (ev->flags & DLT_SIG_SCANNED) != 0);
 	if (ev->py_why) {
 		struct dlt_val *py = dlt_obj_array(e, "python_stack");
 		for (uint32_t i = 0; i < ev->npy; i++)
 			dlt_arr_str(py, ev->py_frames[i]);
 		dlt_obj_str(e, "python_stack_missing",
 			    ev->py_why[0] ? ev->py_why : NULL);
+	}
+	if (overflow) {
+		dlt_finding_fix(
+			c, f,
+			"the thread's stack ran out: %s%s; bound the recursion "
+			"(or make it a loop), or give the thread a larger "
+			"stack (ulimit -s for the main thread, "
+			"pthread_attr_setstacksize or threading.stack_size "
+			"for others)",
+			rec >= 0 ? recb : "a function",
+			rec >= 0 ? " calls itself without end or too deep"
+				 : " recursed too deep");
+		goto done;
+	}
+	if (frompy && strcmp(frompy, "ctypes") == 0) {
+		dlt_finding_fix(
+			c, f,
+			"check what Python passes at %s: a pointer given to C "
+			"through ctypes must point to live memory of the type "
+			"the function expects (declare argtypes and restype; "
+			"a Python int is not a pointer, a freed or "
+			"garbage-collected buffer is not live)",
+			ev->py_top ? ev->py_top : "the ctypes call");
+		goto done;
 	}
 	const struct dlt_lib *lib = nf ? fr[site].lib : NULL;
 	const char *path = nf ? fr[site].path : NULL;
@@ -212,7 +371,7 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 				"program jumped to); run it under gdb, or "
 				"with core dumps on (ulimit -c unlimited), to "
 				"see where");
-		return;
+		goto done;
 	}
 	struct dlt_val *lo = dlt_obj_object(e, "library");
 	struct dlt_identity id;
@@ -247,7 +406,7 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 				"debug it there (gdb, or a core dump with "
 				"ulimit -c unlimited)",
 				func, path);
-		return;
+		goto done;
 	}
 	char cmd[256];
 	const char *re = dlt_install_reinstall_cmd(&in, cmd, sizeof(cmd));
@@ -260,6 +419,9 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 		func, path, id.version[0] ? " version " : "", id.version,
 		dlt_installer_name(in.by), in.package[0] ? in.package : "?",
 		re ? " (" : "", re ? re : "", re ? ")" : "");
+done:
+	if (exact)
+		dlt_sv_free(&sv);
 }
 
 DLT_RULE(crash, 125, "CRASH", DLT_SEV_ERROR, dlt_rule_crash, NULL,

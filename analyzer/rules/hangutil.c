@@ -36,6 +36,10 @@ void dlt_ev_hang_stall(struct dlt_val *o, const struct dlt_hang_proc *hp,
 	dlt_obj_str(o, "wait", s->detail);
 	dlt_obj_str(o, "wchan", s->wchan);
 	dlt_obj_str(o, "stack", s->stack);
+	if (s->merged[0]) {
+		dlt_obj_str(o, "merged_stack", s->merged);
+		dlt_obj_str(o, "stack_unwound", s->stack_how);
+	}
 	dlt_obj_bool(o, "ended", s->ended);
 	if (s->py == NULL)
 		return;

@@ -259,6 +259,10 @@ void dlt_ev_hang_call(struct dlt_val *o, const struct dlt_hang_proc *hp,
 		      const struct dlt_hang_call *c);
 /* The wait: tid, syscall (its name), syscall_nr, blocked_ns,
  * blocked_since_unix_ns, wait, wchan, stack, ended. */
+/* The stall is in the loader (waiting for its lock, or running a
+ * constructor with it held): LOADER_LOCK's (loader_lock.c). */
+bool dlt_loader_lock_stall(const struct dlt_hang_stall *s);
+
 void dlt_ev_hang_stall(struct dlt_val *o, const struct dlt_hang_proc *hp,
 		       const struct dlt_hang_stall *s);
 /* The communicator of the last init entered: comm_id_hash, nranks,

@@ -44,6 +44,7 @@ static void dlt_rule_stall(struct dlt_job_ctx *c)
 			 * returned before the threshold: a slow call, not a
 			 * stall. */
 			if ((s->early && s->ended) ||
+			    dlt_loader_lock_stall(s) ||
 			    dlt_told_by_init_hang(hp, s, call) ||
 			    !dlt_hang_stall_matters(c, hp, s))
 				continue;
