@@ -235,6 +235,11 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 	struct dlt_install in;
 	dlt_ctx_install(c, path, &in);
 	dlt_ev_install(lo, &in);
+	/* Reinstalling only mends a file that is not what its package
+	 * installed: a file that is cannot be the cause alone. */
+	struct dlt_verify vf;
+	dlt_ctx_verify(c, path, &in, &id, &vf);
+	dlt_ev_verify(lo, &vf);
 	char func[300];
 	if (fr[site].func[0])
 		snprintf(func, sizeof(func), "%s in ", fr[site].func);
@@ -249,11 +254,6 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 				func, path);
 		return;
 	}
-	/* Reinstalling only mends a file that is not what its package
-	 * installed: a file that is cannot be the cause alone. */
-	struct dlt_verify vf;
-	dlt_ctx_verify(c, path, &in, &id, &vf);
-	dlt_ev_verify(lo, &vf);
 	const char *pkg = in.package[0] ? in.package : "?";
 	const char *by = dlt_installer_name(in.by);
 	const char *ver = id.version[0] ? " version " : "";
