@@ -1138,6 +1138,62 @@ static void test_severity_by_consequence(void)
 	free(tmp);
 }
 
+/* The junk file of test_lib_load_failed as if dpkg had installed it:
+ * with the md5 it has, reinstalling would not mend it (and is not
+ * advised); with another, it is. */
+static void expect_junk_package_check(const char *dir, const char *junk)
+{
+	char *info = tu_strfmt("%s/dpkg-info", dir);
+	mkdir(info, 0755);
+	char *list = tu_strfmt("%s/libdlt-junk1:amd64.list", info);
+	char *sums = tu_strfmt("%s/libdlt-junk1:amd64.md5sums", info);
+	char *var = tu_strfmt("DLTRACE_DPKG_INFO=%s", info);
+	char *l = tu_strfmt("%s\n", junk);
+	put_file(list, l);
+	uint8_t md5[DLT_MD5_LEN], sha[DLT_SHA256_LEN];
+	char hex[2 * DLT_MD5_LEN + 1];
+	TU_CHECK_FATAL(dlt_digest_file(junk, md5, sha) == 0, "cannot read %s",
+		       junk);
+	dlt_digest_hex(md5, DLT_MD5_LEN, hex);
+	for (int k = 0; k < 2; k++) {
+		char *line = tu_strfmt(
+			"%s  %s\n",
+			k ? "0123456789abcdef0123456789abcdef" : hex, junk + 1);
+		put_file(sums, line);
+		free(line);
+		const char *argv[] = {
+			DLT_TEST_ANALYZE, "check", "--json", "--fail-on",
+			"never",	  dir,	   NULL};
+		const char *env[] = {var, NULL};
+		struct tu_proc p;
+		tu_run(&p, argv, env, 60000);
+		struct tu_json *j = parse_out(&p, "check --json, fake dpkg");
+		const struct tu_json *f = expect_finding(
+			j, "LIB_LOAD_FAILED", "error", "libdlt_junk.so");
+		const char *check = ev_str(f, "package_check");
+		const char *fix = f ? tu_jstr(f, "fix") : NULL;
+		TU_CHECK(check && strcmp(check, k ? "differs" : "same") == 0 &&
+				 fix &&
+				 (k ? tu_contains(fix,
+						  "reinstall it (apt install "
+						  "--reinstall libdlt-junk1): "
+						  "the file differs from what "
+						  "libdlt-junk1 installed (md5 "
+						  "mismatch)")
+				    : !tu_contains(fix, "reinstall")),
+			 "invalid ELF, dpkg's md5 %s: package_check %s, fix %s",
+			 k ? "another" : "its own", check ? check : "-",
+			 fix ? fix : "-");
+		tu_json_free(j);
+		tu_proc_free(&p);
+	}
+	free(l);
+	free(var);
+	free(sums);
+	free(list);
+	free(info);
+}
+
 static void test_lib_load_failed(void)
 {
 	char *tmp = tu_tmpdir("loadfailed-files");
@@ -1155,7 +1211,9 @@ static void test_lib_load_failed(void)
 	char *prov1 = fxc("prov1");
 	char *llp = tu_strfmt("LD_LIBRARY_PATH=%s:%s", prov1, tmp);
 	const char *env[] = {llp, NULL};
-	struct tu_json *j = traced_check("loadfailed", cmd, env, NULL, NULL);
+	char *trace_dir = NULL;
+	struct tu_json *j =
+		traced_check("loadfailed", cmd, env, &trace_dir, NULL);
 	TU_CHECK_FATAL(j != NULL, "no check output");
 	const struct tu_json *f =
 		expect_finding(j, "LIB_LOAD_FAILED", "error", "dlt_prov_new");
@@ -1201,6 +1259,9 @@ static void test_lib_load_failed(void)
 	TU_CHECK(finding(j, "LIB_NOT_FOUND", NULL, NULL) == NULL,
 		 "a file that was found is reported as not found");
 	tu_json_free(j);
+	expect_junk_package_check(trace_dir, junk);
+	tu_rmtree(trace_dir);
+	free(trace_dir);
 	free(llp);
 	free(prov1);
 	free(o1);
