@@ -22,6 +22,7 @@
 	X(fr_lasti)	    /* PyFrameObject.f_lasti (3.8-3.10) */          \
 	X(fr_instr)	    /* prev_instr; instr_ptr in 3.13 (3.11+) */     \
 	X(fr_owner)	    /* _PyInterpreterFrame.owner (3.11+) */         \
+	X(fr_entry)	    /* _PyInterpreterFrame.is_entry (3.11 only) */  \
 	X(co_filename)	    /* PyCodeObject.co_filename */                  \
 	X(co_name)	    /* .co_name */                                  \
 	X(co_firstlineno)   /* .co_firstlineno (an int) */                  \

@@ -551,21 +551,32 @@ static uintptr_t dlt_pywalk_top(struct dlt_pywalk_ctx *w, uintptr_t ts)
 	return f;
 }
 
+/* What a frame is to the walk: a Python code's, one of the C stack's (the
+ * shim frame 3.12+ pushes in each call of the evaluation loop, before the
+ * first frame it runs), or one skipped (not started, unreadable). */
+enum dlt_pywalk_kind { DLT_PYWALK_SKIP, DLT_PYWALK_CODE, DLT_PYWALK_SHIM };
+
 /* Code object and byte offset of frame f; 0 when the frame is no Python
- * code's (3.12+ frames of the C stack, frames not started). */
+ * code's (3.12+ frames of the C stack: *kind says SHIM; frames not
+ * started).  *entry: C entered this frame, as far as the frame itself
+ * tells (before 3.11 always, in 3.11 its is_entry; from 3.12 the shim
+ * frame behind it tells, which the caller sees next). */
 static uintptr_t dlt_pywalk_frame_code(struct dlt_pywalk_ctx *w, uintptr_t f,
 				       uint8_t *co, int64_t *addr,
-				       uintptr_t *back)
+				       uintptr_t *back, int *kind, int *entry)
 {
 	const struct dlt_py_layout *l = w->l;
 	uint8_t fr[DLT_PY_FRAME_HEAD];
 	uintptr_t code = 0;
 	*back = 0;
+	*kind = DLT_PYWALK_SKIP;
+	*entry = 0;
 	/* A 3.11+ frame can end a page before unmapped memory: what the
 	 * layout reads must be there, not the whole head. */
 	size_t need = 0;
-	const int used[] = {DLT_PYF_fr_back, DLT_PYF_fr_code, DLT_PYF_fr_lasti,
-			    DLT_PYF_fr_instr, DLT_PYF_fr_owner};
+	const int used[] = {DLT_PYF_fr_back,  DLT_PYF_fr_code,
+			    DLT_PYF_fr_lasti, DLT_PYF_fr_instr,
+			    DLT_PYF_fr_owner, DLT_PYF_fr_entry};
 	for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++)
 		if ((size_t)l->off[used[i]] + 8 > need)
 			need = (size_t)l->off[used[i]] + 8;
@@ -575,6 +586,13 @@ static uintptr_t dlt_pywalk_frame_code(struct dlt_pywalk_ctx *w, uintptr_t f,
 		return 0;
 	}
 	memcpy(back, fr + l->off[DLT_PYF_fr_back], sizeof(*back));
+	/* Told before its code is looked at: 3.13's shim frames hold None
+	 * there, 3.12's a trampoline that is a code object. */
+	if (l->off[DLT_PYF_fr_instr] != 0 &&
+	    fr[l->off[DLT_PYF_fr_owner]] == l->off[DLT_PYF_owner_cstack]) {
+		*kind = DLT_PYWALK_SHIM;
+		return 0;
+	}
 	memcpy(&code, fr + l->off[DLT_PYF_fr_code], sizeof(code));
 	if (code == 0)
 		return 0;
@@ -594,17 +612,20 @@ static uintptr_t dlt_pywalk_frame_code(struct dlt_pywalk_ctx *w, uintptr_t f,
 		*addr = l->lines == DLT_PY_LINETABLE && lasti >= 0
 				? (int64_t)lasti * 2
 				: lasti;
+		/* Each frame has its own call of the evaluation loop. */
+		*entry = 1;
+		*kind = DLT_PYWALK_CODE;
 		return code;
 	}
-	uint8_t owner = fr[l->off[DLT_PYF_fr_owner]];
 	uintptr_t instr = 0;
-	if (owner == l->off[DLT_PYF_owner_cstack])
-		return 0;
 	memcpy(&instr, fr + l->off[DLT_PYF_fr_instr], sizeof(instr));
 	uintptr_t start = code + l->off[DLT_PYF_co_code];
 	if (instr < start)
 		return 0; /* a frame being set up */
 	*addr = (int64_t)(instr - start);
+	if (l->off[DLT_PYF_fr_entry] != 0)
+		*entry = fr[l->off[DLT_PYF_fr_entry]] != 0;
+	*kind = DLT_PYWALK_CODE;
 	return code;
 }
 
@@ -638,14 +659,27 @@ size_t dlt_pywalk_read(const struct dlt_pyinterp *pi, uint32_t tid,
 		return 0;
 	}
 	size_t used = 0;
+	/* The frame kept just before, while the walk has seen nothing else
+	 * since: a shim frame behind it says C entered it (3.12+). */
+	struct dlt_pyframe *last = NULL;
 	for (int k = 0; f && k < 4096; k++) {
 		int64_t addr = -1;
 		uintptr_t back;
 		uint8_t co[DLT_PY_CODE_HEAD];
-		uintptr_t code = dlt_pywalk_frame_code(&w, f, co, &addr, &back);
-		if (code && r->depth++ < DLT_PYSTACK_MAX_FRAMES)
-			dlt_pywalk_frame(&w, co, addr, &r->frames[r->n++], text,
-					 &used);
+		int kind, entry;
+		uintptr_t code = dlt_pywalk_frame_code(&w, f, co, &addr, &back,
+						       &kind, &entry);
+		if (kind == DLT_PYWALK_SHIM && last)
+			last->func_len |= DLT_PYFRAME_ENTRY;
+		last = NULL;
+		if (code && r->depth++ < DLT_PYSTACK_MAX_FRAMES) {
+			last = &r->frames[r->n++];
+			dlt_pywalk_frame(&w, co, addr, last, text, &used);
+			/* The length's 15 bits, whatever the name's. */
+			last->func_len &= DLT_PYFRAME_LEN;
+			if (entry)
+				last->func_len |= DLT_PYFRAME_ENTRY;
+		}
 		f = back;
 	}
 	if (w.bad) {

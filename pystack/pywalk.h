@@ -44,7 +44,8 @@ struct dlt_pyinterp {
 };
 
 /* Reads thread tid's stack into r (its tid, n, reason, py_version, depth,
- * addr and frames[0..n)) and the frames' text into text, which has room
+ * addr and frames[0..n), DLT_PYFRAME_ENTRY set in the func_len of each
+ * frame that C entered) and the frames' text into text, which has room
  * for DLT_PYSTACK_TEXT_MAX bytes and may be r->frames + the most frames
  * (the writer moves it down after).  Returns the text's bytes.  When pi
  * says the interpreter cannot be read, r says why, with no frames.

@@ -1,7 +1,7 @@
 /* What tests/py/pystack_waits.py's threads are doing, as frames: the
  * expectations test_pystack.c holds the shim's records to and
  * test_pyremote.c the watcher's.  Its main thread sleeps in
- * outer -> middle -> inner_sleep, a worker waits on an Event in
+ * outer -> map -> middle -> inner_sleep, a worker waits on an Event in
  * worker_main -> worker_wait, a third 21 calls deep in deep(). */
 #include "pywaits.h"
 
@@ -88,6 +88,26 @@ void pw_expect_main(char fr[][1024], size_t n, const char *where)
 		 "%s: main thread's frames: %zu, first %s, %s, %s, %s", where,
 		 n, n > 0 ? fr[0] : "-", n > 1 ? fr[1] : "-",
 		 n > 2 ? fr[2] : "-", n > 3 ? fr[3] : "-");
+}
+
+/* From 3.11 a call from Python code to Python code runs in the same call
+ * of the evaluation loop: outer and inner_sleep are not entered from C;
+ * the module is (the interpreter runs it), middle is (map calls it). */
+void pw_expect_main_entries(const struct dlt_rec_pystack *r, const char *where)
+{
+	struct dlt_pyframe_view f[8];
+	size_t n = dlt_pyframes(r, f, 8);
+	unsigned minor = (r->py_version >> 16) & 0xff;
+	int all = minor < 11;
+	char got[8] = "", want[8] = "";
+	for (size_t i = 0; i < n && i < 4; i++) {
+		got[i] = f[i].entry ? 'E' : '-';
+		want[i] = all || i == 1 || i == 3 ? 'E' : '-';
+	}
+	TU_CHECK(n == 4 && strcmp(got, want) == 0,
+		 "%s: main thread's entry frames (3.%u, innermost first): "
+		 "%s, expected %s",
+		 where, minor, got, want);
 }
 
 /* The worker: CPython's threading.py frames of Event.wait, then

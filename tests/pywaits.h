@@ -26,6 +26,10 @@ size_t pw_rec_frames(const struct dlt_rec_pystack *r, char out[][1024],
  * the main thread, the worker, the deep thread (depth: its PYSTACK's). */
 void pw_expect_main(char fr[][1024], size_t n, const char *where);
 void pw_expect_worker(char fr[][1024], size_t n, const char *where);
+/* Failed checks unless the main thread's PYSTACK r marks as entered from
+ * C exactly the frames C entered: every frame before 3.11; from 3.11
+ * middle (called by map) and the module. */
+void pw_expect_main_entries(const struct dlt_rec_pystack *r, const char *where);
 void pw_expect_deep(char fr[][1024], size_t n, uint32_t depth,
 		    const char *where);
 

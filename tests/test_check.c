@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "apinames.h"
+#include "digest.h"
 #include "fake_paths.h"
 #include "install.h"
 #include "testutil.h"
@@ -1137,6 +1138,62 @@ static void test_severity_by_consequence(void)
 	free(tmp);
 }
 
+/* The junk file of test_lib_load_failed as if dpkg had installed it:
+ * with the md5 it has, reinstalling would not mend it (and is not
+ * advised); with another, it is. */
+static void expect_junk_package_check(const char *dir, const char *junk)
+{
+	char *info = tu_strfmt("%s/dpkg-info", dir);
+	mkdir(info, 0755);
+	char *list = tu_strfmt("%s/libdlt-junk1:amd64.list", info);
+	char *sums = tu_strfmt("%s/libdlt-junk1:amd64.md5sums", info);
+	char *var = tu_strfmt("DLTRACE_DPKG_INFO=%s", info);
+	char *l = tu_strfmt("%s\n", junk);
+	put_file(list, l);
+	uint8_t md5[DLT_MD5_LEN], sha[DLT_SHA256_LEN];
+	char hex[2 * DLT_MD5_LEN + 1];
+	TU_CHECK_FATAL(dlt_digest_file(junk, md5, sha) == 0, "cannot read %s",
+		       junk);
+	dlt_digest_hex(md5, DLT_MD5_LEN, hex);
+	for (int k = 0; k < 2; k++) {
+		char *line = tu_strfmt(
+			"%s  %s\n",
+			k ? "0123456789abcdef0123456789abcdef" : hex, junk + 1);
+		put_file(sums, line);
+		free(line);
+		const char *argv[] = {
+			DLT_TEST_ANALYZE, "check", "--json", "--fail-on",
+			"never",	  dir,	   NULL};
+		const char *env[] = {var, NULL};
+		struct tu_proc p;
+		tu_run(&p, argv, env, 60000);
+		struct tu_json *j = parse_out(&p, "check --json, fake dpkg");
+		const struct tu_json *f = expect_finding(
+			j, "LIB_LOAD_FAILED", "error", "libdlt_junk.so");
+		const char *check = ev_str(f, "package_check");
+		const char *fix = f ? tu_jstr(f, "fix") : NULL;
+		TU_CHECK(check && strcmp(check, k ? "differs" : "same") == 0 &&
+				 fix &&
+				 (k ? tu_contains(fix,
+						  "reinstall it (apt install "
+						  "--reinstall libdlt-junk1): "
+						  "the file differs from what "
+						  "libdlt-junk1 installed (md5 "
+						  "mismatch)")
+				    : !tu_contains(fix, "reinstall")),
+			 "invalid ELF, dpkg's md5 %s: package_check %s, fix %s",
+			 k ? "another" : "its own", check ? check : "-",
+			 fix ? fix : "-");
+		tu_json_free(j);
+		tu_proc_free(&p);
+	}
+	free(l);
+	free(var);
+	free(sums);
+	free(list);
+	free(info);
+}
+
 static void test_lib_load_failed(void)
 {
 	char *tmp = tu_tmpdir("loadfailed-files");
@@ -1154,7 +1211,9 @@ static void test_lib_load_failed(void)
 	char *prov1 = fxc("prov1");
 	char *llp = tu_strfmt("LD_LIBRARY_PATH=%s:%s", prov1, tmp);
 	const char *env[] = {llp, NULL};
-	struct tu_json *j = traced_check("loadfailed", cmd, env, NULL, NULL);
+	char *trace_dir = NULL;
+	struct tu_json *j =
+		traced_check("loadfailed", cmd, env, &trace_dir, NULL);
 	TU_CHECK_FATAL(j != NULL, "no check output");
 	const struct tu_json *f =
 		expect_finding(j, "LIB_LOAD_FAILED", "error", "dlt_prov_new");
@@ -1200,6 +1259,9 @@ static void test_lib_load_failed(void)
 	TU_CHECK(finding(j, "LIB_NOT_FOUND", NULL, NULL) == NULL,
 		 "a file that was found is reported as not found");
 	tu_json_free(j);
+	expect_junk_package_check(trace_dir, junk);
+	tu_rmtree(trace_dir);
+	free(trace_dir);
 	free(llp);
 	free(prov1);
 	free(o1);
@@ -2656,6 +2718,236 @@ static void test_unit_install(void)
 	free(tmp);
 }
 
+/* The vectors of RFC 1321 A.5 and FIPS 180-2 appendix B (one block, two
+ * blocks, a million 'a's), the million fed in uneven pieces so that
+ * block boundaries fall everywhere. */
+static void test_unit_digests(void)
+{
+	static const struct {
+		const char *in, *md5, *sha256;
+	} v[] = {
+		{"", "d41d8cd98f00b204e9800998ecf8427e",
+		 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b"
+		 "855"},
+		{"abc", "900150983cd24fb0d6963f7d28e17f72",
+		 "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f2001"
+		 "5ad"},
+		{"message digest", "f96b697d7cb7938d525a2f31aaf161d0", NULL},
+		{"1234567890123456789012345678901234567890123456789012345678901"
+		 "2"
+		 "345678901234567890",
+		 "57edf4a22be3c955ac49da2e2107b67a", NULL},
+		{"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		 NULL,
+		 "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db0"
+		 "6c1"},
+	};
+	char hex[2 * DLT_SHA256_LEN + 1];
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		uint8_t d[DLT_SHA256_LEN];
+		struct dlt_md5 m;
+		struct dlt_sha256 s;
+		dlt_md5_init(&m);
+		dlt_md5_update(&m, v[i].in, strlen(v[i].in));
+		dlt_md5_final(&m, d);
+		dlt_digest_hex(d, DLT_MD5_LEN, hex);
+		TU_CHECK(v[i].md5 == NULL || strcmp(hex, v[i].md5) == 0,
+			 "md5(\"%s\") = %s", v[i].in, hex);
+		dlt_sha256_init(&s);
+		dlt_sha256_update(&s, v[i].in, strlen(v[i].in));
+		dlt_sha256_final(&s, d);
+		dlt_digest_hex(d, DLT_SHA256_LEN, hex);
+		TU_CHECK(v[i].sha256 == NULL || strcmp(hex, v[i].sha256) == 0,
+			 "sha256(\"%s\") = %s", v[i].in, hex);
+	}
+	char *mil = malloc(1000000);
+	TU_CHECK_FATAL(mil != NULL, "no memory");
+	memset(mil, 'a', 1000000);
+	struct dlt_md5 m;
+	struct dlt_sha256 s;
+	dlt_md5_init(&m);
+	dlt_sha256_init(&s);
+	for (size_t at = 0, k = 1; at < 1000000; at += k, k = k % 131 + 1) {
+		size_t n = at + k > 1000000 ? 1000000 - at : k;
+		dlt_md5_update(&m, mil + at, n);
+		dlt_sha256_update(&s, mil + at, n);
+	}
+	uint8_t md[DLT_MD5_LEN], sd[DLT_SHA256_LEN];
+	dlt_md5_final(&m, md);
+	dlt_sha256_final(&s, sd);
+	dlt_digest_hex(md, DLT_MD5_LEN, hex);
+	TU_CHECK(strcmp(hex, "7707d6ae4e027c70eea2a935c2296f21") == 0,
+		 "md5 of a million a: %s", hex);
+	dlt_digest_hex(sd, DLT_SHA256_LEN, hex);
+	TU_CHECK(strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e0"
+			     "46d39ccc7112cd0") == 0,
+		 "sha256 of a million a: %s", hex);
+	/* A file: both digests at once, the same as of its bytes. */
+	char *dir = tu_tmpdir("digest");
+	char *file = tu_strfmt("%s/a", dir);
+	FILE *f = fopen(file, "w");
+	TU_CHECK_FATAL(f && fwrite(mil, 1, 1000000, f) == 1000000,
+		       "cannot write %s", file);
+	fclose(f);
+	memset(md, 0, sizeof(md));
+	TU_CHECK(dlt_digest_file(file, md, sd) == 0, "cannot digest %s", file);
+	dlt_digest_hex(md, DLT_MD5_LEN, hex);
+	TU_CHECK(strcmp(hex, "7707d6ae4e027c70eea2a935c2296f21") == 0,
+		 "md5 of a file of a million a: %s", hex);
+	TU_CHECK(dlt_digest_file("/nonexistent/x", md, sd) == -1 &&
+			 errno == ENOENT,
+		 "a missing file");
+	/* pip's RECORD: URL-safe base64 without padding. */
+	dlt_sha256_init(&s);
+	dlt_sha256_final(&s, sd);
+	dlt_digest_b64url(sd, DLT_SHA256_LEN, hex);
+	TU_CHECK(strcmp(hex, "47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU") ==
+			 0,
+		 "base64 of sha256(\"\"): %s", hex);
+	const uint8_t two[] = {0xfb, 0xff};
+	dlt_digest_b64url(two, 2, hex);
+	TU_CHECK(strcmp(hex, "-_8") == 0, "base64 of fb ff: %s", hex);
+	free(file);
+	tu_rmtree(dir);
+	free(dir);
+	free(mil);
+}
+
+static void expect_verify(const char *path, const char *dpkg,
+			  enum dlt_verdict want, const char *why)
+{
+	struct dlt_install in;
+	struct dlt_verify v;
+	char text[300];
+	dlt_install_find(path, dpkg, &in);
+	dlt_install_verify(path, dpkg, &in, &v);
+	dlt_verify_text(&v, text, sizeof(text));
+	TU_CHECK(v.verdict == want && (why == NULL || strstr(text, why)),
+		 "%s (installed by %s %s): %s", path, dlt_installer_name(in.by),
+		 in.package, text);
+}
+
+/* What a package manager recorded against the file on disk: a fake dpkg
+ * database (two architectures' md5sums, a path the package names through
+ * /lib), a pip RECORD, a conda-meta entry; and this machine's libc. */
+static void test_unit_verify(void)
+{
+	char *tmp = tu_tmpdir("verify");
+	char *info = tu_strfmt("%s/dpkg-info", tmp);
+	mkdir(info, 0755);
+	/* Files dpkg lists by their real path (the tmp directory's). */
+	char *good = tu_strfmt("%s/usr/lib/libgood.so.1", tmp);
+	char *bad = tu_strfmt("%s/usr/lib/libbad.so.1", tmp);
+	char *link = tu_strfmt("%s/usr/lib/libgood.so", tmp);
+	char *gone = tu_strfmt("%s/usr/lib/libunlisted.so.1", tmp);
+	mkdirs_for(good);
+	put_file(good, "abc");
+	put_file(bad, "abc, changed");
+	put_file(gone, "abc");
+	TU_CHECK_FATAL(symlink("libgood.so.1", link) == 0, "symlink");
+	char *list = tu_strfmt("%s/libgood1:amd64.list", info);
+	char *l = tu_strfmt("%s\n%s\n%s\n", good, bad, gone);
+	put_file(list, l);
+	/* Another architecture's list of the same package, which does not
+	 * name the file, and the one that does. */
+	char *other = tu_strfmt("%s/libgood1:arm64.md5sums", info);
+	put_file(other,
+		 "00000000000000000000000000000000  usr/lib/aarch64/x\n");
+	char *sums = tu_strfmt("%s/libgood1:amd64.md5sums", info);
+	char *text = tu_strfmt("900150983cd24fb0d6963f7d28e17f72  %s\n"
+			       "900150983cd24fb0d6963f7d28e17f72  %s\n",
+			       good + 1, bad + 1);
+	put_file(sums, text);
+	/* A package without md5sums (every list is written before the
+	 * first lookup: dpkg's lists are read once). */
+	char *list2 = tu_strfmt("%s/libnosums2.list", info);
+	char *nosums = tu_strfmt("%s/usr/lib/libnosums.so.2", tmp);
+	put_file(nosums, "x");
+	char *l2 = tu_strfmt("%s\n", nosums);
+	put_file(list2, l2);
+	expect_verify(good, info, DLT_VERIFY_SAME, "same");
+	/* The loader's name for it, a symlink: the package has the file. */
+	expect_verify(link, info, DLT_VERIFY_SAME, "same");
+	expect_verify(bad, info, DLT_VERIFY_DIFFERS, "differs");
+	expect_verify(gone, info, DLT_VERIFY_UNKNOWN,
+		      "the md5sums of libgood1 do not list it");
+	expect_verify(nosums, info, DLT_VERIFY_UNKNOWN,
+		      "dpkg has no md5sums of libnosums2");
+
+	/* pip: RECORD's base64 sha256 of the file, and a wrong one. */
+	char *site = tu_strfmt("%s/venv/lib/python3.11/site-packages", tmp);
+	char *rec = tu_strfmt("%s/nvidia_x-1.0.dist-info/RECORD", site);
+	char *pgood = tu_strfmt("%s/nvidia/x/lib/libx.so.1", site);
+	char *pbad = tu_strfmt("%s/nvidia/x/lib/liby.so.1", site);
+	char *pnone = tu_strfmt("%s/nvidia/x/lib/libz.so.1", site);
+	mkdirs_for(rec);
+	mkdirs_for(pgood);
+	put_file(pgood, "abc");
+	put_file(pbad, "abd");
+	put_file(pnone, "abc");
+	put_file(rec, "nvidia/x/lib/libx.so.1,sha256=ungWv48Bz-pBQUDeXa4iI7A"
+		      "DYaOWF3qctBD_YfIAFa0,3\n"
+		      "nvidia/x/lib/liby.so.1,sha256=ungWv48Bz-pBQUDeXa4iI7A"
+		      "DYaOWF3qctBD_YfIAFa0,3\n"
+		      "nvidia/x/lib/libz.so.1,,\n"
+		      "nvidia_x-1.0.dist-info/RECORD,,\n");
+	expect_verify(pgood, NULL, DLT_VERIFY_SAME, "same");
+	expect_verify(pbad, NULL, DLT_VERIFY_DIFFERS, "differs");
+	expect_verify(pnone, NULL, DLT_VERIFY_UNKNOWN,
+		      "its RECORD line has no digest");
+
+	/* conda: paths_data's hex sha256 per file; an entry with files
+	 * only. */
+	char *json = tu_strfmt("%s/conda/conda-meta/libq-1.0-h0_0.json", tmp);
+	char *cgood = tu_strfmt("%s/conda/lib/libq.so.1", tmp);
+	char *cbad = tu_strfmt("%s/conda/lib/libr.so.1", tmp);
+	char *cnone = tu_strfmt("%s/conda/lib/libs.so.1", tmp);
+	mkdirs_for(json);
+	mkdirs_for(cgood);
+	put_file(cgood, "abc");
+	put_file(cbad, "abcd");
+	put_file(cnone, "abc");
+	put_file(
+		json,
+		"{\n  \"files\": [\n    \"lib/libq.so.1\",\n    "
+		"\"lib/libr.so.1\",\n    \"lib/libs.so.1\"\n  ],\n"
+		"  \"name\": \"libq\",\n  \"paths_data\": {\n    \"paths\": [\n"
+		"      {\n        \"_path\": \"lib/libq.so.1\",\n"
+		"        \"path_type\": \"hardlink\",\n        \"sha256\": "
+		"\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f2"
+		"0015ad\",\n        \"size_in_bytes\": 3\n      },\n"
+		"      {\n        \"_path\": \"lib/libr.so.1\",\n"
+		"        \"sha256\": "
+		"\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f2"
+		"0015ad\"\n      }\n    ]\n  }\n}\n");
+	expect_verify(cgood, NULL, DLT_VERIFY_SAME, "same");
+	expect_verify(cbad, NULL, DLT_VERIFY_DIFFERS, "differs");
+	expect_verify(cnone, NULL, DLT_VERIFY_UNKNOWN,
+		      "its conda-meta entry gives no sha256 for it");
+	/* No manager at all. */
+	char *loose = tu_strfmt("%s/loose.so", tmp);
+	put_file(loose, "");
+	expect_verify(loose, info, DLT_VERIFY_UNKNOWN,
+		      "no package manager installed it");
+
+	/* This machine's C library, as Debian's libc6 installed it. */
+	const char *libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	if (access("/var/lib/dpkg/info/libc6:amd64.md5sums", R_OK) == 0 &&
+	    access(libc, R_OK) == 0) {
+		expect_verify(libc, "/var/lib/dpkg/info", DLT_VERIFY_SAME,
+			      "same");
+		expect_verify("/lib/x86_64-linux-gnu/libc.so.6",
+			      "/var/lib/dpkg/info", DLT_VERIFY_SAME, "same");
+	}
+	char *all[] = {info, good,  bad,   link,   gone, list,	l,    other,
+		       sums, text,  list2, nosums, l2,	 site,	rec,  pgood,
+		       pbad, pnone, json,  cgood,  cbad, cnone, loose};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		free(all[i]);
+	tu_rmtree(tmp);
+	free(tmp);
+}
+
 static const struct tu_test unit_tests[] = {
 	{"backend plan fails for memory, another runs",
 	 test_unit_backend_fallback},
@@ -2675,6 +2967,9 @@ static const struct tu_test unit_tests[] = {
 	{"roles keep their promises; named values", test_unit_roles},
 	{"how a file was installed: pip, conda, dpkg, unknown",
 	 test_unit_install},
+	{"md5 and sha256: the RFC and FIPS vectors", test_unit_digests},
+	{"is a file what its package installed: dpkg, pip, conda",
+	 test_unit_verify},
 	{NULL, NULL}};
 
 static const struct tu_test loader_tests[] = {

@@ -118,6 +118,9 @@ int main(void)
 	real[DLT_PYF_str_state] = offsetof(PyASCIIObject, state);
 	real[DLT_PYF_str_ascii_data] = sizeof(PyASCIIObject);
 	real[DLT_PYF_str_compact_data] = sizeof(PyCompactUnicodeObject);
+#if PY_VERSION_HEX >= 0x030b0000 && PY_VERSION_HEX < 0x030c0000
+	real[DLT_PYF_fr_entry] = offsetof(dlt_probe_frame, is_entry);
+#endif
 #if PY_VERSION_HEX >= 0x030c0000
 	real[DLT_PYF_owner_cstack] = FRAME_OWNED_BY_CSTACK;
 #else

@@ -252,6 +252,7 @@ static void test_remote_threads(const char *py, int minor)
 			switch (pw_which_thread(rec, (uint32_t)pid)) {
 			case 'm':
 				pw_expect_main(fr, n, "remote PYSTACK");
+				pw_expect_main_entries(rec, "remote PYSTACK");
 				seen[0]++;
 				break;
 			case 'w':

@@ -247,6 +247,7 @@ static void test_pystack_threads(void)
 		switch (pw_which_thread(r, (uint32_t)pid)) {
 		case 'm':
 			pw_expect_main(fr, n, "PYSTACK");
+			pw_expect_main_entries(r, "PYSTACK");
 			main_seen++;
 			break;
 		case 'w':
@@ -457,7 +458,8 @@ static uint32_t make_rec(uint64_t *buf, size_t cap)
 	r->depth = 5;
 	r->py_version = 0x030b04f0;
 	r->frames[0] = (struct dlt_pyframe){7, 4, 1};
-	r->frames[1] = (struct dlt_pyframe){-1, 4, 8};
+	/* The module's frame was entered from C (format 2.4's bit 15). */
+	r->frames[1] = (struct dlt_pyframe){-1, 4, 8 | DLT_PYFRAME_ENTRY};
 	char *text = (char *)&r->frames[2];
 	memcpy(text, "a.pyfb.py<module>", 17);
 	uint32_t len = (uint32_t)(sizeof(*r) + 2 * sizeof(r->frames[0]) + 17);
@@ -479,6 +481,9 @@ static void test_pyframes(void)
 	TU_CHECK(strcmp(text, "a.py:7 in f") == 0, "frame 0: %s", text);
 	dlt_pyframe_text(&f[1], text, sizeof(text));
 	TU_CHECK(strcmp(text, "b.py:? in <module>") == 0, "frame 1: %s", text);
+	TU_CHECK(f[0].entry == 0 && f[1].entry == 1 && f[1].func_len == 8,
+		 "entry %d %d, the module's name %u bytes", f[0].entry,
+		 f[1].entry, f[1].func_len);
 	TU_CHECK(dlt_pyframes(r, f, 1) == 1, "cap 1");
 	/* Text cut by the record's length: the frame it cuts is left out. */
 	r->h.len = (uint32_t)(sizeof(*r) + 2 * sizeof(r->frames[0]) + 8);
@@ -488,9 +493,21 @@ static void test_pyframes(void)
 	r->n = 65535;
 	TU_CHECK(dlt_pyframes(r, f, 4) == 0, "65535 frames in %u bytes",
 		 r->h.len);
+	/* A name claimed longer than the record, the longest a length can
+	 * say (15 bits): the frame is left out. */
 	r->n = 2;
-	r->frames[1].func_len = 60000;
+	r->frames[1].func_len = 30000;
 	TU_CHECK(dlt_pyframes(r, f, 4) == 1, "a text length past the end");
+	r->frames[1].func_len = DLT_PYFRAME_LEN | DLT_PYFRAME_ENTRY;
+	TU_CHECK(dlt_pyframes(r, f, 4) == 1,
+		 "an entry frame's text length past the end");
+	/* The entry bit is no length: 8 bytes with it are 8 bytes. */
+	make_rec(buf, sizeof(buf));
+	r->frames[0].func_len = 1 | DLT_PYFRAME_ENTRY;
+	n = dlt_pyframes(r, f, 4);
+	dlt_pyframe_text(&f[0], text, sizeof(text));
+	TU_CHECK(n == 2 && f[0].entry && strcmp(text, "a.py:7 in f") == 0,
+		 "an entry frame: %zu frames, %s", n, text);
 	/* The words for each reason. */
 	static const struct {
 		uint16_t reason;

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "digest.h"
 #include "testutil.h"
 
 #define RUN_MS 60000
@@ -152,6 +153,77 @@ static struct tu_json *run_both(const char *mode, const char *const env[],
 /* ---- suite: crashes ------------------------------------------------------
  */
 
+/* check --json over dir with the fake dpkg database info
+ * (DLTRACE_DPKG_INFO); NULL when it failed. */
+static struct tu_json *check_json_dpkg(const char *dir, const char *info)
+{
+	char *var = tu_strfmt("DLTRACE_DPKG_INFO=%s", info);
+	const char *env[] = {var, NULL};
+	const char *argv[] = {DLT_TEST_ANALYZE, "check", "--json", dir, NULL};
+	struct tu_proc p;
+	char err[256];
+	tu_run(&p, argv, env, RUN_MS);
+	int rc = tu_exit_code(p.status);
+	struct tu_json *j = rc == 0 || rc == 1
+				    ? tu_json_parse(p.out, err, sizeof(err))
+				    : NULL;
+	TU_CHECK(j != NULL, "check --json with %s: %s\n%s", var,
+		 tu_status_str(p.status), p.err);
+	tu_proc_free(&p);
+	free(var);
+	return j;
+}
+
+/* The crash's library as if dpkg had installed it: its md5sums line
+ * right, then wrong.  Reinstalling is advised only for the second;
+ * package_check says which. */
+static void expect_crash_package_check(const char *dir, const char *lib)
+{
+	char *info = tu_tmpdir("dpkg-info");
+	uint8_t md5[DLT_MD5_LEN], sha[DLT_SHA256_LEN];
+	char hex[2 * DLT_MD5_LEN + 1];
+	TU_CHECK_FATAL(dlt_digest_file(lib, md5, sha) == 0, "cannot read %s",
+		       lib);
+	dlt_digest_hex(md5, DLT_MD5_LEN, hex);
+	char *list = tu_strfmt("%s/libfx-crash1:amd64.list", info);
+	char *sums = tu_strfmt("%s/libfx-crash1:amd64.md5sums", info);
+	static const struct {
+		const char *check, *fix;
+	} want[] = {
+		{"same", "as libfx-crash1 (dpkg) installed it (md5 matches): "
+			 "the cause is how it is called"},
+		{"differs", "the file differs from what libfx-crash1 installed "
+			    "(md5 mismatch): reinstall it (apt install "
+			    "--reinstall libfx-crash1)"},
+	};
+	for (int k = 0; k < 2; k++) {
+		FILE *f = fopen(list, "w");
+		TU_CHECK_FATAL(f != NULL, "cannot write %s", list);
+		fprintf(f, "%s\n", lib);
+		fclose(f);
+		f = fopen(sums, "w");
+		TU_CHECK_FATAL(f != NULL, "cannot write %s", sums);
+		fprintf(f, "%s  %s\n",
+			k == 0 ? hex : "0123456789abcdef0123456789abcdef",
+			lib + 1);
+		fclose(f);
+		struct tu_json *j = check_json_dpkg(dir, info);
+		const struct tu_json *f1 = find_for(j, "CRASH", 0, "SIGSEGV");
+		const char *check = ev_str(f1, "library", "package_check");
+		const char *fix = tu_jstr(f1, "fix");
+		TU_CHECK(check && strcmp(check, want[k].check) == 0 && fix &&
+				 strstr(fix, want[k].fix) &&
+				 (k == 1) == (strstr(fix, "reinstall") != NULL),
+			 "package_check %s, fix: %s", check ? check : "-",
+			 fix ? fix : "-");
+		tu_json_free(j);
+	}
+	free(list);
+	free(sums);
+	tu_rmtree(info);
+	free(info);
+}
+
 static void test_segv_in_library(void)
 {
 	char *dir;
@@ -173,6 +245,17 @@ static void test_segv_in_library(void)
 			 strstr(ev_str(f, "library", "path"),
 				"libfx_crashlib.so"),
 		 "CRASH evidence lacks the library");
+	/* No package manager installed the fixture: nothing to check it
+	 * against, no reinstalling. */
+	TU_CHECK(f && ev_str(f, "library", "package_check") &&
+			 strncmp(ev_str(f, "library", "package_check"),
+				 "unknown: ", 9) == 0 &&
+			 !strstr(tu_jstr(f, "fix"), "reinstall"),
+		 "CRASH of an unpackaged library: package_check %s, fix %s",
+		 f ? ev_str(f, "library", "package_check") : "-",
+		 f ? tu_jstr(f, "fix") : "-");
+	if (f && ev_str(f, "library", "path"))
+		expect_crash_package_check(dir, ev_str(f, "library", "path"));
 	TU_CHECK(count_code(j, "TRACE_INCOMPLETE") == 0,
 		 "TRACE_INCOMPLETE repeats the crash");
 	if (f == NULL)

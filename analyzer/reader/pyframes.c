@@ -16,14 +16,17 @@ size_t dlt_pyframes(const struct dlt_rec_pystack *r,
 	size_t k = 0;
 	for (uint32_t i = 0; i < r->n && k < cap; i++) {
 		const struct dlt_pyframe *f = &r->frames[i];
-		uint64_t end = text + f->file_len + f->func_len;
+		/* Bit 15 of func_len is a flag (2.4), not length. */
+		uint16_t func_len = f->func_len & DLT_PYFRAME_LEN;
+		uint64_t end = text + f->file_len + func_len;
 		if (end > len)
 			break;
 		out[k].file = base + text;
 		out[k].file_len = f->file_len;
 		out[k].func = base + text + f->file_len;
-		out[k].func_len = f->func_len;
+		out[k].func_len = func_len;
 		out[k].line = f->line;
+		out[k].entry = (f->func_len & DLT_PYFRAME_ENTRY) != 0;
 		k++;
 		text = end;
 	}

@@ -8,11 +8,15 @@
 
 #include "dltrace/format.h"
 
-/* One frame; file and func point into the record (not NUL-terminated). */
+/* One frame; file and func point into the record (not NUL-terminated).
+ * entry: C entered it (DLT_PYFRAME_ENTRY, format 2.4; 0 in older traces):
+ * the first frame a native call of the evaluation loop ran, the last of
+ * that call's run of frames in a stack listed innermost first. */
 struct dlt_pyframe_view {
 	const char *file, *func;
-	uint16_t file_len, func_len;
-	int32_t line; /* -1 unknown */
+	uint16_t file_len, func_len; /* func_len without the entry bit */
+	int32_t line;		     /* -1 unknown */
+	uint8_t entry;
 };
 
 /* Up to cap frames of r (a record of h.len bytes) into out, innermost

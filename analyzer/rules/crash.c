@@ -394,6 +394,11 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 	struct dlt_install in;
 	dlt_ctx_install(c, path, &in);
 	dlt_ev_install(lo, &in);
+	/* Reinstalling only mends a file that is not what its package
+	 * installed: a file that is cannot be the cause alone. */
+	struct dlt_verify vf;
+	dlt_ctx_verify(c, path, &in, &id, &vf);
+	dlt_ev_verify(lo, &vf);
 	char func[300];
 	if (fr[site].func[0])
 		snprintf(func, sizeof(func), "%s in ", fr[site].func);
@@ -408,17 +413,39 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 				func, path);
 		goto done;
 	}
+	const char *pkg = in.package[0] ? in.package : "?";
+	const char *by = dlt_installer_name(in.by);
+	const char *ver = id.version[0] ? " version " : "";
 	char cmd[256];
 	const char *re = dlt_install_reinstall_cmd(&in, cmd, sizeof(cmd));
-	dlt_finding_fix(
-		c, f,
-		"the crash is in %s%s%s%s, installed by %s (%s): check that it "
-		"matches the libraries it is used with (dltrace-analyze "
-		"libs), reinstall it%s%s%s, or report the frames above to its "
-		"maintainers",
-		func, path, id.version[0] ? " version " : "", id.version,
-		dlt_installer_name(in.by), in.package[0] ? in.package : "?",
-		re ? " (" : "", re ? re : "", re ? ")" : "");
+	if (vf.verdict == DLT_VERIFY_DIFFERS) {
+		dlt_finding_fix(c, f,
+				"the crash is in %s%s%s%s: the file differs "
+				"from what %s installed (%s mismatch): "
+				"reinstall it%s%s%s",
+				func, path, ver, id.version, pkg, vf.digest,
+				re ? " (" : "", re ? re : "", re ? ")" : "");
+		goto done;
+	}
+	if (vf.verdict == DLT_VERIFY_SAME) {
+		dlt_finding_fix(c, f,
+				"the crash is in %s%s%s%s, which is as %s "
+				"(%s) installed it (%s matches): the cause is "
+				"how it is called: check the caller and that "
+				"it matches the libraries it is used with "
+				"(dltrace-analyze libs), or report the frames "
+				"above to its maintainers",
+				func, path, ver, id.version, pkg, by,
+				vf.digest);
+		goto done;
+	}
+	/* Not known either way: no reinstalling on a guess. */
+	dlt_finding_fix(c, f,
+			"the crash is in %s%s%s%s, installed by %s (%s): check "
+			"that it matches the libraries it is used with "
+			"(dltrace-analyze libs), or report the frames above to "
+			"its maintainers",
+			func, path, ver, id.version, by, pkg);
 done:
 	if (exact)
 		dlt_sv_free(&sv);

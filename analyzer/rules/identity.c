@@ -93,6 +93,42 @@ void dlt_ev_identity(struct dlt_val *o, const struct dlt_identity *id)
 	dlt_obj_str(o, "version", id->version[0] ? id->version : NULL);
 }
 
+const char *dlt_dpkg_info(void)
+{
+	const char *d = getenv("DLTRACE_DPKG_INFO");
+	return d && d[0] ? d : "/var/lib/dpkg/info";
+}
+
+void dlt_ctx_verify(struct dlt_rule_ctx *c, const char *path,
+		    const struct dlt_install *in,
+		    const struct dlt_identity *was, struct dlt_verify *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!dlt_is_this_host(c->p->host)) {
+		snprintf(out->why, sizeof(out->why),
+			 "the trace was written on another machine");
+		return;
+	}
+	/* A package upgraded since the run: the file now says nothing
+	 * about the one that was loaded. */
+	struct dlt_identity now;
+	if (was && (was->build_id_len || was->size) &&
+	    dlt_file_identity(path, &now) &&
+	    dlt_identity_cmp(was, &now) == DLT_OTHER_BUILD) {
+		snprintf(out->why, sizeof(out->why),
+			 "the file is no longer the one the process loaded");
+		return;
+	}
+	dlt_install_verify(path, DLT_DPKG_INFO, in, out);
+}
+
+void dlt_ev_verify(struct dlt_val *o, const struct dlt_verify *v)
+{
+	char buf[300];
+	dlt_obj_str(o, "package_check", dlt_verify_text(v, buf, sizeof(buf)));
+	dlt_obj_str(o, "package_digest", v->digest);
+}
+
 void dlt_ctx_install(struct dlt_rule_ctx *c, const char *path,
 		     struct dlt_install *out)
 {

@@ -543,21 +543,42 @@ static void dlt_load_failed_one(struct dlt_rule_ctx *c,
 				file);
 	} else if (strcmp(cause.kind, "elf_class") == 0 ||
 		   strcmp(cause.kind, "not_elf") == 0) {
-		char fdir[PATH_MAX];
+		char fdir[PATH_MAX], good[PATH_MAX + 256];
 		dlt_dirname(file, fdir, sizeof(fdir));
+		/* A file cut short or overwritten: its package's copy is the
+		 * good build, when the file is not what the package installed
+		 * (a package that ships it so is not mended by reinstalling,
+		 * nor is another machine's class of ELF). */
+		snprintf(good, sizeof(good), "replace %s with a good build",
+			 via == DLT_VIA_LD_LIBRARY_PATH ? "the file" : "it");
+		if (strcmp(cause.kind, "not_elf") == 0 && file &&
+		    file[0] == '/') {
+			struct dlt_install in;
+			struct dlt_verify vf;
+			char cmd[256];
+			dlt_ctx_install(c, file, &in);
+			dlt_ctx_verify(c, file, &in, NULL, &vf);
+			dlt_ev_install(ev, &in);
+			dlt_ev_verify(ev, &vf);
+			const char *re = dlt_install_reinstall_cmd(&in, cmd,
+								   sizeof(cmd));
+			if (vf.verdict == DLT_VERIFY_DIFFERS && re)
+				snprintf(good, sizeof(good),
+					 "reinstall it (%s): the file differs "
+					 "from what %s installed (%s mismatch)",
+					 re, in.package, vf.digest);
+		}
 		if (via == DLT_VIA_LD_LIBRARY_PATH)
 			dlt_finding_fix(c, f,
 					"%s is not a library for this "
 					"machine: take %s out of "
-					"LD_LIBRARY_PATH, or replace the file "
-					"with a good build",
-					file, fdir);
+					"LD_LIBRARY_PATH, or %s",
+					file, fdir, good);
 		else
 			dlt_finding_fix(c, f,
 					"%s is not a library for this "
-					"machine (found through %s): replace "
-					"it with a good build",
-					file, dlt_found_via_name(via));
+					"machine (found through %s): %s",
+					file, dlt_found_via_name(via), good);
 	} else if (strcmp(cause.kind, "permission") == 0) {
 		dlt_finding_fix(c, f, "make it readable: chmod a+r %s", file);
 	} else if (w.use[0] && w.loaded_via &&

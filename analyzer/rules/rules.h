@@ -64,13 +64,26 @@ enum dlt_same dlt_lib_cmp(const struct dlt_lib *a, const struct dlt_lib *b);
 /* build_id (hex) and version (dlt_ev_lib gives the size). */
 void dlt_ev_identity(struct dlt_val *o, const struct dlt_identity *id);
 
-#define DLT_DPKG_INFO "/var/lib/dpkg/info"
+/* dpkg's database: $DLTRACE_DPKG_INFO (a system image mounted elsewhere,
+ * the tests' fake one), else /var/lib/dpkg/info. */
+const char *dlt_dpkg_info(void);
+#define DLT_DPKG_INFO dlt_dpkg_info()
 /* What installed path, when the trace was written on this machine
  * (unknown otherwise: another machine's files are not these). */
 void dlt_ctx_install(struct dlt_rule_ctx *c, const char *path,
 		     struct dlt_install *out);
 /* installed_by, package. */
 void dlt_ev_install(struct dlt_val *o, const struct dlt_install *in);
+/* Whether path, which in says installed it, is still as its package
+ * installed it (dlt_install_verify), when the trace was written on this
+ * machine and the file there is the one the process loaded (was: its
+ * identity in the trace, NULL or all zero when unknown). */
+void dlt_ctx_verify(struct dlt_rule_ctx *c, const char *path,
+		    const struct dlt_install *in,
+		    const struct dlt_identity *was, struct dlt_verify *out);
+/* package_check: "same", "differs", "unknown: <why>"; and
+ * package_digest, what was compared ("md5", "sha256") when known. */
+void dlt_ev_verify(struct dlt_val *o, const struct dlt_verify *v);
 /* "pip uninstall nvidia-cudnn-cu12", "apt remove libcudnn9-cuda-12" ...:
  * only the manager that installed the file; words without a command when
  * that is unknown. */

@@ -6,12 +6,15 @@
 #include "install.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "digest.h"
 
 /* A conda-meta entry lists every file of its package: the largest seen
  * (CUDA toolkits) are a few MB.  Longer files are not read whole. */
@@ -320,20 +323,26 @@ static const char *dlt_dpkg_owner(const char *path)
 /* The dpkg package whose file list holds path, or one of its merged-/usr
  * twins (/lib/x and /usr/lib/x are one file there, and a package lists
  * the name it shipped). */
-static bool dlt_find_dpkg(const char *info, const char *path,
-			  struct dlt_install *out)
+static void dlt_usr_twin(const char *path, char *twin, size_t cap)
 {
-	char twin[PATH_MAX] = "";
 	static const char *const roots[] = {"/lib/", "/lib64/", "/bin/",
 					    "/sbin/"};
+	twin[0] = '\0';
 	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
 		size_t n = strlen(roots[i]);
 		if (strncmp(path, roots[i], n) == 0)
-			snprintf(twin, sizeof(twin), "/usr%s", path);
+			snprintf(twin, cap, "/usr%s", path);
 		else if (strncmp(path, "/usr", 4) == 0 &&
 			 strncmp(path + 4, roots[i], n) == 0)
-			snprintf(twin, sizeof(twin), "%s", path + 4);
+			snprintf(twin, cap, "%s", path + 4);
 	}
+}
+
+static bool dlt_find_dpkg(const char *info, const char *path,
+			  struct dlt_install *out)
+{
+	char twin[PATH_MAX];
+	dlt_usr_twin(path, twin, sizeof(twin));
 	dlt_dpkg_load(info);
 	const char *pkg = dlt_dpkg_owner(path);
 	if (pkg == NULL && twin[0])
@@ -360,4 +369,304 @@ void dlt_install_find(const char *path, const char *dpkg_info,
 	for (int i = 0; i < 2 && dpkg_info; i++)
 		if (cand[i] && dlt_find_dpkg(dpkg_info, cand[i], out))
 			return;
+}
+
+/* ---- is the file what its package installed? ---- */
+
+/* The file's digests, read once, when a record names it. */
+struct dlt_vfile {
+	const char *path;
+	int state; /* 0 not read, 1 read, -1 unreadable (err) */
+	int err;
+	uint8_t md5[DLT_MD5_LEN], sha256[DLT_SHA256_LEN];
+};
+
+static int dlt_vfile_read(struct dlt_vfile *f)
+{
+	if (f->state == 0) {
+		f->state = dlt_digest_file(f->path, f->md5, f->sha256) == 0
+				   ? 1
+				   : -1;
+		f->err = f->state < 0 ? errno : 0;
+	}
+	return f->state;
+}
+
+struct dlt_vctx {
+	struct dlt_vfile file;
+	struct dlt_verify *out;
+	const char *rel; /* the name pip's and conda's records use */
+	bool listed;	 /* a record named the file: out says what it found */
+	/* dpkg: the package, the names its lines may use, its md5sums seen */
+	const char *pkg;
+	size_t pkglen;
+	char names[4][PATH_MAX];
+	size_t nnames;
+	int lists;
+};
+
+/* The verdict of a record that names the file with digest want (how
+ * digest encodes the file's own: hex or pip's base64); true. */
+static bool dlt_vctx_decide(struct dlt_vctx *v, const char *digest,
+			    const char *want, size_t wlen)
+{
+	v->listed = true;
+	v->out->digest = digest;
+	if (dlt_vfile_read(&v->file) < 0) {
+		v->out->verdict = DLT_VERIFY_UNKNOWN;
+		snprintf(v->out->why, sizeof(v->out->why), "cannot read it: %s",
+			 strerror(v->file.err));
+		return true;
+	}
+	char got[2 * DLT_SHA256_LEN + 1];
+	if (strcmp(digest, "md5") == 0)
+		dlt_digest_hex(v->file.md5, DLT_MD5_LEN, got);
+	else if (want[0] && strchr("0123456789abcdef", want[0]) &&
+		 wlen == 2 * DLT_SHA256_LEN)
+		dlt_digest_hex(v->file.sha256, DLT_SHA256_LEN, got);
+	else
+		dlt_digest_b64url(v->file.sha256, DLT_SHA256_LEN, got);
+	v->out->verdict = strlen(got) == wlen && memcmp(got, want, wlen) == 0
+				  ? DLT_VERIFY_SAME
+				  : DLT_VERIFY_DIFFERS;
+	return true;
+}
+
+/* One md5sums file of the package (<package>.md5sums, or
+ * <package>:<arch>.md5sums: each architecture installed has its own).
+ * Lines: 32 hex digits, two spaces, the path without its leading '/'.
+ * True once a line names the file with the digest it has; a line with
+ * another digest is kept as the answer while the other architectures'
+ * lists are looked at. */
+static bool dlt_verify_md5sums(void *ctx, const char *file, const char *name)
+{
+	struct dlt_vctx *v = ctx;
+	if (strncmp(name, v->pkg, v->pkglen) != 0 ||
+	    (name[v->pkglen] != ':' &&
+	     strcmp(name + v->pkglen, ".md5sums") != 0))
+		return false;
+	v->lists++;
+	FILE *f = fopen(file, "re");
+	if (f == NULL)
+		return false;
+	char line[PATH_MAX + 64];
+	bool same = false;
+	while (!same && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (strlen(line) < 34 || line[32] != ' ')
+			continue;
+		const char *rel = line + 32 + strspn(line + 32, " ");
+		for (size_t i = 0; i < v->nnames && !same; i++) {
+			if (strcmp(rel, v->names[i]) != 0)
+				continue;
+			dlt_vctx_decide(v, "md5", line, 32);
+			same = v->out->verdict != DLT_VERIFY_DIFFERS;
+		}
+	}
+	fclose(f);
+	return same;
+}
+
+static void dlt_verify_dpkg(const char *path, const char *info, const char *pkg,
+			    struct dlt_vctx *v)
+{
+	char real[PATH_MAX], twin[PATH_MAX];
+	const char *cand[2] = {path, realpath(path, real) ? real : NULL};
+	for (int i = 0; i < 2; i++) {
+		if (cand[i] == NULL)
+			continue;
+		dlt_usr_twin(cand[i], twin, sizeof(twin));
+		const char *both[2] = {cand[i], twin};
+		for (int k = 0; k < 2; k++) {
+			bool dup = both[k][0] != '/';
+			for (size_t j = 0; j < v->nnames && !dup; j++)
+				dup = strcmp(v->names[j], both[k] + 1) == 0;
+			if (!dup)
+				snprintf(v->names[v->nnames++], PATH_MAX, "%s",
+					 both[k] + 1);
+		}
+	}
+	v->pkg = pkg;
+	v->pkglen = strlen(pkg);
+	dlt_find_entry(info, ".md5sums", dlt_verify_md5sums, v);
+	if (v->listed)
+		return;
+	if (v->lists == 0)
+		snprintf(v->out->why, sizeof(v->out->why),
+			 "dpkg has no md5sums of %s", pkg);
+	else
+		snprintf(v->out->why, sizeof(v->out->why),
+			 "the md5sums of %s do not list it", pkg);
+}
+
+/* A .dist-info's RECORD: "path,sha256=<base64 without padding>,size",
+ * the path relative to site-packages.  True when it names the file. */
+static bool dlt_verify_record(void *ctx, const char *info, const char *name)
+{
+	(void)name;
+	struct dlt_vctx *v = ctx;
+	char path[DLT_INST_PATH + DLT_INST_PATH + 16];
+	snprintf(path, sizeof(path), "%s/RECORD", info);
+	FILE *f = fopen(path, "re");
+	if (f == NULL)
+		return false;
+	size_t rl = strlen(v->rel);
+	char line[PATH_MAX + 256];
+	while (!v->listed && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, v->rel, rl) != 0 || line[rl] != ',')
+			continue;
+		const char *h = line + rl + 1;
+		size_t hl = strcspn(h, ",\r\n");
+		if (strncmp(h, "sha256=", 7) == 0) {
+			dlt_vctx_decide(v, "sha256", h + 7, hl - 7);
+		} else {
+			v->listed = true;
+			snprintf(v->out->why, sizeof(v->out->why),
+				 hl ? "its RECORD gives no sha256 (%.*s)"
+				    : "its RECORD line has no digest",
+				 (int)strcspn(h, "=,\r\n"), h);
+		}
+	}
+	fclose(f);
+	return v->listed;
+}
+
+/* A conda-meta entry: its "paths_data" objects give each file's "_path"
+ * and, since conda 4.3, its "sha256".  True when it names the file. */
+static bool dlt_verify_conda(void *ctx, const char *json, const char *name)
+{
+	(void)name;
+	struct dlt_vctx *v = ctx;
+	size_t len = 0;
+	char *buf = dlt_read_whole(json, &len);
+	if (buf == NULL)
+		return false;
+	char want[PATH_MAX + 4];
+	snprintf(want, sizeof(want), "\"%s\"", v->rel);
+	size_t wl = strlen(want);
+	bool named = false;
+	for (char *s = buf;
+	     !v->listed &&
+	     (s = memmem(s, (size_t)(buf + len - s), want, wl)) != NULL;
+	     s += wl) {
+		named = true;
+		/* "_path": "<rel>", in an object without nested ones. */
+		char *k = s;
+		while (k > buf && strchr(" \t\r\n", k[-1]))
+			k--;
+		if (k == buf || k[-1] != ':')
+			continue;
+		k--;
+		while (k > buf && strchr(" \t\r\n", k[-1]))
+			k--;
+		if (k - buf < 7 || memcmp(k - 7, "\"_path\"", 7) != 0)
+			continue;
+		char *open = k, *close = strchr(s, '}');
+		while (open > buf && open[-1] != '{')
+			open--;
+		if (close == NULL || open == buf)
+			continue;
+		char *h = memmem(open, (size_t)(close - open), "\"sha256\"", 8);
+		if (h == NULL)
+			continue;
+		h += 8;
+		h += strspn(h, " \t\r\n:");
+		if (*h != '"')
+			continue;
+		h++;
+		dlt_vctx_decide(v, "sha256", h, strcspn(h, "\""));
+	}
+	free(buf);
+	if (named && !v->listed) {
+		v->listed = true;
+		snprintf(v->out->why, sizeof(v->out->why),
+			 "its conda-meta entry gives no sha256 for it");
+	}
+	return v->listed;
+}
+
+/* pip's RECORDs and conda-meta entries in the directories above path. */
+static bool dlt_verify_above(const char *path, bool pip, bool conda,
+			     struct dlt_vctx *v)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *slash = strrchr(dir, '/'); slash && slash > dir;
+	     slash = strrchr(dir, '/')) {
+		*slash = '\0';
+		v->rel = path + (slash - dir) + 1;
+		const char *base = strrchr(dir, '/');
+		base = base ? base + 1 : dir;
+		if (pip &&
+		    (strcmp(base, "site-packages") == 0 ||
+		     strcmp(base, "dist-packages") == 0) &&
+		    dlt_find_entry(dir, ".dist-info", dlt_verify_record, v))
+			return true;
+		char meta[DLT_INST_PATH];
+		struct stat st;
+		snprintf(meta, sizeof(meta), "%s/conda-meta", dir);
+		if (conda && stat(meta, &st) == 0 && S_ISDIR(st.st_mode))
+			return dlt_find_entry(meta, ".json", dlt_verify_conda,
+					      v);
+	}
+	return false;
+}
+
+void dlt_install_verify(const char *path, const char *dpkg_info,
+			const struct dlt_install *in, struct dlt_verify *out)
+{
+	memset(out, 0, sizeof(*out));
+	static struct dlt_vctx v; /* 16 KiB of names: the analyzer is
+				   * single-threaded */
+	memset(&v, 0, sizeof(v));
+	v.file.path = path;
+	v.out = out;
+	if (path == NULL || path[0] != '/') {
+		snprintf(out->why, sizeof(out->why), "no path");
+		return;
+	}
+	char real[PATH_MAX];
+	const char *cand[2] = {path, realpath(path, real) ? real : NULL};
+	switch (in->by) {
+	case DLT_INST_DPKG:
+		if (dpkg_info == NULL || in->package[0] == '\0')
+			snprintf(out->why, sizeof(out->why),
+				 "no dpkg database to look in");
+		else
+			dlt_verify_dpkg(path, dpkg_info, in->package, &v);
+		return;
+	case DLT_INST_PIP:
+	case DLT_INST_CONDA:
+		/* conda installs some packages as pip does (a .dist-info
+		 * whose INSTALLER says conda). */
+		for (int i = 0; i < 2 && !v.listed; i++)
+			if (cand[i] &&
+			    (i == 0 || strcmp(cand[0], cand[1]) != 0))
+				dlt_verify_above(cand[i], true,
+						 in->by == DLT_INST_CONDA, &v);
+		if (!v.listed)
+			snprintf(out->why, sizeof(out->why),
+				 "no %s record lists it",
+				 dlt_installer_name(in->by));
+		return;
+	case DLT_INST_UNKNOWN:
+		break;
+	}
+	snprintf(out->why, sizeof(out->why), "no package manager installed it");
+}
+
+const char *dlt_verify_text(const struct dlt_verify *v, char *buf, size_t cap)
+{
+	switch (v->verdict) {
+	case DLT_VERIFY_SAME:
+		snprintf(buf, cap, "same");
+		break;
+	case DLT_VERIFY_DIFFERS:
+		snprintf(buf, cap, "differs");
+		break;
+	case DLT_VERIFY_UNKNOWN:
+		snprintf(buf, cap, "unknown: %s", v->why);
+		break;
+	}
+	return buf;
 }

@@ -32,4 +32,32 @@ void dlt_install_find(const char *path, const char *dpkg_info,
 /* "dpkg", "pip", "conda", "unknown". */
 const char *dlt_installer_name(enum dlt_installer by);
 
+/* Whether the file at path is still what its package installed: the
+ * digest its manager recorded (dpkg's md5sums, pip's RECORD, conda's
+ * paths_data) against the file's own.  Advice to reinstall a package is
+ * only right when the file differs from it. */
+enum dlt_verdict {
+	DLT_VERIFY_UNKNOWN = 0,
+	DLT_VERIFY_SAME,
+	DLT_VERIFY_DIFFERS,
+};
+
+struct dlt_verify {
+	enum dlt_verdict verdict;
+	const char *digest; /* "md5", "sha256": what was compared; or NULL */
+	char why[256];	    /* UNKNOWN: why it cannot be told */
+};
+
+/* Compares path (what in says installed it: dlt_install_find's answer for
+ * the same path and dpkg_info) with its package's record: dpkg's
+ * <package>[:<arch>].md5sums under dpkg_info, whose lines name the file
+ * without its leading '/' (the path, its real path or their merged-/usr
+ * twin); the RECORD of a .dist-info in the site-packages above it; the
+ * "paths_data" of a conda-meta entry above it.  Reads the file whole when
+ * a record names it. */
+void dlt_install_verify(const char *path, const char *dpkg_info,
+			const struct dlt_install *in, struct dlt_verify *out);
+/* "same", "differs", "unknown: <why>" into buf. */
+const char *dlt_verify_text(const struct dlt_verify *v, char *buf, size_t cap);
+
 #endif

@@ -1,5 +1,6 @@
 # A process whose threads wait in Python code, for tests/test_pystack.c:
-# the main thread sleeps inside nested functions, a worker thread waits on
+# the main thread sleeps inside nested functions (one called through C),
+# a worker thread waits on
 # an Event, a third waits on it 21 calls deep (a record larger than a
 # shallow one), each for SECONDS.  It prints "ready PID" when the others
 # wait; the test finds each wait's line by the comment that marks it.
@@ -36,12 +37,14 @@ def inner_sleep():
     time.sleep(SECONDS)  # MAIN_SLEEP
 
 
-def middle():
+def middle(_=None):
     inner_sleep()
 
 
 def outer():
-    middle()
+    # middle is called from C (map's next), not by the interpreter's own
+    # call: its frame is one C entered, which the walk marks.
+    list(map(middle, [0]))
 
 
 t = threading.Thread(target=worker_main, name="waiter", daemon=True)
