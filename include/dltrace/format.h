@@ -826,9 +826,10 @@ struct dlt_pyframe {
 };
 
 /* In dlt_pyframe.func_len (2.4): C code entered this frame (a call from C
- * into the interpreter: every frame before 3.11; from 3.11, the first
- * frame that one evaluation loop call runs).  The innermost Python frame
- * of each native evaluation frame, so that the two stacks merge. */
+ * into the interpreter: every frame before 3.11; from 3.11, the frame one
+ * evaluation loop call started with, the outermost of the frames it runs).
+ * Read innermost first, the frames up to and including the next entry are
+ * those of one native evaluation frame, so that the two stacks merge. */
 #define DLT_PYFRAME_ENTRY 0x8000u
 #define DLT_PYFRAME_LEN 0x7fffu
 
