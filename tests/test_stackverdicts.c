@@ -2,7 +2,7 @@
  * handler and the watcher, unwound and named by the analyzer, compared
  * with gdb's.
  *
- *   test_stacks [SUITE...]   stacks_e2e
+ *   test_stackverdicts [SUITE...]   stacks_e2e
  *
  * The stale frame: a crash inside printf whose dead stack still holds a
  * deep call's return addresses names the caller that passed the bad
