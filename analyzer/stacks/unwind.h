@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format.h"
+#include "dltrace/format.h"
 
 /* One executable mapping of the process (a MODMAP entry). */
 struct dlt_umod {
