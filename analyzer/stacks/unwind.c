@@ -310,7 +310,12 @@ static size_t dlt_uname_fill(struct dlt_ucmod *cm, uint64_t vaddr, int caller,
 	/* libdwfl falls back on the nearest symbol before the address when
 	 * none covers it: that one is not the function. */
 	if (nm && nm[0] && sym.st_size > 0 && off < sym.st_size) {
-		dlt_demangle(nm, 0, base.func, sizeof(base.func));
+		/* A .symtab names versioned definitions "name@@VERSION":
+		 * the version is not the function's name. */
+		char plain[256];
+		snprintf(plain, sizeof(plain), "%.*s", (int)strcspn(nm, "@"),
+			 nm);
+		dlt_demangle(plain, 0, base.func, sizeof(base.func));
 		base.func_off = off + (caller ? 1 : 0);
 		base.name_src = selt != cm->elf	 ? "debug file"
 				: cm->has_symtab ? "symtab"
@@ -328,14 +333,25 @@ static size_t dlt_uname_fill(struct dlt_ucmod *cm, uint64_t vaddr, int caller,
 	size_t n = 0;
 	Dwarf_Addr cubias = 0;
 	Dwarf_Die *cu = dwfl_module_addrdie(cm->mod, addr, &cubias);
-	Dwarf_Die *scopes = NULL;
+	Dwarf_Die *scopes = NULL, *chain = NULL;
 	int ns = cu ? dwarf_getscopes(cu, addr - cubias, &scopes) : 0;
+	/* dwarf_getscopes follows an inlined subroutine with the scopes of
+	 * its out-of-line definition; the levels it was inlined through are
+	 * the scopes that contain its DIE where it was inlined. */
+	int first = 0;
+	while (first < ns && dwarf_tag(&scopes[first]) != DW_TAG_subprogram &&
+	       dwarf_tag(&scopes[first]) != DW_TAG_inlined_subroutine)
+		first++;
+	int nc = 0;
+	if (first < ns &&
+	    dwarf_tag(&scopes[first]) == DW_TAG_inlined_subroutine)
+		nc = dwarf_getscopes_die(&scopes[first], &chain);
 	/* Lexical blocks sit between the levels: the inlined subroutines
-	 * among all scopes up to the function. */
+	 * among the scopes up to the function. */
 	int ninl = 0;
 	int idx[64];
-	for (int i = 0; i < ns && ninl < 64; i++) {
-		int tag = dwarf_tag(&scopes[i]);
+	for (int i = 0; i < nc && ninl < 64; i++) {
+		int tag = dwarf_tag(&chain[i]);
 		if (tag == DW_TAG_subprogram)
 			break;
 		if (tag == DW_TAG_inlined_subroutine)
@@ -354,13 +370,13 @@ static size_t dlt_uname_fill(struct dlt_ucmod *cm, uint64_t vaddr, int caller,
 		f->name_src = "debug file";
 		if (selt == cm->elf && cm->has_symtab)
 			f->name_src = "symtab";
-		dlt_udie_name(&scopes[idx[j]], f->func, sizeof(f->func));
+		dlt_udie_name(&chain[idx[j]], f->func, sizeof(f->func));
 		if (f->func[0] == '\0')
 			f->unnamed = "no name in DWARF", f->name_src = NULL;
 		if (j == 0)
 			snprintf(f->src, sizeof(f->src), "%s", lsrc);
 		else
-			dlt_ucall_site(cu, &scopes[idx[j - 1]], f->src,
+			dlt_ucall_site(cu, &chain[idx[j - 1]], f->src,
 				       sizeof(f->src));
 	}
 	struct dlt_uframe *f = &out[n++];
@@ -368,8 +384,9 @@ static size_t dlt_uname_fill(struct dlt_ucmod *cm, uint64_t vaddr, int caller,
 	if (ninl == 0)
 		snprintf(f->src, sizeof(f->src), "%s", lsrc);
 	else
-		dlt_ucall_site(cu, &scopes[idx[ninl - 1]], f->src,
+		dlt_ucall_site(cu, &chain[idx[ninl - 1]], f->src,
 			       sizeof(f->src));
+	free(chain);
 	free(scopes);
 	return n;
 }

@@ -1,5 +1,6 @@
 /* The unwinder where elfutils' libdw was not found at build time: the pc
- * and a scan of the copy for return addresses, every frame unnamed. */
+ * and a scan of the copy for return addresses, every frame unnamed.
+ * check-names: instead of analyzer/stacks/unwind.c */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
