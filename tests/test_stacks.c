@@ -4,6 +4,7 @@
  * same program, down to main. */
 #define _GNU_SOURCE
 #include "capture.h"
+#include "demangle.h"
 #include "elfread.h"
 #include "testutil.h"
 #include "unwind.h"
@@ -575,6 +576,31 @@ static void test_format(void)
 		 "%s", b);
 }
 
+/* The demangler the unwinder and the hangs analysis share. */
+static void test_demangle(void)
+{
+	char b[256];
+	if (dlt_demangle("_ZN3app6detail3BoxIiE4fillEi", 1, b, sizeof(b)) !=
+	    0) {
+		tu_skip("libstdc++.so.6 is not installed: nothing demangles");
+		return;
+	}
+	TU_CHECK(strcmp(b, "app::detail::Box<int>::fill(int)") == 0, "%s", b);
+	TU_CHECK(dlt_demangle("_ZN3app6detail3BoxIiE4fillEi", 0, b,
+			      sizeof(b)) == 0 &&
+			 strcmp(b, "app::detail::Box<int>::fill") == 0,
+		 "%s", b);
+	TU_CHECK(dlt_demangle("_ZN12_GLOBAL__N_11fEv", 0, b, sizeof(b)) == 0 &&
+			 strcmp(b, "(anonymous namespace)::f") == 0,
+		 "%s", b);
+	TU_CHECK(dlt_demangle("_ZNK3foo3barEv", 0, b, sizeof(b)) == 0 &&
+			 strcmp(b, "foo::bar") == 0,
+		 "const member: %s", b);
+	TU_CHECK(dlt_demangle("main", 0, b, sizeof(b)) == -1 &&
+			 strcmp(b, "main") == 0,
+		 "a C name stays");
+}
+
 static const struct tu_test unwind_tests[] = {
 	{"-O2 without frame pointers, as gdb", test_chain},
 	{"C++: demangled, inlined frames, as gdb", test_cxx},
@@ -588,6 +614,7 @@ static const struct tu_test names_tests[] = {
 	 test_debug_file},
 	{"another build of a file: unnamed, scanned", test_build_id_differs},
 	{"the format of a frame", test_format},
+	{"C++ names demangled", test_demangle},
 	{NULL, NULL}};
 
 static const struct tu_suite suites[] = {{"unwind", unwind_tests, no_gdb},
