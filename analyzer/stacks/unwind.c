@@ -323,7 +323,12 @@ static size_t dlt_uname_fill(struct dlt_ucmod *cm, uint64_t vaddr, int caller,
 	} else {
 		base.unnamed = "no symbol covers it";
 	}
-	Dwfl_Line *l = dwfl_module_getsrc(cm->mod, addr);
+	Dwarf_Addr cubias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(cm->mod, addr, &cubias);
+	/* Only within a unit that covers it: past the end of a unit's
+	 * line table (crt1.o's _start after main's unit) the nearest row
+	 * would be another function's. */
+	Dwfl_Line *l = cu ? dwfl_module_getsrc(cm->mod, addr) : NULL;
 	char lsrc[256] = "";
 	if (l) {
 		int line = 0;
@@ -331,8 +336,6 @@ static size_t dlt_uname_fill(struct dlt_ucmod *cm, uint64_t vaddr, int caller,
 		dlt_usrc(lsrc, sizeof(lsrc), f, line);
 	}
 	size_t n = 0;
-	Dwarf_Addr cubias = 0;
-	Dwarf_Die *cu = dwfl_module_addrdie(cm->mod, addr, &cubias);
 	Dwarf_Die *scopes = NULL, *chain = NULL;
 	int ns = cu ? dwarf_getscopes(cu, addr - cubias, &scopes) : 0;
 	/* dwarf_getscopes follows an inlined subroutine with the scopes of
