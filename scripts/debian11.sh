@@ -47,7 +47,7 @@ MIRROR=${DLTRACE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # would only matter for scripts/fuzz.sh.  No clang-format: bullseye's 11
 # formats differently from the 14 the style check is written against.
 PKGS=(cmake make gcc libc6-dev libcunit1-dev libunwind-dev python3 binutils
-      file)
+      file libdw-dev libelf-dev)
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "debian11: needs root (debootstrap, chroot, mount)" >&2

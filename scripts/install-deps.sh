@@ -21,7 +21,8 @@
 set -euo pipefail
 
 pkgs=(cmake make gcc libc6-dev libcunit1-dev libunwind-dev clang-format
-      python3 binutils clang libclang-rt-14-dev universal-ctags)
+      python3 binutils clang libclang-rt-14-dev universal-ctags libdw-dev
+      libelf-dev gdb)
 [ "${DLTRACE_NO_TORCH:-0}" = 1 ] || pkgs+=(python3-torch)
 [ "${DLTRACE_BENCH:-0}" = 1 ] && pkgs+=(ltrace)
 [ "${DLTRACE_BROWSER:-0}" = 1 ] && pkgs+=(chromium)

@@ -8,7 +8,6 @@
  * Streaming: each trace is read once into a small per-process summary;
  * nothing grows with the number of records. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "apinames.h"
+#include "demangle.h"
 #include "hangs.h"
 #include "symbolize.h"
 #include "json.h"
@@ -86,40 +86,27 @@ const char *dlt_syscall_label(int nr, char *buf, size_t cap)
 	return buf;
 }
 
-typedef char *(*dlt_demangle_fn)(const char *, char *, size_t *, int *);
-
-/* C++ names read better demangled; libstdc++'s demangler is used when the
- * analyzing machine has it (looked up at run time: dltrace is C). */
+/* C++ names read better demangled (analyzer/stacks/demangle.c). */
 static void dlt_demangle_frame(const char *frame, char *out, size_t cap)
 {
-	static dlt_demangle_fn fn;
-	static bool tried;
-	if (!tried) {
-		tried = true;
-		void *h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
-		if (h)
-			fn = (dlt_demangle_fn)dlsym(h, "__cxa_demangle");
-	}
 	const char *bang = strchr(frame, '!');
 	const char *plus = bang ? strrchr(bang, '+') : NULL;
 	snprintf(out, cap, "%s", frame);
-	if (fn == NULL || bang == NULL || plus == NULL ||
-	    strncmp(bang + 1, "_Z", 2) != 0)
+	if (bang == NULL || plus == NULL || strncmp(bang + 1, "_Z", 2) != 0)
 		return;
-	char mangled[512];
+	char mangled[512], d[512];
 	snprintf(mangled, sizeof(mangled), "%.*s", (int)(plus - bang - 1),
 		 bang + 1);
-	int st = 0;
-	char *d = fn(mangled, NULL, NULL, &st);
-	if (d && st == 0) {
-		/* Drop the parameter list: the name says enough here. */
-		char *paren = strchr(d, '(');
-		if (paren)
-			*paren = '\0';
-		snprintf(out, cap, "%.*s%s%s", (int)(bang - frame + 1), frame,
-			 d, plus);
-	}
-	free(d);
+	/* Without the parameter list: the name says enough here. */
+	if (dlt_demangle(mangled, 0, d, sizeof(d)) != 0)
+		return;
+	/* The mangled frame stays where the demangled one would not fit. */
+	size_t keep = (size_t)(bang - frame + 1);
+	if (keep + strlen(d) + strlen(plus) >= cap)
+		return;
+	memcpy(out, frame, keep);
+	strcpy(out + keep, d);
+	strcat(out, plus);
 }
 
 /* At most this many objects are kept per process: a stack names few. */
