@@ -178,7 +178,7 @@ static void dlt_rc_build_id(struct dlt_rc_maps *m, uint64_t base,
 	}
 }
 
-void dlt_rc_maps_end(struct dlt_rc_maps *m, dlt_rc_read_fn rd, void *ctx)
+void dlt_rc_maps_end(struct dlt_rc_maps *m)
 {
 	if (m->ll > 0) {
 		dlt_rc_line(m);
@@ -189,6 +189,10 @@ void dlt_rc_maps_end(struct dlt_rc_maps *m, dlt_rc_read_fn rd, void *ctx)
 		m->stack_lo = m->above_lo;
 		m->stack_hi = m->above_hi;
 	}
+}
+
+void dlt_rc_maps_ids(struct dlt_rc_maps *m, dlt_rc_read_fn rd, void *ctx)
+{
 	for (uint32_t i = 0; i < m->n; i++) {
 		if (m->base[i] == 0)
 			continue;
@@ -204,8 +208,7 @@ void dlt_rc_maps_end(struct dlt_rc_maps *m, dlt_rc_read_fn rd, void *ctx)
 	}
 }
 
-int dlt_rc_maps_fd(struct dlt_rc_maps *m, int fd, uint64_t sp,
-		   dlt_rc_read_fn rd, void *ctx)
+int dlt_rc_maps_fd(struct dlt_rc_maps *m, int fd, uint64_t sp)
 {
 	dlt_rc_maps_begin(m, sp);
 	ssize_t got;
@@ -214,7 +217,7 @@ int dlt_rc_maps_fd(struct dlt_rc_maps *m, int fd, uint64_t sp,
 		dlt_rc_maps_feed(m, (const char *)m->scratch, (size_t)got);
 		any = 1;
 	}
-	dlt_rc_maps_end(m, rd, ctx);
+	dlt_rc_maps_end(m);
 	return any ? 0 : -1;
 }
 

@@ -57,15 +57,16 @@ struct dlt_rc_maps {
 #define DLT_RC_BELOW (64u * 1024u)
 
 /* Parsing a listing fed in pieces: begin, feed the text as it comes (any
- * split), end (which reads the build-ids through rd). */
+ * split), end; then, unless the hash says the caller has it already, the
+ * build-ids, read through rd. */
 void dlt_rc_maps_begin(struct dlt_rc_maps *m, uint64_t sp);
 void dlt_rc_maps_feed(struct dlt_rc_maps *m, const char *buf, size_t n);
-void dlt_rc_maps_end(struct dlt_rc_maps *m, dlt_rc_read_fn rd, void *ctx);
+void dlt_rc_maps_end(struct dlt_rc_maps *m);
+void dlt_rc_maps_ids(struct dlt_rc_maps *m, dlt_rc_read_fn rd, void *ctx);
 
-/* All three over /proc/PID/maps read from fd (the caller opens and closes
- * it).  Returns 0, or -1 when nothing could be read. */
-int dlt_rc_maps_fd(struct dlt_rc_maps *m, int fd, uint64_t sp,
-		   dlt_rc_read_fn rd, void *ctx);
+/* begin, feed and end over /proc/PID/maps read from fd (the caller opens
+ * and closes it).  Returns 0, or -1 when nothing could be read. */
+int dlt_rc_maps_fd(struct dlt_rc_maps *m, int fd, uint64_t sp);
 
 /* The entry whose mapping holds pc, or -1. */
 int dlt_rc_maps_find(const struct dlt_rc_maps *m, uint64_t pc);

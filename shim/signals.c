@@ -284,13 +284,14 @@ static struct dlt_rc_maps *dlt_sig_maps(uint64_t sp)
 		return NULL;
 	struct dlt_rc_maps *m = &dlt_sig_maps_buf;
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	int r = fd >= 0 ? dlt_rc_maps_fd(m, fd, sp, dlt_sig_read, NULL) : -1;
+	int r = fd >= 0 ? dlt_rc_maps_fd(m, fd, sp) : -1;
 	if (fd >= 0)
 		close(fd);
 	if (r != 0) {
 		atomic_store(&dlt_sig_scan_busy, 0);
 		return NULL;
 	}
+	dlt_rc_maps_ids(m, dlt_sig_read, NULL);
 	return m;
 }
 
