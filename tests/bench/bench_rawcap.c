@@ -45,8 +45,6 @@ static uint64_t bench_capture(struct dlt_writer *w, struct dlt_tls *t,
 {
 	volatile char here = 0;
 	uint64_t sp = (uint64_t)(uintptr_t)&here;
-	uint64_t before =
-		atomic_load((_Atomic uint64_t *)&w->hdr->alloc_cursor);
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || dlt_rc_maps_fd(&bench_maps, fd, sp) != 0)
 		exit(1);
