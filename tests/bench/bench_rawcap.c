@@ -75,6 +75,8 @@ static void bench_deep(int depth, struct dlt_writer *w, struct dlt_tls *t,
 	pad[0] = 0;
 	if (depth > 0) {
 		bench_deep(depth - 1, w, t, n);
+		/* After the call: no tail call, a frame per level. */
+		pad[1] = 1;
 		return;
 	}
 	pid_t pid = getpid();
