@@ -88,7 +88,7 @@ static _Atomic int dlt_sig_lock;
 static _Atomic pid_t dlt_sig_lock_holder;
 /* The crash capture's buffers are in use (one crashing thread at a
  * time). */
-static _Atomic int dlt_sig_scan_busy;
+static _Atomic int dlt_sig_cap_busy;
 /* Signals siginterrupt() made interrupting: signal() sets SA_RESTART on
  * the others, as glibc's does. */
 static sigset_t dlt_sig_intr;
@@ -199,10 +199,10 @@ void dlt_sig_after_fork(void)
 	for (int i = 0; i < DLT_SIG_NW; i++)
 		if (atomic_load(&dlt_sig_done[i]))
 			atomic_store(&dlt_sig_done[i], 0);
-	/* A thread that was scanning its stack in the parent lives on in
+	/* A thread that was capturing its stack in the parent lives on in
 	 * no child. */
-	if (atomic_load(&dlt_sig_scan_busy))
-		atomic_store(&dlt_sig_scan_busy, 0);
+	if (atomic_load(&dlt_sig_cap_busy))
+		atomic_store(&dlt_sig_cap_busy, 0);
 }
 
 /* Tries of dlt_sig_lock before a fork: it is held for two system calls,
@@ -266,7 +266,7 @@ static bool dlt_sig_in_self(uint64_t pc)
  * /proc/self/maps (open and read: no loader lock, which the crashed thread
  * may hold).  Static: the crashed thread's stack may be nearly spent (an
  * overflow, a program's small alternate stack); one thread at a time
- * (dlt_sig_scan_busy), another crashing meanwhile records without. */
+ * (dlt_sig_cap_busy), another crashing meanwhile records without. */
 static struct dlt_rc_maps dlt_sig_maps_buf;
 
 static ssize_t dlt_sig_read(void *ctx, void *dst, uint64_t addr, size_t n)
@@ -277,10 +277,10 @@ static ssize_t dlt_sig_read(void *ctx, void *dst, uint64_t addr, size_t n)
 
 /* The maps of this process with sp's stack, or NULL when another thread
  * has the buffer or the listing cannot be read.  The caller gives the
- * buffer back (dlt_sig_scan_busy). */
+ * buffer back (dlt_sig_cap_busy). */
 static struct dlt_rc_maps *dlt_sig_maps(uint64_t sp)
 {
-	if (atomic_exchange(&dlt_sig_scan_busy, 1))
+	if (atomic_exchange(&dlt_sig_cap_busy, 1))
 		return NULL;
 	struct dlt_rc_maps *m = &dlt_sig_maps_buf;
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
@@ -288,7 +288,7 @@ static struct dlt_rc_maps *dlt_sig_maps(uint64_t sp)
 	if (fd >= 0)
 		close(fd);
 	if (r != 0) {
-		atomic_store(&dlt_sig_scan_busy, 0);
+		atomic_store(&dlt_sig_cap_busy, 0);
 		return NULL;
 	}
 	dlt_rc_maps_ids(m, dlt_sig_read, NULL);
@@ -431,7 +431,7 @@ dlt_sig_record(int sig, siginfo_t *si, ucontext_t *uc, uint32_t action)
 	if (uc)
 		dlt_sig_raw(w, uc, ts, tid, m);
 	if (m)
-		atomic_store(&dlt_sig_scan_busy, 0);
+		atomic_store(&dlt_sig_cap_busy, 0);
 	/* The thread's Python stack, when an interpreter was found while the
 	 * program set its handlers (sigaction below). */
 	if (r && dlt_pystack_present())
