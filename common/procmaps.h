@@ -1,6 +1,6 @@
-/* Reading code addresses, one of each helper for the crash handler
- * (shim/signals.c, shim/stackscan.c: its own process, async-signal-safe)
- * and the watcher (watcher/procread.c: another process):
+/* Reading code addresses, for the raw stack capture (common/rawcap.c: the
+ * crash handler's own process, async-signal-safe, and the watcher's
+ * other one):
  *  - a line of /proc/PID/maps;
  *  - whether the instruction before a word of a stack is a call, so that
  *    the word is a return address.

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "altstack.h"
 #include "calls.h"
 #include "dltrace/dltrace.h"
 #include "exec.h"
@@ -43,6 +44,7 @@ static void dlt_thread_exit(void *arg)
 	dlt_wd_call_release();
 	dlt_tls_release(dlt_w, &dlt_tls);
 	dlt_calls_release();
+	dlt_alt_thread_exit();
 	/* The audit copy's chunk of this thread, too (writer.h). */
 	if (dlt_have_audit && dlt_w && dlt_w->audit_thread_exit)
 		dlt_w->audit_thread_exit();
@@ -53,6 +55,8 @@ static void dlt_thread_first_chunk(void)
 	/* Any non-NULL value makes the key's destructor run at thread exit. */
 	if (dlt_thread_key_ok)
 		pthread_setspecific(dlt_thread_key, (void *)1);
+	/* A thread that records gets a stack to record a crash on. */
+	dlt_alt_thread();
 }
 
 DLT_EXPORT void dltrace_mark(uint32_t id, uint32_t aux, uint64_t value)
@@ -239,6 +243,9 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	if (dlt_cfg.watchdog == 1 ||
 	    (dlt_cfg.watchdog != 0 && dlt_cfg.distributed))
 		dlt_watch_ask("distributed job or DLTRACE_WATCHDOG=1");
+	/* The main thread's alternate stack, before the handlers that
+	 * use it. */
+	dlt_alt_init();
 	dlt_sig_init();
 	errno = saved;
 }

@@ -48,10 +48,11 @@
 #include <sys/ucontext.h>
 #include <unistd.h>
 
+#include "altstack.h"
 #include "hot.h"
-#include "procmaps.h"
 #include "procstat.h"
 #include "pystack.h"
+#include "rawcap.h"
 #include "stackscan.h"
 #include "state.h"
 
@@ -66,9 +67,6 @@ static const int dlt_sig_watched[DLT_SIG_NW] = {
 	SIGSEGV, SIGBUS, SIGFPE, SIGILL,  SIGABRT, SIGTRAP,
 	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
 };
-
-#define DLT_SIG_MAX_FRAMES 32
-#define DLT_SIG_SCAN_BYTES (16 * 1024)
 
 /* Per watched signal: 0 the shim's handler was never installed, 1 it is
  * and the program's view is the disposition a process starts with
@@ -88,8 +86,9 @@ static _Atomic int dlt_sig_lock;
  * thread id rather than a thread-local flag: a clone child with
  * thread-local storage of the program's making must not touch ours. */
 static _Atomic pid_t dlt_sig_lock_holder;
-/* The stack scan's buffers are in use (one crashing thread at a time). */
-static _Atomic int dlt_sig_scan_busy;
+/* The crash capture's buffers are in use (one crashing thread at a
+ * time). */
+static _Atomic int dlt_sig_cap_busy;
 /* Signals siginterrupt() made interrupting: signal() sets SA_RESTART on
  * the others, as glibc's does. */
 static sigset_t dlt_sig_intr;
@@ -109,11 +108,23 @@ static int dlt_sig_index(int sig)
 
 static void dlt_sig_handler(int sig, siginfo_t *si, void *uc);
 
+/* A fault the program leaves to the default action: SA_ONSTACK in the
+ * kernel only (the view keeps the program's flags), so that the handler
+ * records on dltrace's alternate stack (altstack.c) when the thread's own
+ * stack is spent.  A handler of the program's keeps exactly its flags. */
+static bool dlt_sig_fault(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
+	       sig == SIGILL || sig == SIGTRAP;
+}
+
 static int dlt_sig_install(int sig, const struct sigaction *view)
 {
 	struct sigaction k = *view;
 	k.sa_sigaction = dlt_sig_handler;
 	k.sa_flags |= SA_SIGINFO;
+	if (view->sa_handler == SIG_DFL && dlt_sig_fault(sig) && dlt_alt_on)
+		k.sa_flags |= SA_ONSTACK;
 	return __sigaction(sig, &k, NULL);
 }
 
@@ -188,10 +199,10 @@ void dlt_sig_after_fork(void)
 	for (int i = 0; i < DLT_SIG_NW; i++)
 		if (atomic_load(&dlt_sig_done[i]))
 			atomic_store(&dlt_sig_done[i], 0);
-	/* A thread that was scanning its stack in the parent lives on in
+	/* A thread that was capturing its stack in the parent lives on in
 	 * no child. */
-	if (atomic_load(&dlt_sig_scan_busy))
-		atomic_store(&dlt_sig_scan_busy, 0);
+	if (atomic_load(&dlt_sig_cap_busy))
+		atomic_store(&dlt_sig_cap_busy, 0);
 }
 
 /* Tries of dlt_sig_lock before a fork: it is held for two system calls,
@@ -251,107 +262,84 @@ static bool dlt_sig_in_self(uint64_t pc)
 	return false;
 }
 
-/* Executable mappings, from /proc/self/maps (open and read: no loader
- * lock, which the crashed thread may hold), with the file each maps and
- * at which offset. */
-#define DLT_SIG_NRANGES 512
-#define DLT_SIG_PATH 256
-struct dlt_sig_ranges {
-	uint64_t lo[DLT_SIG_NRANGES], hi[DLT_SIG_NRANGES];
-	uint64_t off[DLT_SIG_NRANGES];
-	char path[DLT_SIG_NRANGES][DLT_SIG_PATH];
-	int n;
-};
+/* The process's mappings for a crash (common/rawcap.h), read from
+ * /proc/self/maps (open and read: no loader lock, which the crashed thread
+ * may hold).  Static: the crashed thread's stack may be nearly spent (an
+ * overflow, a program's small alternate stack); one thread at a time
+ * (dlt_sig_cap_busy), another crashing meanwhile records without. */
+static struct dlt_rc_maps dlt_sig_maps_buf;
 
-/* "lo-hi perms off dev inode path" (common/procmaps.h): the executable
- * ones. */
-static void dlt_sig_line(struct dlt_sig_ranges *rs, const char *l)
+static ssize_t dlt_sig_read(void *ctx, void *dst, uint64_t addr, size_t n)
 {
-	struct dlt_maps_line m;
-	if (dlt_maps_parse(l, &m) != 0 || !m.exec || rs->n >= DLT_SIG_NRANGES)
-		return;
-	int i = rs->n++;
-	rs->lo[i] = m.lo;
-	rs->hi[i] = m.hi;
-	rs->off[i] = m.off;
-	size_t k = 0;
-	for (; m.path[k] && k < DLT_SIG_PATH - 1; k++)
-		rs->path[i][k] = m.path[k];
-	rs->path[i][k] = '\0';
+	(void)ctx;
+	return dlt_peek(dst, addr, n);
 }
 
-static void dlt_sig_maps(struct dlt_sig_ranges *rs)
+/* The maps of this process with sp's stack, or NULL when another thread
+ * has the buffer or the listing cannot be read.  The caller gives the
+ * buffer back (dlt_sig_cap_busy). */
+static struct dlt_rc_maps *dlt_sig_maps(uint64_t sp)
 {
-	rs->n = 0;
+	if (atomic_exchange(&dlt_sig_cap_busy, 1))
+		return NULL;
+	struct dlt_rc_maps *m = &dlt_sig_maps_buf;
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	int r = fd >= 0 ? dlt_rc_maps_fd(m, fd, sp) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (r != 0) {
+		atomic_store(&dlt_sig_cap_busy, 0);
+		return NULL;
+	}
+	dlt_rc_maps_ids(m, dlt_sig_read, NULL);
+	return m;
+}
+
+/* The registers of the context in DWARF numbering (format.h). */
+static void dlt_sig_regs(const ucontext_t *uc, struct dlt_rec_rawstack *r)
+{
+#if defined(__x86_64__)
+	static const uint8_t from[17] = {
+		REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI,
+		REG_RBP, REG_RSP, REG_R8,  REG_R9,  REG_R10, REG_R11,
+		REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP,
+	};
+	for (int i = 0; i < 17; i++)
+		r->regs[i] = (uint64_t)uc->uc_mcontext.gregs[from[i]];
+	r->regs_known = (1ull << 17) - 1;
+	r->arch = DLT_ARCH_X86_64;
+#elif defined(__aarch64__)
+	for (int i = 0; i < 31; i++)
+		r->regs[i] = (uint64_t)uc->uc_mcontext.regs[i];
+	r->regs[DLT_RAW_REG_SP_AARCH64] = (uint64_t)uc->uc_mcontext.sp;
+	r->regs[DLT_RAW_REG_PC_AARCH64] = (uint64_t)uc->uc_mcontext.pc;
+	r->regs_known = (1ull << 33) - 1;
+	r->arch = DLT_ARCH_AARCH64;
+#endif
+}
+
+/* The crashed thread's registers and stack (RAWSTACK), the stack copied
+ * straight into the record.  m (NULL unknown) says which mapping the
+ * stack is: a stack pointer just below it (an overflow) copies from its
+ * start. */
+static void dlt_sig_raw(struct dlt_writer *w, const ucontext_t *uc, uint64_t ts,
+			uint32_t tid, const struct dlt_rc_maps *m)
+{
+	uint64_t sp = DLT_UC_SP(uc);
+	uint64_t lo = m ? m->stack_lo : 0, hi = m ? m->stack_hi : 0;
+	uint64_t from = lo && sp < lo ? lo : sp;
+	uint32_t cap;
+	struct dlt_rec_rawstack *r =
+		dlt_rc_raw_begin(w, &dlt_tls, from, hi, &cap);
+	if (r == NULL)
 		return;
-	char buf[4096], line[512];
-	size_t ll = 0;
-	ssize_t got;
-	while ((got = read(fd, buf, sizeof(buf))) > 0) {
-		for (ssize_t k = 0; k < got; k++) {
-			if (buf[k] != '\n') {
-				if (ll < sizeof(line) - 1)
-					line[ll++] = buf[k];
-				continue;
-			}
-			line[ll] = '\0';
-			dlt_sig_line(rs, line);
-			ll = 0;
-		}
-	}
-	close(fd);
-}
-
-static int dlt_sig_range_of(const struct dlt_sig_ranges *rs, uint64_t a)
-{
-	for (int i = 0; i < rs->n; i++)
-		if (a >= rs->lo[i] && a < rs->hi[i])
-			return i;
-	return -1;
-}
-
-/* The frames: the pc, then the return addresses found on the stack from
- * sp up (values in executable mappings right after a call instruction),
- * each with the file mapped there.  No unwind tables are read, so a stale
- * return address of an earlier call can show; the innermost frames, which
- * say where it crashed, are exact.  One thread at a time (the buffers are
- * static: the stack may be small); another crashing thread gets the pc
- * alone. */
-__attribute__((noinline)) static uint32_t
-dlt_sig_frames(struct dlt_writer *w, uint64_t pc, uint64_t sp,
-	       struct dlt_sig_frame *fr, uint32_t cap, uint16_t *flags)
-{
-	static struct dlt_sig_ranges rs;
-	static uint64_t words[DLT_SIG_SCAN_BYTES / 8];
-	uint32_t n = 0;
-	memset(fr, 0, sizeof(*fr) * cap);
-	fr[n++].pc = pc;
-	if (atomic_exchange(&dlt_sig_scan_busy, 1))
-		return n;
-	dlt_sig_maps(&rs);
-	ssize_t got = -1;
-	for (size_t want = sizeof(words); want >= 512 && got <= 0; want /= 2)
-		got = dlt_peek(words, sp, want);
-	for (ssize_t i = 0; i < got / 8 && n < cap; i++) {
-		uint64_t v = words[i];
-		if (v == fr[n - 1].pc || dlt_sig_range_of(&rs, v) < 0 ||
-		    !dlt_after_call(v))
-			continue;
-		fr[n++].pc = v;
-	}
-	if (n > 1)
-		*flags |= DLT_SIG_SCANNED;
-	for (uint32_t k = 0; k < n; k++) {
-		int r = dlt_sig_range_of(&rs, fr[k].pc);
-		if (r < 0 || rs.path[r][0] == '\0')
-			continue;
-		fr[k].off = fr[k].pc - rs.lo[r] + rs.off[r];
-		fr[k].obj = dlt_str(w, &dlt_tls, rs.path[r]);
-	}
-	atomic_store(&dlt_sig_scan_busy, 0);
-	return n;
+	r->h.ts = ts;
+	r->tid = tid;
+	r->why = DLT_RAW_CRASH;
+	dlt_sig_regs(uc, r);
+	r->stack_lo = lo;
+	r->stack_hi = hi;
+	dlt_rc_raw_end(&dlt_tls, r, cap, dlt_sig_read, NULL);
 }
 
 /* A signal that carries a sender: kill, sigqueue, tgkill (raise). */
@@ -398,12 +386,21 @@ dlt_sig_record(int sig, siginfo_t *si, ucontext_t *uc, uint32_t action)
 		return;
 	}
 	dlt_sig_busy = 1;
-	struct dlt_sig_frame frames[DLT_SIG_MAX_FRAMES];
-	uint32_t n = 0;
-	uint16_t flags = 0;
-	if (uc)
-		n = dlt_sig_frames(w, pc, DLT_UC_SP(uc), frames,
-				   DLT_SIG_MAX_FRAMES, &flags);
+	/* The mappings first (MODMAP), then the SIGNAL with the pc alone,
+	 * then the registers and the stack (RAWSTACK), which are unwound and
+	 * named offline against that MODMAP. */
+	uint64_t ts = dlt_now_ns();
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	struct dlt_rc_maps *m = uc ? dlt_sig_maps(DLT_UC_SP(uc)) : NULL;
+	if (m)
+		dlt_rc_modmap_write(w, &dlt_tls, m, ts);
+	struct dlt_sig_frame frame = {pc, 0, 0, 0};
+	int e = m ? dlt_rc_maps_find(m, pc) : -1;
+	if (e >= 0) {
+		frame.off = pc - m->e[e].lo + m->e[e].off;
+		frame.obj = m->e[e].path;
+	}
+	uint32_t n = uc ? 1 : 0;
 	int32_t spid = 0;
 	uint32_t suid = 0;
 	char comm[16] = "";
@@ -413,29 +410,32 @@ dlt_sig_record(int sig, siginfo_t *si, ucontext_t *uc, uint32_t action)
 		if (spid > 0 && spid != getpid())
 			dlt_proc_comm(spid, comm, sizeof(comm));
 	}
-	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_signal) +
-				  sizeof(frames[0]) * n);
+	uint32_t len =
+		(uint32_t)(sizeof(struct dlt_rec_signal) + sizeof(frame) * n);
 	struct dlt_rec_signal *r = dlt_rec_reserve(w, &dlt_tls, len);
 	if (r) {
-		r->h.ts = dlt_now_ns();
+		r->h.ts = ts;
 		r->signo = sig;
 		r->code = si ? si->si_code : 0;
 		r->addr = addr;
-		r->tid = (uint32_t)syscall(SYS_gettid);
+		r->tid = tid;
 		r->sender_pid = spid;
 		r->sender_uid = suid;
 		r->action = action;
 		r->n = n;
 		r->pad = 0;
 		memcpy(r->sender_comm, comm, sizeof(r->sender_comm));
-		memcpy(r->frames, frames, sizeof(frames[0]) * n);
-		dlt_rec_commit(r, DLT_REC_SIGNAL, flags, len);
-		/* The thread's Python stack, when an interpreter was found
-		 * while the program set its handlers (sigaction below). */
-		if (dlt_pystack_present())
-			dlt_pystack_record((pid_t)r->tid, r->h.ts,
-					   DLT_PYSTACK_F_SIGNAL);
+		memcpy(r->frames, &frame, sizeof(frame) * n);
+		dlt_rec_commit(r, DLT_REC_SIGNAL, 0, len);
 	}
+	if (uc)
+		dlt_sig_raw(w, uc, ts, tid, m);
+	if (m)
+		atomic_store(&dlt_sig_cap_busy, 0);
+	/* The thread's Python stack, when an interpreter was found while the
+	 * program set its handlers (sigaction below). */
+	if (r && dlt_pystack_present())
+		dlt_pystack_record((pid_t)tid, ts, DLT_PYSTACK_F_SIGNAL);
 	dlt_sig_busy = 0;
 }
 

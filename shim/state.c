@@ -234,6 +234,9 @@ void dlt_config_read(bool say)
 		dlt_copy_str(c->watcher_bin, sizeof(c->watcher_bin), v);
 	v = getenv("DLTRACE_SIGNALS");
 	c->signals = !(v && strcmp(v, "0") == 0);
+	/* dltrace's alternate signal stacks (altstack.c). */
+	v = getenv("DLTRACE_ALTSTACK");
+	c->altstack = !(v && strcmp(v, "0") == 0);
 
 	v = dlt_env("DLTRACE_MAX_SIZE");
 	if (v) {

@@ -76,6 +76,7 @@ struct dlt_config {
 	 * is to be started, -1 unset (the process starts the host's). */
 	int watcher;
 	bool signals;	      /* not DLTRACE_SIGNALS=0 */
+	bool altstack;	      /* not DLTRACE_ALTSTACK=0 */
 	bool pystack;	      /* not DLTRACE_PYSTACK=0 */
 	uint64_t max_size;    /* DLTRACE_MAX_SIZE, 0: the writer's default */
 	bool clock_monotonic; /* DLTRACE_CLOCK=monotonic */

@@ -306,7 +306,7 @@ static int stall_seen_later(const struct tu_traceset *s, uint32_t main_tid)
 	return 0;
 }
 
-/* DLTRACE_PYSTACK=0: stalls and their stacks, no Python stack. */
+/* DLTRACE_PYSTACK=0: stalls and their raw stacks, no Python stack. */
 static void test_pystack_off(void)
 {
 	char *dir = tu_tmpdir("pystack-off");
@@ -316,11 +316,11 @@ static void test_pystack_off(void)
 	tu_traceset_read(dir, &s, 0);
 	size_t stacks = 0, pys = 0;
 	for (size_t i = 0; i < s.n; i++) {
-		stacks += s.t[i].nrec[DLT_REC_STACK];
+		stacks += s.t[i].nrec[DLT_REC_RAWSTACK];
 		pys += s.t[i].nrec[DLT_REC_PYSTACK];
 	}
 	TU_CHECK(stacks > 0 && pys == 0,
-		 "DLTRACE_PYSTACK=0: %zu STACK, %zu PYSTACK", stacks, pys);
+		 "DLTRACE_PYSTACK=0: %zu RAWSTACK, %zu PYSTACK", stacks, pys);
 	tu_traceset_free(&s);
 	tu_rmtree(dir);
 	free(dir);
@@ -391,7 +391,7 @@ static void test_pystack_c(void)
 		struct tu_traceset s;
 		tu_traceset_read(dir, &s, 1);
 		for (size_t i = 0; i < s.n; i++) {
-			stacks += s.t[i].nrec[DLT_REC_STACK];
+			stacks += s.t[i].nrec[DLT_REC_RAWSTACK];
 			py += s.t[i].nrec[DLT_REC_PYSTACK];
 		}
 		tu_traceset_free(&s);
@@ -399,7 +399,7 @@ static void test_pystack_c(void)
 			nanosleep(&nap, NULL);
 	}
 	tu_kill_group(&p);
-	TU_CHECK(stacks > 0 && py == 0, "sleep: %zu STACK, %zu PYSTACK", stacks,
+	TU_CHECK(stacks > 0 && py == 0, "sleep: %zu RAWSTACK, %zu PYSTACK", stacks,
 		 py);
 	tu_rmtree(dir);
 	free(dir);
@@ -427,7 +427,7 @@ static void test_symtab_frame(void)
 		struct tu_traceset s;
 		tu_traceset_read(dir, &s, 1);
 		for (size_t i = 0; i < s.n; i++)
-			stacks += s.t[i].nrec[DLT_REC_STACK];
+			stacks += s.t[i].nrec[DLT_REC_RAWSTACK];
 		tu_traceset_free(&s);
 		if (stacks == 0)
 			nanosleep(&nap, NULL);

@@ -68,22 +68,30 @@ void dlt_writer_disable(struct dlt_writer *w, const char *why, const char *what,
 	atomic_store(&w->enabled, 0);
 	if (atomic_exchange(&w->said, 1))
 		return;
-	/* One write(2) of one line: stdio may be in any state inside the
-	 * host, and a single write keeps lines of many ranks apart. */
-	char line[DLT_PATH_MAX + 256];
+	/* One writev(2) of one line: stdio may be in any state inside the
+	 * host, and a single write keeps lines of many ranks apart.  The
+	 * pieces in place, no line buffer: a crash handler on a small
+	 * alternate stack may get here (a full trace). */
 	/* The untranslated text, whatever the host's locale: strerror_l with
 	 * the C locale (glibc hands back its static C locale object without
 	 * allocating).  strerrordesc_np says the same, but from glibc 2.32. */
 	const char *desc =
 		err ? strerror_l(err, newlocale(LC_ALL_MASK, "C", (locale_t)0))
 		    : NULL;
-	int n = snprintf(line, sizeof(line),
-			 "dltrace: tracing turned off: %s%s%s%s%s%s\n", why,
-			 what ? " " : "", what ? what : "", desc ? " (" : "",
-			 desc ? desc : "", desc ? ")" : "");
-	if (n > 0 &&
-	    write(2, line,
-		  (size_t)n < sizeof(line) ? (size_t)n : sizeof(line)) < 0)
+	const char *part[8] = {"dltrace: tracing turned off: ",
+			       why,
+			       what ? " " : "",
+			       what ? what : "",
+			       desc ? " (" : "",
+			       desc ? desc : "",
+			       desc ? ")" : "",
+			       "\n"};
+	struct iovec iov[8];
+	for (int i = 0; i < 8; i++) {
+		iov[i].iov_base = (void *)part[i];
+		iov[i].iov_len = strlen(part[i]);
+	}
+	if (writev(2, iov, 8) < 0)
 		return;
 	/* Tracing is off; the program carries on as if dltrace were absent. */
 }
@@ -125,20 +133,16 @@ int dlt_file_extend(int fd, uint64_t off, uint64_t len)
 	 * maps it, and cutting the file again before it was written back
 	 * frees no allocated blocks (measured: a few microseconds against
 	 * 0.1 to 2 ms for fallocated ones). */
+	/* Static, the vector too: a crash handler may grow the file on a
+	 * small alternate stack (docs/design.md, "Stacks: capture raw"). */
 	static const uint8_t zeros[4096];
-	struct iovec iov[64];
-	for (size_t i = 0; i < 64; i++) {
-		iov[i].iov_base = (void *)zeros;
-		iov[i].iov_len = sizeof(zeros);
-	}
+	static const struct iovec iov[64] = {
+		[0 ... 63] = {(void *)zeros, sizeof(zeros)}};
 	while (len > 0) {
-		uint64_t chunk = len < sizeof(iov) / sizeof(iov[0]) * 4096
-					 ? len
-					 : sizeof(iov) / sizeof(iov[0]) * 4096;
-		int n = (int)((chunk + 4095) / 4096);
-		iov[n - 1].iov_len = chunk - (uint64_t)(n - 1) * 4096;
-		ssize_t r = pwritev(fd, iov, n, (off_t)off);
-		iov[n - 1].iov_len = sizeof(zeros);
+		/* Whole pages through the vector, a last part page alone. */
+		uint64_t pages = len / 4096 < 64 ? len / 4096 : 64;
+		ssize_t r = pages ? pwritev(fd, iov, (int)pages, (off_t)off)
+				  : pwrite(fd, zeros, (size_t)len, (off_t)off);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)

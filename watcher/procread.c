@@ -20,10 +20,7 @@
 #include <unistd.h>
 
 #include "io.h"
-#include "procmaps.h"
 #include "procstat.h"
-
-#define DLT_PR_STACK_BYTES (32 * 1024)
 
 ssize_t dlt_pr_peek(pid_t pid, void *dst, uint64_t addr, size_t n)
 {
@@ -76,119 +73,6 @@ int dlt_pr_thread_read(pid_t pid, uint32_t tid, struct dlt_pr_thread *t)
 	t->sp = sp;
 	t->pc = pc;
 	return 0;
-}
-
-/* One line of /proc/PID/maps (common/procmaps.h): the first pass keeps
- * the executable mappings of files, the second finds where each file's
- * offset 0 is mapped, its load address (what dladdr calls dli_fbase). */
-static void dlt_pr_maps_line(struct dlt_pr_maps *ms, const char *l, int pass)
-{
-	struct dlt_maps_line m;
-	if (dlt_maps_parse(l, &m) != 0 || m.path[0] != '/')
-		return;
-	if (pass == 0) {
-		if (!m.exec)
-			return;
-		if (ms->n == ms->cap) {
-			size_t cap = ms->cap ? ms->cap * 2 : 64;
-			struct dlt_pr_map *nm =
-				realloc(ms->m, cap * sizeof(*nm));
-			if (nm == NULL)
-				return;
-			ms->m = nm;
-			ms->cap = cap;
-		}
-		struct dlt_pr_map *e = &ms->m[ms->n++];
-		e->lo = m.lo;
-		e->hi = m.hi;
-		e->base = m.lo - m.off; /* until the mapping of offset 0 says */
-		snprintf(e->path, sizeof(e->path), "%s", m.path);
-		return;
-	}
-	if (m.off != 0)
-		return;
-	for (size_t i = 0; i < ms->n; i++)
-		if (strcmp(ms->m[i].path, m.path) == 0 && ms->m[i].lo >= m.lo)
-			ms->m[i].base = m.lo;
-}
-
-int dlt_pr_maps_read(pid_t pid, struct dlt_pr_maps *ms)
-{
-	ms->n = 0;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (f == NULL)
-		return -1;
-	char line[1024];
-	for (int pass = 0; pass < 2; pass++) {
-		rewind(f);
-		while (fgets(line, sizeof(line), f)) {
-			line[strcspn(line, "\n")] = '\0';
-			dlt_pr_maps_line(ms, line, pass);
-		}
-	}
-	fclose(f);
-	return 0;
-}
-
-void dlt_pr_maps_free(struct dlt_pr_maps *ms)
-{
-	free(ms->m);
-	memset(ms, 0, sizeof(*ms));
-}
-
-const struct dlt_pr_map *dlt_pr_maps_find(const struct dlt_pr_maps *ms,
-					  uint64_t a)
-{
-	for (size_t i = 0; i < ms->n; i++)
-		if (a >= ms->m[i].lo && a < ms->m[i].hi)
-			return &ms->m[i];
-	return NULL;
-}
-
-/* ret follows a call instruction in the process's code
- * (common/procmaps.h). */
-static int dlt_pr_after_call(pid_t pid, uint64_t ret)
-{
-	uint8_t b[8];
-	return ret >= 8 && dlt_pr_peek(pid, b, ret - 8, 8) == 8 &&
-	       dlt_is_after_call(b);
-}
-
-size_t dlt_pr_stack(pid_t pid, uint64_t sp, uint64_t pc,
-		    const struct dlt_pr_maps *ms, uint64_t *out, size_t cap)
-{
-	static uint64_t words[DLT_PR_STACK_BYTES / 8];
-	size_t n = 0;
-	if (cap == 0)
-		return 0;
-	out[n++] = pc;
-	ssize_t got = -1;
-	/* Near the top of the stack's mapping a long read fails whole. */
-	for (size_t want = sizeof(words); want >= 4096 && got <= 0; want /= 2)
-		got = dlt_pr_peek(pid, words, sp, want);
-	for (ssize_t i = 0; got > 0 && i < got / 8 && n < cap; i++) {
-		uint64_t v = words[i];
-		if (v == out[n - 1] || dlt_pr_maps_find(ms, v) == NULL ||
-		    !dlt_pr_after_call(pid, v))
-			continue;
-		out[n++] = v;
-	}
-	return n;
-}
-
-void dlt_pr_frame_name(const struct dlt_pr_maps *ms, uint64_t pc, char *buf,
-		       size_t cap)
-{
-	const struct dlt_pr_map *m = dlt_pr_maps_find(ms, pc);
-	if (m == NULL) {
-		snprintf(buf, cap, "0x%llx", (unsigned long long)pc);
-		return;
-	}
-	const char *b = strrchr(m->path, '/');
-	b = b ? b + 1 : m->path;
-	snprintf(buf, cap, "%s+0x%llx", b, (unsigned long long)(pc - m->base));
 }
 
 /* An address of /proc/net/tcp{,6}: the bytes of the address as the

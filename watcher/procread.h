@@ -25,33 +25,6 @@ struct dlt_pr_thread {
  * the thread is gone). */
 int dlt_pr_thread_read(pid_t pid, uint32_t tid, struct dlt_pr_thread *t);
 
-/* The process's executable file mappings, each with the address its file
- * is loaded at (the mapping of file offset 0), from /proc/PID/maps. */
-struct dlt_pr_map {
-	uint64_t lo, hi, base;
-	char path[256];
-};
-struct dlt_pr_maps {
-	struct dlt_pr_map *m;
-	size_t n, cap;
-};
-int dlt_pr_maps_read(pid_t pid, struct dlt_pr_maps *ms);
-void dlt_pr_maps_free(struct dlt_pr_maps *ms);
-const struct dlt_pr_map *dlt_pr_maps_find(const struct dlt_pr_maps *ms,
-					  uint64_t a);
-
-/* The code addresses of a blocked thread's stack: pc, then the return
- * addresses found in up to 32 KiB from sp (values in executable
- * mappings right after a call instruction; no unwind tables, so a stale
- * one can show).  Returns how many were put in out. */
-size_t dlt_pr_stack(pid_t pid, uint64_t sp, uint64_t pc,
-		    const struct dlt_pr_maps *ms, uint64_t *out, size_t cap);
-
-/* "file+0xOFF" for a code address (OFF from the file's load address, as
- * the process's own dladdr would give it), or "0xADDR". */
-void dlt_pr_frame_name(const struct dlt_pr_maps *ms, uint64_t pc, char *buf,
-		       size_t cap);
-
 /* What descriptor fd of process pid is: "tcp 10.0.0.1:29500" (its
  * peer), "tcp 0.0.0.0:29500 (local, not connected)", "unix /path",
  * "unix @name", or "" (not a socket, or unknown). */

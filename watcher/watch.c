@@ -45,11 +45,10 @@
 #include "procread.h"
 #include "procstat.h"
 #include "pyremote.h"
+#include "rawcap.h"
 #include "record.h"
 #include "sysnum.h"
 #include "writer.h"
-
-#define DLT_WT_MAX_FRAMES 24
 
 struct dlt_wt_thread {
 	uint32_t tid;
@@ -106,8 +105,9 @@ struct dlt_wt_proc {
 	struct dlt_writer *cw;
 	struct dlt_tls ct;
 	int cw_failed;
-	struct dlt_pr_maps maps;
-	uint32_t maps_tick;
+	/* The hash of /proc/PID/maps at the last MODMAP written. */
+	uint64_t modmap_hash;
+	bool modmap_done;
 	struct dlt_watch_call calls[DLT_WT_CALLS];
 	int said_denied;
 	struct dlt_pyremote py; /* its CPython, found from outside */
@@ -120,7 +120,8 @@ struct dlt_watcher {
 	struct timespec dir_mtime;
 	uint32_t tick;
 	uint64_t tick_ns;
-	bool pystack; /* not DLTRACE_PYSTACK=0 */
+	bool pystack;		/* not DLTRACE_PYSTACK=0 */
+	struct dlt_rc_maps *rc; /* a stack's maps (large: one for all) */
 	struct dlt_wt_proc **procs;
 	size_t nprocs, cap;
 };
@@ -333,40 +334,63 @@ static void dlt_wt_memcg(struct dlt_watcher *wt, struct dlt_wt_proc *p)
 
 /* ---- one thread --------------------------------------------------------- */
 
+static ssize_t dlt_wt_read(void *ctx, void *dst, uint64_t addr, size_t n)
+{
+	return dlt_pr_peek(*(const pid_t *)ctx, dst, addr, n);
+}
+
+/* The waiting thread's stack, raw (format 2.4): the process's executable
+ * mappings with their build-ids (MODMAP) when they changed since the last
+ * one written, then the pc and stack pointer the kernel gives for the
+ * system call and up to 32 KiB of stack (RAWSTACK).  The analyzer unwinds
+ * and names it offline, with the files' unwind tables and symbols: a scan
+ * here could only guess at return addresses. */
 static void dlt_wt_stack(struct dlt_watcher *wt, struct dlt_wt_proc *p,
 			 const struct dlt_wt_thread *t)
 {
 	struct dlt_writer *w = dlt_wt_companion(wt, p);
 	if (w == NULL)
 		return;
-	/* Libraries loaded since the last stack are in a fresh listing. */
-	if (p->maps.n == 0 || p->maps_tick != wt->tick) {
-		dlt_pr_maps_read(p->pid, &p->maps);
-		p->maps_tick = wt->tick;
-	}
-	uint64_t pcs[DLT_WT_MAX_FRAMES];
-	size_t n = dlt_pr_stack(p->pid, t->st.sp, t->st.pc, &p->maps, pcs,
-				DLT_WT_MAX_FRAMES);
-	uint32_t frames[DLT_WT_MAX_FRAMES];
-	uint32_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		char name[320];
-		dlt_pr_frame_name(&p->maps, pcs[i], name, sizeof(name));
-		uint32_t id = dlt_str(w, &p->ct, name);
-		/* Stale copies of one address in a frame are noise. */
-		if (k == 0 || id != frames[k - 1])
-			frames[k++] = id;
-	}
-	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_stack) + 4 * k);
-	struct dlt_rec_stack *r = dlt_rec_reserve(w, &p->ct, len);
-	if (r == NULL)
+	if (wt->rc == NULL && (wt->rc = malloc(sizeof(*wt->rc))) == NULL)
 		return;
-	r->h.ts = dlt_wt_now();
-	r->tid = t->tid;
-	r->n = k;
-	r->pc = t->st.pc;
-	memcpy(r->frames, frames, 4 * k);
-	dlt_rec_commit(r, DLT_REC_STACK, 0, len);
+	struct dlt_rc_maps *m = wt->rc;
+	pid_t pid = p->pid;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int r = fd >= 0 ? dlt_rc_maps_fd(m, fd, t->st.sp) : -1;
+	if (fd >= 0)
+		close(fd);
+	uint64_t ts = dlt_wt_now();
+	/* Libraries loaded or unloaded since the last MODMAP: a new one. */
+	if (r == 0 && (!p->modmap_done || m->hash != p->modmap_hash)) {
+		dlt_rc_maps_ids(m, dlt_wt_read, &pid);
+		dlt_rc_modmap_write(w, &p->ct, m, ts);
+		p->modmap_hash = m->hash;
+		p->modmap_done = true;
+	}
+	uint64_t lo = r == 0 ? m->stack_lo : 0, hi = r == 0 ? m->stack_hi : 0;
+	uint32_t cap;
+	struct dlt_rec_rawstack *rs =
+		dlt_rc_raw_begin(w, &p->ct, t->st.sp, hi, &cap);
+	if (rs == NULL)
+		return;
+	rs->h.ts = ts;
+	rs->tid = t->tid;
+	rs->why = DLT_RAW_STALL;
+#if defined(__aarch64__)
+	rs->arch = DLT_ARCH_AARCH64;
+	int pc = DLT_RAW_REG_PC_AARCH64, sp = DLT_RAW_REG_SP_AARCH64;
+#else
+	rs->arch = DLT_ARCH_X86_64;
+	int pc = DLT_RAW_REG_PC_X86_64, sp = DLT_RAW_REG_SP_X86_64;
+#endif
+	rs->regs[pc] = t->st.pc;
+	rs->regs[sp] = t->st.sp;
+	rs->regs_known = (1ull << pc) | (1ull << sp);
+	rs->stack_lo = lo;
+	rs->stack_hi = hi;
+	dlt_rc_raw_end(&p->ct, rs, cap, dlt_wt_read, &pid);
 }
 
 /* The thread's STALL record can take the wait's new duration. */
@@ -453,7 +477,7 @@ static uint64_t dlt_wt_call_since(const struct dlt_wt_proc *p, uint32_t tid)
 	return 0;
 }
 
-/* The waiting thread's Python stack, written after its STACK, where the
+/* The waiting thread's Python stack, written after its RAWSTACK, where the
  * process runs a CPython (found once, again after an exec or while none
  * was found and it mapped more objects); a process without one gets none,
  * one that cannot be read a record that says why. */
@@ -800,7 +824,6 @@ static void dlt_wt_proc_free(struct dlt_wt_proc *p)
 		munmap(p->hdr, 4096);
 	if (p->fd >= 0)
 		close(p->fd);
-	dlt_pr_maps_free(&p->maps);
 	free(p->th);
 	free(p->name);
 	free(p);
@@ -825,7 +848,6 @@ static void dlt_wt_proc_dead(struct dlt_wt_proc *p)
 		close(p->fd);
 		p->fd = -1;
 	}
-	dlt_pr_maps_free(&p->maps);
 	free(p->th);
 	p->th = NULL;
 	p->nth = p->capth = 0;
@@ -987,6 +1009,7 @@ void dlt_watcher_free(struct dlt_watcher *wt)
 	for (size_t i = 0; i < wt->nprocs; i++)
 		dlt_wt_proc_free(wt->procs[i]);
 	free(wt->procs);
+	free(wt->rc);
 	free(wt);
 }
 
