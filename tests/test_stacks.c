@@ -6,6 +6,7 @@
 #include "capture.h"
 #include "demangle.h"
 #include "elfread.h"
+#include "gdbbt.h"
 #include "testutil.h"
 #include "unwind.h"
 #include "uscan.h"
@@ -18,81 +19,6 @@
 #include <unistd.h>
 
 #define MAXF 128
-
-struct gdbframe {
-	char name[256]; /* "" for "??" */
-	int signal;	/* "<signal handler called>" */
-};
-
-/* gdb's backtrace of prog's crash: the function of each frame, to main.
- * debug_dir: gdb's debug-file-directory, or NULL. */
-static size_t gdb_bt(const char *prog, const char *debug_dir,
-		     struct gdbframe *out, size_t cap)
-{
-	char *dfd =
-		debug_dir ? tu_strfmt("set debug-file-directory %s", debug_dir)
-			  : tu_strfmt("set pagination off");
-	const char *argv[] = {DLT_TEST_GDB,
-			      "-nx",
-			      "-batch",
-			      "-iex",
-			      "set debuginfod enabled off",
-			      "-iex",
-			      dfd,
-			      "-iex",
-			      "handle SIGUSR1 nostop noprint pass",
-			      "-ex",
-			      "run",
-			      "-ex",
-			      "bt",
-			      prog,
-			      NULL};
-	struct tu_proc p;
-	size_t n = 0;
-	if (tu_run(&p, argv, NULL, 60000) != 0) {
-		TU_CHECK(0, "gdb on %s timed out", prog);
-		goto out;
-	}
-	for (char *l = p.out; l && *l && n < cap;) {
-		char *nl = strchr(l, '\n');
-		if (nl)
-			*nl = '\0';
-		if (l[0] == '#') {
-			char *s = l + 1;
-			while (*s >= '0' && *s <= '9')
-				s++;
-			while (*s == ' ')
-				s++;
-			struct gdbframe *f = &out[n++];
-			memset(f, 0, sizeof(*f));
-			if (strncmp(s, "<signal handler called>", 23) == 0) {
-				f->signal = 1;
-			} else {
-				if (strncmp(s, "0x", 2) == 0) {
-					char *in = strstr(s, " in ");
-					s = in ? in + 4 : s;
-				}
-				char *e = strstr(s, " (");
-				size_t len = e ? (size_t)(e - s) : strlen(s);
-				if (len >= sizeof(f->name))
-					len = sizeof(f->name) - 1;
-				memcpy(f->name, s, len);
-				if (strcmp(f->name, "??") == 0)
-					f->name[0] = '\0';
-				if (strcmp(f->name, "main") == 0)
-					break;
-			}
-		}
-		l = nl ? nl + 1 : NULL;
-	}
-out:
-	if (n == 0)
-		fprintf(stderr, "gdb's output:\n%s\n%s\n", p.out ? p.out : "",
-			p.err ? p.err : "");
-	tu_proc_free(&p);
-	free(dfd);
-	return n;
-}
 
 static void show(const char *what, const struct dlt_uframe *f, size_t n,
 		 const char *stop)
@@ -108,27 +34,9 @@ static void show(const char *what, const struct dlt_uframe *f, size_t n,
 	}
 }
 
-/* Whether frame f is the function gdb named: gdb's name within ours
- * (ours has a C++ template's return type).  In libc, one of the aliases
- * of an address (gdb's "__printf" is "printf"). */
-static int same_func(const struct dlt_uframe *f, const char *gdb)
-{
-	if (strstr(f->func, gdb))
-		return 1;
-	if (f->obj == NULL || strstr(f->obj, "/libc.so") == NULL ||
-	    f->func[0] == '\0')
-		return 0;
-	const char *a = f->func, *b = gdb;
-	while (*a == '_')
-		a++;
-	while (*b == '_')
-		b++;
-	return strstr(a, b) || strstr(b, a);
-}
-
 /* The unwound frames against gdb's, one for one, down to gdb's main. */
-static void same_as_gdb(const char *what, const struct gdbframe *g, size_t ng,
-			const struct dlt_uframe *f, size_t n)
+static void same_as_gdb(const char *what, const struct dlt_gdbframe *g,
+			size_t ng, const struct dlt_uframe *f, size_t n)
 {
 	TU_CHECK_FATAL(ng > 0, "%s: gdb gave no frames", what);
 	TU_CHECK(strcmp(g[ng - 1].name, "main") == 0,
@@ -148,7 +56,7 @@ static void same_as_gdb(const char *what, const struct gdbframe *g, size_t ng,
 			 what, i);
 		if (g[i].name[0] == '\0')
 			continue;
-		TU_CHECK(same_func(&f[i], g[i].name),
+		TU_CHECK(dlt_gdb_same_func(&f[i], g[i].name),
 			 "%s: frame %zu is \"%s\", gdb says \"%s\"", what, i,
 			 f[i].func, g[i].name);
 	}
@@ -159,7 +67,7 @@ struct run {
 	struct dlt_uframe f[MAXF];
 	size_t n;
 	char stop[256];
-	struct gdbframe g[MAXF];
+	struct dlt_gdbframe g[MAXF];
 	size_t ng;
 	struct dlt_unwinder *own; /* the frames' strings live in it */
 };
@@ -183,13 +91,13 @@ static int run_one(const char *prog, struct dlt_unwinder *u,
 	r->n = dlt_unwind(u ? u : r->own, &r->c.map, &r->c.st, r->f, MAXF,
 			  r->stop, sizeof(r->stop));
 	show(prog, r->f, r->n, r->stop);
-	r->ng = gdb_bt(prog, debug_dir, r->g, MAXF);
+	r->ng = dlt_gdb_bt(prog, debug_dir, r->g, MAXF);
 	return 0;
 }
 
 static const char *no_gdb(void)
 {
-	if (DLT_TEST_GDB[0] == '\0' || access(DLT_TEST_GDB, X_OK) != 0)
+	if (dlt_gdb_missing())
 		return "gdb is not installed (scripts/install-deps.sh)";
 #if !defined(__x86_64__)
 	return "the fixtures' expectations are written for x86-64";

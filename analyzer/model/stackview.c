@@ -49,13 +49,17 @@ static bool dlt_sv_obj_is(const struct dlt_uframe *f,
 	return false;
 }
 
-/* dltrace's own code in the traced process (its wrappers): not the
- * program's frames. */
+/* dltrace's own code in the traced process: its internals (dlt_*, and
+ * what it cannot name) are not the program's frames.  A wrapper the
+ * program called (dlopen, sigaction ...) stays, shown in libdltrace.so:
+ * the call the program made. */
 static bool dlt_sv_own(const struct dlt_uframe *f)
 {
 	static const char *const own[] = {"libdltrace", "libdltrace_audit",
 					  NULL};
-	return f->obj && dlt_sv_obj_is(f, own);
+	return f->obj && dlt_sv_obj_is(f, own) &&
+	       (f->func[0] == '\0' || strncmp(f->func, "dlt_", 4) == 0 ||
+		f->how == DLT_UF_INLINE);
 }
 
 /* The interpreter's own code: python3, python3.11, libpython3.11.so ... */
@@ -73,6 +77,10 @@ static bool dlt_sv_eval(const struct dlt_uframe *f)
 
 static bool dlt_sv_same(const struct dlt_uframe *a, const struct dlt_uframe *b)
 {
+	/* An inlined function and the function it is inlined in are two
+	 * frames, even of one name. */
+	if (a->how == DLT_UF_INLINE || b->how == DLT_UF_INLINE)
+		return false;
 	if ((a->obj == NULL) != (b->obj == NULL))
 		return false;
 	if (a->obj && strcmp(a->obj, b->obj) != 0)

@@ -308,8 +308,12 @@ static size_t dlt_uname_fill(struct dlt_ucmod *cm, uint64_t vaddr, int caller,
 	const char *nm = dwfl_module_addrinfo(cm->mod, addr, &off, &sym, NULL,
 					      &selt, &sbias);
 	/* libdwfl falls back on the nearest symbol before the address when
-	 * none covers it: that one is not the function. */
-	if (nm && nm[0] && sym.st_size > 0 && off < sym.st_size) {
+	 * none covers it: that one is not the function.  A symbol without a
+	 * size (assembly, such as the C library's signal restorer) names
+	 * only its own first address. */
+	if (nm && nm[0] &&
+	    ((sym.st_size > 0 && off < sym.st_size) ||
+	     (sym.st_size == 0 && off == 0))) {
 		/* A .symtab names versioned definitions "name@@VERSION":
 		 * the version is not the function's name. */
 		char plain[256];
@@ -986,6 +990,20 @@ size_t dlt_unwind(struct dlt_unwinder *u, const struct dlt_umap *map,
 			break;
 		}
 		self->signal = sig;
+		if (sig && caller && self->func[0] == '\0') {
+			/* The kernel's signal frame returns to the restorer's
+			 * first instruction: named there, not one byte
+			 * before it. */
+			struct dlt_uframe t[4];
+			size_t tn = dlt_uname(u, cm, vaddr, 0, t, 4);
+			if (tn && t[tn - 1].func[0]) {
+				memcpy(self->func, t[tn - 1].func,
+				       sizeof(self->func));
+				self->func_off = t[tn - 1].func_off;
+				self->name_src = t[tn - 1].name_src;
+				self->unnamed = NULL;
+			}
+		}
 		struct dlt_uctx c = {.st = st, .regs = regs, .known = known};
 		Dwarf_Op *ops;
 		size_t nops = 0;
