@@ -29,7 +29,8 @@ pkgs=(cmake make gcc libc6-dev libcunit1-dev libunwind-dev clang-format
 [ "${DLTRACE_TRANSPARENCY:-0}" = 1 ] && pkgs+=(libpython3.11-testsuite)
 if [ "${DLTRACE_PORTABILITY:-0}" = 1 ]; then
 	pkgs+=(debootstrap qemu-user-static binfmt-support
-	       gcc-aarch64-linux-gnu libc6-dev:arm64 libcunit1-dev:arm64)
+	       gcc-aarch64-linux-gnu libc6-dev:arm64 libcunit1-dev:arm64
+	       libdw-dev:arm64 libelf-dev:arm64)
 	# The arm64 libraries come through Debian's multiarch.
 	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 		SUDO0=""

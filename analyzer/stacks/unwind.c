@@ -85,6 +85,13 @@ struct dlt_unwinder *dlt_unwinder_new(const char *debug_dirs)
 		free(u);
 		return NULL;
 	}
+	/* Offline means offline: with DEBUGINFOD_URLS set (Debian's profile
+	 * sets it), libdw would ask a server over the network for every
+	 * file without a local debug file, and a verdict would wait on it.
+	 * DLTRACE_DEBUGINFOD=1 lets it. */
+	const char *dbgd = getenv("DLTRACE_DEBUGINFOD");
+	if (dbgd == NULL || strcmp(dbgd, "1") != 0)
+		unsetenv("DEBUGINFOD_URLS");
 	u->cb.find_elf = dwfl_build_id_find_elf;
 	u->cb.find_debuginfo = dwfl_standard_find_debuginfo;
 	u->cb.section_address = dwfl_offline_section_address;

@@ -7,7 +7,8 @@
 #
 # Host packages (Debian 12): gcc-aarch64-linux-gnu qemu-user-static, and
 # the target's libraries through multiarch (dpkg --add-architecture arm64):
-# libc6-dev:arm64 libcunit1-dev:arm64.  Multiarch puts them in
+# libc6-dev:arm64 libcunit1-dev:arm64 libdw-dev:arm64 libelf-dev:arm64.
+# Multiarch puts them in
 # /usr/lib/aarch64-linux-gnu and the target's ld.so in /lib, where the
 # cross compiler and qemu look without a separate sysroot.
 

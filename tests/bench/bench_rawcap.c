@@ -1,8 +1,10 @@
 /* What one raw capture costs (common/rawcap.c), as the crash handler makes
  * it: this process's /proc/self/maps read and parsed, the build-ids read
- * from memory, a MODMAP and a RAWSTACK of 32 KiB of this thread's stack
- * written into a trace.  Prints the median and the best time per capture
- * in microseconds and the trace bytes of one capture (not a test):
+ * from memory, a MODMAP (once per process and change of its mappings), and
+ * a RAWSTACK of 32 KiB of this thread's stack (once per thread), written
+ * into a trace.  Prints the median and the best time of the whole
+ * capture, of the module map and of the thread's stack alone, in
+ * microseconds, and the trace bytes of each (not a test):
  *
  *   bench_rawcap DIR [N]
  */
@@ -40,9 +42,15 @@ static int bench_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static uint64_t bench_capture(struct dlt_writer *w, struct dlt_tls *t,
-			      pid_t pid)
+struct bench_one {
+	uint64_t map_ns, stack_ns;
+	uint64_t map_bytes, stack_bytes;
+};
+
+static void bench_capture(struct dlt_writer *w, struct dlt_tls *t, pid_t pid,
+			  struct bench_one *o)
 {
+	uint64_t t0 = bench_ns();
 	volatile char here = 0;
 	uint64_t sp = (uint64_t)(uintptr_t)&here;
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
@@ -52,6 +60,7 @@ static uint64_t bench_capture(struct dlt_writer *w, struct dlt_tls *t,
 	dlt_rc_maps_ids(&bench_maps, bench_read, &pid);
 	uint64_t ts = dlt_now_ns();
 	dlt_rc_modmap_write(w, t, &bench_maps, ts);
+	uint64_t t1 = bench_ns();
 	uint32_t cap;
 	struct dlt_rec_rawstack *r =
 		dlt_rc_raw_begin(w, t, sp, bench_maps.stack_hi, &cap);
@@ -61,10 +70,21 @@ static uint64_t bench_capture(struct dlt_writer *w, struct dlt_tls *t,
 	r->stack_lo = bench_maps.stack_lo;
 	r->stack_hi = bench_maps.stack_hi;
 	dlt_rc_raw_end(t, r, cap, bench_read, &pid);
-	/* The two records' bytes (the strings are written once). */
-	return sizeof(struct dlt_rec_modmap) +
-	       sizeof(struct dlt_modmap_ent) * bench_maps.n + sizeof(*r) +
-	       r->len;
+	uint64_t t2 = bench_ns();
+	o->map_ns = t1 - t0;
+	o->stack_ns = t2 - t1;
+	/* The records' bytes (the strings are written once). */
+	o->map_bytes = sizeof(struct dlt_rec_modmap) +
+		       sizeof(struct dlt_modmap_ent) * bench_maps.n;
+	o->stack_bytes = sizeof(*r) + r->len;
+}
+
+static void bench_print(const char *what, uint64_t *ns, int n, uint64_t bytes)
+{
+	qsort(ns, (size_t)n, sizeof(*ns), bench_cmp);
+	printf("%-12s median %6.1f us, best %6.1f us, %llu bytes\n", what,
+	       (double)ns[n / 2] / 1000.0, (double)ns[0] / 1000.0,
+	       (unsigned long long)bytes);
 }
 
 /* Room below: the capture copies 32 KiB from here up. */
@@ -80,19 +100,23 @@ static void bench_deep(int depth, struct dlt_writer *w, struct dlt_tls *t,
 		return;
 	}
 	pid_t pid = getpid();
-	uint64_t *ns = calloc((size_t)n, sizeof(*ns));
-	uint64_t bytes = 0;
+	uint64_t *all = calloc((size_t)n, sizeof(*all));
+	uint64_t *map = calloc((size_t)n, sizeof(*map));
+	uint64_t *stk = calloc((size_t)n, sizeof(*stk));
+	struct bench_one o = {0, 0, 0, 0};
 	for (int i = 0; i < n; i++) {
-		uint64_t a = bench_ns();
-		bytes = bench_capture(w, t, pid);
-		ns[i] = bench_ns() - a;
+		bench_capture(w, t, pid, &o);
+		map[i] = o.map_ns;
+		stk[i] = o.stack_ns;
+		all[i] = o.map_ns + o.stack_ns;
 	}
-	qsort(ns, (size_t)n, sizeof(*ns), bench_cmp);
-	printf("capture: median %.1f us, best %.1f us, %u executable "
-	       "mappings, %llu bytes\n",
-	       (double)ns[n / 2] / 1000.0, (double)ns[0] / 1000.0, bench_maps.n,
-	       (unsigned long long)bytes);
-	free(ns);
+	printf("%u executable mappings\n", bench_maps.n);
+	bench_print("capture:", all, n, o.map_bytes + o.stack_bytes);
+	bench_print("module map:", map, n, o.map_bytes);
+	bench_print("stack:", stk, n, o.stack_bytes);
+	free(all);
+	free(map);
+	free(stk);
 	(void)pad[0];
 }
 
