@@ -813,6 +813,36 @@ else
 fi
 rm -rf "$W/rtree" "$W/report.html" "$W/chromium"
 
+# ---- 8b. raw stacks ------------------------------------------------------------
+# The analyzer's offline unwinder (libdw) over the stack fixtures crashed
+# under ptrace: 10,000 stacks unwound and named, cold and warm; and
+# libunwind's remote interface on the same captures (unwind_cmp, built
+# where libunwind-dev is installed), its per-program table to the log.
+UB=$ROOT/$BD/bin/unwind_bench
+UC=$ROOT/$BD/bin/unwind_cmp
+if [ -x "$UB" ]; then
+	log "== raw stacks: unwind_bench"
+	out=$("$UB" 2>&1 || true)
+	log "$out"
+	c=$(printf '%s\n' "$out" | awk '/^cold:/ {print $2}')
+	w=$(printf '%s\n' "$out" | awk '/^warm:/ {print $2}')
+	row "raw stacks: 10,000 unwound and named offline, libdw (ms)" "-" "-" \
+		"**cold ${c:-?} ms, warm ${w:-?} ms**" "(reported)" "-"
+fi
+if [ -x "$UC" ]; then
+	log "== raw stacks: unwind_cmp (libunwind against libdw)"
+	out=$("$UC" 2>&1 || true)
+	log "$out"
+	read -r dc dw lc lw lo < <(printf '%s\n' "$out" | awk -F' *[|] *' \
+		'$2 == "all" { print $7, $8, $9, $10, $11 }')
+	same=$(printf '%s\n' "$out" | awk -F' *[|] *' \
+		'$3 ~ /^[0-9]+$/ && $2 !~ /^all/ { n++; if ($6 ~ /^yes/) y++ }
+		 END { printf "%d/%d", y, n }')
+	row "raw stacks: libunwind remote against libdw, same captures (ms per 10,000, cold/warm)" \
+		"-" "-" "libdw **${dc:-?}/${dw:-?}**, libunwind ${lc:-?}/${lw:-?} (unwinding alone ${lo:-?}); same functions in $same programs" \
+		"(reported)" "-"
+fi
+
 # ---- 9. many ranks -------------------------------------------------------------
 log "== many ranks: $RANKS traced processes, then hangs"
 mkdir -p "$W/ranks"
