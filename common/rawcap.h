@@ -25,7 +25,8 @@
 typedef ssize_t (*dlt_rc_read_fn)(void *ctx, void *dst, uint64_t addr,
 				  size_t n);
 
-#define DLT_RC_MAX_ENTS 256
+/* A process with PyTorch maps over 300 executable pieces. */
+#define DLT_RC_MAX_ENTS 1024
 #define DLT_RC_PATH 256
 #define DLT_RC_STACK_MAX (32u * 1024u)
 

@@ -196,22 +196,28 @@ static struct dlt_ucmod *dlt_ucmod_get(struct dlt_unwinder *u, const char *path,
 {
 	if (bid == NULL || bid_len > 32)
 		bid_len = 0;
-	struct stat sb;
-	int found = path && path[0] && stat(path, &sb) == 0;
-	uint64_t size = found ? (uint64_t)sb.st_size : 0;
-	int64_t mtime = found ? (int64_t)sb.st_mtime : 0;
 	if (path == NULL)
 		path = "";
 	uint64_t h = dlt_ufnv(0xcbf29ce484222325ull, path, strlen(path));
 	h = bid_len ? dlt_ufnv(h, bid, bid_len) : h;
 	size_t b = (size_t)(h % DLT_UNWINDER_BUCKETS);
-	for (struct dlt_ucmod *cm = u->tab[b]; cm; cm = cm->next) {
-		if (strcmp(cm->path, path) != 0 || cm->kid_len != bid_len)
-			continue;
-		if (bid_len ? memcmp(cm->kid, bid, bid_len) == 0
-			    : cm->ksize == size && cm->kmtime == mtime)
-			return cm;
-	}
+	/* With a build-id the key needs no look at the file: a stat per
+	 * mapping per stack was half of the unwinding's time. */
+	if (bid_len)
+		for (struct dlt_ucmod *cm = u->tab[b]; cm; cm = cm->next)
+			if (cm->kid_len == bid_len &&
+			    memcmp(cm->kid, bid, bid_len) == 0 &&
+			    strcmp(cm->path, path) == 0)
+				return cm;
+	struct stat sb;
+	int found = path[0] && stat(path, &sb) == 0;
+	uint64_t size = found ? (uint64_t)sb.st_size : 0;
+	int64_t mtime = found ? (int64_t)sb.st_mtime : 0;
+	if (!bid_len)
+		for (struct dlt_ucmod *cm = u->tab[b]; cm; cm = cm->next)
+			if (cm->kid_len == 0 && strcmp(cm->path, path) == 0 &&
+			    cm->ksize == size && cm->kmtime == mtime)
+				return cm;
 	struct dlt_ucmod *cm = calloc(1, sizeof(*cm));
 	if (cm == NULL)
 		return NULL;
