@@ -827,7 +827,8 @@ if [ -x "$UB" ]; then
 	c=$(printf '%s\n' "$out" | awk '/^cold:/ {print $2}')
 	w=$(printf '%s\n' "$out" | awk '/^warm:/ {print $2}')
 	row "raw stacks: 10,000 unwound and named offline, libdw (ms)" "-" "-" \
-		"**cold ${c:-?} ms, warm ${w:-?} ms**" "(reported)" "-"
+		"**cold ${c:-?} ms, warm ${w:-?} ms**" "≤ 2000 ms" \
+		"$(yes_no "${c:-99999} <= 2000")"
 fi
 if [ -x "$UC" ]; then
 	log "== raw stacks: unwind_cmp (libunwind against libdw)"
@@ -841,6 +842,27 @@ if [ -x "$UC" ]; then
 	row "raw stacks: libunwind remote against libdw, same captures (ms per 10,000, cold/warm)" \
 		"-" "-" "libdw **${dc:-?}/${dw:-?}**, libunwind ${lc:-?}/${lw:-?} (unwinding alone ${lo:-?}); same functions in $same programs" \
 		"(reported)" "-"
+fi
+
+# One thread's raw capture as the crash handler makes it (bench_rawcap, in
+# a process with the shim: its mappings): the module map (once per process
+# and change of its mappings) and the thread's stack apart.
+RC=$ROOT/$BD/bin/bench_rawcap
+if [ -x "$RC" ]; then
+	mkdir -p "$W/rawcap"
+	out=$(LD_PRELOAD=$ROOT/$BD/lib/libdltrace.so DLTRACE_DIR=$W/rawcap \
+		"$RC" "$W/rawcap" 300 2>&1 || true)
+	log "== raw stacks: bench_rawcap"
+	log "$out"
+	read -r su sb < <(printf '%s\n' "$out" |
+		awk '/^stack:/ {print $3, $(NF-1)}')
+	read -r mu mb < <(printf '%s\n' "$out" |
+		awk '/^module map:/ {print $4, $(NF-1)}')
+	row "raw capture of one thread's stack in the crash handler (µs, trace bytes; median of 300)" \
+		"-" "-" "**${su:-?} µs, ${sb:-?} bytes** (the module map, once per process: ${mu:-?} µs, ${mb:-?} bytes)" \
+		"≤ 50 µs, ≤ 40 KiB" \
+		"$(yes_no "${su:-999} <= 50 && ${sb:-99999999} <= 40960")"
+	rm -rf "$W/rawcap"
 fi
 
 # ---- 9. many ranks -------------------------------------------------------------
