@@ -115,6 +115,11 @@ static bool dlt_frame_own(const char *f, size_t len)
 		if (len >= strlen(sys[i]) &&
 		    strncmp(f, sys[i], strlen(sys[i])) == 0)
 			return false;
+	/* The interpreter's code (python3.11!PyObject_Vectorcall, or
+	 * python3.11+0x5b50f8 where it is stripped) is no place of the
+	 * program's: its Python frame is. */
+	if (strncmp(f, "python", 6) == 0 || strncmp(f, "libpython", 9) == 0)
+		return false;
 	return true;
 }
 
@@ -232,6 +237,9 @@ void dlt_wait_state_of(const struct dlt_hang_proc *hp,
 						    ? dlt_frame_peer
 						    : dlt_frame_own,
 					    false, ws->what, sizeof(ws->what));
+		/* A Python thread: where its Python stack is. */
+		if (ws->what[0] == '\0' && ws->py[0])
+			snprintf(ws->what, sizeof(ws->what), "%s", ws->py);
 		if (ws->what[0] == '\0') {
 			char nr[32];
 			snprintf(ws->what, sizeof(ws->what), "%s",
