@@ -399,8 +399,8 @@ static void test_pystack_c(void)
 			nanosleep(&nap, NULL);
 	}
 	tu_kill_group(&p);
-	TU_CHECK(stacks > 0 && py == 0, "sleep: %zu RAWSTACK, %zu PYSTACK", stacks,
-		 py);
+	TU_CHECK(stacks > 0 && py == 0, "sleep: %zu RAWSTACK, %zu PYSTACK",
+		 stacks, py);
 	tu_rmtree(dir);
 	free(dir);
 }

@@ -124,19 +124,32 @@ static int no_gdb(void)
 	return 1;
 }
 
+/* cmd run under dltrace died of SIGSEGV as it does without it, and
+ * CRASH said so: the finding (NULL after a failed check). */
+static const struct tu_json *segv_crash(const char *tag,
+					const char *const cmd[],
+					struct tu_json **j, char **dir,
+					struct tu_proc *p)
+{
+	*j = run_traced(tag, cmd, NULL, dir, p);
+	/* The launcher says a death by SIGSEGV as a shell does. */
+	TU_CHECK(tu_exit_code(p->status) == 128 + SIGSEGV,
+		 "%s: the fixture ended with %s, not SIGSEGV", tag,
+		 tu_status_str(p->status));
+	const struct tu_json *f = finding(*j, "CRASH");
+	TU_CHECK(f != NULL, "%s: no CRASH:\n%s", tag, p->err);
+	return f;
+}
+
 static void test_stale_frame(void)
 {
 	char *fx = tu_fx("stacks/stk_stale");
 	const char *cmd[] = {fx, NULL};
 	char *dir;
 	struct tu_proc p;
-	struct tu_json *j = run_traced("stale", cmd, NULL, &dir, &p);
-	/* The launcher says a death by SIGSEGV as a shell does. */
-	TU_CHECK(tu_exit_code(p.status) == 128 + SIGSEGV,
-		 "the fixture ended with %s, not SIGSEGV",
-		 tu_status_str(p.status));
-	const struct tu_json *f = finding(j, "CRASH");
-	TU_CHECK_FATAL(f != NULL, "no CRASH:\n%s", p.err);
+	struct tu_json *j;
+	const struct tu_json *f = segv_crash("stale", cmd, &j, &dir, &p);
+	TU_CHECK_FATAL(f != NULL, "no CRASH");
 	const char *msg = tu_jstr(f, "message");
 	const struct tu_json *ev = tu_jget(f, "evidence");
 	TU_CHECK(tu_contains(msg, "called from real_culprit"),
@@ -203,12 +216,9 @@ static void test_overflow(void)
 	const char *cmd[] = {fx, "overflow", NULL};
 	char *dir;
 	struct tu_proc p;
-	struct tu_json *j = run_traced("overflow", cmd, NULL, &dir, &p);
-	TU_CHECK(tu_exit_code(p.status) == 128 + SIGSEGV,
-		 "the fixture ended with %s, not SIGSEGV as without dltrace",
-		 tu_status_str(p.status));
-	const struct tu_json *f = finding(j, "CRASH");
-	TU_CHECK_FATAL(f != NULL, "no CRASH for the overflow:\n%s", p.err);
+	struct tu_json *j;
+	const struct tu_json *f = segv_crash("overflow", cmd, &j, &dir, &p);
+	TU_CHECK_FATAL(f != NULL, "no CRASH for the overflow");
 	const char *msg = tu_jstr(f, "message");
 	TU_CHECK(tu_contains(msg, "stack overflow") &&
 			 tu_contains(msg, "recursing in fx_recurse"),
