@@ -114,7 +114,14 @@ static void dlt_sv_native_row(struct dlt_stack_view *v, size_t i)
 	if (r == NULL)
 		return;
 	r->nat = (uint32_t)i;
-	dlt_uframe_format(&v->nat[i], r->text, sizeof(r->text));
+	const struct dlt_uframe *f = &v->nat[i];
+	dlt_uframe_format(f, r->text, sizeof(r->text));
+	/* An address no file explains says why ("no symbol covers it",
+	 * "build-id differs", "file not found"). */
+	if (f->func[0] == '\0' && f->unnamed) {
+		size_t l = strlen(r->text);
+		snprintf(r->text + l, sizeof(r->text) - l, " [%s]", f->unnamed);
+	}
 }
 
 static void dlt_sv_py_row(struct dlt_stack_view *v,

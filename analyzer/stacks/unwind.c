@@ -228,7 +228,8 @@ static struct dlt_ucmod *dlt_ucmod_get(struct dlt_unwinder *u, const char *path,
 	}
 	const char *slash = strrchr(cm->path, '/');
 	cm->base = slash ? slash + 1 : cm->path;
-	memcpy(cm->kid, bid, bid_len);
+	if (bid_len)
+		memcpy(cm->kid, bid, bid_len);
 	cm->kid_len = bid_len;
 	cm->ksize = size;
 	cm->kmtime = mtime;

@@ -19,11 +19,17 @@ int dlt_gdb_missing(void)
 	return DLT_TEST_GDB[0] == '\0' || access(DLT_TEST_GDB, X_OK) != 0;
 }
 
-/* gdb's backtrace of prog's crash: the function of each frame, to main.
- * debug_dir: gdb's debug-file-directory, or NULL. */
 size_t dlt_gdb_bt(const char *prog, const char *debug_dir,
 		  struct dlt_gdbframe *out, size_t cap)
 {
+	const char *cmd[] = {prog, NULL};
+	return dlt_gdb_bt_argv(cmd, debug_dir, out, cap);
+}
+
+size_t dlt_gdb_bt_argv(const char *const cmd[], const char *debug_dir,
+		       struct dlt_gdbframe *out, size_t cap)
+{
+	const char *prog = cmd[0];
 	char *dfd =
 		debug_dir ? tu_strfmt("set debug-file-directory %s", debug_dir)
 			  : tu_strfmt("set pagination off");
@@ -40,8 +46,22 @@ size_t dlt_gdb_bt(const char *prog, const char *debug_dir,
 			      "run",
 			      "-ex",
 			      "bt",
-			      prog,
+			      "--args",
+			      NULL,
+			      NULL,
+			      NULL,
+			      NULL,
+			      NULL,
+			      NULL,
+			      NULL,
+			      NULL,
 			      NULL};
+	/* The program and its arguments after --args (at most eight). */
+	size_t at = 0;
+	while (argv[at] == NULL || strcmp(argv[at], "--args") != 0)
+		at++;
+	for (size_t i = 0; cmd[i] && i < 8; i++)
+		argv[at + 1 + i] = cmd[i];
 	struct tu_proc p;
 	size_t n = 0;
 	if (tu_run(&p, argv, NULL, 60000) != 0) {

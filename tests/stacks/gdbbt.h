@@ -21,6 +21,10 @@ int dlt_gdb_missing(void);
  * debug-file-directory, or NULL.  Returns the number of frames. */
 size_t dlt_gdb_bt(const char *prog, const char *debug_dir,
 		  struct dlt_gdbframe *out, size_t cap);
+/* The same for a program with arguments (cmd: NULL-terminated, at most
+ * eight words). */
+size_t dlt_gdb_bt_argv(const char *const cmd[], const char *debug_dir,
+		       struct dlt_gdbframe *out, size_t cap);
 
 /* Whether the unwound frame f is the function gdb named. */
 int dlt_gdb_same_func(const struct dlt_uframe *f, const char *gdb);
