@@ -331,6 +331,39 @@ static void dlt_dump_gpu(struct dlt_dump *d, const struct dlt_rec_hdr *h)
 			dlt_dump_str(d, "frame", r->frames[i]);
 		break;
 	}
+	case DLT_REC_MODMAP: {
+		const struct dlt_rec_modmap *r = (const void *)h;
+		uint32_t room =
+			(uint32_t)((h->len - sizeof(*r)) / sizeof(r->e[0]));
+		uint32_t n = r->n < room ? r->n : room;
+		fprintf(out, " mappings=%" PRIu32 "%s", r->n,
+			(h->flags & DLT_MODMAP_F_TRUNC) ? " (cut)" : "");
+		for (uint32_t i = 0; i < n; i++) {
+			fprintf(out,
+				" [0x%" PRIx64 "-0x%" PRIx64 " off=0x%" PRIx64,
+				r->e[i].lo, r->e[i].hi, r->e[i].off);
+			dlt_dump_str(d, "path", r->e[i].path);
+			fputs("]", out);
+		}
+		break;
+	}
+	case DLT_REC_RAWSTACK: {
+		const struct dlt_rec_rawstack *r = (const void *)h;
+		int pcr = r->arch == DLT_ARCH_AARCH64 ? DLT_RAW_REG_PC_AARCH64
+						      : DLT_RAW_REG_PC_X86_64;
+		fprintf(out,
+			" tid=%" PRIu32
+			" why=%s arch=%u registers=%d pc=0x%" PRIx64
+			" sp=0x%" PRIx64 " stack=%" PRIu32 " bytes%s",
+			r->tid,
+			r->why == DLT_RAW_CRASH	  ? "crash"
+			: r->why == DLT_RAW_STALL ? "stall"
+						  : "?",
+			(unsigned)r->arch, __builtin_popcountll(r->regs_known),
+			r->regs[pcr], r->sp, r->len,
+			(h->flags & DLT_RAW_F_TRUNC) ? " (more)" : "");
+		break;
+	}
 	case DLT_REC_PYSTACK: {
 		const struct dlt_rec_pystack *r = (const void *)h;
 		struct dlt_pyframe_view f[DLT_DUMP_PYFRAMES];
@@ -534,6 +567,8 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_BK_FINALIZE:
 	case DLT_REC_STALL:
 	case DLT_REC_STACK:
+	case DLT_REC_MODMAP:
+	case DLT_REC_RAWSTACK:
 	case DLT_REC_PYSTACK:
 	case DLT_REC_SOCK:
 	case DLT_REC_SOCK_ENDS:

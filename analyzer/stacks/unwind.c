@@ -210,7 +210,9 @@ static struct dlt_ucmod *dlt_ucmod_get(struct dlt_unwinder *u, const char *path,
 			    strcmp(cm->path, path) == 0)
 				return cm;
 	struct stat sb;
-	int found = path[0] && stat(path, &sb) == 0;
+	/* Only a regular file: a damaged trace may name a FIFO or a
+	 * device, which opening would block on or read without end. */
+	int found = path[0] && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 	uint64_t size = found ? (uint64_t)sb.st_size : 0;
 	int64_t mtime = found ? (int64_t)sb.st_mtime : 0;
 	if (!bid_len)
