@@ -14,6 +14,9 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#if defined(__aarch64__)
+#include <asm/ptrace.h> /* struct user_pt_regs */
+#endif
 
 #include "elfread.h"
 #include "procmaps.h"
