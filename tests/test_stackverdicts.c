@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -259,6 +260,57 @@ static void test_python_ctypes_gdb(void)
 	free(dir);
 }
 
+/* An extension module that passes a bad pointer to strlen: CRASH says the
+ * extension did, called from the Python line. */
+static void test_python_extension(void)
+{
+	char *ext = tu_fx("pyext");
+	const char *why = tu_python_skip("ctypes");
+	struct stat sb;
+	if (why == NULL && stat(ext, &sb) != 0)
+		why = "the extension fixture was not built (no Python.h)";
+	if (why) {
+		tu_skip("%s", why);
+		free(ext);
+		return;
+	}
+	char *dir = tu_tmpdir("pyext");
+	char *script = tu_strfmt("%s/crash.py", dir);
+	FILE *fp = fopen(script, "w");
+	TU_CHECK_FATAL(fp != NULL, "cannot write %s", script);
+	fprintf(fp,
+		"import sys\nsys.path.insert(0, '%s')\nimport stkvext\n\n\n"
+		"def measure(addr):\n    return stkvext.length(addr)\n\n\n"
+		"measure(16)\n",
+		ext);
+	fclose(fp);
+	const char *cmd[] = {tu_python(), script, NULL};
+	char *tdir;
+	struct tu_proc p;
+	struct tu_json *j;
+	const struct tu_json *f = segv_crash("pyext", cmd, &j, &tdir, &p);
+	if (f) {
+		const char *msg = tu_jstr(f, "message");
+		TU_CHECK(tu_contains(msg, "called by the extension stkvext") &&
+				 tu_contains(msg, "crash.py:7 in measure"),
+			 "CRASH does not name the extension and the Python "
+			 "line: %s",
+			 msg);
+		const char *via =
+			tu_jstr(tu_jget(f, "evidence"), "called_from_python");
+		TU_CHECK(via && strcmp(via, "extension") == 0,
+			 "called_from_python: %s", via ? via : "(none)");
+	}
+	tu_json_free(j);
+	tu_proc_free(&p);
+	tu_rmtree(tdir);
+	tu_rmtree(dir);
+	free(tdir);
+	free(script);
+	free(dir);
+	free(ext);
+}
+
 /* ---- a stack overflow --------------------------------------------------- */
 
 static void test_overflow(void)
@@ -329,6 +381,8 @@ static const struct tu_test e2e_tests[] = {
 	{"crash stacks through the shim are gdb's", test_same_as_gdb},
 	{"Python through ctypes: gdb's native frames, Python's merged",
 	 test_python_ctypes_gdb},
+	{"an extension's bad pointer names the extension and the line",
+	 test_python_extension},
 	{"a stack overflow names the recursing function", test_overflow},
 	{"a loader deadlock names both threads and the constructor",
 	 test_loader_lock},

@@ -62,8 +62,7 @@ static bool dlt_sv_own(const struct dlt_uframe *f)
 		f->how == DLT_UF_INLINE);
 }
 
-/* The interpreter's own code: python3, python3.11, libpython3.11.so ... */
-static bool dlt_sv_interp(const struct dlt_uframe *f)
+bool dlt_sv_interp(const struct dlt_uframe *f)
 {
 	const char *b = dlt_sv_base(f->obj);
 	return strncmp(b, "python", 6) == 0 || strncmp(b, "libpython", 9) == 0;

@@ -78,6 +78,10 @@ long dlt_sv_recursing(const struct dlt_stack_view *v, size_t *count);
  * NULL-terminated list), -1 none. */
 long dlt_sv_find(const struct dlt_stack_view *v, const char *const *names);
 
+/* The frame is the interpreter's own code: python3, python3.11,
+ * libpython3.11.so ... */
+bool dlt_sv_interp(const struct dlt_uframe *f);
+
 /* The object's file name without its directory. */
 const char *dlt_sv_base(const char *path);
 

@@ -154,7 +154,8 @@ static void dlt_crash_site_frame(const struct dlt_process *p,
 }
 
 /* Between the fault and the program's code, a call from Python: through
- * ctypes (libffi, _ctypes) or straight from an extension module. */
+ * ctypes (libffi, _ctypes), or from an extension module (the site's
+ * object, called straight from the interpreter's frames). */
 static const char *dlt_crash_from_python(const struct dlt_stack_view *v,
 					 size_t site, char *ext, size_t cap)
 {
@@ -164,12 +165,16 @@ static const char *dlt_crash_from_python(const struct dlt_stack_view *v,
 		if (strncmp(b, "libffi.", 7) == 0 ||
 		    strncmp(b, "_ctypes.", 8) == 0)
 			return "ctypes";
-		if (i >= site && strstr(b, ".cpython-") != NULL) {
-			snprintf(ext, cap, "%s", b);
+		if (i < site || !dlt_sv_interp(&v->nat[i]))
+			continue;
+		/* The first of the interpreter's frames outside the site: the
+		 * site's object is what the interpreter called. */
+		if (i > site && v->nat[site].obj &&
+		    !dlt_sv_interp(&v->nat[site])) {
+			snprintf(ext, cap, "%s", dlt_sv_base(v->nat[site].obj));
 			return "extension";
 		}
-		if (i > site)
-			break;
+		return NULL;
 	}
 	return NULL;
 }
