@@ -285,7 +285,10 @@ static void dlt_fill_header(struct dlt_writer *w, uint8_t *base,
 	h->trace_id = trace_id ? trace_id : dlt_random64();
 	h->parent_trace_id = p->parent_trace_id;
 	h->pid = (uint32_t)w->subject;
-	h->ppid = (uint32_t)(w->detached ? p->ppid : getppid());
+	/* A forked child's trace made at its first record: its parent is
+	 * the process that forked it, even when that one has ended since
+	 * and the child was reparented (a tree ended at once). */
+	h->ppid = (uint32_t)(w->detached || p->ppid ? p->ppid : getppid());
 	h->parent_kind = p->parent_kind;
 	h->exec_seq = p->exec_seq;
 	h->start_realtime_ns =
@@ -715,6 +718,7 @@ int dlt_writer_materialize(struct dlt_writer *w, struct dlt_tls *t)
 	p.features = w->pend.features;
 	p.start_realtime_ns = w->pend.forked_realtime_ns;
 	p.start_monotonic_ns = w->pend.forked_monotonic_ns;
+	p.ppid = w->pend.parent_pid;
 	int r = dlt_writer_open(w, &p, w->pend.trace_id);
 	atomic_store(&w->pending, 0);
 	if (r == 0 && dlt_on_materialized)

@@ -182,7 +182,8 @@ struct dlt_open_params {
 	 * DLT_PARENT_WATCHED, parent_trace_id the process's trace, exec_seq
 	 * and run_id the process's): the header's pid and ppid, and the pid
 	 * in the file's name.  0: the caller's own (and getppid()), as for
-	 * every trace the shim makes.  The writer's owner stays the caller:
+	 * every trace the shim makes; ppid alone: the caller's trace, with
+	 * that parent (a forked child's, made after its parent ended).  The writer's owner stays the caller:
 	 * only it cuts the file, and its lock on the file says the watcher
 	 * is still writing. */
 	pid_t pid, ppid;
