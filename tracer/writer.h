@@ -183,9 +183,9 @@ struct dlt_open_params {
 	 * and run_id the process's): the header's pid and ppid, and the pid
 	 * in the file's name.  0: the caller's own (and getppid()), as for
 	 * every trace the shim makes; ppid alone: the caller's trace, with
-	 * that parent (a forked child's, made after its parent ended).  The writer's owner stays the caller:
-	 * only it cuts the file, and its lock on the file says the watcher
-	 * is still writing. */
+	 * that parent (a forked child's, made after its parent ended).  The
+	 * writer's owner stays the caller: only it cuts the file, and its lock
+	 * on the file says the watcher is still writing. */
 	pid_t pid, ppid;
 	/* String ids are str_base + 1, + 2 ...: 0, or DLT_STR_WATCHER for a
 	 * companion, whose ids must not meet the process's own. */
