@@ -1080,7 +1080,10 @@ static void test_hang_timeout(void)
 				futex_since = st->since;
 			}
 		}
-		TU_CHECK(tid != 0 && stalls > 0 && futex == 1,
+		/* At least one: the signals that end the tree can interrupt
+		 * the wait, which the thread then starts again, seen by the
+		 * watcher's last look as a second one. */
+		TU_CHECK(tid != 0 && stalls > 0 && futex >= 1,
 			 "%s: %zu STALL records, %zu of the init thread %u in "
 			 "futex",
 			 g->path, stalls, futex, tid);

@@ -367,6 +367,13 @@ static void test_loader_lock(void)
 		 "LOADER_LOCK does not name the waiter %d, the holder %d and "
 		 "libstkv_plugin.so's init_plugin: %s",
 		 mt, tt, msg);
+	/* The run's hang points at the same wait. */
+	const struct tu_json *jh = finding(j, "JOB_HANG");
+	TU_CHECK(jh == NULL ||
+			 tu_contains(tu_jstr(jh, "message"),
+				     "the loader's lock: see LOADER_LOCK"),
+		 "JOB_HANG does not point to LOADER_LOCK: %s",
+		 jh ? tu_jstr(jh, "message") : "");
 	tu_expect_documented(f);
 	tu_json_free(j);
 	tu_proc_free(&p);

@@ -37,12 +37,15 @@ static void dlt_jh_doing(const struct dlt_hang_proc *hp,
 	else if (ws->stall)
 		/* A futex names no owner: which thread would wake it is not
 		 * recorded, and the frame is what there is to go on. */
+		/* The loader's lock is one futex whose holder the stacks
+		 * name (LOADER_LOCK says who). */
 		snprintf(buf, cap, "blocked in %s for %s%s%s%s%s%s",
 			 dlt_syscall_label(ws->stall->syscall, nr, sizeof(nr)),
 			 d,
-			 ws->stall->syscall == 202 /* futex */
-				 ? " (a futex, holder unknown)"
-				 : "",
+			 ws->stall->syscall != 202 /* futex */ ? ""
+			 : dlt_loader_lock_stall(ws->stall)
+				 ? " (the loader's lock: see LOADER_LOCK)"
+				 : " (a futex, holder unknown)",
 			 ws->py[0] ? " at " : "", ws->py,
 			 ws->where[0] ? " under " : "", ws->where);
 	else
