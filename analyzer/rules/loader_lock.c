@@ -33,9 +33,6 @@ static const char *const dlt_ll_takers[] = {"!_dl_open",
 					    "!_dl_sym",
 					    NULL};
 
-/* Running constructors, with the lock held. */
-static const char *const dlt_ll_ctor[] = {"!call_init", "!_dl_init", NULL};
-
 static bool dlt_ll_has(const char *stack, const char *const *names)
 {
 	for (; *names; names++) {
@@ -52,36 +49,73 @@ static bool dlt_ll_has(const char *stack, const char *const *names)
 	return false;
 }
 
-/* The frame before (inside) the first that runs constructors: the
- * constructor.  "libfoo.so!init_plugin+0x1d" → buf.  0 when found. */
+/* The object of a frame's text ("libc.so.6!sleep+0x3a",
+ * "ld-2.31.so+0x1139") is prefix, followed by '.', '-', '!' or '+'. */
+static bool dlt_ll_obj_is(const char *frame, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return len > n && strncmp(frame, prefix, n) == 0 &&
+	       (frame[n] == '.' || frame[n] == '-' || frame[n] == '!' ||
+		frame[n] == '+');
+}
+
+/* The dynamic loader itself (ld-linux-x86-64.so.2, ld-2.31.so). */
+static bool dlt_ll_is_ld(const char *f, size_t len)
+{
+	return dlt_ll_obj_is(f, len, "ld-linux-x86-64") ||
+	       dlt_ll_obj_is(f, len, "ld-linux-aarch64") ||
+	       dlt_ll_obj_is(f, len, "ld-linux") || dlt_ll_obj_is(f, len, "ld");
+}
+
+/* The C library's own objects, which the loader also calls (its
+ * exception handling, IFUNC resolvers), and dltrace's. */
+static bool dlt_ll_is_sys(const char *f, size_t len)
+{
+	static const char *const sys[] = {"libc", "libpthread", "libdl",
+					  "libdltrace", "libdltrace_audit"};
+	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
+		if (dlt_ll_obj_is(f, len, sys[i]))
+			return true;
+	return false;
+}
+
+/* The code the loader runs with its lock held: the innermost frame of
+ * another library whose caller is the loader (its constructor from
+ * call_init, or an IFUNC resolver), told by the objects alone, so that it
+ * is found where the loader has no symbols (glibc 2.31's ld-2.31.so is
+ * stripped).  "libfoo.so!init_plugin+0x1d" into buf; 0 when found. */
 static int dlt_ll_ctor_frame(const char *stack, char *buf, size_t cap)
 {
-	const char *prev = NULL, *cur = stack;
+	const char *cur = stack;
 	while (cur && *cur) {
 		const char *end = strstr(cur, " < ");
 		size_t len = end ? (size_t)(end - cur) : strlen(cur);
-		char frame[384];
-		snprintf(frame, sizeof(frame), "%.*s", (int)len, cur);
-		if (dlt_ll_has(frame, dlt_ll_ctor)) {
-			if (prev == NULL)
-				return -1;
-			const char *pend = strstr(prev, " < ");
-			size_t pl = pend ? (size_t)(pend - prev) : strlen(prev);
-			snprintf(buf, cap, "%.*s", (int)pl, prev);
-			return 0;
+		const char *next = end ? end + 3 : NULL;
+		if (next && !dlt_ll_is_ld(cur, len) &&
+		    !dlt_ll_is_sys(cur, len)) {
+			const char *nend = strstr(next, " < ");
+			size_t nlen =
+				nend ? (size_t)(nend - next) : strlen(next);
+			if (dlt_ll_is_ld(next, nlen)) {
+				snprintf(buf, cap, "%.*s", (int)len, cur);
+				return 0;
+			}
 		}
-		prev = cur;
-		cur = end ? end + 3 : NULL;
+		cur = next;
 	}
 	return -1;
 }
 
-/* "libfoo.so!init_plugin+0x1d" → "init_plugin" in libfoo.so's. */
+/* "libfoo.so!init_plugin+0x1d" → "libfoo.so's constructor init_plugin";
+ * unnamed, "libfoo.so's code at +0x1139 (a constructor)". */
 static void dlt_ll_ctor_text(const char *frame, char *buf, size_t cap)
 {
 	const char *bang = strchr(frame, '!');
 	if (bang == NULL) {
-		snprintf(buf, cap, "a constructor at %s", frame);
+		const char *plus = strchr(frame, '+');
+		snprintf(buf, cap, "%.*s's code at %s (a constructor)",
+			 plus ? (int)(plus - frame) : (int)strlen(frame), frame,
+			 plus ? plus : "?");
 		return;
 	}
 	const char *plus = strchr(bang, '+');
@@ -90,10 +124,43 @@ static void dlt_ll_ctor_text(const char *frame, char *buf, size_t cap)
 		 frame, (int)fl, bang + 1);
 }
 
+/* A thread that holds the loader's lock running another library's code:
+ * the constructor's frame into ctor (cap bytes; NULL: not wanted). */
+static bool dlt_ll_holder(const struct dlt_hang_stall *s, char *ctor,
+			  size_t cap)
+{
+	char tmp[384];
+	if (ctor == NULL) {
+		ctor = tmp;
+		cap = sizeof(tmp);
+	}
+	return !s->ended && dlt_ll_ctor_frame(s->stack, ctor, cap) == 0;
+}
+
+/* A thread that waits for the loader's lock: in one of its entry points
+ * (or, unnamed, in the loader's code) and blocked on a futex, running no
+ * other library's code under it. */
+static bool dlt_ll_waiter(const struct dlt_hang_stall *s)
+{
+	if (s->ended || dlt_ll_holder(s, NULL, 0))
+		return false;
+	if (dlt_ll_has(s->stack, dlt_ll_takers))
+		return true;
+	if (s->syscall != 202 /* futex */)
+		return false;
+	for (const char *cur = s->stack; cur && *cur;) {
+		const char *end = strstr(cur, " < ");
+		size_t len = end ? (size_t)(end - cur) : strlen(cur);
+		if (dlt_ll_is_ld(cur, len))
+			return true;
+		cur = end ? end + 3 : NULL;
+	}
+	return false;
+}
+
 bool dlt_loader_lock_stall(const struct dlt_hang_stall *s)
 {
-	return !s->ended && (dlt_ll_has(s->stack, dlt_ll_takers) ||
-			     dlt_ll_has(s->stack, dlt_ll_ctor));
+	return dlt_ll_waiter(s) || dlt_ll_holder(s, NULL, 0);
 }
 
 static void dlt_rule_loader_lock(struct dlt_job_ctx *c)
@@ -105,16 +172,12 @@ static void dlt_rule_loader_lock(struct dlt_job_ctx *c)
 		char ctor[384] = "";
 		for (size_t k = 0; k < hp->nstalls && holder == NULL; k++) {
 			const struct dlt_hang_stall *s = &hp->stalls[k];
-			if (!s->ended && dlt_ll_has(s->stack, dlt_ll_ctor) &&
-			    dlt_ll_ctor_frame(s->stack, ctor, sizeof(ctor)) ==
-				    0)
+			if (dlt_ll_holder(s, ctor, sizeof(ctor)))
 				holder = s;
 		}
 		for (size_t k = 0; k < hp->nstalls; k++) {
 			const struct dlt_hang_stall *s = &hp->stalls[k];
-			if (s == holder || s->ended ||
-			    !dlt_ll_has(s->stack, dlt_ll_takers) ||
-			    dlt_ll_has(s->stack, dlt_ll_ctor))
+			if (s == holder || !dlt_ll_waiter(s))
 				continue;
 			char hw[512] = "", ct[512] = "";
 			struct dlt_finding *f;
