@@ -56,6 +56,12 @@ bool dlt_wait_in_peer_code(const char *stack)
 /* Threads every process of torch.distributed has, idle in collective code
  * whatever the job does: gloo's workers and event loop, the store's
  * server and watchdog threads. */
+
+static int dlt_wait_cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
 static bool dlt_wait_helper_loop(const char *stack)
 {
 	return strstr(stack, "runLoop") || strstr(stack, "MasterDaemon") ||
@@ -516,20 +522,30 @@ static void dlt_wait_judge(const struct dlt_hang_proc *const *procs,
 	}
 	/* A rank without a trace, when the size is known. */
 	if (g->size > 0) {
-		size_t cap = (size_t)g->size;
-		uint8_t *seen = dlt_xcalloc(cap, 1);
+		/* The lowest rank no member has: from the members' ranks
+		 * sorted, not a table of the size a trace claims (a damaged
+		 * one may claim millions). */
+		size_t cap = (size_t)g->size, k = 0;
+		int32_t *have = dlt_xcalloc(g->n ? g->n : 1, sizeof(*have));
 		for (size_t m = 0; m < g->n; m++) {
 			const struct dlt_hang_proc *hp = procs[g->members[m]];
 			int32_t r = g->comm_id ? hp->comm_rank : hp->rank;
 			if (g->comm_id && r < 0)
 				r = hp->rank;
 			if (r >= 0 && (size_t)r < cap)
-				seen[r] = 1;
+				have[k++] = r;
 		}
-		for (size_t r = 0; r < cap && g->missing_rank < 0; r++)
-			if (!seen[r])
-				g->missing_rank = (int32_t)r;
-		free(seen);
+		qsort(have, k, sizeof(*have), dlt_wait_cmp_i32);
+		size_t want = 0;
+		for (size_t i = 0; i < k && want < cap; i++) {
+			if ((size_t)have[i] > want)
+				break;
+			if ((size_t)have[i] == want)
+				want++;
+		}
+		if (want < cap)
+			g->missing_rank = (int32_t)want;
+		free(have);
 		if (g->missing_rank >= 0) {
 			g->why = DLT_WHY_MISSING;
 			return;

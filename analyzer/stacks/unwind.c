@@ -32,7 +32,8 @@ struct dlt_uname_ent {
 /* One object file, opened once per unwinder. */
 struct dlt_ucmod {
 	struct dlt_ucmod *next;
-	char *path;
+	char *path;  /* as the process mapped it */
+	char *fpath; /* where it is read here: under DLTRACE_SYSROOT */
 	const char *base;
 	/* The key: the build-id the process had mapped, or when it had none,
 	 * the file's size and time as found here. */
@@ -63,6 +64,10 @@ struct dlt_ucmod {
 
 struct dlt_unwinder {
 	char *dpath;
+	/* DLTRACE_SYSROOT: the files of the traced machine copied or mounted
+	 * under a folder (another machine's trace, a container's image);
+	 * "" reads them where the trace says. */
+	char *root;
 	Dwfl_Callbacks cb;
 	struct dlt_ucmod *tab[DLT_UNWINDER_BUCKETS];
 	struct dlt_uframe *pool;
@@ -92,6 +97,13 @@ struct dlt_unwinder *dlt_unwinder_new(const char *debug_dirs)
 	const char *dbgd = getenv("DLTRACE_DEBUGINFOD");
 	if (dbgd == NULL || strcmp(dbgd, "1") != 0)
 		unsetenv("DEBUGINFOD_URLS");
+	const char *root = getenv("DLTRACE_SYSROOT");
+	u->root = strdup(root ? root : "");
+	if (u->root == NULL) {
+		free(u->dpath);
+		free(u);
+		return NULL;
+	}
 	u->cb.find_elf = dwfl_build_id_find_elf;
 	u->cb.find_debuginfo = dwfl_standard_find_debuginfo;
 	u->cb.section_address = dwfl_offline_section_address;
@@ -112,10 +124,12 @@ void dlt_unwinder_free(struct dlt_unwinder *u)
 				munmap((void *)cm->img, cm->img_len);
 			free(cm->names);
 			free(cm->path);
+			free(cm->fpath);
 			free(cm);
 		}
 	free(u->pool);
 	free(u->dpath);
+	free(u->root);
 	free(u);
 }
 
@@ -138,7 +152,7 @@ static void dlt_ucmod_open(struct dlt_unwinder *u, struct dlt_ucmod *cm)
 	}
 	/* At bias 0 (base 0, p_vaddr added): the module's addresses are the
 	 * file's own, whatever the process's load address was. */
-	cm->mod = dwfl_report_elf(cm->dwfl, cm->base, cm->path, -1, 0, true);
+	cm->mod = dwfl_report_elf(cm->dwfl, cm->base, cm->fpath, -1, 0, true);
 	dwfl_report_end(cm->dwfl, NULL, NULL);
 	if (cm->mod)
 		cm->elf = dwfl_module_getelf(cm->mod, &cm->bias);
@@ -174,7 +188,7 @@ static void dlt_ucmod_open(struct dlt_unwinder *u, struct dlt_ucmod *cm)
 		return;
 	/* A mapping of its own: libelf may have read the file rather than
 	 * mapped it, and keeps only what it parsed. */
-	FILE *f = fopen(cm->path, "rb");
+	FILE *f = fopen(cm->fpath, "rb");
 	if (f) {
 		struct stat sb;
 		if (fstat(fileno(f), &sb) == 0 && sb.st_size > 0) {
@@ -209,22 +223,32 @@ static struct dlt_ucmod *dlt_ucmod_get(struct dlt_unwinder *u, const char *path,
 			    memcmp(cm->kid, bid, bid_len) == 0 &&
 			    strcmp(cm->path, path) == 0)
 				return cm;
+	char *fpath = NULL;
+	if (asprintf(&fpath, "%s%s", u->root, path) < 0)
+		return NULL;
 	struct stat sb;
 	/* Only a regular file: a damaged trace may name a FIFO or a
 	 * device, which opening would block on or read without end. */
-	int found = path[0] && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+	int found =
+		path[0] == '/' && stat(fpath, &sb) == 0 && S_ISREG(sb.st_mode);
 	uint64_t size = found ? (uint64_t)sb.st_size : 0;
 	int64_t mtime = found ? (int64_t)sb.st_mtime : 0;
 	if (!bid_len)
 		for (struct dlt_ucmod *cm = u->tab[b]; cm; cm = cm->next)
 			if (cm->kid_len == 0 && strcmp(cm->path, path) == 0 &&
-			    cm->ksize == size && cm->kmtime == mtime)
+			    cm->ksize == size && cm->kmtime == mtime) {
+				free(fpath);
 				return cm;
+			}
 	struct dlt_ucmod *cm = calloc(1, sizeof(*cm));
-	if (cm == NULL)
+	if (cm == NULL) {
+		free(fpath);
 		return NULL;
+	}
+	cm->fpath = fpath;
 	cm->path = strdup(path);
 	if (cm->path == NULL) {
+		free(cm->fpath);
 		free(cm);
 		return NULL;
 	}

@@ -82,6 +82,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		}
 	}
 	atexit(fz_cleanup);
+	/* A fuzzed trace names files; the analyzer would read this
+	 * machine's (a libc with its debug file: megabytes, whatever the
+	 * input).  The stack unwinder looks for them under an empty root. */
+	setenv("DLTRACE_SYSROOT", fz_dirs[0], 1);
 	fz_budget_init();
 	return 0;
 }
