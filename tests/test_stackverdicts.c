@@ -216,6 +216,40 @@ static void test_same_as_gdb(void)
 	}
 }
 
+/* A Python script run under dltrace until it dies of SIGSEGV. */
+struct py_run {
+	char *dir, *script, *tdir;
+	struct tu_proc p;
+	struct tu_json *j;
+};
+
+/* Writes text as crash.py in a new directory and runs it with the tests'
+ * Python: the CRASH finding, NULL after a failed check. */
+static const struct tu_json *py_crash(const char *tag, const char *text,
+				      struct py_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->dir = tu_tmpdir(tag);
+	r->script = tu_strfmt("%s/crash.py", r->dir);
+	FILE *fp = fopen(r->script, "w");
+	TU_CHECK_FATAL(fp != NULL, "cannot write %s", r->script);
+	fputs(text, fp);
+	fclose(fp);
+	const char *cmd[] = {tu_python(), r->script, NULL};
+	return segv_crash(tag, cmd, &r->j, &r->tdir, &r->p);
+}
+
+static void py_done(struct py_run *r)
+{
+	tu_json_free(r->j);
+	tu_proc_free(&r->p);
+	tu_rmtree(r->tdir);
+	tu_rmtree(r->dir);
+	free(r->tdir);
+	free(r->script);
+	free(r->dir);
+}
+
 /* A Python program crashing through ctypes (strlen of address 16): the
  * native frames from the fault to the first Python row are gdb's, and
  * the Python frames are merged in place of the interpreter's. */
@@ -228,20 +262,15 @@ static void test_python_ctypes_gdb(void)
 		tu_skip("%s", why);
 		return;
 	}
-	char *dir = tu_tmpdir("pyct");
-	char *script = tu_strfmt("%s/crash.py", dir);
-	FILE *fp = fopen(script, "w");
-	TU_CHECK_FATAL(fp != NULL, "cannot write %s", script);
-	fputs("import ctypes\n\n\ndef read_name(addr):\n"
-	      "    return ctypes.string_at(addr)\n\n\nread_name(16)\n",
-	      fp);
-	fclose(fp);
-	const char *cmd[] = {tu_python(), script, NULL};
-	char *tdir;
-	struct tu_proc p;
-	struct tu_json *j;
-	const struct tu_json *f = segv_crash("pyct", cmd, &j, &tdir, &p);
+	struct py_run r;
+	const struct tu_json *f =
+		py_crash("pyct",
+			 "import ctypes\n\n\ndef read_name(addr):\n"
+			 "    return ctypes.string_at(addr)\n\n\n"
+			 "read_name(16)\n",
+			 &r);
 	if (f) {
+		const char *cmd[] = {tu_python(), r.script, NULL};
 		expect_same_as_gdb(f, cmd, "python ctypes");
 		const struct tu_json *fr =
 			tu_jget(tu_jget(f, "evidence"), "frames");
@@ -251,13 +280,7 @@ static void test_python_ctypes_gdb(void)
 					  "crash.py:5 in read_name");
 		TU_CHECK(py, "no Python row crash.py:5 in read_name");
 	}
-	tu_json_free(j);
-	tu_proc_free(&p);
-	tu_rmtree(tdir);
-	tu_rmtree(dir);
-	free(tdir);
-	free(script);
-	free(dir);
+	py_done(&r);
 }
 
 /* An extension module that passes a bad pointer to strlen: CRASH says the
@@ -274,21 +297,13 @@ static void test_python_extension(void)
 		free(ext);
 		return;
 	}
-	char *dir = tu_tmpdir("pyext");
-	char *script = tu_strfmt("%s/crash.py", dir);
-	FILE *fp = fopen(script, "w");
-	TU_CHECK_FATAL(fp != NULL, "cannot write %s", script);
-	fprintf(fp,
+	char *text = tu_strfmt(
 		"import sys\nsys.path.insert(0, '%s')\nimport stkvext\n\n\n"
 		"def measure(addr):\n    return stkvext.length(addr)\n\n\n"
 		"measure(16)\n",
 		ext);
-	fclose(fp);
-	const char *cmd[] = {tu_python(), script, NULL};
-	char *tdir;
-	struct tu_proc p;
-	struct tu_json *j;
-	const struct tu_json *f = segv_crash("pyext", cmd, &j, &tdir, &p);
+	struct py_run r;
+	const struct tu_json *f = py_crash("pyext", text, &r);
 	if (f) {
 		const char *msg = tu_jstr(f, "message");
 		TU_CHECK(tu_contains(msg, "called by the extension stkvext") &&
@@ -301,13 +316,8 @@ static void test_python_extension(void)
 		TU_CHECK(via && strcmp(via, "extension") == 0,
 			 "called_from_python: %s", via ? via : "(none)");
 	}
-	tu_json_free(j);
-	tu_proc_free(&p);
-	tu_rmtree(tdir);
-	tu_rmtree(dir);
-	free(tdir);
-	free(script);
-	free(dir);
+	py_done(&r);
+	free(text);
 	free(ext);
 }
 
