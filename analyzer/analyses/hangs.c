@@ -149,26 +149,18 @@ static void dlt_hp_mods_free(struct dlt_hang_proc *hp)
 static void dlt_hp_modmap(struct dlt_hang_proc *hp,
 			  const struct dlt_rec_modmap *r, struct dlt_trace *t)
 {
-	size_t room = (r->h.len - sizeof(*r)) / sizeof(r->e[0]);
-	size_t n = r->n < room ? r->n : room;
+	uint32_t n = dlt_modmap_count(r);
 	dlt_hp_mods_free(hp);
 	hp->mods = dlt_xcalloc(n ? n : 1, sizeof(*hp->mods));
-	for (size_t i = 0; i < n; i++) {
-		const struct dlt_modmap_ent *x = &r->e[i];
+	for (uint32_t i = 0; i < n; i++) {
+		const char *path = dlt_trace_strz(t, r->e[i].path);
 		struct dlt_umod *m = &hp->mods[hp->nmods++];
-		m->lo = x->lo;
-		m->hi = x->hi;
-		m->off = x->off;
-		const char *path = dlt_trace_strz(t, x->path);
-		m->path = path ? dlt_xstrdup(path) : NULL;
-		uint32_t bl = x->build_id_len <= sizeof(x->build_id)
-				      ? x->build_id_len
-				      : (uint32_t)sizeof(x->build_id);
-		if (bl) {
-			uint8_t *b = dlt_xmalloc(bl);
-			memcpy(b, x->build_id, bl);
+		dlt_umod_of(&r->e[i], path ? dlt_xstrdup(path) : NULL, m);
+		/* Kept past the record: its own copy of the build-id. */
+		if (m->build_id_len) {
+			uint8_t *b = dlt_xmalloc(m->build_id_len);
+			memcpy(b, m->build_id, m->build_id_len);
 			m->build_id = b;
-			m->build_id_len = bl;
 		}
 	}
 }
@@ -188,16 +180,7 @@ static void dlt_hp_rawstack(struct dlt_hang_proc *hp,
 		return;
 	struct dlt_hang_stall *s = &hp->stalls[si - 1];
 	struct dlt_ustack st;
-	memset(&st, 0, sizeof(st));
-	st.arch = r->arch;
-	st.regs_known = r->regs_known;
-	memcpy(st.regs, r->regs, sizeof(st.regs));
-	st.sp = r->sp;
-	uint32_t room = (uint32_t)(r->h.len - sizeof(*r));
-	st.len = r->len < room ? r->len : room;
-	st.bytes = r->bytes;
-	st.stack_lo = r->stack_lo;
-	st.stack_hi = r->stack_hi;
+	dlt_ustack_of(r, &st);
 	struct dlt_umap map = {hp->mods, hp->nmods};
 	dlt_sv_free(&hp->pend);
 	hp->pend_stall = 0;

@@ -333,9 +333,7 @@ static void dlt_dump_gpu(struct dlt_dump *d, const struct dlt_rec_hdr *h)
 	}
 	case DLT_REC_MODMAP: {
 		const struct dlt_rec_modmap *r = (const void *)h;
-		uint32_t room =
-			(uint32_t)((h->len - sizeof(*r)) / sizeof(r->e[0]));
-		uint32_t n = r->n < room ? r->n : room;
+		uint32_t n = dlt_modmap_count(r);
 		fprintf(out, " mappings=%" PRIu32 "%s", r->n,
 			(h->flags & DLT_MODMAP_F_TRUNC) ? " (cut)" : "");
 		for (uint32_t i = 0; i < n; i++) {

@@ -648,22 +648,17 @@ static void dlt_on_modmap(struct dlt_load *l, const struct dlt_ev *e)
 {
 	const struct dlt_rec_modmap *r = (const void *)e->rec;
 	struct dlt_process *p = l->p;
-	uint32_t room = (uint32_t)((r->h.len - sizeof(*r)) / sizeof(r->e[0]));
-	uint32_t n = r->n < room ? r->n : room;
+	uint32_t n = dlt_modmap_count(r);
 	struct dlt_umod *m = dlt_arena_alloc(&p->arena, sizeof(*m) * (n + 1));
 	for (uint32_t i = 0; i < n; i++) {
-		const struct dlt_modmap_ent *x = &r->e[i];
-		uint32_t bl = x->build_id_len <= sizeof(x->build_id)
-				      ? x->build_id_len
-				      : (uint32_t)sizeof(x->build_id);
-		uint8_t *bid = NULL;
-		if (bl) {
-			bid = dlt_arena_alloc(&p->arena, bl);
-			memcpy(bid, x->build_id, bl);
+		dlt_umod_of(&r->e[i], dlt_load_str(l, r->e[i].path), &m[i]);
+		/* The record is a copy that moves: the build-id's own. */
+		if (m[i].build_id_len) {
+			uint8_t *bid =
+				dlt_arena_alloc(&p->arena, m[i].build_id_len);
+			memcpy(bid, m[i].build_id, m[i].build_id_len);
+			m[i].build_id = bid;
 		}
-		m[i] = (struct dlt_umod){x->lo,	 x->hi,
-					 x->off, dlt_load_str(l, x->path),
-					 bid,	 bl};
 	}
 	p->modmaps = dlt_util_grow(p->modmaps, &l->modmapcap, p->nmodmaps,
 				   sizeof(*p->modmaps));
@@ -683,21 +678,15 @@ static void dlt_on_rawstack(struct dlt_load *l, const struct dlt_ev *e)
 			ev = &p->signals[i];
 	if (ev == NULL || p->nmodmaps == 0)
 		return;
-	uint32_t room = (uint32_t)(r->h.len - sizeof(*r));
-	uint32_t len = r->len < room ? r->len : room;
 	struct dlt_ustack *st = dlt_arena_alloc(&p->arena, sizeof(*st));
-	memset(st, 0, sizeof(*st));
-	st->arch = r->arch;
-	st->regs_known = r->regs_known;
-	memcpy(st->regs, r->regs, sizeof(st->regs));
-	st->sp = r->sp;
-	st->len = len;
-	st->stack_lo = r->stack_lo;
-	st->stack_hi = r->stack_hi;
-	if (len) {
-		uint8_t *b = dlt_arena_alloc(&p->arena, len);
-		memcpy(b, r->bytes, len);
+	if (dlt_ustack_of(r, st) != 0)
+		return;
+	if (st->len) {
+		uint8_t *b = dlt_arena_alloc(&p->arena, st->len);
+		memcpy(b, st->bytes, st->len);
 		st->bytes = b;
+	} else {
+		st->bytes = NULL;
 	}
 	/* Its own copy: p->modmaps moves as it grows. */
 	struct dlt_umap *um = dlt_arena_alloc(&p->arena, sizeof(*um));

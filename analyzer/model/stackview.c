@@ -36,10 +36,9 @@ const char *dlt_sv_base(const char *path)
 
 /* The object's file name starts with one of prefixes, followed by '.' or
  * '-' (libc.so.6, libc-2.31.so). */
-static bool dlt_sv_obj_is(const struct dlt_uframe *f,
-			  const char *const *prefixes)
+static bool dlt_sv_obj_is(const char *path, const char *const *prefixes)
 {
-	const char *b = dlt_sv_base(f->obj);
+	const char *b = dlt_sv_base(path);
 	for (; *prefixes; prefixes++) {
 		size_t n = strlen(*prefixes);
 		if (strncmp(b, *prefixes, n) == 0 &&
@@ -57,7 +56,7 @@ static bool dlt_sv_own(const struct dlt_uframe *f)
 {
 	static const char *const own[] = {"libdltrace", "libdltrace_audit",
 					  NULL};
-	return f->obj && dlt_sv_obj_is(f, own) &&
+	return f->obj && dlt_sv_obj_is(f->obj, own) &&
 	       (f->func[0] == '\0' || strncmp(f->func, "dlt_", 4) == 0 ||
 		f->how == DLT_UF_INLINE);
 }
@@ -195,20 +194,20 @@ int dlt_sv_build(const struct dlt_umap *map, const struct dlt_ustack *st,
 	struct dlt_unwinder *u = dlt_sv_unwinder();
 	if (u == NULL || map == NULL || st == NULL)
 		return -1;
-	struct dlt_uframe *all = dlt_xmalloc(sizeof(*all) * DLT_SV_MAX_NATIVE);
-	size_t n = dlt_unwind(u, map, st, all, DLT_SV_MAX_NATIVE, v->stop,
+	v->nat = dlt_xmalloc(sizeof(*v->nat) * DLT_SV_MAX_NATIVE);
+	size_t n = dlt_unwind(u, map, st, v->nat, DLT_SV_MAX_NATIVE, v->stop,
 			      sizeof(v->stop));
-	v->nat = dlt_xmalloc(sizeof(*v->nat) * (n ? n : 1));
 	for (size_t i = 0; i < n; i++) {
-		if (all[i].how == DLT_UF_SCAN)
+		if (v->nat[i].how == DLT_UF_SCAN)
 			v->scanned = true;
 		/* dltrace's wrapper between the program and the call it
 		 * made is not the program's frame. */
-		if (dlt_sv_own(&all[i]) && i > 0)
+		if (dlt_sv_own(&v->nat[i]) && i > 0)
 			continue;
-		v->nat[v->nnat++] = all[i];
+		if (v->nnat != i)
+			v->nat[v->nnat] = v->nat[i];
+		v->nnat++;
 	}
-	free(all);
 	v->rows = dlt_xmalloc(sizeof(*v->rows) * DLT_SV_MAX_ROWS);
 	dlt_sv_merge(v, py);
 	return 0;
@@ -229,22 +228,25 @@ void dlt_sv_free(struct dlt_stack_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
+bool dlt_sv_runtime(const char *path)
+{
+	/* By file name with the version either way: libc.so.6 and, where
+	 * the path is the real file (glibc before 2.34), libc-2.31.so,
+	 * libpthread-2.31.so, ld-2.31.so; "ld" is ld-linux-x86-64.so.2 too. */
+	static const char *const libs[] = {
+		"libc",	      "libdltrace", "libstdc++", "libgcc_s",
+		"libpthread", "ld",	    NULL};
+	return path && dlt_sv_obj_is(path, libs);
+}
+
 size_t dlt_sv_site(const struct dlt_stack_view *v)
 {
-	static const char *const plumbing[] = {"libc",
-					       "libdltrace",
-					       "libstdc++",
-					       "libgcc_s",
-					       "libpthread",
-					       "ld",
-					       "ld-linux",
-					       "ld-linux-x86-64",
-					       "ld-linux-aarch64",
-					       "libffi",
-					       NULL};
+	/* libffi too: a ctypes call's way down to the C function. */
+	static const char *const ffi[] = {"libffi", NULL};
 	for (size_t i = 0; i < v->nnat; i++)
 		if (v->nat[i].obj == NULL ||
-		    !dlt_sv_obj_is(&v->nat[i], plumbing))
+		    !(dlt_sv_runtime(v->nat[i].obj) ||
+		      dlt_sv_obj_is(v->nat[i].obj, ffi)))
 			return i;
 	return 0;
 }

@@ -60,6 +60,11 @@ void dlt_sv_merge(struct dlt_stack_view *v, const struct dlt_rec_pystack *py);
 const char *dlt_sv_text(const struct dlt_stack_view *v, size_t max, char *buf,
 			size_t cap);
 
+/* The file is the C library, the loader, the C++ runtime or dltrace's:
+ * what a crash passes through on its way to the signal (abort, raise,
+ * C++'s terminate, dltrace's handler). */
+bool dlt_sv_runtime(const char *path);
+
 /* The frame a person should look at: the first, from the innermost, that
  * is not the C library's, the loader's, the C++ runtime's or the
  * unwinder's (abort, raise, strlen ...); with *plumb the innermost frame

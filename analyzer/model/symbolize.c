@@ -213,6 +213,19 @@ int dlt_frame_resolve(const struct dlt_process *p, uint64_t pc, uint64_t ts,
 	return -1;
 }
 
+const struct dlt_lib *dlt_lib_of_path(const struct dlt_process *p,
+				      const char *path)
+{
+	for (size_t i = p->nlibs; path && i-- > 0;) {
+		const struct dlt_lib *l = &p->libs[i];
+		if (!l->from_fail_record &&
+		    ((l->realpath && strcmp(l->realpath, path) == 0) ||
+		     (l->path && strcmp(l->path, path) == 0)))
+			return l;
+	}
+	return NULL;
+}
+
 int dlt_frame_resolve_file(const struct dlt_process *p, uint64_t pc,
 			   const char *path, uint64_t off, struct dlt_frame *f)
 {
@@ -236,13 +249,7 @@ int dlt_frame_resolve_file(const struct dlt_process *p, uint64_t pc,
 	if (found < 0)
 		return -1;
 	f->path = path;
-	for (size_t i = p->nlibs; i-- > 0 && f->lib == NULL;) {
-		const struct dlt_lib *l = &p->libs[i];
-		if (!l->from_fail_record &&
-		    ((l->realpath && strcmp(l->realpath, path) == 0) ||
-		     (l->path && strcmp(l->path, path) == 0)))
-			f->lib = l;
-	}
+	f->lib = dlt_lib_of_path(p, path);
 	dlt_symz_name(f, f->lib);
 	return 0;
 }

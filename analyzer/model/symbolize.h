@@ -34,6 +34,11 @@ struct dlt_frame {
 int dlt_frame_resolve(const struct dlt_process *p, uint64_t pc, uint64_t ts,
 		      struct dlt_frame *f);
 
+/* The process's row of the file at path (its latest load, by path or
+ * real path), NULL when it has none. */
+const struct dlt_lib *dlt_lib_of_path(const struct dlt_process *p,
+				      const char *path);
+
 /* Names pc found at offset off of the file at path, as the process's
  * mappings said (a SIGNAL record's frames): for code no LIB_LOAD record
  * covers, as in a forked child, whose trace lists no libraries.  f->lib is

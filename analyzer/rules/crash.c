@@ -77,26 +77,11 @@ static void dlt_crash_note_sent(struct dlt_rule_ctx *c,
 	dlt_sigdeath_add(&d);
 }
 
-/* Objects a crash passes through on its way to the signal (abort, raise,
- * C++'s terminate, dltrace's handler): the frame to name is the first
- * outside them. */
+/* Objects a crash passes through on its way to the signal: the frame to
+ * name is the first outside them. */
 static bool dlt_crash_plumbing(const struct dlt_frame *f)
 {
-	/* By file name with the version either way: libc.so.6 and, where
-	 * the path is the real file (glibc before 2.34), libc-2.31.so,
-	 * libpthread-2.31.so, ld-2.31.so. */
-	static const char *const libs[] = {"libc",	 "libdltrace",
-					   "libstdc++",	 "libgcc_s",
-					   "libpthread", "ld"};
-	if (f->path == NULL)
-		return false;
-	const char *b = dlt_basename(f->path);
-	for (size_t i = 0; i < sizeof(libs) / sizeof(*libs); i++) {
-		size_t n = strlen(libs[i]);
-		if (strncmp(b, libs[i], n) == 0 && (b[n] == '.' || b[n] == '-'))
-			return true;
-	}
-	return false;
+	return dlt_sv_runtime(f->path);
 }
 
 /* The frames, named.  Return addresses (every frame but the first) are
@@ -122,21 +107,6 @@ static size_t dlt_crash_frames(const struct dlt_process *p,
 	return n;
 }
 
-/* The process's row of the file at path (the latest loaded), NULL none. */
-static const struct dlt_lib *dlt_crash_lib_of(const struct dlt_process *p,
-					      const char *path)
-{
-	for (size_t i = p->nlibs; path && i-- > 0;) {
-		const struct dlt_lib *l = &p->libs[i];
-		if (l->from_fail_record)
-			continue;
-		if ((l->realpath && strcmp(l->realpath, path) == 0) ||
-		    (l->path && strcmp(l->path, path) == 0))
-			return l;
-	}
-	return NULL;
-}
-
 /* The exact stack (a RAWSTACK unwound here) as the old frames: the site
  * and what the fix needs. */
 static void dlt_crash_site_frame(const struct dlt_process *p,
@@ -146,7 +116,7 @@ static void dlt_crash_site_frame(const struct dlt_process *p,
 	memset(f, 0, sizeof(*f));
 	f->pc = u->pc;
 	f->path = u->obj;
-	f->lib = dlt_crash_lib_of(p, u->obj);
+	f->lib = dlt_lib_of_path(p, u->obj);
 	f->vaddr = u->rel;
 	snprintf(f->func, sizeof(f->func), "%s", u->func);
 	f->off = u->func_off;

@@ -71,6 +71,17 @@ struct dlt_uframe {
 	const char *unnamed;
 };
 
+/* The entries of a MODMAP that its length holds. */
+uint32_t dlt_modmap_count(const struct dlt_rec_modmap *r);
+
+/* Entry x as a mapping of path; its build_id points into the record. */
+void dlt_umod_of(const struct dlt_modmap_ent *x, const char *path,
+		 struct dlt_umod *m);
+
+/* r as a stack whose bytes point into the record, its length cut to the
+ * record's; -1 when r is shorter than its fixed part. */
+int dlt_ustack_of(const struct dlt_rec_rawstack *r, struct dlt_ustack *st);
+
 struct dlt_unwinder;
 
 /* debug_dirs: ':'-separated folders holding .build-id/xx/yyyy.debug and
