@@ -272,8 +272,8 @@ static void expect_damaged(const char *what, const char *path, uint64_t lo,
 			 (unsigned long long)off);
 		TU_CHECK(ended && tu_contains(ended, want),
 			 "%s: '%s' lacks '%s'", what, ended ? ended : "", want);
-		TU_CHECK(tu_contains(tu_jstr(f, "message"), "damaged"),
-			 "%s: message '%s'", what, tu_jstr(f, "message"));
+		TU_CHECK(tu_contains(tu_jmsg(f), "damaged"), "%s: message '%s'",
+			 what, tu_jmsg(f));
 	}
 	TU_CHECK(seen,
 		 "%s: TRACE_INCOMPLETE with damaged_at in [%llu, %llu] "
@@ -395,7 +395,7 @@ static void test_kill9_no_oom(void)
 	TU_CHECK(!finding_of(j, "OOM_KILL", jpid(victim)),
 		 "a kill -9 called an OOM kill");
 	if (f) {
-		const char *msg = tu_jstr(f, "message");
+		const char *msg = tu_jmsg(f);
 		TU_CHECK(tu_contains(msg, "who sent SIGKILL cannot be known"),
 			 "message: %s", msg);
 		const char *kind =
@@ -601,9 +601,8 @@ static void test_oom_kill(void)
 			 "peak_rss_kb not known or small");
 		TU_CHECK(strcmp(tu_jstr(f, "severity"), "error") == 0,
 			 "severity");
-		TU_CHECK(tu_contains(tu_jstr(f, "message"),
-				     "out-of-memory killer"),
-			 "message: %s", tu_jstr(f, "message"));
+		TU_CHECK(tu_contains(tu_jmsg(f), "out-of-memory killer"),
+			 "message: %s", tu_jmsg(f));
 	}
 	TU_CHECK(!finding_of(j, "SIGKILL", jpid(victim)),
 		 "an OOM kill also reported as a plain SIGKILL");

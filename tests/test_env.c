@@ -186,22 +186,21 @@ static void test_two_hosts_differ(void)
 			 strcmp(tu_jat(tu_jget(odd, "hosts"), 0)->str,
 				"node-b") == 0 &&
 			 tu_jat(tu_jget(odd, "ranks"), 0)->num == 1,
-		 "odd rank: %s", tu_jstr(f, "message"));
+		 "odd rank: %s", tu_jmsg(f));
 	TU_CHECK(tu_jstr(maj, "value") &&
 			 strcmp(tu_jstr(maj, "value"), "2.28.9") == 0 &&
 			 strcmp(tu_jat(tu_jget(maj, "hosts"), 0)->str,
 				"node-a") == 0,
-		 "majority: %s", tu_jstr(f, "message"));
-	TU_CHECK(tu_contains(tu_jstr(f, "message"), "node-b") &&
-			 tu_contains(tu_jstr(f, "message"), "2.27.3") &&
-			 tu_contains(tu_jstr(f, "message"), "2.28.9"),
-		 "message names neither host nor values: %s",
-		 tu_jstr(f, "message"));
+		 "majority: %s", tu_jmsg(f));
+	TU_CHECK(tu_contains(tu_jmsg(f), "node-b") &&
+			 tu_contains(tu_jmsg(f), "2.27.3") &&
+			 tu_contains(tu_jmsg(f), "2.28.9"),
+		 "message names neither host nor values: %s", tu_jmsg(f));
 	f = differs(c, "NCCL_IB_DISABLE");
 	TU_CHECK(f && strcmp(tu_jstr(f, "severity"), "warning") == 0 &&
-			 tu_contains(tu_jstr(f, "message"), "rank 1 (node-b)"),
+			 tu_contains(tu_jmsg(f), "rank 1 (node-b)"),
 		 "NCCL_IB_DISABLE on node-b only: %s",
-		 f ? tu_jstr(f, "message") : "no finding");
+		 f ? tu_jmsg(f) : "no finding");
 	TU_CHECK(count_code(c, "ENV_DIFFERS") == 2,
 		 "%zu ENV_DIFFERS, 2 expected (libnccl, NCCL_IB_DISABLE)",
 		 count_code(c, "ENV_DIFFERS"));
@@ -297,7 +296,7 @@ static void test_two_hosts_plugin(void)
 			 strcmp(tu_jat(tu_jget(odd, "hosts"), 0)->str,
 				"node-b") == 0,
 		 "plugin on node-b only: %s %s", tu_jstr(f, "severity"),
-		 tu_jstr(f, "message"));
+		 tu_jmsg(f));
 	tu_json_free(c);
 	tu_rmtree(dir);
 	tu_rmtree(pdir);

@@ -126,7 +126,7 @@ static void expect_hang_named(const char *dir, uint32_t pid, const char *wait,
 	const struct tu_json *f = NULL;
 	for (size_t i = 0; i < tu_jlen(fs) && !f; i++)
 		if (jnum(tu_jat(fs, i), "pid") == pid &&
-		    tu_contains(tu_jstr(tu_jat(fs, i), "message"), wait))
+		    tu_contains(tu_jmsg(tu_jat(fs, i)), wait))
 			f = tu_jat(fs, i);
 	TU_CHECK(f != NULL,
 		 "hangs: no finding about pid %" PRIu32 " and its %s:\n%s", pid,
@@ -223,7 +223,7 @@ static uint32_t expect_tree_hang(const char *dir, const uint32_t *pids,
 		TU_CHECK(in, "JOB_HANG's evidence has no wait of pid %" PRIu32,
 			 pids[k]);
 	}
-	const char *msg = tu_jstr(f, "message");
+	const char *msg = tu_jmsg(f);
 	TU_CHECK(tu_contains(tu_jstr(f, "severity"), "error") &&
 			 tu_contains(msg, "holds the run up") &&
 			 tu_contains(msg, "--hang-timeout"),

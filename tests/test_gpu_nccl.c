@@ -156,7 +156,7 @@ static void test_nccl_ranks(void)
 	const struct tu_json *f[2] = {NULL, NULL};
 	TU_CHECK(tg_findings(j, "MISSING_RANK", f, 2) == 0,
 		 "MISSING_RANK for a job whose every rank is traced: %s",
-		 tu_jstr(f[0], "message"));
+		 tu_jmsg(f[0]));
 	tu_json_free(j);
 	tu_traceset_free(&s);
 	for (int r = 0; r < N; r++) {

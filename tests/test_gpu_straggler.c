@@ -79,7 +79,7 @@ static const struct tu_json *verdict_of(const struct tu_json *j,
 	/* What the message must say (each rank's Python place) needs every
 	 * rank's main thread seen waiting: a helper thread's wait can be
 	 * recorded a tick before it, on a loaded machine. */
-	const char *msg = tu_jstr(f[0], "message");
+	const char *msg = tu_jmsg(f[0]);
 	if (w->says && !(msg && tu_contains(msg, w->says)))
 		return NULL;
 	/* Each waiting rank seen where the test put it (its main thread's
@@ -168,7 +168,7 @@ static void expect_verdict(const char *when, const struct tu_json *j, int rc,
 	if (f == NULL)
 		return;
 	const struct tu_json *ev = tu_jget(f, "evidence");
-	const char *msg = tu_jstr(f, "message");
+	const char *msg = tu_jmsg(f);
 	char who[32];
 	snprintf(who, sizeof(who), "rank %d ", w->rank);
 	TU_CHECK(tg_same_str(tu_jstr(f, "severity"), "error") &&

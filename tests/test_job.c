@@ -275,16 +275,15 @@ static void test_run_keeps_input_errors(void)
 	if (fp && fr) {
 		const struct tu_json *ep = tu_jget(fp, "evidence");
 		const struct tu_json *er = tu_jget(fr, "evidence");
-		TU_CHECK(strcmp(tu_jstr(fp, "message"),
-				tu_jstr(fr, "message")) == 0 &&
+		TU_CHECK(strcmp(tu_jmsg(fp), tu_jmsg(fr)) == 0 &&
 				 strcmp(tu_jstr(ep, "reason"),
 					tu_jstr(er, "reason")) == 0 &&
 				 strcmp(tu_jstr(fp, "severity"),
 					tu_jstr(fr, "severity")) == 0,
 			 "the empty directory is reported differently: '%s' "
 			 "(%s) and, with --run, '%s' (%s)",
-			 tu_jstr(fp, "message"), tu_jstr(ep, "reason"),
-			 tu_jstr(fr, "message"), tu_jstr(er, "reason"));
+			 tu_jmsg(fp), tu_jstr(ep, "reason"), tu_jmsg(fr),
+			 tu_jstr(er, "reason"));
 	}
 	TU_CHECK(rc_plain == rc_run && tu_contains(err_run, empty) &&
 			 tu_contains(err_run, "no trace files"),

@@ -134,7 +134,7 @@ static void expect_findings(const char *dir, uint32_t main_tid)
 		const struct tu_json *tid = tu_jget(ev, "tid");
 		char fr[16][1024];
 		size_t n = json_frames(st, fr, 16);
-		const char *msg = tu_jstr(f, "message");
+		const char *msg = tu_jmsg(f);
 		if (tid && tid->type == TU_JNUM &&
 		    (uint32_t)tid->num == main_tid) {
 			pw_expect_main(fr, n, "check --json");

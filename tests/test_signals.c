@@ -28,7 +28,7 @@ static const struct tu_json *find_for(const struct tu_json *root,
 	const struct tu_json *fs = tu_jget(root, "findings");
 	for (size_t i = 0; i < tu_jlen(fs); i++) {
 		const struct tu_json *f = tu_jat(fs, i);
-		const char *c = tu_jstr(f, "code"), *m = tu_jstr(f, "message");
+		const char *c = tu_jstr(f, "code"), *m = tu_jmsg(f);
 		const struct tu_json *fp = tu_jget(f, "pid");
 		if (c && strcmp(c, code) == 0 &&
 		    (pid == 0 ||
@@ -56,8 +56,7 @@ static void print_all(const struct tu_json *root)
 	for (size_t i = 0; i < tu_jlen(fs); i++) {
 		const struct tu_json *f = tu_jat(fs, i);
 		fprintf(stderr, "  finding: %s %s: %s\n",
-			tu_jstr(f, "severity"), tu_jstr(f, "code"),
-			tu_jstr(f, "message"));
+			tu_jstr(f, "severity"), tu_jstr(f, "code"), tu_jmsg(f));
 	}
 }
 
@@ -232,9 +231,9 @@ static void test_segv_in_library(void)
 	TU_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "plain: %s",
 		 tu_status_str(st));
 	const struct tu_json *f = find_for(j, "CRASH", 0, "SIGSEGV");
-	TU_CHECK(f && strstr(tu_jstr(f, "message"), "SEGV_MAPERR") &&
-			 strstr(tu_jstr(f, "message"), "at address 0x0") &&
-			 strstr(tu_jstr(f, "message"),
+	TU_CHECK(f && strstr(tu_jmsg(f), "SEGV_MAPERR") &&
+			 strstr(tu_jmsg(f), "at address 0x0") &&
+			 strstr(tu_jmsg(f),
 				"in fx_crash_deref+0x0 (libfx_crashlib.so)") &&
 			 !strcmp(tu_jstr(f, "severity"), "error"),
 		 "no CRASH error naming fx_crash_deref in libfx_crashlib.so");
@@ -272,7 +271,7 @@ static void test_fpe(void)
 	char *dir;
 	struct tu_json *j = run_both("fpe", NULL, &dir, NULL);
 	const struct tu_json *f = find_for(j, "CRASH", 0, "FPE_INTDIV");
-	TU_CHECK(f && strstr(tu_jstr(f, "message"), "in main+"),
+	TU_CHECK(f && strstr(tu_jmsg(f), "in main+"),
 		 "no CRASH naming SIGFPE's FPE_INTDIV in main");
 	if (f == NULL)
 		print_all(j);
@@ -289,7 +288,7 @@ static void test_abort_assert(void)
 		struct tu_json *j = run_both(modes[i], NULL, &dir, NULL);
 		const struct tu_json *f = find_for(j, "CRASH", 0, "aborted");
 		/* The site is the program's, not abort's or raise's. */
-		TU_CHECK(f && strstr(tu_jstr(f, "message"), "(fx_crash)"),
+		TU_CHECK(f && strstr(tu_jmsg(f), "(fx_crash)"),
 			 "%s: no CRASH naming the program as the site",
 			 modes[i]);
 		if (f == NULL)

@@ -158,7 +158,7 @@ static void test_stale_frame(void)
 	struct tu_json *j;
 	const struct tu_json *f = segv_crash("stale", cmd, &j, &dir, &p);
 	TU_CHECK_FATAL(f != NULL, "no CRASH");
-	const char *msg = tu_jstr(f, "message");
+	const char *msg = tu_jmsg(f);
 	const struct tu_json *ev = tu_jget(f, "evidence");
 	TU_CHECK(tu_contains(msg, "called from real_culprit"),
 		 "CRASH does not blame real_culprit: %s", msg);
@@ -305,7 +305,7 @@ static void test_python_extension(void)
 	struct py_run r;
 	const struct tu_json *f = py_crash("pyext", text, &r);
 	if (f) {
-		const char *msg = tu_jstr(f, "message");
+		const char *msg = tu_jmsg(f);
 		TU_CHECK(tu_contains(msg, "called by the extension stkvext") &&
 				 tu_contains(msg, "crash.py:7 in measure"),
 			 "CRASH does not name the extension and the Python "
@@ -332,7 +332,7 @@ static void test_overflow(void)
 	struct tu_json *j;
 	const struct tu_json *f = segv_crash("overflow", cmd, &j, &dir, &p);
 	TU_CHECK_FATAL(f != NULL, "no CRASH for the overflow");
-	const char *msg = tu_jstr(f, "message");
+	const char *msg = tu_jmsg(f);
 	TU_CHECK(tu_contains(msg, "stack overflow") &&
 			 tu_contains(msg, "recursing in fx_recurse"),
 		 "the overflow is not named with its function: %s", msg);
@@ -367,7 +367,7 @@ static void test_loader_lock(void)
 	TU_CHECK_FATAL(mt > 0 && tt > 0, "no thread ids printed:\n%s", p.out);
 	const struct tu_json *f = finding(j, "LOADER_LOCK");
 	TU_CHECK_FATAL(f != NULL, "no LOADER_LOCK:\n%s", p.err);
-	const char *msg = tu_jstr(f, "message");
+	const char *msg = tu_jmsg(f);
 	char w[64], h[64];
 	snprintf(w, sizeof(w), "thread %d waits", mt);
 	snprintf(h, sizeof(h), "thread %d holds", tt);
@@ -380,10 +380,10 @@ static void test_loader_lock(void)
 	/* The run's hang points at the same wait. */
 	const struct tu_json *jh = finding(j, "JOB_HANG");
 	TU_CHECK(jh == NULL ||
-			 tu_contains(tu_jstr(jh, "message"),
+			 tu_contains(tu_jmsg(jh),
 				     "the loader's lock: see LOADER_LOCK"),
 		 "JOB_HANG does not point to LOADER_LOCK: %s",
-		 jh ? tu_jstr(jh, "message") : "");
+		 jh ? tu_jmsg(jh) : "");
 	tu_expect_documented(f);
 	tu_json_free(j);
 	tu_proc_free(&p);

@@ -1188,7 +1188,7 @@ static void test_identical_cudnn_real(void)
 		TU_CHECK(!str_is(tu_jstr(tu_jat(fs, i), "code"),
 				 "CUDNN_SUBLIB_SKEW"),
 			 "an identical copy is called skew: %s",
-			 tu_jstr(tu_jat(fs, i), "message"));
+			 tu_jmsg(tu_jat(fs, i)));
 	tu_json_free(root);
 	tu_expect_healthy("an identical libcudnn.so.9 first on the path", dir);
 	tu_proc_free(&p);

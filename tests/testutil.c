@@ -1305,6 +1305,23 @@ const char *tu_jstr(const struct tu_json *j, const char *key)
 	return v && v->type == TU_JSTR ? v->str : NULL;
 }
 
+const char *tu_jmsg(const struct tu_json *f)
+{
+	static char *ring[8];
+	static unsigned next;
+	const char *m = tu_jstr(f, "message"), *d = tu_jstr(f, "detail");
+	if (m == NULL)
+		return NULL;
+	char **slot = &ring[next++ % 8];
+	free(*slot);
+	size_t n = strlen(m) + (d ? strlen(d) + 2 : 0) + 1;
+	*slot = malloc(n);
+	if (*slot == NULL)
+		return m;
+	snprintf(*slot, n, "%s%s%s", m, d ? "; " : "", d ? d : "");
+	return *slot;
+}
+
 size_t tu_jlen(const struct tu_json *j)
 {
 	return j && j->type == TU_JARR ? j->n : 0;

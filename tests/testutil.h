@@ -231,6 +231,10 @@ void tu_json_free(struct tu_json *j);
 const struct tu_json *tu_jget(const struct tu_json *j, const char *key);
 /* String member, or NULL when missing, null or not a string. */
 const char *tu_jstr(const struct tu_json *j, const char *key);
+/* What a finding says: its headline ("message") and its "detail" below
+ * it, as one text (NULL without a message), for tests that look for words
+ * wherever the finding puts them.  Valid until the eighth call after. */
+const char *tu_jmsg(const struct tu_json *f);
 /* Array length (0 for anything but an array) and element. */
 size_t tu_jlen(const struct tu_json *j);
 const struct tu_json *tu_jat(const struct tu_json *j, size_t i);

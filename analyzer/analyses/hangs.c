@@ -829,3 +829,20 @@ size_t dlt_hang_group_runs(struct dlt_hang_proc *procs, size_t n)
 	free(group);
 	return runs;
 }
+
+bool dlt_hang_same_job(const struct dlt_hang_proc *a,
+		       const struct dlt_hang_proc *b)
+{
+	/* A script run twice into one directory uses the same address and
+	 * port both times: a job is one run's (launchers that overlap in
+	 * time, one per rank under srun, are one run).  Ranks that know
+	 * their rank from init_process_group's arguments (mp.spawn) and not
+	 * from the launcher's variables have no MASTER_PORT: in one run,
+	 * those of one size are one job. */
+	if (a->run_group != b->run_group)
+		return false;
+	if (a->master_port[0] || b->master_port[0])
+		return strcmp(a->master_addr, b->master_addr) == 0 &&
+		       strcmp(a->master_port, b->master_port) == 0;
+	return a->world_size > 0 && a->world_size == b->world_size;
+}

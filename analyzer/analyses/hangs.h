@@ -191,6 +191,10 @@ size_t dlt_hang_read_job(struct dlt_job *j, struct dlt_hang_proc **out);
 /* Sets each process's run_group (runs.h); returns how many runs. */
 size_t dlt_hang_group_runs(struct dlt_hang_proc *procs, size_t n);
 
+/* Whether a and b are ranks of one job: one run, and one MASTER_ADDR
+ * and MASTER_PORT, or neither with one world size. */
+bool dlt_hang_same_job(const struct dlt_hang_proc *a,
+		       const struct dlt_hang_proc *b);
 /* Ended on its own (exit, _exit, exec) rather than killed or cut off. */
 bool dlt_hang_exited(const struct dlt_hang_proc *hp);
 /* Ended on its own without a failure: exit status 0 (or not seen), or an

@@ -225,8 +225,10 @@ void dlt_wait_state_of(const struct dlt_hang_proc *hp,
 		}
 	}
 	const struct dlt_hang_stall *s = ws->stall;
-	if (s && s->py)
+	if (s && s->py) {
 		dlt_pystack_sum_top(s->py, ws->py, sizeof(ws->py));
+		dlt_pystack_sum_own(s->py, ws->own, sizeof(ws->own));
+	}
 	if (s) {
 		dlt_wait_find_frame(s->stack, dlt_frame_own, true, ws->where,
 				    sizeof(ws->where));
@@ -323,10 +325,19 @@ size_t dlt_wait_links(const struct dlt_hang_proc *const *procs,
 		      struct dlt_wait_link *out, size_t cap)
 {
 	const struct dlt_hang_proc *hp = procs[i];
+	/* Waits per thread, the verdict per process: a process waits on
+	 * another through the thread the job waits on, or through any of
+	 * its threads when that thread waits for peers (gloo's and NCCL's
+	 * threads move a collective's data while the caller waits on a
+	 * futex).  A process that sleeps, reads or computes waits for no
+	 * peer, whatever its helper threads poll. */
+	struct dlt_wait_state ws;
+	dlt_wait_state_of(hp, &ws);
+	bool peers = ws.kind == DLT_WAIT_PEERS;
 	size_t nl = 0;
 	for (size_t k = 0; k < hp->nstalls && nl < cap; k++) {
 		const struct dlt_hang_stall *s = &hp->stalls[k];
-		if (s->ended)
+		if (s->ended || (!peers && s->tid != ws.tid))
 			continue;
 		/* The detail names each descriptor waited on and its peer:
 		 * "fd 7 tcp 127.0.0.1:41234"; an end not connected says
@@ -425,14 +436,6 @@ const char *dlt_wait_coll_text(const struct dlt_hang_coll *c, char *buf,
 }
 
 /* ---- groups and their verdict ----------------------------------------- */
-
-static bool dlt_wait_same_job(const struct dlt_hang_proc *a,
-			      const struct dlt_hang_proc *b)
-{
-	return a->run_group == b->run_group && b->master_port[0] &&
-	       strcmp(a->master_addr, b->master_addr) == 0 &&
-	       strcmp(a->master_port, b->master_port) == 0;
-}
 
 static bool dlt_same_coll(const struct dlt_hang_coll *a,
 			  const struct dlt_hang_coll *b)
@@ -584,7 +587,7 @@ size_t dlt_wait_groups(const struct dlt_hang_proc *const *procs, size_t n,
 	size_t ng = 0, cap = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct dlt_hang_proc *hp = procs[i];
-		bool job = hp->master_port[0] && hp->world_size > 0;
+		bool job = hp->world_size > 0;
 		if (assigned[i] || hp->rank < 0 || (!job && hp->comm_id == 0))
 			continue;
 		struct dlt_wait_group g = {.first = i, .size = -1};
@@ -593,7 +596,7 @@ size_t dlt_wait_groups(const struct dlt_hang_proc *const *procs, size_t n,
 			g.size = hp->world_size;
 			for (size_t j = i; j < n; j++)
 				if (procs[j]->rank >= 0 &&
-				    dlt_wait_same_job(hp, procs[j]))
+				    dlt_hang_same_job(hp, procs[j]))
 					dlt_wait_add(&g, j, assigned);
 		} else {
 			g.comm_id = hp->comm_id;
@@ -682,10 +685,14 @@ static int64_t dlt_wait_child_pid(const struct dlt_hang_stall *s)
 	return -1;
 }
 
+bool dlt_wait_sleeps_nr(int32_t nr)
+{
+	return nr == 35 /* nanosleep */ || nr == 230 /* clock_nanosleep */;
+}
+
 static bool dlt_wait_sleeps(const struct dlt_hang_stall *s)
 {
-	return s->syscall == 35 /* nanosleep */ ||
-	       s->syscall == 230 /* clock_nanosleep */;
+	return dlt_wait_sleeps_nr(s->syscall);
 }
 
 /* The member procs[i] waits for and how (via), or SIZE_MAX: a child in a
@@ -842,4 +849,67 @@ bool dlt_wait_in_tree(const struct dlt_wait_tree *t, size_t nt, size_t i)
 		if (dlt_wait_member(t[k].members, t[k].nmembers, i))
 			return true;
 	return false;
+}
+
+/* ---- launchers ----------------------------------------------------------- */
+
+struct dlt_wait_pid {
+	uint32_t pid;
+	size_t i;
+};
+
+static int dlt_wait_pid_cmp(const void *a, const void *b)
+{
+	const struct dlt_wait_pid *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The process of pid on host in the run of procs[like], or SIZE_MAX. */
+static size_t dlt_wait_by_pid(const struct dlt_hang_proc *const *procs,
+			      const struct dlt_wait_pid *by, size_t n,
+			      uint32_t pid, const struct dlt_hang_proc *like)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (by[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k < n && by[k].pid == pid; k++) {
+		const struct dlt_hang_proc *o = procs[by[k].i];
+		if (o != like && o->run_group == like->run_group &&
+		    strcmp(o->host, like->host) == 0)
+			return by[k].i;
+	}
+	return SIZE_MAX;
+}
+
+bool *dlt_wait_launchers(const struct dlt_hang_proc *const *procs, size_t n)
+{
+	bool *l = dlt_xcalloc(n ? n : 1, sizeof(*l));
+	struct dlt_wait_pid *by = dlt_xcalloc(n ? n : 1, sizeof(*by));
+	for (size_t i = 0; i < n; i++)
+		by[i] = (struct dlt_wait_pid){procs[i]->pid, i};
+	qsort(by, n, sizeof(*by), dlt_wait_pid_cmp);
+	/* Up from each rank through its traced ancestors (a shell, srun's
+	 * step, torchrun's agent, mp.spawn's parent), which are no rank;
+	 * bounded, as a damaged trace may make a cycle of pids. */
+	for (size_t i = 0; i < n; i++) {
+		if (!dlt_wait_ranked(procs[i]))
+			continue;
+		const struct dlt_hang_proc *c = procs[i];
+		for (int depth = 0; depth < 32 && c->ppid; depth++) {
+			size_t p = dlt_wait_by_pid(procs, by, n, c->ppid, c);
+			if (p == SIZE_MAX || l[p] || dlt_wait_ranked(procs[p]))
+				break;
+			l[p] = true;
+			c = procs[p];
+		}
+	}
+	free(by);
+	return l;
 }

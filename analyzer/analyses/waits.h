@@ -42,10 +42,16 @@ struct dlt_wait_state {
 	/* The innermost Python frame of the program's own code in that
 	 * thread's stack (PYSTACK), "<string>:5 in load_batch"; "" none. */
 	char py[256];
+	/* The innermost frame of the program's own code there (not
+	 * CPython's library, not an installed package's: the line that
+	 * called all_reduce rather than torch's all_reduce); "" none. */
+	char own[256];
 };
 
 void dlt_wait_state_of(const struct dlt_hang_proc *hp,
 		       struct dlt_wait_state *ws);
+/* Whether x86-64 system call nr is a sleep (nanosleep, clock_nanosleep). */
+bool dlt_wait_sleeps_nr(int32_t nr);
 
 /* Whether a stack (innermost first, " < " between frames) is in code that
  * waits for other ranks: torch.distributed's store, rendezvous, process
@@ -181,5 +187,11 @@ size_t dlt_wait_trees(const struct dlt_hang_proc *const *procs, size_t n,
 void dlt_wait_trees_free(struct dlt_wait_tree *t, size_t n);
 /* Whether procs[i] is one of the trees' processes. */
 bool dlt_wait_in_tree(const struct dlt_wait_tree *t, size_t nt, size_t i);
+
+/* Per process: it started ranks (an ancestor of a process with a rank or
+ * a communicator, on its host, in its run) and has neither itself:
+ * torchrun's agent, mp.spawn's parent, srun's step, a shell.  Its waits
+ * are for its children.  An array of n (free it). */
+bool *dlt_wait_launchers(const struct dlt_hang_proc *const *procs, size_t n);
 
 #endif

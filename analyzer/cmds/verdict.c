@@ -178,7 +178,8 @@ int dlt_verdict_print(FILE *out, const char *dir, uint64_t run)
 			problems++;
 			if ((o = dlt_verdict_line(&v)) == NULL)
 				continue;
-			dlt_finding_line(o, &c, f);
+			/* "dltrace: " before it. */
+			dlt_finding_line(o, &c, f, DLT_HEADLINE_MAX - 9);
 		}
 	}
 	/* Damage in a trace: what is missing from it cannot be judged. */

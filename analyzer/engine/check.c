@@ -3,6 +3,7 @@
  * (findings.h).  It knows no rule by name but TRACE_INCOMPLETE, the code
  * of inputs that could not be read. */
 #include "check.h"
+#include "waits.h"
 #include "hangs.h"
 #include "job.h"
 #include "oomev.h"
@@ -176,6 +177,7 @@ static size_t dlt_add_proc(struct dlt_check *c, const struct dlt_process *p,
 	cp->reaper_trace = p->end.reaper_trace;
 	cp->rss_peak_kb = p->rss_peak_kb;
 	cp->killed_by_dltrace = dlt_end_by_dltrace(&p->end);
+	cp->dltrace_ts = p->end.dltrace_sig ? p->end.dltrace_ts : 0;
 	cp->versions = dlt_val_object(&c->arena);
 	dlt_versions(c, cp->versions, g);
 	return c->nprocs++;
@@ -472,12 +474,24 @@ void dlt_check_job(struct dlt_check *c, const struct dlt_hang_proc *procs,
 	qsort(slots, n, sizeof(*slots), dlt_job_slot_order);
 	const struct dlt_hang_proc **sorted = dlt_xcalloc(n, sizeof(*sorted));
 	size_t *index = dlt_xcalloc(n, sizeof(*index));
-	struct dlt_job_ctx ctx = {c, sorted, n, index, 0, NULL, true};
+	struct dlt_job_ctx ctx = {.chk = c,
+				  .procs = sorted,
+				  .n = n,
+				  .proc = index,
+				  .completed = true};
 	for (size_t i = 0; i < n; i++) {
 		sorted[i] = slots[i].hp;
 		index[i] = slots[i].proc;
 		ctx.completed &= dlt_hang_completed(sorted[i]);
 	}
+	struct dlt_wait_group *groups;
+	struct dlt_wait_tree *trees;
+	ctx.ngroups = dlt_wait_groups(sorted, n, ctx.completed, &groups);
+	ctx.ntrees = dlt_wait_trees(sorted, n, ctx.completed, &trees);
+	ctx.groups = groups;
+	ctx.trees = trees;
+	bool *launcher = dlt_wait_launchers(sorted, n);
+	ctx.launcher = launcher;
 	for (size_t r = 0; r < dlt_nrules; r++) {
 		if (dlt_rules[r]->run_job == NULL)
 			continue;
@@ -485,6 +499,9 @@ void dlt_check_job(struct dlt_check *c, const struct dlt_hang_proc *procs,
 		ctx.code = dlt_rules[r]->code;
 		dlt_rules[r]->run_job(&ctx);
 	}
+	dlt_wait_groups_free(groups, ctx.ngroups);
+	dlt_wait_trees_free(trees, ctx.ntrees);
+	free(launcher);
 	free(slots);
 	free(sorted);
 	free(index);

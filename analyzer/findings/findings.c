@@ -53,6 +53,60 @@ const char *dlt_check_str(struct dlt_check *c, const char *s)
 
 /* ---- findings ---------------------------------------------------------- */
 
+size_t dlt_text_chars(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* Where a message longer than a headline is cut: the byte offset of the
+ * last "; " (else ", ", else " (") that leaves at most DLT_HEADLINE_MAX
+ * characters before it and is not too early to say something; *rest is
+ * where the detail starts, after the separator.  Without such a boundary
+ * the cut is at the last space (else the last whole character) and the
+ * detail is the whole message, so that no phrase is split between the
+ * two (*rest 0). */
+static size_t dlt_headline_cut(const char *m, size_t *rest)
+{
+	static const char *const seps[] = {"; ", ", ", " ("};
+	size_t lim = 0, chars = 0;
+	while (m[lim] && chars < DLT_HEADLINE_MAX - 1) {
+		lim++;
+		while (((unsigned char)m[lim] & 0xc0) == 0x80)
+			lim++;
+		chars++;
+	}
+	for (size_t k = 0; k < sizeof(seps) / sizeof(seps[0]); k++) {
+		size_t best = 0;
+		for (const char *p = strstr(m, seps[k]);
+		     p && (size_t)(p - m) <= lim; p = strstr(p + 1, seps[k]))
+			best = (size_t)(p - m);
+		if (best >= lim / 3) {
+			/* " (": the parenthesis goes with the detail. */
+			*rest = best + (seps[k][0] == ' ' ? 1 : 2);
+			return best;
+		}
+	}
+	*rest = 0;
+	for (size_t i = lim; i > lim / 3; i--)
+		if (m[i] == ' ')
+			return i;
+	return lim;
+}
+
+void dlt_finding_detail(struct dlt_check *c, struct dlt_finding *f,
+			const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	f->detail = buf[0] ? dlt_check_str(c, buf) : NULL;
+}
+
 struct dlt_finding *dlt_check_finding(struct dlt_check *c, const char *code,
 				      size_t rule, enum dlt_severity sev,
 				      size_t proc, const char *message)
@@ -68,7 +122,17 @@ struct dlt_finding *dlt_check_finding(struct dlt_check *c, const char *code,
 	f->seq = c->nf - 1;
 	f->severity = sev;
 	f->proc = proc;
-	f->message = dlt_check_str(c, message);
+	if (dlt_text_chars(message) > DLT_HEADLINE_MAX) {
+		size_t rest, cut = dlt_headline_cut(message, &rest);
+		char *h = dlt_arena_alloc(&c->arena, cut + 4);
+		memcpy(h, message, cut);
+		/* A cut inside a clause says so. */
+		strcpy(h + cut, rest == 0 ? "…" : "");
+		f->message = h;
+		f->detail = dlt_check_str(c, message + rest);
+	} else {
+		f->message = dlt_check_str(c, message);
+	}
 	f->evidence = dlt_val_object(&c->arena);
 	c->counts[sev]++;
 	if (proc != DLT_NO_PROC)

@@ -29,11 +29,20 @@ int dlt_severity_parse(const char *s);
 
 #define DLT_NO_PROC SIZE_MAX
 
+/* The most characters (not bytes) of a finding's first line: one
+ * terminal line.  A longer message is cut at its last clause boundary
+ * before it and the rest becomes the finding's detail. */
+#define DLT_HEADLINE_MAX 160
+
 struct dlt_finding {
 	const char *code;
 	enum dlt_severity severity;
-	size_t proc;		  /* index in dlt_check.procs, or DLT_NO_PROC */
-	const char *message;	  /* one line a person can act on */
+	size_t proc; /* index in dlt_check.procs, or DLT_NO_PROC */
+	/* The headline: who, where, why, in one terminal line (at most
+	 * DLT_HEADLINE_MAX characters); the rest of what the rule said is
+	 * detail, shown below it (NULL none). */
+	const char *message;
+	const char *detail;
 	const char *fix;	  /* what to do, or NULL */
 	struct dlt_val *evidence; /* an object */
 	uint64_t ts; /* CLOCK_MONOTONIC of the traced process, 0 unknown */
@@ -62,6 +71,9 @@ struct dlt_check_proc {
 	uint64_t reaper_trace;	/* trace_id of the image that reaped it, or 0 */
 	uint64_t rss_peak_kb;	/* peak resident set, KiB; 0 unknown */
 	bool killed_by_dltrace; /* signalled after --hang-timeout */
+	/* When dltrace's launcher sent it its first signal (monotonic, 0
+	 * none), whatever ended it. */
+	uint64_t dltrace_ts;
 	struct dlt_val *versions; /* object: what the libraries reported */
 	/* What shaped its environment (rules/envprof.h), for processes with
 	 * a rank; in the check's arena.  NULL for the others. */
@@ -99,6 +111,14 @@ struct dlt_finding *dlt_check_finding(struct dlt_check *c, const char *code,
 				      size_t rule, enum dlt_severity sev,
 				      size_t proc, const char *message);
 
+/* Sets f's detail (replacing one the message's split made; a printf
+ * format). */
+void dlt_finding_detail(struct dlt_check *c, struct dlt_finding *f,
+			const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Characters (UTF-8 code points) in s. */
+size_t dlt_text_chars(const char *s);
+
 /* Sorts processes by start and findings by process, rule, severity. */
 void dlt_check_sort(struct dlt_check *c);
 
@@ -121,6 +141,8 @@ int dlt_check_worst(const struct dlt_check *c);
 struct dlt_process;
 struct dlt_gpu;
 struct dlt_hang_proc;
+struct dlt_wait_group;
+struct dlt_wait_tree;
 struct dlt_proc_cache;
 
 struct dlt_rule_ctx {
@@ -161,6 +183,18 @@ struct dlt_job_ctx {
 	const char *code;   /* the rule's finding code */
 	/* Every process ended on its own without a failure: nothing hung. */
 	bool completed;
+	/* The hang as every job rule sees it (waits.h), made once before
+	 * they run so that INIT_HANG, MISSING_RANK, STALL and JOB_HANG speak
+	 * of one straggler: the groups of ranks with their straggler, and
+	 * the runs without ranks with their chain. */
+	const struct dlt_wait_group *groups;
+	size_t ngroups;
+	const struct dlt_wait_tree *trees;
+	size_t ntrees;
+	/* Per process: it started ranks and is none (torchrun's agent,
+	 * mp.spawn's parent, srun's step, a shell), so its waits are for
+	 * them. */
+	const bool *launcher;
 };
 
 /* A new finding of the current job rule about procs[i]. */

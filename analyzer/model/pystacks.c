@@ -1,6 +1,7 @@
 /* PYSTACK records summarised as text (pystacks.h). */
 #include "pystacks.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,7 +29,8 @@ static int dlt_pystack_stdlib(const char *frame)
 	       strstr(frame, "-packages/") == NULL;
 }
 
-void dlt_pystack_sum_top(const struct dlt_pystack_sum *s, char *buf, size_t cap)
+static void dlt_pystack_pick(const struct dlt_pystack_sum *s, bool own,
+			     char *buf, size_t cap)
 {
 	buf[0] = '\0';
 	if (s == NULL || s->n == 0)
@@ -36,7 +38,8 @@ void dlt_pystack_sum_top(const struct dlt_pystack_sum *s, char *buf, size_t cap)
 	/* threading.py's wait says less than who called it. */
 	const char *f = s->frames[0];
 	for (uint32_t i = 0; i < s->n; i++)
-		if (!dlt_pystack_stdlib(s->frames[i])) {
+		if (!dlt_pystack_stdlib(s->frames[i]) &&
+		    !(own && strstr(s->frames[i], "-packages/"))) {
 			f = s->frames[i];
 			break;
 		}
@@ -48,4 +51,16 @@ void dlt_pystack_sum_top(const struct dlt_pystack_sum *s, char *buf, size_t cap)
 		if (*p == '/')
 			base = p + 1;
 	snprintf(buf, cap, "%s", base);
+}
+
+void dlt_pystack_sum_top(const struct dlt_pystack_sum *s, char *buf, size_t cap)
+{
+	dlt_pystack_pick(s, false, buf, cap);
+}
+
+void dlt_pystack_sum_own(const struct dlt_pystack_sum *s, char *buf, size_t cap)
+{
+	dlt_pystack_pick(s, true, buf, cap);
+	if (buf[0] == '\0')
+		dlt_pystack_sum_top(s, buf, cap);
 }

@@ -33,5 +33,10 @@ void dlt_pystack_sum_of(const struct dlt_rec_pystack *r,
  * none. */
 void dlt_pystack_sum_top(const struct dlt_pystack_sum *s, char *buf,
 			 size_t cap);
+/* The innermost frame of the program's own code: neither CPython's library
+ * nor an installed package's (torch's all_reduce says less than the line
+ * that called it); the top frame's place when every frame is theirs. */
+void dlt_pystack_sum_own(const struct dlt_pystack_sum *s, char *buf,
+			 size_t cap);
 
 #endif

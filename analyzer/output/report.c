@@ -84,6 +84,7 @@ void dlt_finding_json(struct dlt_json *j, const struct dlt_check *c,
 		dlt_json_kv_null(j, "rank");
 	dlt_json_kv_string(j, "trace", p ? p->trace : NULL);
 	dlt_json_kv_string(j, "message", f->message);
+	dlt_json_kv_string(j, "detail", f->detail);
 	dlt_json_kv_string(j, "fix", f->fix);
 	dlt_json_key(j, "evidence");
 	dlt_val_json(j, f->evidence);
@@ -138,16 +139,34 @@ static void dlt_put_proc_ref(FILE *out, const struct dlt_check_proc *p)
 }
 
 void dlt_finding_line(FILE *out, const struct dlt_check *c,
-		      const struct dlt_finding *f)
+		      const struct dlt_finding *f, size_t width)
 {
-	fprintf(out, "%s %s ", dlt_severity_name(f->severity), f->code);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (m == NULL)
+		return;
+	fprintf(m, "%s %s ", dlt_severity_name(f->severity), f->code);
 	if (f->proc != DLT_NO_PROC)
-		dlt_put_proc_ref(out, &c->procs[f->proc]);
+		dlt_put_proc_ref(m, &c->procs[f->proc]);
 	else
-		fputs("(no process)", out);
-	fputs(": ", out);
-	dlt_fput_text(out, f->message, "");
-	fputc('\n', out);
+		fputs("(no process)", m);
+	fputs(": ", m);
+	dlt_fput_text(m, f->message, "");
+	fclose(m);
+	/* One terminal line: the headline is cut where the process's name
+	 * before it left no room (check shows it whole). */
+	size_t at = len;
+	if (width && dlt_text_chars(buf) > width) {
+		at = 0;
+		for (size_t chars = 0; chars + 1 < width; chars++) {
+			at++;
+			while (((unsigned char)buf[at] & 0xc0) == 0x80)
+				at++;
+		}
+	}
+	fprintf(out, "%.*s%s\n", (int)at, buf, at < len ? "…" : "");
+	free(buf);
 }
 
 /* Findings that say the same thing about several processes (ranks of one
@@ -210,6 +229,21 @@ static bool *dlt_group(const struct dlt_check *c, size_t *next)
 	return first;
 }
 
+/* A finding's detail below its headline: a clause ("; ") a line. */
+static void dlt_detail_text(FILE *out, const char *d)
+{
+	while (d && *d) {
+		const char *e = strstr(d, "; ");
+		size_t n = e ? (size_t)(e - d) : strlen(d);
+		char line[2048];
+		snprintf(line, sizeof(line), "%.*s", (int)n, d);
+		fputs("    ", out);
+		dlt_fput_text(out, line, "");
+		fputc('\n', out);
+		d = e ? e + 2 : NULL;
+	}
+}
+
 size_t dlt_check_text_findings(FILE *out, const struct dlt_check *c)
 {
 	size_t *next = dlt_xcalloc(c->nf ? c->nf : 1, sizeof(*next));
@@ -264,6 +298,7 @@ size_t dlt_check_text_findings(FILE *out, const struct dlt_check *c)
 			fputs("\n  ", out);
 			dlt_fput_text(out, f->message, "");
 			fputc('\n', out);
+			dlt_detail_text(out, f->detail);
 			if (f->evidence && f->evidence->n) {
 				fputs("  evidence:\n", out);
 				dlt_val_text(out, f->evidence, 4);

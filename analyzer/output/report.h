@@ -20,8 +20,9 @@ void dlt_check_json_findings(struct dlt_json *j, const struct dlt_check *c);
 /* The findings as the text report shows them, one block each, most severe
  * first; returns how many blocks. */
 size_t dlt_check_text_findings(FILE *out, const struct dlt_check *c);
-/* One line: "error LIB_NOT_FOUND pid 12 rank 0: message". */
+/* One line: "error LIB_NOT_FOUND pid 12 rank 0: message", cut to width
+ * characters with "…" (0: whole). */
 void dlt_finding_line(FILE *out, const struct dlt_check *c,
-		      const struct dlt_finding *f);
+		      const struct dlt_finding *f, size_t width);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rules.h"
+#include "waits.h"
 
 void dlt_ev_hang_call(struct dlt_val *o, const struct dlt_hang_proc *hp,
 		      const struct dlt_hang_call *c)
@@ -90,17 +91,6 @@ size_t dlt_hang_missing(const uint8_t *seen, int n, char *text, size_t cap,
 	return nmiss;
 }
 
-bool dlt_hang_same_job(const struct dlt_hang_proc *a,
-		       const struct dlt_hang_proc *b)
-{
-	/* A script run twice into one directory uses the same address and
-	 * port both times: a job is one run's (launchers that overlap in
-	 * time, one per rank under srun, are one run). */
-	return a->run_group == b->run_group &&
-	       strcmp(a->master_addr, b->master_addr) == 0 &&
-	       strcmp(a->master_port, b->master_port) == 0;
-}
-
 bool dlt_hang_first_by(const struct dlt_job_ctx *c, size_t i,
 		       uint64_t (*key)(const struct dlt_hang_proc *hp))
 {
@@ -121,7 +111,7 @@ uint64_t dlt_hang_comm_key(const struct dlt_hang_proc *hp)
 bool dlt_hang_first_in_job(const struct dlt_job_ctx *c, size_t i)
 {
 	const struct dlt_hang_proc *hp = c->procs[i];
-	if (hp->world_size <= 0 || hp->master_port[0] == '\0')
+	if (hp->world_size <= 0 || hp->rank < 0)
 		return false;
 	for (size_t j = 0; j < i; j++)
 		if (c->procs[j]->world_size > 0 &&
@@ -184,4 +174,30 @@ bool dlt_hang_stall_matters(const struct dlt_job_ctx *c,
 			if (c->procs[j]->ppid == hp->pid)
 				return false;
 	return true;
+}
+
+const struct dlt_wait_group *dlt_hang_group_of(const struct dlt_job_ctx *c,
+					       size_t i)
+{
+	for (size_t k = 0; k < c->ngroups; k++)
+		for (size_t m = 0; m < c->groups[k].n; m++)
+			if (c->groups[k].members[m] == i)
+				return &c->groups[k];
+	return NULL;
+}
+
+enum dlt_severity dlt_hang_told(const struct dlt_job_ctx *c, size_t i,
+				enum dlt_severity sev, char *who, size_t cap)
+{
+	const struct dlt_wait_group *g = dlt_hang_group_of(c, i);
+	who[0] = '\0';
+	if (g == NULL)
+		return sev;
+	if (g->straggler != SIZE_MAX)
+		dlt_hang_who(c->procs[g->straggler], who, cap);
+	else if (g->missing_rank >= 0)
+		snprintf(who, cap, "rank %" PRId32, g->missing_rank);
+	/* JOB_HANG is the error of this hang: the others say where each
+	 * rank is, in its terms. */
+	return sev == DLT_SEV_ERROR ? DLT_SEV_INFO : sev;
 }

@@ -32,6 +32,17 @@ static bool dlt_init_ranks_missing(const struct dlt_job_ctx *c,
 	return found < (size < DLT_HANG_MAX_RANKS ? size : DLT_HANG_MAX_RANKS);
 }
 
+/* The culprit JOB_HANG names for this hang, in the same words. */
+static void dlt_init_told(struct dlt_job_ctx *c, struct dlt_finding *f,
+			  const char *who)
+{
+	if (who[0] == '\0')
+		return;
+	dlt_obj_str(f->evidence, "culprit", who);
+	dlt_obj_str(f->evidence, "reported_by", "JOB_HANG");
+	(void)c;
+}
+
 static void dlt_init_call(struct dlt_job_ctx *c, size_t i,
 			  const struct dlt_hang_call *call)
 {
@@ -44,7 +55,10 @@ static void dlt_init_call(struct dlt_job_ctx *c, size_t i,
 		dlt_hang_wait_text(s, wait, sizeof(wait));
 	/* Ended on its own while inside: it did not wait for ever, and a
 	 * job that completed did not hang. */
-	enum dlt_severity sev = c->completed ? DLT_SEV_WARNING : DLT_SEV_ERROR;
+	char who[96];
+	enum dlt_severity sev = dlt_hang_told(
+		c, i, c->completed ? DLT_SEV_WARNING : DLT_SEV_ERROR, who,
+		sizeof(who));
 	/* The time inside is up to the last sign of life (the heartbeat):
 	 * a lower bound for a process that died, the time so far for one
 	 * that runs now. */
@@ -65,7 +79,14 @@ static void dlt_init_call(struct dlt_job_ctx *c, size_t i,
 	dlt_ev_hang_call(f->evidence, hp, call);
 	dlt_ev_hang_stall(f->evidence, hp, s);
 	dlt_ev_hang_comm(f->evidence, hp);
-	if (dlt_init_ranks_missing(c, hp, true))
+	dlt_init_told(c, f, who);
+	if (who[0])
+		dlt_job_fix(c, f,
+			    "an init returns once every rank of the "
+			    "communicator has joined: %s holds it up (see "
+			    "JOB_HANG)",
+			    who);
+	else if (dlt_init_ranks_missing(c, hp, true))
 		dlt_job_fix(c, f,
 			    "an init returns once every rank of the "
 			    "communicator has joined: see MISSING_RANK for "
@@ -84,11 +105,11 @@ static void dlt_init_hang_rendezvous(struct dlt_job_ctx *c, size_t i,
 				     const struct dlt_hang_stall *s)
 {
 	const struct dlt_hang_proc *hp = c->procs[i];
-	char wait[512], where[256];
+	char wait[512], where[256], who[96];
 	dlt_hang_wait_text(s, wait, sizeof(wait));
 	dlt_hang_own_frame(s, where, sizeof(where));
 	struct dlt_finding *f = dlt_job_finding(
-		c, i, DLT_SEV_ERROR,
+		c, i, dlt_hang_told(c, i, DLT_SEV_ERROR, who, sizeof(who)),
 		"the rendezvous (%s%s%s) never completed; thread %" PRIu32
 		" %s%s%s",
 		hp->master_addr[0] ? hp->master_addr : "store",
@@ -98,7 +119,13 @@ static void dlt_init_hang_rendezvous(struct dlt_job_ctx *c, size_t i,
 	dlt_ev_hang_stall(f->evidence, hp, s);
 	dlt_ev_hang_job(f->evidence, hp);
 	dlt_obj_uint(f->evidence, "connect_failures", hp->connect_fail);
-	if (hp->connect_fail) {
+	dlt_init_told(c, f, who);
+	if (who[0] && !hp->connect_fail) {
+		dlt_job_fix(c, f,
+			    "the store waits until every rank has joined: %s "
+			    "holds it up (see JOB_HANG)",
+			    who);
+	} else if (hp->connect_fail) {
 		dlt_obj_str(f->evidence, "connect_address", hp->connect_addr);
 		dlt_obj_str(f->evidence, "connect_error",
 			    strerror(hp->connect_err));

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "rules.h"
 #include "waits.h"
@@ -34,22 +35,111 @@ static void dlt_jh_doing(const struct dlt_hang_proc *hp,
 	dlt_jh_for(hp, ws, d, sizeof(d));
 	if (ws->call)
 		snprintf(buf, cap, "in %s for %s", ws->what, d);
-	else if (ws->stall)
+	else if (ws->stall) {
+		/* The program's line, and the package's function it called
+		 * when they differ (hang.py:12 in <module> (distributed_c10d
+		 * .py:1541 in all_reduce)). */
+		char at[600] = "";
+		if (ws->own[0] && strcmp(ws->own, ws->py) != 0)
+			snprintf(at, sizeof(at), " at %s (%s)", ws->own,
+				 ws->py);
+		else if (ws->py[0])
+			snprintf(at, sizeof(at), " at %s", ws->py);
 		/* A futex names no owner: which thread would wake it is not
 		 * recorded, and the frame is what there is to go on. */
 		/* The loader's lock is one futex whose holder the stacks
 		 * name (LOADER_LOCK says who). */
-		snprintf(buf, cap, "blocked in %s for %s%s%s%s%s%s",
+		snprintf(buf, cap, "blocked in %s for %s%s%s%s%s",
 			 dlt_syscall_label(ws->stall->syscall, nr, sizeof(nr)),
 			 d,
 			 ws->stall->syscall != 202 /* futex */ ? ""
 			 : dlt_loader_lock_stall(ws->stall)
 				 ? " (the loader's lock: see LOADER_LOCK)"
 				 : " (a futex, holder unknown)",
-			 ws->py[0] ? " at " : "", ws->py,
-			 ws->where[0] ? " under " : "", ws->where);
-	else
+			 at, ws->where[0] ? " under " : "", ws->where);
+	} else
 		snprintf(buf, cap, "not seen waiting (running)");
+}
+
+/* The headline's words for what the process does: "sleeping in
+ * clock_nanosleep for 3.2 s at train.py:88 in load_batch". */
+static void dlt_jh_short(const struct dlt_hang_proc *hp,
+			 const struct dlt_wait_state *ws, char *buf, size_t cap)
+{
+	char d[32], nr[32], fn[256] = "";
+	dlt_jh_for(hp, ws, d, sizeof(d));
+	const struct dlt_hang_stall *s = ws->stall;
+	const char *at = ws->own[0] ? ws->own : ws->py;
+	if (!at[0] && ws->where[0]) {
+		/* "lib.so!func+0x12": the function says enough. */
+		const char *b = strchr(ws->where, '!');
+		snprintf(fn, sizeof(fn), "%s", b ? b + 1 : ws->where);
+		char *plus = strrchr(fn, '+');
+		if (plus && b)
+			*plus = '\0';
+		at = fn;
+	}
+	const char *sep = !at[0] ? "" : at == fn ? " in " : " at ";
+	if (ws->call)
+		snprintf(buf, cap, "in %s for %s%s%s", ws->what, d, sep, at);
+	else if (s && s->state == 'T')
+		snprintf(buf, cap, "stopped (SIGSTOP or a debugger) for %s%s%s",
+			 d, sep, at);
+	else if (s)
+		snprintf(buf, cap, "%s %s for %s%s%s",
+			 dlt_wait_sleeps_nr(s->syscall) ? "sleeping in"
+			 : s->syscall == 202		? "blocked on a lock in"
+							: "blocked in",
+			 dlt_syscall_label(s->syscall, nr, sizeof(nr)), d, sep,
+			 at);
+	else if (hp->ended)
+		snprintf(buf, cap, "ended");
+	else
+		snprintf(buf, cap, "running, never seen waiting");
+}
+
+/* "exited with status 1", "killed by signal 11 (SIGSEGV)", "ended
+ * without an end record" (SIGKILL, a crash its handler could not
+ * write, a lost trace). */
+static void dlt_jh_ended(const struct dlt_hang_proc *hp, char *buf, size_t cap)
+{
+	if (hp->exit_how == DLT_EXIT_REAPED && WIFSIGNALED(hp->exit_status)) {
+		const char *n = dlt_signal_name(WTERMSIG(hp->exit_status));
+		snprintf(buf, cap, "killed by %s", n ? n : "a signal");
+	} else if (hp->exit_how == DLT_EXIT_REAPED) {
+		snprintf(buf, cap, "exited with status %d",
+			 WEXITSTATUS(hp->exit_status));
+	} else if (hp->ended && hp->exit_status >= 0 &&
+		   (hp->exit_how == DLT_EXIT_NORMAL ||
+		    hp->exit_how == DLT_EXIT_UNDERSCORE)) {
+		snprintf(buf, cap, "exited with status %d",
+			 hp->exit_status & 0xff);
+	} else if (hp->ended) {
+		snprintf(buf, cap, "%s",
+			 dlt_hang_exited(hp) ? "exited" : "was killed");
+	} else {
+		snprintf(buf, cap, "died without an end record");
+	}
+}
+
+/* evidence.culprit: the same four keys in every hang finding, for
+ * tools (and the fault corpus) that ask who, where and why. */
+static void dlt_jh_culprit(struct dlt_val *ev, const struct dlt_hang_proc *hp,
+			   const struct dlt_wait_state *ws, int32_t rank,
+			   const char *cause)
+{
+	struct dlt_val *o = dlt_obj_object(ev, "culprit");
+	if (rank >= 0)
+		dlt_obj_int(o, "rank", rank);
+	else
+		dlt_obj_null(o, "rank");
+	if (hp)
+		dlt_obj_uint(o, "pid", hp->pid);
+	else
+		dlt_obj_null(o, "pid");
+	const char *at = ws && ws->own[0] ? ws->own : ws ? ws->py : "";
+	dlt_obj_str(o, "python_at", at[0] ? at : NULL);
+	dlt_obj_str(o, "cause", cause);
 }
 
 static void dlt_jh_ev_state(struct dlt_val *o, const struct dlt_hang_proc *hp,
@@ -220,33 +310,30 @@ static void dlt_jh_fix(struct dlt_job_ctx *c, struct dlt_finding *f,
 	}
 }
 
-/* The message's first part: who holds the job up, and how. */
+/* The headline: who holds the job up, where and why, in one terminal
+ * line; what the others do and the chain of waits are its detail. */
 static void dlt_jh_headline(const struct dlt_job_ctx *c,
 			    const struct dlt_wait_group *g,
 			    const struct dlt_hang_proc *sp,
 			    const struct dlt_wait_state *ws, const char *who,
 			    char *buf, size_t cap)
 {
-	char doing[1024] = "", coll[160] = "", cur[160] = "";
+	char doing[512] = "", coll[160] = "", cur[160] = "";
 	if (sp)
-		dlt_jh_doing(sp, ws, doing, sizeof(doing));
+		dlt_jh_short(sp, ws, doing, sizeof(doing));
 	switch (g->why) {
 	case DLT_WHY_NOT_WAITING:
-		/* A rank that never connected anywhere never reached the
-		 * rendezvous at all. */
+		snprintf(buf, cap, "%s holds the job up: %s", who, doing);
+		break;
+	case DLT_WHY_ENDED: {
+		char how[96];
+		dlt_jh_ended(sp, how, sizeof(how));
 		snprintf(buf, cap,
-			 "%s holds the job up: it is in no collective and no "
-			 "rendezvous%s, %s",
-			 who,
-			 sp->nsocks == 0 ? " and never connected to another "
-					   "rank"
-					 : "",
-			 doing);
+			 "%s holds the job up: it %s while the others wait "
+			 "for it",
+			 who, how);
 		break;
-	case DLT_WHY_ENDED:
-		snprintf(buf, cap, "%s holds the job up: it ended (%s)", who,
-			 dlt_hang_exited(sp) ? "exited" : "killed");
-		break;
+	}
 	case DLT_WHY_MISSING:
 		snprintf(buf, cap,
 			 "%s holds the job up: it has no trace (never started, "
@@ -264,74 +351,95 @@ static void dlt_jh_headline(const struct dlt_job_ctx *c,
 			dlt_wait_coll_text(&wc.cur, cur, sizeof(cur));
 		/* What the others are in: the first other member in flight
 		 * at their number. */
-		char theirs[192] = "";
+		char theirs[160] = "";
 		for (size_t m = 0; m < g->n && !theirs[0]; m++) {
 			struct dlt_wait_coll oc;
-			char t[160];
 			if (g->members[m] != g->straggler &&
 			    dlt_wait_coll_of(c->procs[g->members[m]], id,
 					     &oc) &&
 			    oc.call && oc.comm->done + 1 == g->seq_others)
-				snprintf(theirs, sizeof(theirs), " (%s)",
-					 dlt_wait_coll_text(&oc.cur, t,
-							    sizeof(t)));
+				dlt_wait_coll_text(&oc.cur, theirs,
+						   sizeof(theirs));
 		}
 		if (g->why == DLT_WHY_BEHIND && wc.call)
 			snprintf(buf, cap,
-				 "%s holds communicator %016" PRIx64
-				 " up: it waits in its collective #%" PRIu32
-				 " (%s) while others are at #%" PRIu32 "%s",
-				 who, id, g->seq_straggler, cur, g->seq_others,
-				 theirs);
+				 "%s holds its communicator up: it waits in "
+				 "collective #%" PRIu32 " (%s), the others in "
+				 "#%" PRIu32 "%s%s%s",
+				 who, g->seq_straggler, cur, g->seq_others,
+				 theirs[0] ? " (" : "", theirs,
+				 theirs[0] ? ")" : "");
 		else if (g->why == DLT_WHY_BEHIND)
-			snprintf(buf, cap,
-				 "%s holds communicator %016" PRIx64
-				 " up: it made %" PRIu32
-				 " collectives (the last %s) and is in none, "
-				 "others wait in #%" PRIu32 "%s; it is %s",
-				 who, id, g->seq_straggler,
-				 coll[0] ? coll : "none", g->seq_others, theirs,
-				 doing);
+			snprintf(
+				buf, cap,
+				"%s holds its communicator up: it made %" PRIu32
+				" collectives, the others wait in #%" PRIu32
+				"; it is %s",
+				who, g->seq_straggler, g->seq_others, doing);
 		else
 			snprintf(buf, cap,
-				 "%s holds communicator %016" PRIx64
-				 " up: its collective #%" PRIu32
-				 " is %s, not the one the others are in%s",
-				 who, id, g->seq_straggler, cur, theirs);
+				 "%s holds its communicator up: its collective "
+				 "#%" PRIu32 " is %s, the others' %s",
+				 who, g->seq_straggler, cur,
+				 theirs[0] ? theirs : "another");
 		break;
 	}
-	default: {
-		/* Ranks waiting at different places of their Python code
-		 * (all_reduce on one, broadcast on another) entered
-		 * different collectives: the places say which. */
-		size_t used = (size_t)snprintf(
-			buf, cap,
-			"every rank of the job waits for another; none is "
-			"elsewhere");
-		char first[256] = "", list[1024] = "";
-		bool differ = false;
-		size_t lu = 0;
-		for (size_t m = 0; m < g->n; m++) {
-			const struct dlt_hang_proc *hp =
-				c->procs[g->members[m]];
-			struct dlt_wait_state mw;
-			dlt_wait_state_of(hp, &mw);
-			if (mw.kind != DLT_WAIT_PEERS || mw.py[0] == '\0')
-				continue;
-			if (first[0] == '\0')
-				snprintf(first, sizeof(first), "%s", mw.py);
-			differ |= strcmp(first, mw.py) != 0;
-			if (lu < sizeof(list))
-				lu += (size_t)snprintf(
-					list + lu, sizeof(list) - lu,
-					"%srank %" PRId32 " at %s",
-					lu ? ", " : "", hp->rank, mw.py);
-		}
-		if (differ && used < cap)
-			snprintf(buf + used, cap - used,
-				 ", at different places: %s", list);
+	default:
+		snprintf(buf, cap,
+			 "every rank of the job waits for another; none is "
+			 "elsewhere");
 	}
+}
+
+/* Ranks waiting at different places of their Python code (all_reduce on
+ * one, broadcast on another) entered different collectives: the places
+ * say which ("" when they agree). */
+static void dlt_jh_places(const struct dlt_job_ctx *c,
+			  const struct dlt_wait_group *g, char *buf, size_t cap)
+{
+	char first[256] = "";
+	bool differ = false;
+	size_t lu = 0;
+	buf[0] = '\0';
+	for (size_t m = 0; m < g->n; m++) {
+		const struct dlt_hang_proc *hp = c->procs[g->members[m]];
+		struct dlt_wait_state mw;
+		dlt_wait_state_of(hp, &mw);
+		if (mw.kind != DLT_WAIT_PEERS || mw.py[0] == '\0')
+			continue;
+		if (first[0] == '\0')
+			snprintf(first, sizeof(first), "%s", mw.py);
+		differ |= strcmp(first, mw.py) != 0;
+		if (lu < cap)
+			lu += (size_t)snprintf(buf + lu, cap - lu,
+					       "%srank %" PRId32 " at %s",
+					       lu ? ", " : "", hp->rank, mw.py);
 	}
+	if (!differ)
+		buf[0] = '\0';
+}
+
+/* The code of an error already found about procs[i]'s death, or NULL. */
+static const char *dlt_jh_death_error(const struct dlt_job_ctx *c, size_t i)
+{
+	static const char *const deaths[] = {"CRASH", "OOM_KILL", "SIGKILL"};
+	for (size_t k = 0; k < c->chk->nf; k++) {
+		const struct dlt_finding *f = &c->chk->f[k];
+		if (f->proc != c->proc[i] || f->severity != DLT_SEV_ERROR)
+			continue;
+		for (size_t d = 0; d < sizeof(deaths) / sizeof(deaths[0]); d++)
+			if (strcmp(f->code, deaths[d]) == 0)
+				return deaths[d];
+	}
+	return NULL;
+}
+
+static const char *dlt_jh_why(enum dlt_wait_why w)
+{
+	static const char *const words[] = {"none",	   "missing",
+					    "not waiting", "ended",
+					    "behind",	   "other collective"};
+	return (size_t)w < sizeof(words) / sizeof(words[0]) ? words[w] : "none";
 }
 
 static void dlt_job_hang_one(struct dlt_job_ctx *c,
@@ -344,7 +452,7 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 	memset(&ws, 0, sizeof(ws));
 	if (sp)
 		dlt_wait_state_of(sp, &ws);
-	char who[64], head[2048], waiting[256], chain[1024], wdoing[1024];
+	char who[64], head[1024], waiting[256], chain[1024], wdoing[1024];
 	if (sp)
 		dlt_hang_who(sp, who, sizeof(who));
 	else if (g->missing_rank >= 0)
@@ -358,19 +466,52 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 	dlt_jh_doing(c->procs[w0], &wws, wdoing, sizeof(wdoing));
 	dlt_jh_chain(c, e, g, member ? g->straggler : SIZE_MAX, chain,
 		     sizeof(chain), NULL);
+	char places[1024], sdoing[1024] = "";
+	dlt_jh_places(c, g, places, sizeof(places));
+	if (sp && g->why != DLT_WHY_ENDED)
+		dlt_jh_doing(sp, &ws, sdoing, sizeof(sdoing));
+	/* A straggler that died of something with an error of its own
+	 * (CRASH, OOM_KILL, SIGKILL): that is the cause, the hang its
+	 * consequence. */
+	const char *cause = g->why == DLT_WHY_ENDED
+				    ? dlt_jh_death_error(c, g->straggler)
+				    : NULL;
 	struct dlt_finding *f = dlt_job_finding(
-		c, member ? g->straggler : g->first, DLT_SEV_ERROR,
-		"%s; rank(s)%s wait (rank %" PRId32 " %s)%s%s", head, waiting,
-		c->procs[w0]->rank, wdoing, chain[0] ? "; " : "", chain);
+		c, member ? g->straggler : g->first,
+		cause ? DLT_SEV_INFO : DLT_SEV_ERROR, "%s%s%s%s", head,
+		cause ? " (see " : "", cause ? cause : "", cause ? ")" : "");
+	/* Detail, a clause each: the straggler's whole wait, who waits, the
+	 * links into it, the places that differ. */
+	char detail[4096];
+	size_t du = 0;
+	detail[0] = '\0';
+	if (sdoing[0])
+		du += (size_t)snprintf(
+			detail, sizeof(detail), "%s: %s%s; ", who, sdoing,
+			g->why == DLT_WHY_NOT_WAITING && sp->nsocks == 0
+				? ", never connected to "
+				  "another rank"
+				: "");
+	if (du < sizeof(detail))
+		du += (size_t)snprintf(detail + du, sizeof(detail) - du,
+				       "rank(s)%s wait (rank %" PRId32 " %s)",
+				       waiting, c->procs[w0]->rank, wdoing);
+	if (chain[0] && du < sizeof(detail))
+		du += (size_t)snprintf(detail + du, sizeof(detail) - du, "; %s",
+				       chain);
+	if (places[0] && du < sizeof(detail))
+		snprintf(detail + du, sizeof(detail) - du,
+			 "; at different places: %s", places);
+	dlt_finding_detail(c->chk, f, "%s", detail);
 	f->ts = ws.since ? ws.since : wws.since;
 	struct dlt_val *ev = f->evidence;
-	dlt_obj_str(ev, "why",
-		    (const char *[]){"none", "missing", "not waiting", "ended",
-				     "behind", "other collective"}[g->why]);
+	dlt_obj_str(ev, "why", dlt_jh_why(g->why));
 	if (sp)
 		dlt_jh_ev_state(dlt_obj_object(ev, "straggler"), sp, &ws);
 	else
 		dlt_obj_null(ev, "straggler");
+	dlt_jh_culprit(ev, sp, sp ? &ws : NULL, sp ? sp->rank : g->missing_rank,
+		       dlt_jh_why(g->why));
 	if (g->missing_rank >= 0)
 		dlt_obj_int(ev, "missing_rank", g->missing_rank);
 	if (g->comm_id)
@@ -458,20 +599,22 @@ static void dlt_job_hang_tree(struct dlt_job_ctx *c,
 	const char *ended =
 		t->by_dltrace ? "dltrace ended the run after --hang-timeout"
 			      : "it was killed while it waited";
-	struct dlt_finding *f;
+	char head[640];
+	dlt_jh_short(sp, &ws, head, sizeof(head));
+	struct dlt_finding *f = dlt_job_finding(
+		c, si, DLT_SEV_ERROR, "%s holds the run up: %s", who, head);
 	if (t->n > 1)
-		f = dlt_job_finding(c, si, DLT_SEV_ERROR,
-				    "%s holds the run up: %s; the chain of "
-				    "waits: %s; %s",
-				    who, doing, chain, ended);
+		dlt_finding_detail(c->chk, f,
+				   "%s: %s; the chain of waits: %s; %s", who,
+				   doing, chain, ended);
 	else
-		f = dlt_job_finding(c, si, DLT_SEV_ERROR,
-				    "%s holds the run up: %s; no other process "
-				    "waits for it; %s",
-				    who, doing, ended);
+		dlt_finding_detail(c->chk, f,
+				   "%s: %s; no other process waits for it; %s",
+				   who, doing, ended);
 	f->ts = ws.since;
 	struct dlt_val *ev = f->evidence;
 	dlt_obj_str(ev, "why", "end of the chain");
+	dlt_jh_culprit(ev, sp, &ws, sp->rank, "end of the chain");
 	dlt_obj_str(ev, "ended_by",
 		    t->by_dltrace ? "dltrace --hang-timeout"
 				  : "killed while waiting");
@@ -497,21 +640,15 @@ static void dlt_job_hang_tree(struct dlt_job_ctx *c,
 
 static void dlt_rule_job_hang(struct dlt_job_ctx *c)
 {
-	struct dlt_wait_group *g;
-	size_t ng = dlt_wait_groups(c->procs, c->n, c->completed, &g);
 	struct dlt_wait_ends e = {NULL, 0};
-	if (ng)
+	if (c->ngroups)
 		dlt_wait_ends_build(c->procs, c->n, &e);
-	for (size_t k = 0; k < ng; k++)
-		dlt_job_hang_one(c, &e, &g[k]);
+	for (size_t k = 0; k < c->ngroups; k++)
+		dlt_job_hang_one(c, &e, &c->groups[k]);
 	dlt_wait_ends_free(&e);
-	dlt_wait_groups_free(g, ng);
-	struct dlt_wait_tree *t;
-	size_t nt = dlt_wait_trees(c->procs, c->n, c->completed, &t);
-	for (size_t k = 0; k < nt; k++)
-		if (t[k].n)
-			dlt_job_hang_tree(c, &t[k]);
-	dlt_wait_trees_free(t, nt);
+	for (size_t k = 0; k < c->ntrees; k++)
+		if (c->trees[k].n)
+			dlt_job_hang_tree(c, &c->trees[k]);
 }
 
 DLT_RULE(job_hang, 165, "JOB_HANG", DLT_SEV_ERROR, NULL, dlt_rule_job_hang,

@@ -35,13 +35,16 @@ static void dlt_comm_missing(struct dlt_job_ctx *c, size_t i)
 	    0)
 		return;
 	bool ran = formed || c->completed;
+	char who[96];
+	enum dlt_severity sev =
+		dlt_hang_told(c, i, DLT_SEV_ERROR, who, sizeof(who));
 	struct dlt_finding *f =
 		ran ? dlt_job_finding(c, i, DLT_SEV_INFO,
 				      "communicator %016" PRIx64
 				      " of %d ranks: rank(s)%s left no "
 				      "trace, yet the communicator formed",
 				      hp->comm_id, nranks, missing)
-		    : dlt_job_finding(c, i, DLT_SEV_ERROR,
+		    : dlt_job_finding(c, i, sev,
 				      "communicator %016" PRIx64
 				      " of %d ranks: rank(s)%s never reached "
 				      "init (no trace entered it)",
@@ -50,6 +53,10 @@ static void dlt_comm_missing(struct dlt_job_ctx *c, size_t i)
 			 "missing_ranks");
 	dlt_ev_hang_comm(f->evidence, hp);
 	dlt_obj_bool(f->evidence, "formed", formed);
+	if (who[0] && !ran) {
+		dlt_obj_str(f->evidence, "culprit", who);
+		dlt_obj_str(f->evidence, "reported_by", "JOB_HANG");
+	}
 	if (ran)
 		dlt_job_fix(c, f,
 			    "nothing to fix in the job; to see those ranks, "
@@ -83,21 +90,30 @@ static void dlt_job_missing(struct dlt_job_ctx *c, size_t i)
 	if (dlt_hang_missing(seen, n, missing, sizeof(missing), NULL, NULL) ==
 	    0)
 		return;
+	char who[96], job[192];
+	enum dlt_severity sev =
+		dlt_hang_told(c, i, DLT_SEV_ERROR, who, sizeof(who));
+	/* Ranks from init_process_group's arguments have no MASTER_PORT. */
+	if (hp->master_port[0])
+		snprintf(job, sizeof(job), "job %s:%s", hp->master_addr,
+			 hp->master_port);
+	else
+		snprintf(job, sizeof(job), "the job");
 	struct dlt_finding *f =
 		c->completed
 			? dlt_job_finding(c, i, DLT_SEV_INFO,
-					  "job %s:%s of WORLD_SIZE %d: "
-					  "rank(s)%s left no trace; the job "
-					  "completed",
-					  hp->master_addr, hp->master_port,
-					  hp->world_size, missing)
-			: dlt_job_finding(c, i, DLT_SEV_ERROR,
-					  "job %s:%s of WORLD_SIZE %d: "
-					  "rank(s)%s have no trace (never "
-					  "started, or started elsewhere "
-					  "without dltrace)",
-					  hp->master_addr, hp->master_port,
-					  hp->world_size, missing);
+					  "%s of WORLD_SIZE %d: rank(s)%s left "
+					  "no trace; the job completed",
+					  job, hp->world_size, missing)
+			: dlt_job_finding(c, i, sev,
+					  "%s of WORLD_SIZE %d: rank(s)%s have "
+					  "no trace (never started, or started "
+					  "elsewhere without dltrace)",
+					  job, hp->world_size, missing);
+	if (who[0]) {
+		dlt_obj_str(f->evidence, "culprit", who);
+		dlt_obj_str(f->evidence, "reported_by", "JOB_HANG");
+	}
 	dlt_hang_missing(seen, n, missing, sizeof(missing), f->evidence,
 			 "missing_ranks");
 	dlt_ev_hang_job(f->evidence, hp);

@@ -288,9 +288,6 @@ void dlt_ev_hang_job(struct dlt_val *o, const struct dlt_hang_proc *hp);
  * traced into one place). */
 #define DLT_HANG_MAX_RANKS 4096
 
-/* Processes of one job: the same MASTER_ADDR:MASTER_PORT. */
-bool dlt_hang_same_job(const struct dlt_hang_proc *a,
-		       const struct dlt_hang_proc *b);
 /* Whether procs[i] is the first process with its key (0: none), such as
  * its communicator's id hash (dlt_hang_comm_key), or the first of its job
  * (one with a WORLD_SIZE and a MASTER_PORT): rules that judge a
@@ -299,6 +296,15 @@ bool dlt_hang_first_by(const struct dlt_job_ctx *c, size_t i,
 		       uint64_t (*key)(const struct dlt_hang_proc *hp));
 uint64_t dlt_hang_comm_key(const struct dlt_hang_proc *hp);
 bool dlt_hang_first_in_job(const struct dlt_job_ctx *c, size_t i);
+/* The group of ranks JOB_HANG judges that procs[i] is in, or NULL. */
+const struct dlt_wait_group *dlt_hang_group_of(const struct dlt_job_ctx *c,
+					       size_t i);
+/* A finding about procs[i] of a hang that JOB_HANG reports: its severity
+ * (an error becomes an info: one hang, one error) and JOB_HANG's culprit in
+ * who, named as JOB_HANG names it ("" none found).  sev unchanged outside
+ * such a hang. */
+enum dlt_severity dlt_hang_told(const struct dlt_job_ctx *c, size_t i,
+				enum dlt_severity sev, char *who, size_t cap);
 /* The wait of a rendezvous that never completed, which INIT_HANG reports:
  * in a process that did not end on its own and has no init in flight, a
  * long wait whose stack is in the store (TCPStore, waitForWorkers,

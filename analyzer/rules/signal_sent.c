@@ -84,6 +84,25 @@ static size_t dlt_sent_first_failure(const struct dlt_check *chk,
 	return SIZE_MAX;
 }
 
+/* When dltrace began ending d's run after --hang-timeout, if it did
+ * before d (its first signal to any process of the run on d's host, whose
+ * clock d's time shares), else 0. */
+static uint64_t dlt_sent_dltrace_ended(const struct dlt_check *chk,
+				       const struct dlt_sigdeath *d)
+{
+	const struct dlt_check_proc *me = &chk->procs[d->proc];
+	uint64_t first = 0;
+	for (size_t i = 0; i < chk->nprocs; i++) {
+		const struct dlt_check_proc *q = &chk->procs[i];
+		if (q->dltrace_ts == 0 || q->run_group != me->run_group ||
+		    (q->host && me->host && strcmp(q->host, me->host) != 0))
+			continue;
+		if (first == 0 || q->dltrace_ts < first)
+			first = q->dltrace_ts;
+	}
+	return first && first <= d->ts ? first : 0;
+}
+
 static void dlt_sent_one(struct dlt_job_ctx *c, const struct dlt_sigdeath *d,
 			 const struct dlt_sigdeath *all, size_t n)
 {
@@ -109,18 +128,25 @@ static void dlt_sent_one(struct dlt_job_ctx *c, const struct dlt_sigdeath *d,
 	size_t sender = dlt_sent_by_traced(chk, d);
 	bool by_dltrace = !d->forwarded && d->sender_comm &&
 			  strcmp(d->sender_comm, "dltrace") == 0;
+	/* Sent by a process of the run after dltrace began to end it
+	 * (mp.spawn's parent passes SIGINT on to its children, a launcher
+	 * cleans up): dltrace's own doing, not a cause. */
+	uint64_t ended_at = dlt_sent_dltrace_ended(chk, d);
+	bool after_dltrace =
+		!by_dltrace && ended_at && (sender != SIZE_MAX || d->forwarded);
 	/* dltrace's own SIGTERM after --hang-timeout: the hang is the
 	 * failure, whatever the processes did once signalled. */
 	const struct dlt_finding *crash =
-		by_dltrace ? NULL : dlt_sent_first_crash(chk, d);
+		by_dltrace || after_dltrace ? NULL
+					    : dlt_sent_first_crash(chk, d);
 	size_t failed = crash ? crash->proc
 			: sender != SIZE_MAX
 				? dlt_sent_first_failure(chk, d, all, n, sender)
 				: SIZE_MAX;
 	/* Only a traced sender is known to react to failures: `kill` and
 	 * `timeout` act on their own. */
-	bool reaction = !by_dltrace && (sender != SIZE_MAX || crash) &&
-			failed != SIZE_MAX;
+	bool reaction = !by_dltrace && !after_dltrace &&
+			(sender != SIZE_MAX || crash) && failed != SIZE_MAX;
 	struct dlt_finding *f;
 	if (by_dltrace) {
 		f = dlt_job_finding(c, ji, DLT_SEV_INFO,
@@ -130,6 +156,16 @@ static void dlt_sent_one(struct dlt_job_ctx *c, const struct dlt_sigdeath *d,
 		dlt_job_fix(c, f,
 			    "see the hang findings: they say where each "
 			    "process waited");
+	} else if (after_dltrace) {
+		f = dlt_job_finding(
+			c, ji, DLT_SEV_INFO,
+			"ended by %s from %s%s, after dltrace ended "
+			"the run at --hang-timeout",
+			name ? name : "a signal", who, orig);
+		dlt_job_fix(c, f,
+			    "nothing: the sender passed on or followed "
+			    "dltrace's own ending; see the hang findings for "
+			    "where each process waited");
 	} else if (reaction) {
 		const struct dlt_check_proc *q = &chk->procs[failed];
 		f = dlt_job_finding(c, ji, DLT_SEV_INFO,
@@ -174,6 +210,8 @@ static void dlt_sent_one(struct dlt_job_ctx *c, const struct dlt_sigdeath *d,
 	}
 	if (reaction)
 		dlt_obj_uint(e, "first_failure_pid", chk->procs[failed].pid);
+	if (after_dltrace)
+		dlt_obj_str(e, "consequence_of", "dltrace --hang-timeout");
 	dlt_obj_str(e, "ended", chk->procs[d->proc].ended);
 }
 

@@ -27,14 +27,13 @@ static bool dlt_told_by_init_hang(const struct dlt_hang_proc *hp,
 static void dlt_rule_stall(struct dlt_job_ctx *c)
 {
 	enum dlt_severity sev = c->completed ? DLT_SEV_INFO : DLT_SEV_WARNING;
-	/* The waits of a job that JOB_HANG judged are its evidence. */
-	struct dlt_wait_group *g;
-	size_t ng = dlt_wait_groups(c->procs, c->n, c->completed, &g);
-	struct dlt_wait_tree *t;
-	size_t nt = dlt_wait_trees(c->procs, c->n, c->completed, &t);
+	/* The waits of a job that JOB_HANG judged are its evidence; a
+	 * launcher's (torchrun's agent, mp.spawn's parent, a shell) are
+	 * for its ranks, which say more. */
 	for (size_t i = 0; i < c->n; i++) {
 		const struct dlt_hang_proc *hp = c->procs[i];
-		if (dlt_wait_in_group(g, ng, i) || dlt_wait_in_tree(t, nt, i))
+		if (dlt_wait_in_group(c->groups, c->ngroups, i) ||
+		    dlt_wait_in_tree(c->trees, c->ntrees, i) || c->launcher[i])
 			continue;
 		for (size_t k = 0; k < hp->nstalls; k++) {
 			const struct dlt_hang_stall *s = &hp->stalls[k];
@@ -96,8 +95,6 @@ static void dlt_rule_stall(struct dlt_job_ctx *c)
 					    "needs nothing");
 		}
 	}
-	dlt_wait_groups_free(g, ng);
-	dlt_wait_trees_free(t, nt);
 }
 
 DLT_RULE(stall, 170, "STALL", DLT_SEV_WARNING, NULL, dlt_rule_stall,

@@ -133,6 +133,8 @@
 		if (f.severity === "error") d.open = true;
 		d.appendChild(el("summary", null, el("span", {cls: "sev-" + f.severity, text: f.severity + " " + f.code}),
 				 " " + who(f) + ": ", f.message || ""));
+		if (f.detail) d.appendChild(el.apply(null, ["ul", {cls: "detail"}].concat(
+			f.detail.split("; ").map(function (t) { return el("li", {text: t}); }))));
 		if (f.fix) d.appendChild(el("div", {cls: "fix"}, el("b", {text: "Fix: "}), f.fix));
 		if (f.evidence && Object.keys(f.evidence).length) d.appendChild(value(f.evidence));
 		if (f.trace) d.appendChild(el("div", {cls: "muted mono", text: f.trace}));
