@@ -887,6 +887,48 @@ row "many ranks: hangs over $nt traces (s; making them took $mk s)" "-" "-" \
 	"**$m s** ($(rng "${tm[@]}"))" "seconds, not minutes" \
 	"$(yes_no "$m < 60")"
 
+# ---- 9b. 1,024 and 10,000 ranks of a hung job (issue 29) -------------------------
+# The traces of a job that hung, written by tests/bench/gen_ranks.c with
+# the real writer (one folder per node, 8 ranks a node, one culprit), then
+# the verdict (check), hangs and env over them, one run each: wall time
+# and peak RSS (/usr/bin/time).  BIG_RANKS="1024 10000" by default.
+GEN=$ROOT/$BD/bin/gen_ranks
+if [ -x "$GEN" ] && [ -x /usr/bin/time ]; then
+	for nr in ${BIG_RANKS:-1024 10000}; do
+		d="$W/big$nr"
+		rm -rf "$d"
+		s=$(date +%s%N)
+		"$GEN" --out "$d" --ranks "$nr" >/dev/null
+		e=$(date +%s%N)
+		mk=$(calc "($e - $s) / 1e9")
+		log "== $nr ranks: generated in $mk s, $(du -sh "$d" | cut -f1)"
+		for cmd in check hangs env; do
+			# check and hangs take the node folders; env the job's
+			# folder, which it reads as one job.
+			if [ "$cmd" = env ]; then
+				set -- "$d"
+			else
+				set -- "$d"/node*
+			fi
+			r=$(/usr/bin/time -f '%e %M' "$ANALYZE" "$cmd" "$@" \
+				2>&1 >/dev/null | tail -1)
+			read -r sec kb <<<"$r"
+			mb=$(calc "${kb:-0} / 1024")
+			log "   $cmd: $sec s, $mb MB"
+			budget="-"
+			met="-"
+			if [ "$cmd" = check ]; then
+				lim=$([ "$nr" -le 1024 ] && echo 10 || echo 60)
+				budget="≤ $lim s, ≤ 4 GB"
+				met=$(yes_no "${sec:-999} <= $lim && ${kb:-99999999} <= 4194304")
+			fi
+			row "$nr ranks of a hung job: $cmd (s, peak RSS; gen_ranks made them in $mk s)" \
+				"-" "-" "**$sec s**, $mb MB" "$budget" "$met"
+		done
+		rm -rf "$d"
+	done
+fi
+
 END=$(date +%s)
 echo
 echo "dltrace benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $ROUNDS rounds, median (min-max); took $((END - START)) s"

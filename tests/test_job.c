@@ -337,6 +337,129 @@ static void test_run_keeps_input_errors(void)
 	free(empty);
 }
 
+/* ---- many ranks folded ----------------------------------------------- */
+
+#define FOLD_RANKS 64
+#define FOLD_CULPRIT 37
+
+/* argv for `dltrace-analyze CMD [OPT] DIR/node*` (free the array and the
+ * paths from index 3 on). */
+static const char **fold_argv(const char *cmd, const char *opt, const char *dir,
+			      size_t *n)
+{
+	const char **v = calloc(FOLD_RANKS + 8, sizeof(*v));
+	size_t k = 0;
+	v[k++] = DLT_TEST_ANALYZE;
+	v[k++] = cmd;
+	if (opt)
+		v[k++] = opt;
+	*n = k;
+	for (int node = 0; node < FOLD_RANKS / 8; node++)
+		v[k++] = tu_strfmt("%s/node%04d", dir, node);
+	v[k] = NULL;
+	return v;
+}
+
+static void fold_argv_free(const char **v, size_t from)
+{
+	for (size_t i = from; v[i]; i++)
+		free((char *)v[i]);
+	free(v);
+}
+
+/* 64 ranks on 8 nodes (tests/bench/gen_ranks.c), every one but rank 37
+ * in its collective #21, rank 37 asleep in load_batch after 20: `hangs`
+ * says it in two lines, the 63 ranks as ranges and the culprit alone,
+ * and `check --json` names rank 37 with JOB_HANG.  `env` over the folder
+ * of node folders takes it as one job of 64 ranks. */
+static void test_fold_many_ranks(void)
+{
+	char *dir = tu_tmpdir("fold");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	char *out = tu_strfmt("%s/job", dir);
+	const char *gen[] = {DLT_TEST_GEN_RANKS,
+			     "--out",
+			     out,
+			     "--ranks",
+			     "64",
+			     "--culprit",
+			     "37",
+			     "--collectives",
+			     "20",
+			     NULL};
+	struct tu_proc p;
+	tu_run(&p, gen, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK_FATAL(tu_exit_code(p.status) == 0, "gen_ranks: %s\n%s",
+		       tu_status_str(p.status), p.err);
+	tu_proc_free(&p);
+
+	size_t from;
+	const char **hv = fold_argv("hangs", NULL, out, &from);
+	tu_run(&p, hv, NULL, RUN_TIMEOUT_MS);
+	/* 1: an error was found (JOB_HANG). */
+	TU_CHECK(tu_exit_code(p.status) == 1, "hangs: %s\n%s",
+		 tu_status_str(p.status), p.err);
+	TU_CHECK(strstr(p.out, "64 processes in 2 states:\n") != NULL,
+		 "hangs did not fold the ranks:\n%s", p.out);
+	TU_CHECK(strstr(p.out, "ranks 0\xe2\x80\x93"
+			       "36, 38\xe2\x80\x93"
+			       "63: waiting in ncclAllReduce #21 (futex) at "
+			       "train.py:120 in step\n") != NULL,
+		 "no line for the 63 waiting ranks:\n%s", p.out);
+	TU_CHECK(strstr(p.out, "rank 37: in clock_nanosleep at train.py:88 "
+			       "in load_batch, 20 collectives\n") != NULL,
+		 "no line for the culprit:\n%s", p.out);
+	/* No per-rank table. */
+	TU_CHECK(strstr(p.out, "last traced call") == NULL,
+		 "hangs printed its table:\n%s", p.out);
+	tu_proc_free(&p);
+	fold_argv_free(hv, from);
+
+	const char **cv = fold_argv("check", "--json", out, &from);
+	int rc;
+	char *err;
+	struct tu_json *root = check_json(cv, &rc, &err);
+	const struct tu_json *fs = tu_jget(root, "findings");
+	const struct tu_json *hang = NULL;
+	for (size_t i = 0; i < tu_jlen(fs); i++)
+		if (strcmp(tu_jstr(tu_jat(fs, i), "code"), "JOB_HANG") == 0)
+			hang = tu_jat(fs, i);
+	TU_CHECK(hang != NULL, "check --json: no JOB_HANG");
+	const struct tu_json *r = tu_jget(hang, "rank");
+	TU_CHECK(r && r->type == TU_JNUM && (int)r->num == FOLD_CULPRIT,
+		 "JOB_HANG is not about rank %d", FOLD_CULPRIT);
+	TU_CHECK(tu_jlen(tu_jget(root, "processes")) == FOLD_RANKS,
+		 "check --json: %zu processes",
+		 tu_jlen(tu_jget(root, "processes")));
+	tu_json_free(root);
+	free(err);
+	fold_argv_free(cv, from);
+
+	/* --json stays one row per rank. */
+	const char **jv = fold_argv("hangs", "--json", out, &from);
+	root = check_json(jv, &rc, &err);
+	TU_CHECK(tu_jlen(tu_jget(root, "ranks")) == FOLD_RANKS,
+		 "hangs --json: %zu ranks", tu_jlen(tu_jget(root, "ranks")));
+	tu_json_free(root);
+	free(err);
+	fold_argv_free(jv, from);
+
+	const char *ev[] = {DLT_TEST_ANALYZE, "env", out, NULL};
+	tu_run(&p, ev, NULL, RUN_TIMEOUT_MS);
+	TU_CHECK(tu_exit_code(p.status) == 0, "env: %s\n%s",
+		 tu_status_str(p.status), p.err);
+	TU_CHECK(strstr(p.out, ": 64 processes, 64 ranks on 8 hosts\n") &&
+			 strstr(p.out, "  ranks 0\xe2\x80\x93"
+				       "63: "
+				       "/usr/bin/python3.11\n"),
+		 "env did not take the node folders as one job:\n%s", p.out);
+	tu_proc_free(&p);
+
+	tu_rmtree(dir);
+	free(out);
+	free(dir);
+}
+
 static const struct tu_test open_tests[] = {
 	{"each trace opened once per command", test_each_trace_opened_once},
 	{"more traces than descriptors", test_more_traces_than_descriptors},
@@ -346,8 +469,12 @@ static const struct tu_test run_tests[] = {
 	{"--run keeps the input errors", test_run_keeps_input_errors},
 	{NULL, NULL}};
 
+static const struct tu_test fold_tests[] = {
+	{"many ranks folded into ranges", test_fold_many_ranks}, {NULL, NULL}};
+
 static const struct tu_suite suites[] = {{"opens", open_tests, NULL},
 					 {"run_errors", run_tests, NULL},
+					 {"fold", fold_tests, NULL},
 					 {NULL, NULL, NULL}};
 
 int main(int argc, char **argv)

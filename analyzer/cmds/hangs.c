@@ -16,6 +16,7 @@
 #include "report.h"
 #include "live.h"
 #include "model.h"
+#include "ranges.h"
 #include "waits.h"
 
 const char dlt_hangs_usage[] =
@@ -165,6 +166,172 @@ void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 	dlt_json_object_end(j);
 }
 
+/* Above this many processes the text folds the table: one line per group
+ * of processes in the same state, a thousand ranks in a line.  Below it,
+ * the table says more (pids, the time of each wait) and still fits a
+ * screen. */
+#define DLT_HANG_FOLD_MIN 32
+
+/* The innermost Python frame of the program's own code, without its
+ * directory ("train.py:120 in step"): in a job of thousands of ranks,
+ * torch's all_reduce is where every rank waits, and the script's line is
+ * what tells the groups apart.  Frames of CPython's library and of
+ * installed packages are passed over; none left: the innermost. */
+static void dlt_hang_fold_own(const struct dlt_hang_stall *s, char *buf,
+			      size_t cap)
+{
+	buf[0] = '\0';
+	if (s == NULL || s->py == NULL || s->py->n == 0)
+		return;
+	const char *f = NULL;
+	for (uint32_t i = 0; i < s->py->n && f == NULL; i++)
+		if (strstr(s->py->frames[i], "/lib/python3.") == NULL &&
+		    strstr(s->py->frames[i], "-packages/") == NULL)
+			f = s->py->frames[i];
+	if (f == NULL)
+		f = s->py->frames[0];
+	/* The directory ends at the last '/' before the ":line". */
+	const char *colon = strrchr(f, ':'), *base = f;
+	for (const char *p = f; *p && (colon == NULL || p < colon); p++)
+		if (*p == '/')
+			base = p + 1;
+	snprintf(buf, cap, "%s", base);
+}
+
+/* What a process is doing, in words that are the same for every process
+ * in the same state (no pid, no duration): "waiting in ncclAllReduce
+ * #1001 (futex) at train.py:120 in step", "in clock_nanosleep at
+ * train.py:88 in load_batch, 1,000 collectives". */
+static void dlt_hang_fold_text(const struct dlt_hang_proc *hp, char *buf,
+			       size_t cap)
+{
+	struct dlt_wait_state ws;
+	dlt_wait_state_of(hp, &ws);
+	const struct dlt_hang_call *c =
+		ws.call ? ws.call
+			: (hp->ninflight ? &hp->inflight[hp->ninflight - 1]
+					 : NULL);
+	const struct dlt_hang_stall *s = ws.stall ? ws.stall
+					 : c ? dlt_hang_stall_of(hp, c->tid)
+					     : dlt_hang_stall_of(hp, hp->pid);
+	char sysb[32], num[32], own[256];
+	const char *sys =
+		s ? dlt_syscall_label(s->syscall, sysb, sizeof(sysb)) : "";
+	dlt_hang_fold_own(s, own, sizeof(own));
+	struct dlt_wait_coll wc;
+	bool coll = dlt_wait_coll_of(hp, hp->comm_id, &wc);
+	size_t o = 0;
+#define DLT_FOLD_ADD(...)                                                     \
+	do {                                                                  \
+		if (o < cap)                                                  \
+			o += (size_t)snprintf(buf + o, cap - o, __VA_ARGS__); \
+	} while (0)
+	buf[0] = '\0';
+	if (c) {
+		const struct dlt_api_desc *a = dlt_api_by_id(c->api);
+		DLT_FOLD_ADD("waiting in %s", a ? a->name : "?");
+		/* Its number among the communicator's collectives: where
+		 * the ranks stand against each other. */
+		if (coll && wc.call == c)
+			DLT_FOLD_ADD(" #%" PRIu32, wc.comm->done + 1);
+		if (sys[0])
+			DLT_FOLD_ADD(" (%s)", sys);
+	} else if (s) {
+		DLT_FOLD_ADD("in %s", sys);
+	} else {
+		DLT_FOLD_ADD("%s", dlt_hang_exited(hp) ? "exited"
+				   : hp->ended ? "ended, waiting in nothing"
+					       : "no wait seen");
+	}
+	if (own[0])
+		DLT_FOLD_ADD(" at %s", own);
+	else if (ws.py[0])
+		DLT_FOLD_ADD(" at %s", ws.py);
+	else if (ws.where[0])
+		DLT_FOLD_ADD(" at %s", ws.where);
+	if (!c && coll)
+		DLT_FOLD_ADD(", %s collective%s",
+			     dlt_ranges_num(wc.comm->done, num, sizeof(num)),
+			     wc.comm->done == 1 ? "" : "s");
+#undef DLT_FOLD_ADD
+}
+
+struct dlt_hang_fold {
+	char text[640];
+	int64_t who; /* rank, or pid for a process without one */
+	bool ranked;
+};
+
+static int dlt_hang_fold_cmp(const void *a, const void *b)
+{
+	const struct dlt_hang_fold *x = *(const struct dlt_hang_fold *const *)a,
+				   *y = *(const struct dlt_hang_fold *const *)b;
+	if (x->ranked != y->ranked)
+		return x->ranked ? -1 : 1;
+	int c = strcmp(x->text, y->text);
+	if (c)
+		return c;
+	return (x->who > y->who) - (x->who < y->who);
+}
+
+/* One group: a run of equal texts in the sorted array. */
+struct dlt_hang_fgroup {
+	size_t at, n;
+};
+
+static int dlt_hang_fgroup_cmp(const void *a, const void *b)
+{
+	const struct dlt_hang_fgroup *x = a, *y = b;
+	/* The largest first: the job's state, then the odd ones out. */
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/* The folded table: one line per group of processes in the same state,
+ * largest first, the ranks as ranges; a rank alone in its state (the
+ * culprit, most often) gets a line of its own. */
+static void dlt_hang_fold(const struct dlt_hang_proc *procs, size_t n)
+{
+	struct dlt_hang_fold *f = dlt_xcalloc(n, sizeof(*f));
+	struct dlt_hang_fold **by = dlt_xcalloc(n, sizeof(*by));
+	for (size_t i = 0; i < n; i++) {
+		dlt_hang_fold_text(&procs[i], f[i].text, sizeof(f[i].text));
+		f[i].ranked = procs[i].rank >= 0;
+		f[i].who = f[i].ranked ? (int64_t)procs[i].rank
+				       : (int64_t)procs[i].pid;
+		by[i] = &f[i];
+	}
+	qsort(by, n, sizeof(*by), dlt_hang_fold_cmp);
+	struct dlt_hang_fgroup *g = dlt_xcalloc(n, sizeof(*g));
+	size_t ng = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (ng && by[i]->ranked == by[g[ng - 1].at]->ranked &&
+		    strcmp(by[i]->text, by[g[ng - 1].at]->text) == 0) {
+			g[ng - 1].n++;
+			continue;
+		}
+		g[ng++] = (struct dlt_hang_fgroup){i, 1};
+	}
+	qsort(g, ng, sizeof(*g), dlt_hang_fgroup_cmp);
+	int64_t *who = dlt_xcalloc(n, sizeof(*who));
+	char list[1024];
+	printf("%zu process%s in %zu state%s:\n", n, n == 1 ? "" : "es", ng,
+	       ng == 1 ? "" : "s");
+	for (size_t k = 0; k < ng; k++) {
+		for (size_t i = 0; i < g[k].n; i++)
+			who[i] = by[g[k].at + i]->who;
+		bool ranked = by[g[k].at]->ranked;
+		dlt_ranges_text(who, g[k].n, list, sizeof(list));
+		printf("%s%s %s: %s\n", ranked ? "rank" : "pid",
+		       g[k].n > 1 ? "s" : "", list, by[g[k].at]->text);
+	}
+	free(who);
+	free(g);
+	free(by);
+	free(f);
+}
+
 int dlt_cmd_hangs(int argc, char **argv)
 {
 	bool json = false;
@@ -217,10 +384,14 @@ int dlt_cmd_hangs(int argc, char **argv)
 			       "run,\nand dltrace-analyze hangs --run ID PATH "
 			       "shows one (summary shows each run's ID).\n\n",
 			       runs);
-		printf("%-6s %-8s %-10s %-8s %-28s %s\n", "rank", "pid",
-		       "state", "process", "last traced call", "waiting in");
+		if (n > DLT_HANG_FOLD_MIN)
+			dlt_hang_fold(procs, n);
+		else
+			printf("%-6s %-8s %-10s %-8s %-28s %s\n", "rank", "pid",
+			       "state", "process", "last traced call",
+			       "waiting in");
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && (j || n <= DLT_HANG_FOLD_MIN); i++)
 		dlt_hang_row(j, &procs[i]);
 	if (j) {
 		dlt_json_array_end(j);
