@@ -543,10 +543,110 @@ static void test_big_job(void)
 	}
 }
 
+/* A socket wait of thread tid of hp on addr (its peer), as the watcher
+ * words it. */
+static void add_stall(struct dlt_hang_proc *hp, uint32_t tid, int32_t nr,
+		      const char *detail, const char *stack)
+{
+	hp->stalls =
+		realloc(hp->stalls, (hp->nstalls + 1) * sizeof(*hp->stalls));
+	struct dlt_hang_stall *st = &hp->stalls[hp->nstalls++];
+	memset(st, 0, sizeof(*st));
+	hp->capstalls = hp->nstalls;
+	st->tid = tid;
+	st->syscall = nr;
+	st->since = 1000;
+	st->dur_ns = 5000000000ull;
+	snprintf(st->detail, sizeof(st->detail), "%s", detail);
+	snprintf(st->stack, sizeof(st->stack), "%s", stack);
+}
+
+static void add_sock(struct dlt_hang_proc *hp, const char *local)
+{
+	hp->socks = realloc(hp->socks, (hp->nsocks + 1) * sizeof(*hp->socks));
+	snprintf(hp->socks[hp->nsocks].local, sizeof(hp->socks[0].local), "%s",
+		 local);
+	hp->socks[hp->nsocks++].peer[0] = '\0';
+	hp->capsocks = hp->nsocks;
+}
+
+/* The issue's mp.spawn job: ranks from init_process_group (no
+ * MASTER_PORT), rank 1's main thread sleeps while its gloo thread polls
+ * its connection to rank 0, rank 0 waits in all_reduce with its gloo
+ * thread polling the connection to rank 1.  Rank 1 holds the job up; no
+ * wait leads from it (its helper thread's poll is no wait for a peer),
+ * and the spawning parent is a launcher. */
+static void test_helper_threads(void)
+{
+	struct dlt_hang_proc p[4];
+	memset(p, 0, sizeof(p));
+	for (int i = 0; i < 4; i++) {
+		dlt_hang_begin(&p[i], "synthetic");
+		snprintf(p[i].host, sizeof(p[i].host), "vm");
+		p[i].rank = p[i].world_size = -1;
+	}
+	p[0].pid = 100; /* mp.spawn's parent */
+	p[3].pid = 300; /* rank 1's DataLoader worker */
+	p[3].ppid = 102;
+	for (int r = 0; r < 2; r++) {
+		struct dlt_hang_proc *hp = &p[1 + r];
+		hp->pid = (uint32_t)(101 + r);
+		hp->ppid = 100;
+		hp->rank = r;
+		hp->world_size = 2;
+	}
+	add_sock(&p[1], "tcp 127.0.0.1:40000");
+	add_sock(&p[2], "tcp 127.0.0.1:40001");
+	add_stall(&p[1], 101, 202, "futex op=9",
+		  "libc.so.6!pthread_cond_wait+0x1e8 < "
+		  "libtorch_cpu.so!c10d::Work::wait+0x63");
+	add_stall(&p[1], 111, 7, "poll nfds=1 fd 9 tcp 127.0.0.1:40001",
+		  "libc.so.6!__poll+0x4f < libgloo.so!gloo::transport::tcp::"
+		  "Loop::run+0x10");
+	add_stall(&p[2], 102, 230, "",
+		  "libc.so.6!clock_nanosleep+0x65 < python3.11!time_sleep");
+	add_stall(&p[2], 112, 7, "poll nfds=1 fd 9 tcp 127.0.0.1:40000",
+		  "libc.so.6!__poll+0x4f < libgloo.so!gloo::transport::tcp::"
+		  "Loop::run+0x10");
+	const struct dlt_hang_proc *procs[4] = {&p[1], &p[2], &p[0], &p[3]};
+	struct dlt_wait_group *g;
+	size_t ng = dlt_wait_groups(procs, 4, false, &g);
+	TU_CHECK(ng == 1 && g[0].n == 2 && g[0].why == DLT_WHY_NOT_WAITING &&
+			 g[0].straggler == 1,
+		 "%zu groups, the first of %zu, why %d, straggler %zu; "
+		 "expected rank 1 not waiting",
+		 ng, ng ? g[0].n : 0, ng ? (int)g[0].why : -1,
+		 ng ? g[0].straggler : 0);
+	struct dlt_wait_ends e;
+	dlt_wait_ends_build(procs, 4, &e);
+	struct dlt_wait_link l[4];
+	size_t from0 = dlt_wait_links(procs, &e, 0, l, 4);
+	TU_CHECK(from0 == 1 && l[0].to == 1 && l[0].tid == 111,
+		 "rank 0: %zu links; expected its gloo thread's to rank 1",
+		 from0);
+	TU_CHECK(dlt_wait_links(procs, &e, 1, l, 4) == 0,
+		 "a link from the sleeping rank's helper thread");
+	dlt_wait_ends_free(&e);
+	bool *launcher = dlt_wait_launchers(procs, 4);
+	TU_CHECK(launcher && !launcher[0] && !launcher[1] && launcher[2] &&
+			 !launcher[3],
+		 "launchers: ranks %d %d, parent %d, worker %d; expected "
+		 "the parent only",
+		 launcher && launcher[0], launcher && launcher[1],
+		 launcher && launcher[2], launcher && launcher[3]);
+	free(launcher);
+	dlt_wait_groups_free(g, ng);
+	for (int i = 0; i < 4; i++)
+		dlt_hang_proc_free(&p[i]);
+}
+
 /* ---- suites ------------------------------------------------------------- */
 
 static const struct tu_test unit_tests[] = {
 	{"jobs of 2, 300 and 1000 ranks: one verdict each", test_big_job},
+	{"mp.spawn ranks: a sleeping rank's helper threads lead nowhere, the "
+	 "parent is a launcher",
+	 test_helper_threads},
 	{NULL, NULL}};
 
 static const struct tu_test nccl_tests[] = {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "ranges.h"
 #include "rules.h"
 #include "waits.h"
 
@@ -180,8 +181,8 @@ static size_t dlt_jh_waiting(const struct dlt_job_ctx *c,
 			     const struct dlt_wait_group *g, char *text,
 			     size_t cap, struct dlt_val *arr)
 {
-	size_t first = SIZE_MAX, used = 0;
-	text[0] = '\0';
+	size_t first = SIZE_MAX, nr = 0;
+	int64_t *ranks = dlt_xcalloc(g->n ? g->n : 1, sizeof(*ranks));
 	for (size_t m = 0; m < g->n; m++) {
 		const struct dlt_hang_proc *hp = c->procs[g->members[m]];
 		struct dlt_wait_state ws;
@@ -190,12 +191,15 @@ static size_t dlt_jh_waiting(const struct dlt_job_ctx *c,
 			continue;
 		if (first == SIZE_MAX)
 			first = g->members[m];
-		if (used + 16 < cap)
-			used += (size_t)snprintf(text + used, cap - used,
-						 " %" PRId32, hp->rank);
+		ranks[nr++] = hp->rank;
 		if (arr)
 			dlt_jh_ev_state(dlt_arr_object(arr), hp, &ws);
 	}
+	/* Members are in rank order: thousands of ranks read as ranges,
+	 * " 0–4,998, 5,000–9,999". */
+	text[0] = ' ';
+	dlt_ranges_text(ranks, nr, text + 1, cap - 1);
+	free(ranks);
 	return first;
 }
 
