@@ -59,6 +59,17 @@ const char *dlt_parent_kind_name(uint32_t kind)
 	return "unknown";
 }
 
+const char *dlt_rank_source_name(uint32_t source)
+{
+	switch (source) {
+	case DLT_RANK_FROM_INIT:
+		return "init_process_group";
+	case DLT_RANK_FROM_STORE:
+		return "_create_c10d_store";
+	}
+	return NULL;
+}
+
 const char *dlt_note_level_name(uint32_t level)
 {
 	switch (level) {

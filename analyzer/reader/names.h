@@ -11,6 +11,9 @@ const char *dlt_writer_name(uint32_t writer);	 /* "shim" ..., NULL unknown */
 const char *dlt_parent_kind_name(uint32_t kind); /* "none"/"fork"/... */
 const char *dlt_note_level_name(uint32_t level); /* "info"/"warn"/"error" */
 const char *dlt_signal_name(int sig);		 /* "SIGKILL", or NULL */
+/* A RANK's source as the function whose arguments it was
+ * ("init_process_group", "_create_c10d_store"), NULL unknown. */
+const char *dlt_rank_source_name(uint32_t source);
 
 #define DLT_NAME_LEN 24
 /* RTLD_* names of a dlopen mode ("RTLD_NOW", "RTLD_LOCAL", ...; unknown
