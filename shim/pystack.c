@@ -16,8 +16,10 @@
 #include <errno.h>
 #include <link.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "pyrecord.h"
@@ -161,4 +163,46 @@ int dlt_pystack_record(pid_t tid, uint64_t ts, uint16_t flags)
 	pi.pid = getpid();
 	return dlt_pyrecord_write(dlt_writer_on(), &dlt_tls, &pi, tid, ts,
 				  flags);
+}
+
+uint32_t dlt_pystack_rank(int32_t *rank, int32_t *world_size)
+{
+	/* Only once an interpreter was found and can be read: a program
+	 * without Python pays one load here. */
+	if (atomic_load_explicit(&dlt_py_state, memory_order_acquire) !=
+	    1 + DLT_PYSTACK_OK)
+		return 0;
+	static const char *const funcs[] = {"init_process_group",
+					    "_create_c10d_store", NULL};
+	static const char *const files[] = {
+		"/torch/distributed/distributed_c10d.py",
+		"/torch/distributed/rendezvous.py", NULL};
+	static const char *const locals[] = {"rank", "world_size", NULL};
+	const struct dlt_pywalk_want want = {.funcs = funcs,
+					     .files = files,
+					     .locals = locals,
+					     .max_frames = 64};
+	struct dlt_pyinterp pi = dlt_py;
+	pi.pid = getpid();
+	struct dlt_pywalk_match m[4];
+	int n = dlt_pywalk_find(&pi, (uint32_t)syscall(SYS_gettid), &want, m,
+				4);
+	uint32_t best = 0;
+	for (int i = 0; i < n; i++) {
+		if (m[i].have != 3 || m[i].val[0] < 0 || m[i].val[1] <= 0 ||
+		    m[i].val[0] >= m[i].val[1] || m[i].val[1] > INT32_MAX)
+			continue;
+		uint32_t src = m[i].func == 0 ? DLT_RANK_FROM_INIT
+					      : DLT_RANK_FROM_STORE;
+		/* What the program passed beats what the store was
+		 * given, which may be the environment's. */
+		if (best == 0 || src == DLT_RANK_FROM_INIT) {
+			best = src;
+			*rank = (int32_t)m[i].val[0];
+			*world_size = (int32_t)m[i].val[1];
+		}
+		if (src == DLT_RANK_FROM_INIT)
+			break;
+	}
+	return best;
 }
