@@ -14,6 +14,10 @@ const char *dlt_signal_name(int sig);		 /* "SIGKILL", or NULL */
 /* A RANK's source as the function whose arguments it was
  * ("init_process_group", "_create_c10d_store"), NULL unknown. */
 const char *dlt_rank_source_name(uint32_t source);
+/* name when it is one of the launchers' rank variables
+ * (common/rankvars.h: "RANK", "SLURM_PROCID" ...), as a static string, and
+ * *order its place in the order they are believed (0 first); else NULL. */
+const char *dlt_rankvar_name(const char *name, int *order);
 
 #define DLT_NAME_LEN 24
 /* RTLD_* names of a dlopen mode ("RTLD_NOW", "RTLD_LOCAL", ...; unknown
