@@ -832,6 +832,15 @@ static void dlt_pywalk_locals(struct dlt_pywalk_ctx *w, uintptr_t f,
 	}
 }
 
+/* A code object as dlt_pywalk_want's memo knows it: never 0. */
+static uint64_t dlt_pywalk_code_key(uint64_t code, uint64_t name, uint64_t file)
+{
+	uint64_t h = code * 0x9e3779b97f4a7c15ull;
+	h ^= (name + (h << 6) + (h >> 2)) * 0xbf58476d1ce4e5b9ull;
+	h ^= (file + (h << 6) + (h >> 2)) * 0x94d049bb133111ebull;
+	return h | 1;
+}
+
 int dlt_pywalk_find(const struct dlt_pyinterp *pi, uint32_t tid,
 		    const struct dlt_pywalk_want *want,
 		    struct dlt_pywalk_match *out, int cap)
@@ -861,6 +870,18 @@ int dlt_pywalk_find(const struct dlt_pyinterp *pi, uint32_t tid,
 			       sizeof(name));
 			memcpy(&file, co + w.l->off[DLT_PYF_co_filename],
 			       sizeof(file));
+			uint64_t key = dlt_pywalk_code_key(code, name, file);
+			_Atomic uint64_t *slot =
+				want->nomatch
+					? &want->nomatch[(code >> 4) &
+							 (want->nomatch_n - 1)]
+					: NULL;
+			if (slot &&
+			    atomic_load_explicit(slot, memory_order_relaxed) ==
+				    key) {
+				f = back;
+				continue;
+			}
 			int fn = -1;
 			/* The name first: one read for most frames. */
 			if (dlt_pywalk_ascii(&w, name, text, 33, 0) >= 0)
@@ -873,6 +894,11 @@ int dlt_pywalk_find(const struct dlt_pyinterp *pi, uint32_t tid,
 				memset(m, 0, sizeof(*m));
 				m->func = fn;
 				dlt_pywalk_locals(&w, f, co, want, m);
+				if (fn == want->stop_func)
+					break;
+			} else if (slot) {
+				atomic_store_explicit(slot, key,
+						      memory_order_relaxed);
 			}
 		}
 		f = back;

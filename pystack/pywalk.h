@@ -7,6 +7,7 @@
 #ifndef DLTRACE_PYWALK_H
 #define DLTRACE_PYWALK_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -65,6 +66,14 @@ struct dlt_pywalk_want {
 	const char *const *files;
 	const char *const *locals;
 	int max_frames; /* frames looked at, innermost first */
+	int stop_func;	/* the walk ends at a match of funcs[stop_func]; -1 */
+	/* When set: the caller's memo of code objects that are no match
+	 * (nomatch_n entries, a power of 2, zeroed at first), so that a
+	 * frame seen before costs one read less.  An entry is a hash of the
+	 * code object's address and its name's and file's: a freed code
+	 * object whose address is reused by another is not taken for it. */
+	_Atomic uint64_t *nomatch;
+	unsigned nomatch_n;
 };
 
 /* One frame found: which of the functions, and its locals' values (bit i

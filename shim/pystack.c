@@ -165,6 +165,9 @@ int dlt_pystack_record(pid_t tid, uint64_t ts, uint16_t flags)
 				  flags);
 }
 
+/* Frames looked at for the rank, from the innermost. */
+#define DLT_PYSTACK_RANK_FRAMES 16
+
 uint32_t dlt_pystack_rank(int32_t *rank, int32_t *world_size)
 {
 	/* Only once an interpreter was found and can be read: a program
@@ -178,10 +181,22 @@ uint32_t dlt_pystack_rank(int32_t *rank, int32_t *world_size)
 		"/torch/distributed/distributed_c10d.py",
 		"/torch/distributed/rendezvous.py", NULL};
 	static const char *const locals[] = {"rank", "world_size", NULL};
-	const struct dlt_pywalk_want want = {.funcs = funcs,
-					     .files = files,
-					     .locals = locals,
-					     .max_frames = 64};
+	/* Code objects seen to be neither (16 KiB, touched only by walks):
+	 * a connect from a call site seen before reads each frame once. */
+	static _Atomic uint64_t nomatch[2048];
+	/* torch calls connect and bind a few frames inside
+	 * init_process_group (the store's, then the backend's; 2.x adds
+	 * two decorators' wrappers): frames further out are the program's,
+	 * whatever its depth, and each costs two reads.  The walk stops at
+	 * init_process_group, the last frame it wants. */
+	const struct dlt_pywalk_want want = {
+		.funcs = funcs,
+		.files = files,
+		.locals = locals,
+		.max_frames = DLT_PYSTACK_RANK_FRAMES,
+		.stop_func = 0,
+		.nomatch = nomatch,
+		.nomatch_n = sizeof(nomatch) / sizeof(nomatch[0])};
 	struct dlt_pyinterp pi = dlt_py;
 	pi.pid = getpid();
 	struct dlt_pywalk_match m[4];
