@@ -10,7 +10,8 @@
  * get ranks 0 and 1 of 2 from init_process_group, and stay healthy.
  *
  *   test_pyrank [SUITE...]   pyrank (the interpreter in
- *                            DLT_TEST_PYSTACK_PYTHON) pyrank_torch */
+ *                            DLT_TEST_PYSTACK_PYTHON) pyrank_torch
+ *                            pyrank_vars (a launcher's variables) */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,6 +263,66 @@ static void test_pyrank_spawn(void)
 	free(ports);
 }
 
+/* A launcher's variable, recorded and named as the identity's source:
+ * each of a few launchers alone, and RANK before SLURM_PROCID when both
+ * are set (common/rankvars.h's order). */
+static void test_pyrank_launcher_vars(void)
+{
+	static const struct {
+		const char *env[3];
+		int rank, world;
+		const char *source;
+	} cases[] = {
+		{{"JSM_NAMESPACE_RANK=1", "JSM_NAMESPACE_SIZE=4", NULL},
+		 1,
+		 4,
+		 "JSM_NAMESPACE_RANK"},
+		{{"MV2_COMM_WORLD_RANK=2", "MV2_COMM_WORLD_SIZE=3", NULL},
+		 2,
+		 3,
+		 "MV2_COMM_WORLD_RANK"},
+		{{"PMIX_RANK=3", NULL, NULL}, 3, -1, "PMIX_RANK"},
+		{{"SLURM_PROCID=5", "RANK=2", NULL}, 2, -1, "RANK"},
+	};
+	char *fx = tu_fx("fx_hello");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *dir = tu_tmpdir("pyrank-vars");
+		TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+		const char *cmd[] = {fx, NULL};
+		struct tu_proc p;
+		tu_run_traced(&p, dir, cmd, cases[i].env, LIMIT_MS);
+		TU_CHECK(tu_exit_code(p.status) == 3,
+			 "fx_hello (exits 3) with %s: %s", cases[i].env[0],
+			 tu_status_str(p.status));
+		tu_proc_free(&p);
+		struct tu_json *j = tu_check_json(dir);
+		size_t n;
+		const struct tu_json *id = pyrank_identified(j, &n);
+		const char *src = tu_jstr(id, "source");
+		TU_CHECK(n == 1 && src && strcmp(src, cases[i].source) == 0 &&
+				 pyrank_num(id, "rank") == cases[i].rank &&
+				 (cases[i].world < 0
+					  ? tu_jget(id, "world_size") &&
+						    tu_jget(id, "world_size")
+								    ->type ==
+							    TU_JNULL
+					  : pyrank_num(id, "world_size") ==
+						    cases[i].world),
+			 "%s: %zu processes with an identity, source %s "
+			 "(want rank %d from %s)",
+			 cases[i].env[0], n, src ? src : "(none)",
+			 cases[i].rank, cases[i].source);
+		tu_json_free(j);
+		tu_rmtree(dir);
+		free(dir);
+	}
+	free(fx);
+}
+
+static const struct tu_test vars_tests[] = {
+	{"launchers' variables named", test_pyrank_launcher_vars},
+	{NULL, NULL}};
+
 static const struct tu_test pyrank_tests[] = {
 	{"rank passed to init_process_group", test_pyrank_passed},
 	{"rank given to the store", test_pyrank_store},
@@ -276,6 +337,7 @@ int main(int argc, char **argv)
 	static const struct tu_suite suites[] = {
 		{"pyrank", pyrank_tests, pyrank_skip},
 		{"pyrank_torch", torch_tests, pyrank_torch_skip},
+		{"pyrank_vars", vars_tests, NULL},
 		{NULL, NULL, NULL}};
 	return tu_main(argc, argv, suites);
 }
