@@ -8,6 +8,12 @@
 
 #define DLT_L(f) [DLT_PYF_##f]
 
+/* What every version has at the same place: a tuple's items, an int's
+ * digits, a type's flags. */
+#define DLT_PY_LAYOUT_OBJECTS                                                  \
+	DLT_L(tuple_size) = 16, DLT_L(tuple_items) = 24, DLT_L(long_tag) = 16, \
+	DLT_L(long_digit) = 24, DLT_L(type_flags) = 168
+
 /* 3.8 and 3.9 read alike. */
 #define DLT_PY_LAYOUT_38                                                  \
 	{                                                                 \
@@ -21,7 +27,8 @@
 		DLT_L(bytes_size) = 16, DLT_L(bytes_data) = 32,           \
 		DLT_L(str_length) = 16, DLT_L(str_state) = 32,            \
 		DLT_L(str_ascii_data) = 48, DLT_L(str_compact_data) = 72, \
-		DLT_L(owner_cstack) = 0xffff                              \
+		DLT_L(owner_cstack) = 0xffff, DLT_L(fr_localsplus) = 360, \
+		DLT_L(co_varnames) = 72, DLT_PY_LAYOUT_OBJECTS            \
 	}
 
 static const struct dlt_py_layout dlt_py_layouts[] = {
@@ -29,17 +36,18 @@ static const struct dlt_py_layout dlt_py_layouts[] = {
 	{0x0309, DLT_PY_LNOTAB, DLT_PY_LAYOUT_38},
 	{0x030a,
 	 DLT_PY_LINETABLE,
-	 {DLT_L(rt_interp_head) = 32,  DLT_L(is_next) = 0,
-	  DLT_L(is_threads_head) = 8,  DLT_L(ts_next) = 8,
-	  DLT_L(ts_frame) = 24,	       DLT_L(ts_thread_id) = 176,
-	  DLT_L(fr_back) = 24,	       DLT_L(fr_code) = 32,
-	  DLT_L(fr_lasti) = 96,	       DLT_L(co_filename) = 104,
-	  DLT_L(co_name) = 112,	       DLT_L(co_firstlineno) = 40,
-	  DLT_L(co_linetable) = 120,   DLT_L(ob_type) = 8,
-	  DLT_L(bytes_size) = 16,      DLT_L(bytes_data) = 32,
-	  DLT_L(str_length) = 16,      DLT_L(str_state) = 32,
-	  DLT_L(str_ascii_data) = 48,  DLT_L(str_compact_data) = 72,
-	  DLT_L(owner_cstack) = 0xffff}},
+	 {DLT_L(rt_interp_head) = 32,	DLT_L(is_next) = 0,
+	  DLT_L(is_threads_head) = 8,	DLT_L(ts_next) = 8,
+	  DLT_L(ts_frame) = 24,		DLT_L(ts_thread_id) = 176,
+	  DLT_L(fr_back) = 24,		DLT_L(fr_code) = 32,
+	  DLT_L(fr_lasti) = 96,		DLT_L(co_filename) = 104,
+	  DLT_L(co_name) = 112,		DLT_L(co_firstlineno) = 40,
+	  DLT_L(co_linetable) = 120,	DLT_L(ob_type) = 8,
+	  DLT_L(bytes_size) = 16,	DLT_L(bytes_data) = 32,
+	  DLT_L(str_length) = 16,	DLT_L(str_state) = 32,
+	  DLT_L(str_ascii_data) = 48,	DLT_L(str_compact_data) = 72,
+	  DLT_L(owner_cstack) = 0xffff, DLT_L(fr_localsplus) = 352,
+	  DLT_L(co_varnames) = 72,	DLT_PY_LAYOUT_OBJECTS}},
 	{0x030b,
 	 DLT_PY_LOCATIONS,
 	 {DLT_L(rt_interp_head) = 40,	DLT_L(is_next) = 0,
@@ -54,7 +62,9 @@ static const struct dlt_py_layout dlt_py_layouts[] = {
 	  DLT_L(ob_type) = 8,		DLT_L(bytes_size) = 16,
 	  DLT_L(bytes_data) = 32,	DLT_L(str_length) = 16,
 	  DLT_L(str_state) = 32,	DLT_L(str_ascii_data) = 48,
-	  DLT_L(str_compact_data) = 72, DLT_L(owner_cstack) = 0xffff}},
+	  DLT_L(str_compact_data) = 72, DLT_L(owner_cstack) = 0xffff,
+	  DLT_L(fr_localsplus) = 72,	DLT_L(co_varnames) = 96,
+	  DLT_PY_LAYOUT_OBJECTS}},
 	{0x030c,
 	 DLT_PY_LOCATIONS,
 	 {DLT_L(rt_interp_head) = 40,  DLT_L(is_next) = 0,
@@ -69,7 +79,8 @@ static const struct dlt_py_layout dlt_py_layouts[] = {
 	  DLT_L(bytes_size) = 16,      DLT_L(bytes_data) = 32,
 	  DLT_L(str_length) = 16,      DLT_L(str_state) = 32,
 	  DLT_L(str_ascii_data) = 40,  DLT_L(str_compact_data) = 56,
-	  DLT_L(owner_cstack) = 3}},
+	  DLT_L(owner_cstack) = 3,     DLT_L(fr_localsplus) = 72,
+	  DLT_L(co_varnames) = 96,     DLT_PY_LAYOUT_OBJECTS}},
 	{0x030d,
 	 DLT_PY_LOCATIONS,
 	 {DLT_L(rt_interp_head) = 632,
@@ -95,7 +106,10 @@ static const struct dlt_py_layout dlt_py_layouts[] = {
 	  DLT_L(str_state) = 32,
 	  DLT_L(str_ascii_data) = 40,
 	  DLT_L(str_compact_data) = 56,
-	  DLT_L(owner_cstack) = 3}},
+	  DLT_L(owner_cstack) = 3,
+	  DLT_L(fr_localsplus) = 72,
+	  DLT_L(co_varnames) = 96,
+	  DLT_PY_LAYOUT_OBJECTS}},
 };
 
 const struct dlt_py_layout *dlt_py_layout_find(unsigned version)

@@ -8,34 +8,41 @@
 #include <stdint.h>
 
 /* One entry per field read: its name, and what it is in the headers. */
-#define DLT_PY_FIELDS(X)                                                    \
-	X(rt_interp_head)   /* _PyRuntimeState.interpreters.head */         \
-	X(is_next)	    /* PyInterpreterState.next */                   \
-	X(is_threads_head)  /* .tstate_head; .threads.head since 3.12 */    \
-	X(ts_next)	    /* PyThreadState.next */                        \
-	X(ts_frame)	    /* .frame; .cframe 3.11-3.12; .current_frame */ \
-	X(ts_thread_id)	    /* .thread_id: a pthread_t */                   \
-	X(ts_native_tid)    /* .native_thread_id (3.11+), else 0 */         \
-	X(cf_current_frame) /* _PyCFrame.current_frame (3.11-3.12) */       \
-	X(fr_back)	    /* f_back; _PyInterpreterFrame.previous */      \
-	X(fr_code)	    /* f_code; f_executable in 3.13 */              \
-	X(fr_lasti)	    /* PyFrameObject.f_lasti (3.8-3.10) */          \
-	X(fr_instr)	    /* prev_instr; instr_ptr in 3.13 (3.11+) */     \
-	X(fr_owner)	    /* _PyInterpreterFrame.owner (3.11+) */         \
-	X(fr_entry)	    /* _PyInterpreterFrame.is_entry (3.11 only) */  \
-	X(co_filename)	    /* PyCodeObject.co_filename */                  \
-	X(co_name)	    /* .co_name */                                  \
-	X(co_firstlineno)   /* .co_firstlineno (an int) */                  \
-	X(co_linetable)	    /* .co_lnotab (3.8-3.9); .co_linetable */       \
-	X(co_code)	    /* .co_code_adaptive (3.11+) */                 \
-	X(ob_type)	    /* PyObject.ob_type */                          \
-	X(bytes_size)	    /* PyVarObject.ob_size of a bytes object */     \
-	X(bytes_data)	    /* PyBytesObject.ob_sval */                     \
-	X(str_length)	    /* PyASCIIObject.length */                      \
-	X(str_state)	    /* PyASCIIObject.state (bit fields) */          \
-	X(str_ascii_data)   /* sizeof(PyASCIIObject): compact ASCII text */ \
-	X(str_compact_data) /* sizeof(PyCompactUnicodeObject) */            \
-	X(owner_cstack)	    /* FRAME_OWNED_BY_CSTACK (3.12+), else 0xffff */
+#define DLT_PY_FIELDS(X)                                                     \
+	X(rt_interp_head)   /* _PyRuntimeState.interpreters.head */          \
+	X(is_next)	    /* PyInterpreterState.next */                    \
+	X(is_threads_head)  /* .tstate_head; .threads.head since 3.12 */     \
+	X(ts_next)	    /* PyThreadState.next */                         \
+	X(ts_frame)	    /* .frame; .cframe 3.11-3.12; .current_frame */  \
+	X(ts_thread_id)	    /* .thread_id: a pthread_t */                    \
+	X(ts_native_tid)    /* .native_thread_id (3.11+), else 0 */          \
+	X(cf_current_frame) /* _PyCFrame.current_frame (3.11-3.12) */        \
+	X(fr_back)	    /* f_back; _PyInterpreterFrame.previous */       \
+	X(fr_code)	    /* f_code; f_executable in 3.13 */               \
+	X(fr_lasti)	    /* PyFrameObject.f_lasti (3.8-3.10) */           \
+	X(fr_instr)	    /* prev_instr; instr_ptr in 3.13 (3.11+) */      \
+	X(fr_owner)	    /* _PyInterpreterFrame.owner (3.11+) */          \
+	X(fr_entry)	    /* _PyInterpreterFrame.is_entry (3.11 only) */   \
+	X(co_filename)	    /* PyCodeObject.co_filename */                   \
+	X(co_name)	    /* .co_name */                                   \
+	X(co_firstlineno)   /* .co_firstlineno (an int) */                   \
+	X(co_linetable)	    /* .co_lnotab (3.8-3.9); .co_linetable */        \
+	X(co_code)	    /* .co_code_adaptive (3.11+) */                  \
+	X(ob_type)	    /* PyObject.ob_type */                           \
+	X(bytes_size)	    /* PyVarObject.ob_size of a bytes object */      \
+	X(bytes_data)	    /* PyBytesObject.ob_sval */                      \
+	X(str_length)	    /* PyASCIIObject.length */                       \
+	X(str_state)	    /* PyASCIIObject.state (bit fields) */           \
+	X(str_ascii_data)   /* sizeof(PyASCIIObject): compact ASCII text */  \
+	X(str_compact_data) /* sizeof(PyCompactUnicodeObject) */             \
+	X(owner_cstack)	    /* FRAME_OWNED_BY_CSTACK (3.12+), else 0xffff */ \
+	X(fr_localsplus)    /* f_localsplus; localsplus (3.11+) */           \
+	X(co_varnames)	    /* co_varnames; co_localsplusnames (3.11+) */    \
+	X(tuple_size)	    /* PyTupleObject's ob_size */                    \
+	X(tuple_items)	    /* PyTupleObject.ob_item */                      \
+	X(long_tag)	    /* PyLongObject's ob_size; lv_tag (3.12+) */     \
+	X(long_digit)	    /* PyLongObject's ob_digit */                    \
+	X(type_flags)	    /* PyTypeObject.tp_flags */
 
 enum dlt_py_field {
 #define DLT_X(name) DLT_PYF_##name,
@@ -56,6 +63,15 @@ enum dlt_py_lines {
 #define DLT_PY_STATE_KIND_SHIFT 2
 #define DLT_PY_STATE_COMPACT 0x20u
 #define DLT_PY_STATE_ASCII 0x40u
+
+/* An int: its type's tp_flags has Py_TPFLAGS_LONG_SUBCLASS (int and
+ * bool), its digits are PyLong_SHIFT bits wide (30 on LP64 builds).
+ * Its size and sign: before 3.12 ob_size, digits with the sign of the
+ * number; from 3.12 lv_tag, the digits from bit 3 and the sign in the low
+ * two bits (0 positive, 1 zero, 2 negative). */
+#define DLT_PY_TPFLAGS_LONG_SUBCLASS (1ul << 24)
+#define DLT_PY_LONG_SHIFT 30
+#define DLT_PY_LONG_TAG_VERSION 0x030c
 
 struct dlt_py_layout {
 	uint16_t version; /* 0x030b for 3.11 */

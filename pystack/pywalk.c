@@ -690,3 +690,218 @@ size_t dlt_pywalk_read(const struct dlt_pyinterp *pi, uint32_t tid,
 	}
 	return used;
 }
+
+/* A str object's text, when it is a compact ASCII one of at most cap - 1
+ * bytes, into out with a NUL: its length, or -1.  Names of functions,
+ * variables and most paths are.  tail: the end of a longer one instead
+ * (its last cap - 1 bytes), for a path's suffix. */
+static int dlt_pywalk_ascii(struct dlt_pywalk_ctx *w, uintptr_t s, char *out,
+			    size_t cap, int tail)
+{
+	const struct dlt_py_layout *l = w->l;
+	size_t hd = l->off[DLT_PYF_str_ascii_data];
+	uint8_t head[80 + 64];
+	if (s == 0 || hd > 80 || cap > 64 + 1)
+		return -1;
+	ssize_t got = dlt_pywalk_vm(w->pid, head, s, hd + cap - 1);
+	if (got < (ssize_t)hd)
+		return -1;
+	int64_t len;
+	uint32_t state;
+	memcpy(&len, head + l->off[DLT_PYF_str_length], 8);
+	memcpy(&state, head + l->off[DLT_PYF_str_state], 4);
+	if (len < 0 || (state & (DLT_PY_STATE_COMPACT | DLT_PY_STATE_ASCII)) !=
+			       (DLT_PY_STATE_COMPACT | DLT_PY_STATE_ASCII))
+		return -1;
+	size_t n = (size_t)len;
+	if (n > cap - 1) {
+		if (!tail ||
+		    dlt_pywalk_peek(w->pid, out, s + hd + n - (cap - 1),
+				    cap - 1) != 0)
+			return -1;
+		n = cap - 1;
+	} else {
+		if ((size_t)got < hd + n)
+			return -1;
+		memcpy(out, head + hd, n);
+	}
+	out[n] = '\0';
+	return (int)n;
+}
+
+/* The index of s in the NULL-ended list, or -1. */
+static int dlt_pywalk_in(const char *const *list, const char *s, int suffix)
+{
+	size_t n = strlen(s);
+	for (int i = 0; list && list[i]; i++) {
+		size_t k = strlen(list[i]);
+		if (suffix ? n >= k && memcmp(s + n - k, list[i], k) == 0
+			   : n == k && memcmp(s, list[i], k) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* The value of int object o: 0 and *v, or -1 when it is no int or does
+ * not fit in two digits. */
+static int dlt_pywalk_int(struct dlt_pywalk_ctx *w, uintptr_t o, int64_t *v)
+{
+	const struct dlt_py_layout *l = w->l;
+	uint8_t head[32];
+	uintptr_t type;
+	unsigned long flags;
+	size_t dg = l->off[DLT_PYF_long_digit];
+	if (dg + 8 > sizeof(head) || dlt_pywalk_peek(w->pid, head, o, dg) != 0)
+		return -1;
+	memcpy(&type, head + l->off[DLT_PYF_ob_type], sizeof(type));
+	if (dlt_pywalk_peek(w->pid, &flags, type + l->off[DLT_PYF_type_flags],
+			    sizeof(flags)) != 0 ||
+	    !(flags & DLT_PY_TPFLAGS_LONG_SUBCLASS))
+		return -1;
+	int64_t size;
+	memcpy(&size, head + l->off[DLT_PYF_long_tag], sizeof(size));
+	uint64_t ndigits;
+	int neg;
+	if (l->version >= DLT_PY_LONG_TAG_VERSION) {
+		/* lv_tag: digits from bit 3, sign 0 +, 1 zero, 2 -. */
+		if ((size & 3) == 1) {
+			*v = 0;
+			return 0;
+		}
+		ndigits = (uint64_t)size >> 3;
+		neg = (size & 3) == 2;
+	} else {
+		ndigits = size < 0 ? (uint64_t)-size : (uint64_t)size;
+		neg = size < 0;
+	}
+	if (ndigits == 0) {
+		*v = 0;
+		return 0;
+	}
+	uint32_t d[2] = {0, 0};
+	if (ndigits > 2 ||
+	    dlt_pywalk_peek(w->pid, d, o + dg, 4 * (size_t)ndigits) != 0)
+		return -1;
+	uint64_t mask = (1u << DLT_PY_LONG_SHIFT) - 1;
+	uint64_t u = (d[0] & mask) | (uint64_t)(d[1] & mask)
+					     << DLT_PY_LONG_SHIFT;
+	*v = neg ? -(int64_t)u : (int64_t)u;
+	return 0;
+}
+
+/* Frame f's locals named in want->locals, whose code object's first bytes
+ * co holds, into m. */
+static void dlt_pywalk_locals(struct dlt_pywalk_ctx *w, uintptr_t f,
+			      const uint8_t *co,
+			      const struct dlt_pywalk_want *want,
+			      struct dlt_pywalk_match *m)
+{
+	const struct dlt_py_layout *l = w->l;
+	uintptr_t names;
+	memcpy(&names, co + l->off[DLT_PYF_co_varnames], sizeof(names));
+	int64_t n;
+	if (names == 0 ||
+	    dlt_pywalk_peek(w->pid, &n, names + l->off[DLT_PYF_tuple_size],
+			    sizeof(n)) != 0)
+		return;
+	/* The parameters come first: a rank's is among the first few. */
+	if (n <= 0)
+		return;
+	if (n > 64)
+		n = 64;
+	uintptr_t items[64];
+	if (dlt_pywalk_peek(w->pid, items, names + l->off[DLT_PYF_tuple_items],
+			    (size_t)n * sizeof(items[0])) != 0)
+		return;
+	for (int64_t i = 0; i < n; i++) {
+		char name[32];
+		if (dlt_pywalk_ascii(w, items[i], name, sizeof(name), 0) < 0)
+			continue;
+		int k = dlt_pywalk_in(want->locals, name, 0);
+		if (k < 0 || k >= DLT_PYWALK_LOCALS_MAX || (m->have & 1u << k))
+			continue;
+		uintptr_t o;
+		if (dlt_pywalk_peek(w->pid, &o,
+				    f + l->off[DLT_PYF_fr_localsplus] +
+					    (uintptr_t)i * sizeof(o),
+				    sizeof(o)) != 0 ||
+		    o == 0)
+			continue;
+		if (dlt_pywalk_int(w, o, &m->val[k]) == 0)
+			m->have |= 1u << k;
+	}
+}
+
+/* A code object as dlt_pywalk_want's memo knows it: never 0. */
+static uint64_t dlt_pywalk_code_key(uint64_t code, uint64_t name, uint64_t file)
+{
+	uint64_t h = code * 0x9e3779b97f4a7c15ull;
+	h ^= (name + (h << 6) + (h >> 2)) * 0xbf58476d1ce4e5b9ull;
+	h ^= (file + (h << 6) + (h >> 2)) * 0x94d049bb133111ebull;
+	return h | 1;
+}
+
+int dlt_pywalk_find(const struct dlt_pyinterp *pi, uint32_t tid,
+		    const struct dlt_pywalk_want *want,
+		    struct dlt_pywalk_match *out, int cap)
+{
+	if (pi->reason != DLT_PYSTACK_OK || pi->layout == NULL || cap <= 0)
+		return 0;
+	struct dlt_pywalk_ctx w = {.pi = pi, .pid = pi->pid, .l = pi->layout};
+	int started, found = 0, frames = 0;
+	uintptr_t ts = dlt_pywalk_thread(&w, tid, &started);
+	uintptr_t f = ts ? dlt_pywalk_top(&w, ts) : 0;
+	/* Shim frames count too, so that the loop is bounded whatever the
+	 * memory says. */
+	for (int k = 0; f && k < 2 * want->max_frames &&
+			frames < want->max_frames && found < cap;
+	     k++) {
+		int64_t addr = -1;
+		uintptr_t back;
+		uint8_t co[DLT_PY_CODE_HEAD];
+		int kind, entry;
+		uintptr_t code = dlt_pywalk_frame_code(&w, f, co, &addr, &back,
+						       &kind, &entry);
+		if (code) {
+			frames++;
+			uintptr_t name, file;
+			char text[64];
+			memcpy(&name, co + w.l->off[DLT_PYF_co_name],
+			       sizeof(name));
+			memcpy(&file, co + w.l->off[DLT_PYF_co_filename],
+			       sizeof(file));
+			uint64_t key = dlt_pywalk_code_key(code, name, file);
+			_Atomic uint64_t *slot =
+				want->nomatch
+					? &want->nomatch[(code >> 4) &
+							 (want->nomatch_n - 1)]
+					: NULL;
+			if (slot &&
+			    atomic_load_explicit(slot, memory_order_relaxed) ==
+				    key) {
+				f = back;
+				continue;
+			}
+			int fn = -1;
+			/* The name first: one read for most frames. */
+			if (dlt_pywalk_ascii(&w, name, text, 33, 0) >= 0)
+				fn = dlt_pywalk_in(want->funcs, text, 0);
+			if (fn >= 0 &&
+			    dlt_pywalk_ascii(&w, file, text, sizeof(text), 1) >=
+				    0 &&
+			    dlt_pywalk_in(want->files, text, 1) >= 0) {
+				struct dlt_pywalk_match *m = &out[found++];
+				memset(m, 0, sizeof(*m));
+				m->func = fn;
+				dlt_pywalk_locals(&w, f, co, want, m);
+				if (fn == want->stop_func)
+					break;
+			} else if (slot) {
+				atomic_store_explicit(slot, key,
+						      memory_order_relaxed);
+			}
+		}
+		f = back;
+	}
+	return found;
+}

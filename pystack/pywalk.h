@@ -7,6 +7,7 @@
 #ifndef DLTRACE_PYWALK_H
 #define DLTRACE_PYWALK_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -54,6 +55,43 @@ struct dlt_pyinterp {
  * bounded; it never stops the thread read. */
 size_t dlt_pywalk_read(const struct dlt_pyinterp *pi, uint32_t tid,
 		       struct dlt_rec_pystack *r, char *text);
+
+/* Frames sought by dlt_pywalk_find: a function named one of funcs in a
+ * file whose path ends with one of files, and the int local variables of
+ * it to read (at most DLT_PYWALK_LOCALS_MAX names).  Each list ends with
+ * NULL. */
+#define DLT_PYWALK_LOCALS_MAX 4
+struct dlt_pywalk_want {
+	const char *const *funcs;
+	const char *const *files;
+	const char *const *locals;
+	int max_frames; /* frames looked at, innermost first */
+	int stop_func;	/* the walk ends at a match of funcs[stop_func]; -1 */
+	/* When set: the caller's memo of code objects that are no match
+	 * (nomatch_n entries, a power of 2, zeroed at first), so that a
+	 * frame seen before costs one read less.  An entry is a hash of the
+	 * code object's address and its name's and file's: a freed code
+	 * object whose address is reused by another is not taken for it. */
+	_Atomic uint64_t *nomatch;
+	unsigned nomatch_n;
+};
+
+/* One frame found: which of the functions, and its locals' values (bit i
+ * of have: locals[i] is an int that fits in 62 bits and was read). */
+struct dlt_pywalk_match {
+	int func;
+	unsigned have;
+	int64_t val[DLT_PYWALK_LOCALS_MAX];
+};
+
+/* Walks thread tid's frames outward, at most want->max_frames of them,
+ * and fills out[] with the frames that match want, innermost first (at
+ * most cap).  Returns how many; 0 when none matched or nothing could be
+ * read.  Bounded and async-signal-safe like the walk: a frame or object
+ * that cannot be read, or is not what the layout says, is no match. */
+int dlt_pywalk_find(const struct dlt_pyinterp *pi, uint32_t tid,
+		    const struct dlt_pywalk_want *want,
+		    struct dlt_pywalk_match *out, int cap);
 
 /* The kernel ids of the threads that have a thread state in pi's
  * interpreters (0 for one whose id cannot be told), at most cap of them,

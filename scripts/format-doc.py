@@ -204,7 +204,7 @@ def generate(text):
     for enum in ("dlt_found_via", "dlt_exit_how", "dlt_parent_kind", "dlt_family", "dlt_sock_op",
                  "dlt_writer_kind", "dlt_note_level", "dlt_reap_call",
                  "dlt_family_source", "dlt_kill_why", "dlt_runtime_kind",
-                 "dlt_pystack_reason"):
+                 "dlt_pystack_reason", "dlt_rank_source"):
         rows = ["| value | name | meaning |", "|---:|---|---|"]
         for n, v, c in parse_enum_block(text, enum):
             rows.append("| %s | `%s` | %s |" % (v, n, c))

@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "apitable.h"
+#include "pystack.h"
 #include "real.h"
 #include "state.h"
 #include "watchdog.h"
@@ -101,6 +103,59 @@ static void dlt_sock_record(int op, int fd, int ret, int err,
 		dlt_sock_ends(w, op, ret, as, t1);
 }
 
+/* The (rank, world size) pairs this process recorded in RANK records: each
+ * once.  A process has one or two (a re-initialised process group); more
+ * than the table holds are recorded again, which a reader takes alike. */
+#define DLT_RANKS_SEEN 8
+static _Atomic uint64_t dlt_ranks_seen[DLT_RANKS_SEEN];
+/* This thread is in dlt_sock_rank (asking to be watched may connect). */
+static __thread int dlt_sock_rank_busy;
+
+/* A socket call during torch.distributed's rendezvous: the rank and world
+ * size the job's code passed, read from the calling thread's Python
+ * frames (shim/pystack.c), recorded once, and the process asks to be
+ * watched like one started with a launcher's rank variables.  Costs a
+ * walk of the thread's frames only where an interpreter was found. */
+static void dlt_sock_rank(struct dlt_writer *w)
+{
+	if (dlt_sock_rank_busy)
+		return;
+	dlt_sock_rank_busy = 1;
+	int32_t rank, ws;
+	uint32_t src = dlt_pystack_rank(&rank, &ws);
+	if (src == 0) {
+		dlt_sock_rank_busy = 0;
+		return;
+	}
+	/* Never 0: world_size > 0. */
+	uint64_t key = (uint64_t)(uint32_t)rank << 32 | (uint32_t)ws;
+	for (int i = 0; i < DLT_RANKS_SEEN; i++) {
+		uint64_t cur = atomic_load(&dlt_ranks_seen[i]);
+		if (cur == key) {
+			dlt_sock_rank_busy = 0;
+			return;
+		}
+		if (cur == 0 && atomic_compare_exchange_strong(
+					&dlt_ranks_seen[i], &cur, key))
+			break;
+		if (cur == key) {
+			dlt_sock_rank_busy = 0;
+			return;
+		}
+	}
+	struct dlt_rec_rank *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
+	if (r) {
+		r->h.ts = dlt_now_ns();
+		r->rank = rank;
+		r->world_size = ws;
+		r->source = src;
+		r->tid = (uint32_t)syscall(SYS_gettid);
+		dlt_rec_commit(r, DLT_REC_RANK, 0, sizeof(*r));
+	}
+	dlt_watch_ask("a rank of torch.distributed");
+	dlt_sock_rank_busy = 0;
+}
+
 /* connect and bind: a call with an address, timed and recorded. */
 static int dlt_sock_addr_call(int op, dlt_connect_fn real, int fd,
 			      const struct sockaddr *sa, socklen_t len)
@@ -115,6 +170,9 @@ static int dlt_sock_addr_call(int op, dlt_connect_fn real, int fd,
 	int r = real(fd, sa, len);
 	int e = errno;
 	dlt_sock_record(op, fd, r, e, sa, len, t0, dlt_now_ns());
+	struct dlt_writer *w = dlt_writer_on();
+	if (w && w->pid == getpid() && sa->sa_family != AF_UNIX)
+		dlt_sock_rank(w);
 	errno = e;
 	return r;
 }

@@ -16,8 +16,10 @@
 #include <errno.h>
 #include <link.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "pyrecord.h"
@@ -161,4 +163,61 @@ int dlt_pystack_record(pid_t tid, uint64_t ts, uint16_t flags)
 	pi.pid = getpid();
 	return dlt_pyrecord_write(dlt_writer_on(), &dlt_tls, &pi, tid, ts,
 				  flags);
+}
+
+/* Frames looked at for the rank, from the innermost. */
+#define DLT_PYSTACK_RANK_FRAMES 16
+
+uint32_t dlt_pystack_rank(int32_t *rank, int32_t *world_size)
+{
+	/* Only once an interpreter was found and can be read: a program
+	 * without Python pays one load here. */
+	if (atomic_load_explicit(&dlt_py_state, memory_order_acquire) !=
+	    1 + DLT_PYSTACK_OK)
+		return 0;
+	static const char *const funcs[] = {"init_process_group",
+					    "_create_c10d_store", NULL};
+	static const char *const files[] = {
+		"/torch/distributed/distributed_c10d.py",
+		"/torch/distributed/rendezvous.py", NULL};
+	static const char *const locals[] = {"rank", "world_size", NULL};
+	/* Code objects seen to be neither (16 KiB, touched only by walks):
+	 * a connect from a call site seen before reads each frame once. */
+	static _Atomic uint64_t nomatch[2048];
+	/* torch calls connect and bind a few frames inside
+	 * init_process_group (the store's, then the backend's; 2.x adds
+	 * two decorators' wrappers): frames further out are the program's,
+	 * whatever its depth, and each costs two reads.  The walk stops at
+	 * init_process_group, the last frame it wants. */
+	const struct dlt_pywalk_want want = {
+		.funcs = funcs,
+		.files = files,
+		.locals = locals,
+		.max_frames = DLT_PYSTACK_RANK_FRAMES,
+		.stop_func = 0,
+		.nomatch = nomatch,
+		.nomatch_n = sizeof(nomatch) / sizeof(nomatch[0])};
+	struct dlt_pyinterp pi = dlt_py;
+	pi.pid = getpid();
+	struct dlt_pywalk_match m[4];
+	int n = dlt_pywalk_find(&pi, (uint32_t)syscall(SYS_gettid), &want, m,
+				4);
+	uint32_t best = 0;
+	for (int i = 0; i < n; i++) {
+		if (m[i].have != 3 || m[i].val[0] < 0 || m[i].val[1] <= 0 ||
+		    m[i].val[0] >= m[i].val[1] || m[i].val[1] > INT32_MAX)
+			continue;
+		uint32_t src = m[i].func == 0 ? DLT_RANK_FROM_INIT
+					      : DLT_RANK_FROM_STORE;
+		/* What the program passed beats what the store was
+		 * given, which may be the environment's. */
+		if (best == 0 || src == DLT_RANK_FROM_INIT) {
+			best = src;
+			*rank = (int32_t)m[i].val[0];
+			*world_size = (int32_t)m[i].val[1];
+		}
+		if (src == DLT_RANK_FROM_INIT)
+			break;
+	}
+	return best;
 }

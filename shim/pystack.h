@@ -33,4 +33,15 @@ int dlt_pystack_present(void);
  * written, or -1 when nothing was written (tracing off, no room). */
 int dlt_pystack_record(pid_t tid, uint64_t ts, uint16_t flags);
 
+/* The rank and world size the calling thread's Python frames hand to
+ * torch.distributed, for a socket call during a rendezvous: its frames
+ * looked at outward (at most 16) for init_process_group or
+ * _create_c10d_store of torch/distributed/ and their int locals rank and
+ * world_size.  init_process_group's when they are a rank (rank >= 0,
+ * world_size > 0; -1 there means "from the environment"), else
+ * _create_c10d_store's.  Returns the source (DLT_RANK_FROM_*) and sets
+ * *rank and *world_size, or 0: none, no interpreter found yet, anything
+ * unreadable.  Bounded; no lock, no allocation. */
+uint32_t dlt_pystack_rank(int32_t *rank, int32_t *world_size);
+
 #endif

@@ -126,6 +126,26 @@ int main(void)
 #else
 	real[DLT_PYF_owner_cstack] = 0xffff;
 #endif
+	/* A frame's local variables and their names, a tuple's items, an
+	 * int's value and a type's flags: what the shim reads a rank
+	 * with. */
+#if PY_VERSION_HEX >= 0x030b0000
+	real[DLT_PYF_fr_localsplus] = offsetof(dlt_probe_frame, localsplus);
+	real[DLT_PYF_co_varnames] = offsetof(PyCodeObject, co_localsplusnames);
+#else
+	real[DLT_PYF_fr_localsplus] = offsetof(dlt_probe_frame, f_localsplus);
+	real[DLT_PYF_co_varnames] = offsetof(PyCodeObject, co_varnames);
+#endif
+	real[DLT_PYF_tuple_size] = offsetof(PyTupleObject, ob_base.ob_size);
+	real[DLT_PYF_tuple_items] = offsetof(PyTupleObject, ob_item);
+#if PY_VERSION_HEX >= 0x030c0000
+	real[DLT_PYF_long_tag] = offsetof(PyLongObject, long_value.lv_tag);
+	real[DLT_PYF_long_digit] = offsetof(PyLongObject, long_value.ob_digit);
+#else
+	real[DLT_PYF_long_tag] = offsetof(PyLongObject, ob_base.ob_size);
+	real[DLT_PYF_long_digit] = offsetof(PyLongObject, ob_digit);
+#endif
+	real[DLT_PYF_type_flags] = offsetof(PyTypeObject, tp_flags);
 	static const char *const names[] = {
 #define DLT_X(name) #name,
 		DLT_PY_FIELDS(DLT_X)
@@ -146,6 +166,13 @@ int main(void)
 			 dlt_probe_state_bits(0, 1, 0));
 	dlt_probe_expect("state ascii", DLT_PY_STATE_ASCII,
 			 dlt_probe_state_bits(0, 0, 1));
+	dlt_probe_expect("Py_TPFLAGS_LONG_SUBCLASS",
+			 (unsigned)DLT_PY_TPFLAGS_LONG_SUBCLASS,
+			 (unsigned)Py_TPFLAGS_LONG_SUBCLASS);
+	dlt_probe_expect("PyLong_SHIFT", DLT_PY_LONG_SHIFT, PyLong_SHIFT);
+	dlt_probe_expect("an int's size as lv_tag",
+			 MM >= DLT_PY_LONG_TAG_VERSION,
+			 PY_VERSION_HEX >= 0x030c0000);
 
 #if PY_VERSION_HEX >= 0x030d0000 && defined(DLT_PROBE_LIBPYTHON)
 	/* The offsets the interpreter publishes for debuggers, read where

@@ -274,7 +274,7 @@ bool dlt_hang_is_init(uint16_t id)
  * (values before the call) and when it returns (after, with its status). */
 static void dlt_hp_comm(struct dlt_hang_proc *hp, uint16_t api,
 			const uint64_t *v, size_t nv, bool returned,
-			int32_t ret)
+			int32_t ret, uint64_t ts)
 {
 	const struct dlt_api_desc *a = dlt_api_by_id(api);
 	uint64_t nranks, rank, id, comm, color, key;
@@ -285,6 +285,14 @@ static void dlt_hp_comm(struct dlt_hang_proc *hp, uint16_t api,
 		hp->comm_nranks = (int32_t)nranks;
 		hp->comm_rank = (int32_t)rank;
 		hp->comm_id = id;
+		/* Records come in file order: the earliest by time. */
+		if ((int32_t)nranks > 0 && (int32_t)rank >= 0 &&
+		    (int32_t)rank < (int32_t)nranks &&
+		    (hp->first_comm_rank < 0 || ts < hp->first_comm_ts)) {
+			hp->first_comm_rank = (int32_t)rank;
+			hp->first_comm_nranks = (int32_t)nranks;
+			hp->first_comm_ts = ts;
+		}
 		hp->comm_formed = returned && ret == 0;
 		if (hp->comm_formed &&
 		    dlt_role_val(a, DLT_RV_COMM_INIT_comm, v, nv, &comm))
@@ -480,6 +488,28 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 		else if (strcmp(n, "MASTER_PORT") == 0)
 			snprintf(hp->master_port, sizeof(hp->master_port), "%s",
 				 val);
+		/* The variable the tracer took PROC's rank from: the first,
+		 * in common/rankvars.h's order, that holds a number. */
+		int order;
+		const char *rv = dlt_rankvar_name(n, &order);
+		char *end;
+		long x = rv && *val ? strtol(val, &end, 10) : -1;
+		if (rv && x >= 0 && *end == '\0' &&
+		    (hp->env_rank_var == NULL || order < hp->env_rank_order)) {
+			hp->env_rank_var = rv;
+			hp->env_rank_order = order;
+		}
+		break;
+	}
+	case DLT_REC_RANK: {
+		const struct dlt_rec_rank *r = (const void *)h;
+		if (r->rank >= 0 && r->world_size > 0 &&
+		    (hp->rec_rank < 0 || h->ts >= hp->rec_ts)) {
+			hp->rec_rank = r->rank;
+			hp->rec_world_size = r->world_size;
+			hp->rec_source = r->source;
+			hp->rec_ts = h->ts;
+		}
 		break;
 	}
 	case DLT_REC_API_ENTER: {
@@ -494,7 +524,7 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 		c->nv = nv < DLT_HANG_CALL_VALS ? (uint32_t)nv
 						: DLT_HANG_CALL_VALS;
 		memcpy(c->v, r->v, c->nv * sizeof(c->v[0]));
-		dlt_hp_comm(hp, h->flags, r->v, nv, false, 0);
+		dlt_hp_comm(hp, h->flags, r->v, nv, false, 0, h->ts);
 		break;
 	}
 	case DLT_REC_API_CALL: {
@@ -508,7 +538,7 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 		}
 		const struct dlt_rec_api_call *r = (const void *)h;
 		dlt_hp_comm(hp, h->flags, r->v, (h->len - sizeof(*r)) / 8, true,
-			    r->ret);
+			    r->ret, h->ts);
 		dlt_hp_coll(hp, h->flags, r->v, (h->len - sizeof(*r)) / 8,
 			    r->ret);
 		hp->last_api = h->flags;
@@ -642,6 +672,10 @@ void dlt_hang_begin(struct dlt_hang_proc *hp, const char *path)
 	hp->world_size = -1;
 	hp->comm_rank = -1;
 	hp->comm_nranks = -1;
+	hp->first_comm_rank = -1;
+	hp->first_comm_nranks = -1;
+	hp->rec_rank = -1;
+	hp->rec_world_size = -1;
 	snprintf(hp->trace, sizeof(hp->trace), "%s", path);
 }
 
@@ -660,6 +694,30 @@ void dlt_hang_read(struct dlt_trace *t, struct dlt_hang_proc *hp)
 	dlt_hang_end(hp, dlt_trace_header(t));
 }
 
+/* The rank and world size, in this order: what the job's code passed
+ * (RANK), the launcher's variables (PROC), the first NCCL communicator the
+ * process joined; and where they came from. */
+static void dlt_hp_identity(struct dlt_hang_proc *hp)
+{
+	const char *src = NULL;
+	if (hp->rec_rank >= 0) {
+		hp->rank = hp->rec_rank;
+		hp->world_size = hp->rec_world_size;
+		src = dlt_rank_source_name(hp->rec_source);
+		if (src == NULL)
+			src = "RANK record";
+	} else if (hp->rank >= 0) {
+		src = hp->env_rank_var ? hp->env_rank_var : "launcher";
+	} else if (hp->first_comm_rank >= 0) {
+		hp->rank = hp->first_comm_rank;
+		if (hp->world_size <= 0)
+			hp->world_size = hp->first_comm_nranks;
+		src = "ncclCommInitRank";
+	}
+	snprintf(hp->rank_source, sizeof(hp->rank_source), "%s",
+		 src ? src : "");
+}
+
 void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h)
 {
 	hp->pid = h->pid;
@@ -667,8 +725,7 @@ void dlt_hang_end(struct dlt_hang_proc *hp, const struct dlt_file_header *h)
 	hp->run_id = h->run_id;
 	hp->start_real = h->start_realtime_ns;
 	hp->start_mono = h->start_monotonic_ns;
-	if (hp->rank < 0 && hp->comm_rank >= 0)
-		hp->rank = hp->comm_rank;
+	dlt_hp_identity(hp);
 	/* A killed process left no end record, and its stall records carry
 	 * durations up to the last update: the latest of them is when it
 	 * was last seen alive.  The watchdog's heartbeat (format 2.1) is

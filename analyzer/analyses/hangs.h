@@ -102,10 +102,27 @@ struct dlt_hang_proc {
 	uint64_t reaped_ts;
 	uint32_t run_group;
 	int32_t rank, world_size;
+	/* Where they came from (dlt_hang_end decides): "init_process_group"
+	 * or "_create_c10d_store" (a RANK record: the job's code), a
+	 * launcher's variable ("RANK", "SLURM_PROCID" ...; "launcher" when
+	 * the environment was not recorded), "ncclCommInitRank" (the first
+	 * communicator it joined); "" unknown. */
+	char rank_source[32];
+	/* What dlt_hang_end decides from: the latest RANK record (rank -1
+	 * none) and the first launcher's rank variable of the environment
+	 * (env_rank_var NULL none). */
+	int32_t rec_rank, rec_world_size;
+	uint32_t rec_source;
+	uint64_t rec_ts;
+	const char *env_rank_var;
+	int env_rank_order;
 	char master_addr[128], master_port[16];
 	/* The communicator of the last init entered (DLT_ROLE_COMM_INIT). */
 	uint64_t comm_id; /* NCCL unique id hash */
 	int32_t comm_rank, comm_nranks;
+	/* The first init entered (-1 none), and when. */
+	int32_t first_comm_rank, first_comm_nranks;
+	uint64_t first_comm_ts;
 	/* That init returned success: every rank of the communicator came,
 	 * traced or not. */
 	bool comm_formed;

@@ -548,6 +548,18 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 				strerror(r->err));
 		break;
 	}
+	case DLT_REC_RANK: {
+		const struct dlt_rec_rank *r = (const void *)h;
+		const char *src = dlt_rank_source_name(r->source);
+		fprintf(out, " rank=%" PRId32 " world_size=%" PRId32, r->rank,
+			r->world_size);
+		if (src)
+			fprintf(out, " source=%s", src);
+		else
+			fprintf(out, " source=%" PRIu32, r->source);
+		fprintf(out, " tid=%" PRIu32, r->tid);
+		break;
+	}
 	case DLT_REC_EXEC: {
 		const struct dlt_rec_exec *r = (const void *)h;
 		dlt_dump_str(d, "path", r->path);

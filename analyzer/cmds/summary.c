@@ -172,6 +172,8 @@ static void dlt_put_process(FILE *out, const struct dlt_set *s,
 		fprintf(out, "  rank %" PRId32, p->rank);
 		if (p->world_size > 0)
 			fprintf(out, " of %" PRId32, p->world_size);
+		if (p->rank_source)
+			fprintf(out, " (from %s)", p->rank_source);
 	}
 	if (p->hdr.exec_seq)
 		fprintf(out, "  image %" PRIu32, p->hdr.exec_seq);

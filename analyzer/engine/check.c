@@ -162,6 +162,7 @@ static size_t dlt_add_proc(struct dlt_check *c, const struct dlt_process *p,
 	cp->ppid = p->hdr.ppid;
 	cp->rank = p->rank;
 	cp->world_size = p->world_size;
+	cp->rank_source = p->rank_source;
 	cp->host = dlt_check_str(c, p->host);
 	cp->exe = dlt_check_str(c, p->exe);
 	cp->start_realtime_ns = p->hdr.start_realtime_ns;
@@ -417,8 +418,17 @@ size_t dlt_check_read_each(struct dlt_check *c, struct dlt_job *j, FILE *diag,
 		size_t k = dlt_check_process(c, p, &g);
 		dlt_oom_add(&oom, p, k);
 		/* A rank known only from the communicator it joined. */
-		if (c->procs[k].rank < 0)
+		if (c->procs[k].rank < 0 && hangs[nhangs].rank >= 0) {
 			c->procs[k].rank = hangs[nhangs].rank;
+			if (c->procs[k].world_size <= 0)
+				c->procs[k].world_size =
+					hangs[nhangs].world_size;
+			c->procs[k].rank_source =
+				hangs[nhangs].rank_source[0]
+					? dlt_check_str(
+						  c, hangs[nhangs].rank_source)
+					: NULL;
+		}
 		if (c->procs[k].rank >= 0) {
 			/* For the ranks' comparison (ENV_DIFFERS). */
 			c->procs[k].env =
@@ -515,6 +525,8 @@ size_t dlt_check_hang_proc(struct dlt_check *c, const struct dlt_hang_proc *hp)
 	cp->ppid = hp->ppid;
 	cp->rank = hp->rank;
 	cp->world_size = hp->world_size;
+	cp->rank_source =
+		hp->rank_source[0] ? dlt_check_str(c, hp->rank_source) : NULL;
 	cp->host = dlt_check_str(c, hp->host);
 	cp->exe = hp->exe[0] ? dlt_check_str(c, hp->exe) : NULL;
 	cp->start_realtime_ns = hp->start_real;

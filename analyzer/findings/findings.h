@@ -55,6 +55,10 @@ struct dlt_check_proc {
 	const char *trace;
 	uint32_t pid, ppid;
 	int32_t rank, world_size;
+	/* Where rank and world_size came from ("init_process_group",
+	 * "RANK", "ncclCommInitRank" ...: model.h's rank_source), NULL
+	 * unknown. */
+	const char *rank_source;
 	const char *host;
 	const char *exe;
 	uint64_t start_realtime_ns, start_monotonic_ns;

@@ -17,7 +17,7 @@
  * arguments than this (/proc/self/cmdline is read into 64 KiB). */
 #define DLT_MAX_ARGC (1u << 20)
 
-#define DLT_COUNTED_TYPES 64 /* every type format.h defines is below */
+#define DLT_COUNTED_TYPES 65 /* every type format.h defines is below */
 
 /* A record kept for the second pass, which needs timestamp order. */
 struct dlt_ev {
@@ -69,6 +69,8 @@ struct dlt_load {
 	uint64_t exec_ts;
 	const struct dlt_rec_exit *exit_rec;
 	uint64_t exit_ts;
+	/* The latest RANK record: what the job's code said it is. */
+	const struct dlt_rec_rank *rank_rec;
 };
 
 static void dlt_model_problem(struct dlt_load *l, const char *fmt, ...)
@@ -178,6 +180,7 @@ static int dlt_collect(void *ctx, const struct dlt_rec_view *v)
 	case DLT_REC_RUNTIME_VERSION:
 	case DLT_REC_SIGNAL:
 	case DLT_REC_MODMAP:
+	case DLT_REC_RANK:
 		break;
 	case DLT_REC_RAWSTACK:
 		/* Only a crash's (the watcher's are hangs.c's). */
@@ -307,6 +310,46 @@ static void dlt_on_env(struct dlt_load *l, const struct dlt_ev *e)
 	p->env = dlt_util_grow(p->env, &l->envcap, p->nenv, sizeof(*p->env));
 	p->env[p->nenv++] = (struct dlt_env_var){
 		name, dlt_load_str(l, r->value), (r->h.flags & 1) != 0};
+}
+
+/* The rank and world size, and where they came from: what the job's code
+ * passed to torch.distributed (RANK), else the launcher's variable PROC's
+ * rank was read from, named by the recorded environment (the first of
+ * common/rankvars.h's order that holds that number, as the tracer took
+ * it).  A forked child's PROC carries its parent's rank from the
+ * environment, as before: it works for that rank. */
+static void dlt_decide_rank(struct dlt_load *l)
+{
+	struct dlt_process *p = l->p;
+	const struct dlt_rec_rank *r = l->rank_rec;
+	if (r && r->rank >= 0 && r->world_size > 0) {
+		p->rank = r->rank;
+		p->world_size = r->world_size;
+		p->rank_source = dlt_rank_source_name(r->source);
+		if (p->rank_source == NULL)
+			p->rank_source = "RANK record";
+		return;
+	}
+	if (p->rank < 0)
+		return;
+	int best = -1;
+	for (size_t i = 0; i < p->nenv; i++) {
+		int order;
+		const char *n = dlt_rankvar_name(p->env[i].name, &order);
+		char *end;
+		const char *v = p->env[i].value;
+		if (n == NULL || v == NULL || (best >= 0 && order >= best))
+			continue;
+		long x = strtol(v, &end, 10);
+		if (end != v && *end == '\0' && x == p->rank) {
+			best = order;
+			p->rank_source = n;
+		}
+	}
+	/* Variables not recorded (an older trace, a forked child's): a
+	 * launcher's all the same. */
+	if (p->rank_source == NULL)
+		p->rank_source = "launcher";
 }
 
 static void dlt_on_note(struct dlt_load *l, const struct dlt_ev *e)
@@ -914,8 +957,14 @@ struct dlt_process *dlt_process_read_hooked(struct dlt_trace *t,
 		case DLT_REC_RUNTIME_VERSION:
 			dlt_on_runtime(&l, e);
 			break;
+		case DLT_REC_RANK:
+			/* In time order: the latest is the process's rank
+			 * now. */
+			l.rank_rec = (const void *)e->rec;
+			break;
 		}
 	}
+	dlt_decide_rank(&l);
 	dlt_decide_end(&l);
 	dlt_death_finish(p, t);
 	dlt_finish_libs(&l);

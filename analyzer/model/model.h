@@ -255,6 +255,12 @@ struct dlt_process {
 	const char *cwd;
 	int32_t rank;	    /* -1 unknown */
 	int32_t world_size; /* -1 unknown */
+	/* Where rank and world_size came from: the job's call
+	 * ("init_process_group", "_create_c10d_store": a RANK record), else
+	 * the launcher's variable ("RANK", "SLURM_PROCID" ...; "launcher"
+	 * when the environment was not recorded); NULL when the rank is
+	 * unknown.  A static string. */
+	const char *rank_source;
 
 	uint32_t argc;	   /* from PROC, raised to cover every ARG index */
 	const char **argv; /* argc entries; NULL where a string is lost */

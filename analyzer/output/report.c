@@ -31,6 +31,23 @@ static void dlt_json_proc(struct dlt_json *j, const struct dlt_check_proc *p)
 		dlt_json_kv_int(j, "world_size", p->world_size);
 	else
 		dlt_json_kv_null(j, "world_size");
+	/* The same, with where they came from: what the job's code passed,
+	 * a launcher's variable, the communicator it joined. */
+	dlt_json_key(j, "identity");
+	dlt_json_object_begin(j);
+	if (p->rank >= 0)
+		dlt_json_kv_int(j, "rank", p->rank);
+	else
+		dlt_json_kv_null(j, "rank");
+	if (p->world_size > 0)
+		dlt_json_kv_int(j, "world_size", p->world_size);
+	else
+		dlt_json_kv_null(j, "world_size");
+	if (p->rank >= 0 && p->rank_source)
+		dlt_json_kv_string(j, "source", p->rank_source);
+	else
+		dlt_json_kv_null(j, "source");
+	dlt_json_object_end(j);
 	dlt_json_kv_string(j, "host", p->host);
 	dlt_json_kv_string(j, "exe", p->exe);
 	dlt_json_kv_string(j, "trace", p->trace);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "dltrace/format.h"
+#include "rankvars.h"
 
 static const char *const dlt_via_names[DLT_VIA_COUNT] = {
 	[DLT_VIA_UNKNOWN] = "UNKNOWN",
@@ -57,6 +58,28 @@ const char *dlt_parent_kind_name(uint32_t kind)
 		return "watched";
 	}
 	return "unknown";
+}
+
+const char *dlt_rank_source_name(uint32_t source)
+{
+	switch (source) {
+	case DLT_RANK_FROM_INIT:
+		return "init_process_group";
+	case DLT_RANK_FROM_STORE:
+		return "_create_c10d_store";
+	}
+	return NULL;
+}
+
+const char *dlt_rankvar_name(const char *name, int *order)
+{
+	static const char *const vars[] = {DLT_RANK_VARS(DLT_RANKVAR_STR)};
+	for (size_t i = 0; name && i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (strcmp(name, vars[i]) == 0) {
+			*order = (int)i;
+			return vars[i];
+		}
+	return NULL;
 }
 
 const char *dlt_note_level_name(uint32_t level)

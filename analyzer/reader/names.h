@@ -11,6 +11,13 @@ const char *dlt_writer_name(uint32_t writer);	 /* "shim" ..., NULL unknown */
 const char *dlt_parent_kind_name(uint32_t kind); /* "none"/"fork"/... */
 const char *dlt_note_level_name(uint32_t level); /* "info"/"warn"/"error" */
 const char *dlt_signal_name(int sig);		 /* "SIGKILL", or NULL */
+/* A RANK's source as the function whose arguments it was
+ * ("init_process_group", "_create_c10d_store"), NULL unknown. */
+const char *dlt_rank_source_name(uint32_t source);
+/* name when it is one of the launchers' rank variables
+ * (common/rankvars.h: "RANK", "SLURM_PROCID" ...), as a static string, and
+ * *order its place in the order they are believed (0 first); else NULL. */
+const char *dlt_rankvar_name(const char *name, int *order);
 
 #define DLT_NAME_LEN 24
 /* RTLD_* names of a dlopen mode ("RTLD_NOW", "RTLD_LOCAL", ...; unknown

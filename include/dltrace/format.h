@@ -62,8 +62,13 @@
  * process's executable mappings with their build-ids (MODMAP), from the
  * crash handler and from the watcher; a Python frame says whether C code
  * entered it (DLT_PYFRAME_ENTRY).  A 2.3 reader skips the new records. */
+/* 2.5 adds the rank and world size the job's own code passed to
+ * torch.distributed (RANK), read by the shim from the Python frames of a
+ * rendezvous: a job started without a launcher's variables
+ * (torch.multiprocessing.spawn, init_method="tcp://...") still has ranks.
+ * A 2.4 reader skips the new record. */
 #define DLT_FORMAT_MAJOR 2
-#define DLT_FORMAT_MINOR 4
+#define DLT_FORMAT_MINOR 5
 #define DLT_DATA_OFFSET 4096u	 /* first chunk; one page for the header */
 #define DLT_CHUNK_MIN 24u	 /* since 2.0: a CHUNK record alone */
 #define DLT_CHUNK_MAX (1u << 20) /* since 2.0: the largest chunk */
@@ -183,7 +188,8 @@ struct dlt_rec_hdr {
 	X(60, RUNTIME_VERSION, dlt_rec_runtime_version) \
 	X(61, SOCK_ENDS, dlt_rec_sock_ends)             \
 	X(62, MODMAP, dlt_rec_modmap)                   \
-	X(63, RAWSTACK, dlt_rec_rawstack)
+	X(63, RAWSTACK, dlt_rec_rawstack)               \
+	X(64, RANK, dlt_rec_rank)
 
 enum dlt_rec_type {
 #define DLT_X(id, name, st) DLT_REC_##name = id,
@@ -813,6 +819,31 @@ struct dlt_rec_rawstack {
 };
 
 #define DLT_RAW_F_TRUNC 0x1u /* the stack goes on past the copy */
+
+/* ---- the rank the job's code passed (2.5) ----------------------------- */
+
+/* Which call's arguments a RANK came from: what the program passed to
+ * init_process_group (its -1, "read from the environment", is never
+ * recorded), or what the rendezvous gave its store, the environment's
+ * values included.  Values above these are kept for other frameworks. */
+enum dlt_rank_source {
+	DLT_RANK_FROM_INIT = 1,	 /* torch.distributed.init_process_group */
+	DLT_RANK_FROM_STORE = 2, /* torch.distributed's _create_c10d_store */
+};
+
+/* The rank and world size the job's code passed to torch.distributed, read
+ * by the shim from the Python frames of the thread that connected or bound
+ * a socket during the rendezvous (docs/design.md, "The rank from the
+ * job's code").  Written once per distinct (rank, world_size) in the
+ * trace of the process that made the call; a forked child inherits
+ * none.  flags: 0. */
+struct dlt_rec_rank {
+	struct dlt_rec_hdr h;
+	int32_t rank;	    /* >= 0 */
+	int32_t world_size; /* > 0 */
+	uint32_t source;    /* enum dlt_rank_source */
+	uint32_t tid;	    /* the thread whose frames said it */
+};
 
 /* ---- Python stacks ---------------------------------------------------- */
 
