@@ -578,9 +578,9 @@ static void add_sock(struct dlt_hang_proc *hp, const char *local)
  * and the spawning parent is a launcher. */
 static void test_helper_threads(void)
 {
-	struct dlt_hang_proc p[4];
+	struct dlt_hang_proc p[5];
 	memset(p, 0, sizeof(p));
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		dlt_hang_begin(&p[i], "synthetic");
 		snprintf(p[i].host, sizeof(p[i].host), "vm");
 		p[i].rank = p[i].world_size = -1;
@@ -588,6 +588,8 @@ static void test_helper_threads(void)
 	p[0].pid = 100; /* mp.spawn's parent */
 	p[3].pid = 300; /* rank 1's DataLoader worker */
 	p[3].ppid = 102;
+	p[4].pid = 400; /* the parent's resource tracker */
+	p[4].ppid = 100;
 	for (int r = 0; r < 2; r++) {
 		struct dlt_hang_proc *hp = &p[1 + r];
 		hp->pid = (uint32_t)(101 + r);
@@ -608,9 +610,10 @@ static void test_helper_threads(void)
 	add_stall(&p[2], 112, 7, "poll nfds=1 fd 9 tcp 127.0.0.1:40000",
 		  "libc.so.6!__poll+0x4f < libgloo.so!gloo::transport::tcp::"
 		  "Loop::run+0x10");
-	const struct dlt_hang_proc *procs[4] = {&p[1], &p[2], &p[0], &p[3]};
+	const struct dlt_hang_proc *procs[5] = {&p[1], &p[2], &p[0], &p[3],
+						&p[4]};
 	struct dlt_wait_group *g;
-	size_t ng = dlt_wait_groups(procs, 4, false, &g);
+	size_t ng = dlt_wait_groups(procs, 5, false, &g);
 	TU_CHECK(ng == 1 && g[0].n == 2 && g[0].why == DLT_WHY_NOT_WAITING &&
 			 g[0].straggler == 1,
 		 "%zu groups, the first of %zu, why %d, straggler %zu; "
@@ -618,7 +621,7 @@ static void test_helper_threads(void)
 		 ng, ng ? g[0].n : 0, ng ? (int)g[0].why : -1,
 		 ng ? g[0].straggler : 0);
 	struct dlt_wait_ends e;
-	dlt_wait_ends_build(procs, 4, &e);
+	dlt_wait_ends_build(procs, 5, &e);
 	struct dlt_wait_link l[4];
 	size_t from0 = dlt_wait_links(procs, &e, 0, l, 4);
 	TU_CHECK(from0 == 1 && l[0].to == 1 && l[0].tid == 111,
@@ -627,16 +630,17 @@ static void test_helper_threads(void)
 	TU_CHECK(dlt_wait_links(procs, &e, 1, l, 4) == 0,
 		 "a link from the sleeping rank's helper thread");
 	dlt_wait_ends_free(&e);
-	bool *launcher = dlt_wait_launchers(procs, 4);
+	bool *launcher = dlt_wait_launchers(procs, 5);
 	TU_CHECK(launcher && !launcher[0] && !launcher[1] && launcher[2] &&
-			 !launcher[3],
-		 "launchers: ranks %d %d, parent %d, worker %d; expected "
-		 "the parent only",
+			 !launcher[3] && launcher[4],
+		 "launchers: ranks %d %d, parent %d, worker %d, tracker %d; "
+		 "expected the parent and its tracker",
 		 launcher && launcher[0], launcher && launcher[1],
-		 launcher && launcher[2], launcher && launcher[3]);
+		 launcher && launcher[2], launcher && launcher[3],
+		 launcher && launcher[4]);
 	free(launcher);
 	dlt_wait_groups_free(g, ng);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		dlt_hang_proc_free(&p[i]);
 }
 

@@ -910,6 +910,29 @@ bool *dlt_wait_launchers(const struct dlt_hang_proc *const *procs, size_t n)
 			c = procs[p];
 		}
 	}
+	/* Their other children, and theirs, that are no rank and started
+	 * none (multiprocessing's resource tracker, torchrun's log tailers)
+	 * belong to the launcher too: the first of their ancestors that is
+	 * a rank or a launcher is a launcher. */
+	bool *helper = dlt_xcalloc(n ? n : 1, sizeof(*helper));
+	for (size_t i = 0; i < n; i++) {
+		if (l[i] || dlt_wait_ranked(procs[i]))
+			continue;
+		const struct dlt_hang_proc *c = procs[i];
+		for (int depth = 0; depth < 32 && c->ppid; depth++) {
+			size_t p = dlt_wait_by_pid(procs, by, n, c->ppid, c);
+			if (p == SIZE_MAX || dlt_wait_ranked(procs[p]))
+				break;
+			if (l[p]) {
+				helper[i] = true;
+				break;
+			}
+			c = procs[p];
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		l[i] |= helper[i];
+	free(helper);
 	free(by);
 	return l;
 }

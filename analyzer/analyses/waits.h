@@ -190,8 +190,10 @@ bool dlt_wait_in_tree(const struct dlt_wait_tree *t, size_t nt, size_t i);
 
 /* Per process: it started ranks (an ancestor of a process with a rank or
  * a communicator, on its host, in its run) and has neither itself:
- * torchrun's agent, mp.spawn's parent, srun's step, a shell.  Its waits
- * are for its children.  An array of n (free it). */
+ * torchrun's agent, mp.spawn's parent, srun's step, a shell; or it is such
+ * a launcher's helper, no rank and below no rank (multiprocessing's
+ * resource tracker).  Its waits are for its children or its launcher's.
+ * An array of n (free it). */
 bool *dlt_wait_launchers(const struct dlt_hang_proc *const *procs, size_t n);
 
 #endif
