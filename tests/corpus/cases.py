@@ -40,9 +40,9 @@ CASES = [
          why="the issue's case 2: only rank 0 of 2 is started, "
              "init_method tcp://, rank=0, world_size=2"),
     dict(kind="never_starts", script="plain_job", launchers=["torchrun"],
-         world=2, torchrun_args=["--nnodes", "2", "--node-rank", "0",
-                                 "--nproc-per-node", "1",
-                                 "--master-addr", "127.0.0.1"],
+         world=2, torchrun_args=["--nnodes", "2", "--node_rank", "0",
+                                 "--nproc_per_node", "1",
+                                 "--master_addr", "127.0.0.1"],
          codes=["MISSING_RANK", "JOB_HANG", "INIT_HANG"],
          culprit=1, cause=["missing", "never"], line=False,
          why="torchrun --nnodes 2 with node 1 never started: the agent "

@@ -255,9 +255,15 @@ def run_case(c, launcher, build, keep_root):
     if launcher in ("spawn", "single"):
         cmd = dl + [PY, script]
     elif launcher == "torchrun":
-        targs = c.get("torchrun_args") or ["--nproc-per-node",
+        # torch 1.13's torchrun knows only the underscore spellings
+        # (2.x takes both); on Python 3.11 its default --redirects 0 fails
+        # (Std.from_str("0") is None: 3.11 no longer iterates an IntFlag's
+        # zero member), "1" (stdout to a file, teed) parses.
+        targs = c.get("torchrun_args") or ["--nproc_per_node",
                                            str(c["world"])]
-        cmd = dl + [TORCHRUN] + targs + ["--master-port", str(port), script]
+        cmd = dl + [TORCHRUN, "--redirects", "1", "--tee", "1"] + targs + [
+            "--master_port", str(port), "--log_dir",
+            os.path.join(tmp, "torchrun-logs"), script]
     else:  # env, nccl
         cmd = dl + ["/bin/sh", os.path.join(HERE, "launch_env.sh"), PY,
                     script]
@@ -300,6 +306,10 @@ def run_case(c, launcher, build, keep_root):
                    "%d): %s" % (chk.returncode, chk.stderr.strip()[:200]))
         return res
     ranks, workers = read_truth(truth)
+    if "usage:" in err and "error:" in err and not ranks:
+        res.update(status="error", reason="the launcher refused its "
+                   "arguments: " + err.strip().splitlines()[-1][:200])
+        return res
     judge(res, c, launcher, j, ranks, workers, want_line, every)
     if not keep_root:
         shutil.rmtree(tmp, ignore_errors=True)
