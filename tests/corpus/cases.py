@@ -54,7 +54,7 @@ CASES = [
     dict(kind="sleep_before_collective", script="sleep_before_collective",
          launchers=TORCH3, world=2, codes=["JOB_HANG"], culprit=1,
          cause=["not waiting"], line=True,
-         required=["spawn", "torchrun"], ci=["spawn", "torchrun", "env"],
+         required=["spawn", "torchrun"], ci=["spawn", "torchrun"],
          checks={"spawn": ["one_error", "quiet_signals"],
                  "torchrun": ["msg160"]},
          why="the issue's cases 1, 3 (spawn) and 4 (torchrun): rank 1 "
