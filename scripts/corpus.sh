@@ -5,7 +5,7 @@
 # `dltrace --hang-timeout` and judged against the culprit, cause and
 # Python line it declares; prints the table and says how long it took.
 #
-#   scripts/corpus.sh                  the whole corpus (about 28 minutes
+#   scripts/corpus.sh                  the whole corpus (about 12 minutes
 #                                      on 2 cores; docs/hangs.md has the time)
 #   scripts/corpus.sh --ci             the CI subset (ctest corpus_ci)
 #   scripts/corpus.sh --write-docs     also rewrite the table of
