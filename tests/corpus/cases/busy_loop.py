@@ -1,0 +1,27 @@
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import corpus_common  # noqa: E402
+
+
+def compute(rank):
+    n = 0
+    while rank == 1:
+        n += 1  # CULPRIT
+    return n
+
+
+def body(ctx):
+    dist.init_process_group(**ctx.init_args())
+    t = torch.ones(4)
+    dist.all_reduce(t)
+    compute(ctx.rank)
+    dist.all_reduce(t)
+
+if __name__ == "__main__":
+    corpus_common.main(body)

@@ -1,0 +1,22 @@
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import corpus_common  # noqa: E402
+
+
+def body(ctx):
+    dist.init_process_group(**ctx.init_args())
+    t = torch.ones(4)
+    dist.all_reduce(t)
+    if ctx.rank == 1:
+        dist.broadcast(t, src=1)  # CULPRIT
+    else:
+        dist.all_reduce(t)
+
+if __name__ == "__main__":
+    corpus_common.main(body)

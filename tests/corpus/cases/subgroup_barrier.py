@@ -1,0 +1,26 @@
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import corpus_common  # noqa: E402
+
+
+def body(ctx):
+    dist.init_process_group(**ctx.init_args())
+    t = torch.ones(4)
+    dist.all_reduce(t)
+    g = dist.new_group([0, 1])
+    if ctx.rank == 1:
+        # rank 1 skips the subgroup barrier rank 0 waits in
+        dist.all_reduce(t)  # CULPRIT
+    else:
+        if ctx.rank == 0:
+            dist.barrier(group=g)
+        dist.all_reduce(t)
+
+if __name__ == "__main__":
+    corpus_common.main(body)
