@@ -887,6 +887,12 @@ size_t dlt_hang_group_runs(struct dlt_hang_proc *procs, size_t n)
 	return runs;
 }
 
+bool dlt_hang_job_rank(const struct dlt_hang_proc *hp)
+{
+	return hp->rank >= 0 && hp->world_size > 0 &&
+	       strcmp(hp->rank_source, "ncclCommInitRank") != 0;
+}
+
 bool dlt_hang_same_job(const struct dlt_hang_proc *a,
 		       const struct dlt_hang_proc *b)
 {

@@ -208,6 +208,9 @@ size_t dlt_hang_read_job(struct dlt_job *j, struct dlt_hang_proc **out);
 /* Sets each process's run_group (runs.h); returns how many runs. */
 size_t dlt_hang_group_runs(struct dlt_hang_proc *procs, size_t n);
 
+/* Whether hp is a rank of a job, not only of an NCCL communicator: its
+ * rank and world size come from the job's code or its launcher. */
+bool dlt_hang_job_rank(const struct dlt_hang_proc *hp);
 /* Whether a and b are ranks of one job: one run, and one MASTER_ADDR
  * and MASTER_PORT, or neither with one world size. */
 bool dlt_hang_same_job(const struct dlt_hang_proc *a,

@@ -587,7 +587,7 @@ size_t dlt_wait_groups(const struct dlt_hang_proc *const *procs, size_t n,
 	size_t ng = 0, cap = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct dlt_hang_proc *hp = procs[i];
-		bool job = hp->world_size > 0;
+		bool job = dlt_hang_job_rank(hp);
 		if (assigned[i] || hp->rank < 0 || (!job && hp->comm_id == 0))
 			continue;
 		struct dlt_wait_group g = {.first = i, .size = -1};
@@ -595,7 +595,7 @@ size_t dlt_wait_groups(const struct dlt_hang_proc *const *procs, size_t n,
 		if (job) {
 			g.size = hp->world_size;
 			for (size_t j = i; j < n; j++)
-				if (procs[j]->rank >= 0 &&
+				if (dlt_hang_job_rank(procs[j]) &&
 				    dlt_hang_same_job(hp, procs[j]))
 					dlt_wait_add(&g, j, assigned);
 		} else {

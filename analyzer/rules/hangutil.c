@@ -111,10 +111,10 @@ uint64_t dlt_hang_comm_key(const struct dlt_hang_proc *hp)
 bool dlt_hang_first_in_job(const struct dlt_job_ctx *c, size_t i)
 {
 	const struct dlt_hang_proc *hp = c->procs[i];
-	if (hp->world_size <= 0 || hp->rank < 0)
+	if (!dlt_hang_job_rank(hp))
 		return false;
 	for (size_t j = 0; j < i; j++)
-		if (c->procs[j]->world_size > 0 &&
+		if (dlt_hang_job_rank(c->procs[j]) &&
 		    dlt_hang_same_job(c->procs[j], hp))
 			return false;
 	return true;
