@@ -68,6 +68,12 @@ int dlt_pr_thread_read(pid_t pid, uint32_t tid, struct dlt_pr_thread *t)
 	t->in_call = got == 9 && t->nr >= 0;
 	if (!t->in_call)
 		t->nr = -1;
+	/* Between system calls (a stopped thread): "-1 sp pc". */
+	if (got == 3 && t->nr == -1) {
+		sp = a[0];
+		pc = a[1];
+		a[0] = a[1] = 0;
+	}
 	for (int i = 0; i < 6; i++)
 		t->a[i] = a[i];
 	t->sp = sp;

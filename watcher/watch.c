@@ -555,11 +555,17 @@ static void dlt_wt_look(struct dlt_watcher *wt, struct dlt_wt_proc *p,
 		}
 		return;
 	}
-	int blocked = (st.state == 'S' || st.state == 'D') && st.in_call;
+	/* A stopped thread (SIGSTOP, a debugger, ^Z) waits as surely as a
+	 * blocked one, in a system call or not: its peers wait for it. */
+	int stopped = st.state == 'T' || st.state == 't';
+	int blocked =
+		((st.state == 'S' || st.state == 'D') && st.in_call) || stopped;
 	/* The same call with the same arguments, however often it
 	 * returned in between: a wait loop is one wait. */
 	char key[160];
-	if (blocked)
+	if (stopped)
+		snprintf(key, sizeof(key), "%c %ld", st.state, st.nr);
+	else if (blocked)
 		snprintf(key, sizeof(key), "%ld %llx %llx %llx %llx %llx %llx",
 			 st.nr, (unsigned long long)st.a[0],
 			 (unsigned long long)st.a[1],

@@ -840,8 +840,17 @@ void dlt_hang_wait_text(const struct dlt_hang_stall *s, char *buf, size_t cap)
 	char scbuf[32], d[32];
 	const char *sc = dlt_syscall_label(s->syscall, scbuf, sizeof(scbuf));
 	dlt_hang_fmt_dur(s->dur_ns, d, sizeof(d));
-	snprintf(buf, cap, "blocked in %s for %s%s%s%s", sc, d,
-		 s->detail[0] ? " (" : "", s->detail, s->detail[0] ? ")" : "");
+	/* Stopped (SIGSTOP, a debugger): in a system call or between two. */
+	if (s->state == 'T' || s->state == 't')
+		snprintf(buf, cap, "stopped (%s) for %s%s%s",
+			 s->state == 't' ? "by a debugger"
+					 : "SIGSTOP, SIGTSTP or a debugger",
+			 d, s->syscall >= 0 ? " in " : "",
+			 s->syscall >= 0 ? sc : "");
+	else
+		snprintf(buf, cap, "blocked in %s for %s%s%s%s", sc, d,
+			 s->detail[0] ? " (" : "", s->detail,
+			 s->detail[0] ? ")" : "");
 }
 
 /* The stall of thread tid that covers time ts, if any. */

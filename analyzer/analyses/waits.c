@@ -225,6 +225,10 @@ void dlt_wait_state_of(const struct dlt_hang_proc *hp,
 		}
 	}
 	const struct dlt_hang_stall *s = ws->stall;
+	/* A stopped thread (SIGSTOP, a debugger) waits for no peer, even
+	 * inside a collective: the others wait for it. */
+	if (s && !s->ended && (s->state == 'T' || s->state == 't'))
+		ws->kind = DLT_WAIT_OTHER;
 	if (s && s->py) {
 		dlt_pystack_sum_top(s->py, ws->py, sizeof(ws->py));
 		dlt_pystack_sum_own(s->py, ws->own, sizeof(ws->own));
@@ -561,6 +565,39 @@ static void dlt_wait_judge(const struct dlt_hang_proc *const *procs,
 	}
 }
 
+/* The straggler procs[s] waits for data from its workers (its Python stack
+ * is in torch.utils.data or multiprocessing's queues) while one of its
+ * children is blocked in the program's own code (a Dataset's
+ * __getitem__ on a lock): that child, else SIZE_MAX.  Idle workers wait
+ * in the library's loop, not in the program's code. */
+static size_t dlt_wait_worker(const struct dlt_hang_proc *const *procs,
+			      size_t n, size_t s)
+{
+	const struct dlt_hang_proc *sp = procs[s];
+	struct dlt_wait_state ws;
+	dlt_wait_state_of(sp, &ws);
+	const struct dlt_pystack_sum *py = ws.stall ? ws.stall->py : NULL;
+	bool feeds = false;
+	for (uint32_t i = 0; py && i < py->n && i < DLT_PYSTACK_KEEP && !feeds;
+	     i++)
+		feeds = strstr(py->frames[i], "torch/utils/data/") ||
+			strstr(py->frames[i], "multiprocessing/queues.py") ||
+			strstr(py->frames[i], "multiprocessing/connection.py");
+	if (!feeds || (ws.stall && dlt_wait_sleeps_nr(ws.stall->syscall)))
+		return SIZE_MAX;
+	for (size_t j = 0; j < n; j++) {
+		const struct dlt_hang_proc *c = procs[j];
+		if (c->ppid != sp->pid || c->run_group != sp->run_group ||
+		    strcmp(c->host, sp->host) != 0 || dlt_hang_exited(c))
+			continue;
+		struct dlt_wait_state cs;
+		dlt_wait_state_of(c, &cs);
+		if (dlt_wait_open(cs.stall) && cs.own[0])
+			return j;
+	}
+	return SIZE_MAX;
+}
+
 static void dlt_wait_add(struct dlt_wait_group *g, size_t i, bool *assigned)
 {
 	if (!assigned[i]) {
@@ -617,6 +654,9 @@ size_t dlt_wait_groups(const struct dlt_hang_proc *const *procs, size_t n,
 		}
 		qsort(g.members, g.n, sizeof(*g.members), dlt_wait_cmp_index);
 		dlt_wait_judge(procs, &g);
+		g.worker = g.why == DLT_WHY_NOT_WAITING
+				   ? dlt_wait_worker(procs, n, g.straggler)
+				   : SIZE_MAX;
 		if (g.nwaiting == 0) {
 			free(g.members);
 			continue;

@@ -136,6 +136,10 @@ struct dlt_wait_group {
 	 * set (a rank without a trace), or neither (none found). */
 	size_t straggler;
 	int32_t missing_rank;
+	/* NOT_WAITING: the straggler waits for a child of its own (a
+	 * DataLoader's worker) that is blocked in the program's own code:
+	 * that child (index), else SIZE_MAX. */
+	size_t worker;
 	enum dlt_wait_why why;
 	/* For BEHIND and OTHER_OP: the straggler's position and the
 	 * others'. */

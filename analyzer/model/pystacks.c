@@ -36,13 +36,15 @@ static void dlt_pystack_pick(const struct dlt_pystack_sum *s, bool own,
 	if (s == NULL || s->n == 0)
 		return;
 	/* threading.py's wait says less than who called it. */
-	const char *f = s->frames[0];
+	const char *f = own ? NULL : s->frames[0];
 	for (uint32_t i = 0; i < s->n; i++)
 		if (!dlt_pystack_stdlib(s->frames[i]) &&
 		    !(own && strstr(s->frames[i], "-packages/"))) {
 			f = s->frames[i];
 			break;
 		}
+	if (f == NULL)
+		return;
 	/* The directory ends at the last '/' before the ":line" (a
 	 * function's name has no ':'; a path may). */
 	const char *colon = strrchr(f, ':');
@@ -61,6 +63,4 @@ void dlt_pystack_sum_top(const struct dlt_pystack_sum *s, char *buf, size_t cap)
 void dlt_pystack_sum_own(const struct dlt_pystack_sum *s, char *buf, size_t cap)
 {
 	dlt_pystack_pick(s, true, buf, cap);
-	if (buf[0] == '\0')
-		dlt_pystack_sum_top(s, buf, cap);
 }

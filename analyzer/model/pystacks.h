@@ -35,7 +35,7 @@ void dlt_pystack_sum_top(const struct dlt_pystack_sum *s, char *buf,
 			 size_t cap);
 /* The innermost frame of the program's own code: neither CPython's library
  * nor an installed package's (torch's all_reduce says less than the line
- * that called it); the top frame's place when every frame is theirs. */
+ * that called it); "" when every frame is theirs. */
 void dlt_pystack_sum_own(const struct dlt_pystack_sum *s, char *buf,
 			 size_t cap);
 

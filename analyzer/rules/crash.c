@@ -304,6 +304,12 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 				    dlt_frame_format(&fr[i], fb, sizeof(fb)));
 		}
 	}
+	{
+		char cause[96];
+		snprintf(cause, sizeof(cause), "crashed: %s",
+			 name ? name : "a signal");
+		dlt_ev_culprit(e, p->rank, p->hdr.pid, ev->py_top, cause);
+	}
 	dlt_obj_bool(e, "frames_from_stack_scan",
 		     exact ? sv.scanned : (ev->flags & DLT_SIG_SCANNED) != 0);
 	if (ev->py_why) {

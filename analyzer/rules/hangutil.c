@@ -201,3 +201,31 @@ enum dlt_severity dlt_hang_told(const struct dlt_job_ctx *c, size_t i,
 	 * rank is, in its terms. */
 	return sev == DLT_SEV_ERROR ? DLT_SEV_INFO : sev;
 }
+
+struct dlt_val *dlt_ev_culprit(struct dlt_val *ev, int32_t rank, uint32_t pid,
+			       const char *python_at, const char *cause)
+{
+	struct dlt_val *o = dlt_obj_object(ev, "culprit");
+	if (rank >= 0)
+		dlt_obj_int(o, "rank", rank);
+	else
+		dlt_obj_null(o, "rank");
+	if (pid)
+		dlt_obj_uint(o, "pid", pid);
+	else
+		dlt_obj_null(o, "pid");
+	/* "train.py:88 in load_batch": the file without its directory, as
+	 * every finding names a Python place. */
+	const char *at = python_at && python_at[0] ? python_at : NULL;
+	if (at) {
+		const char *colon = strrchr(at, ':'), *base = at;
+		for (const char *q = at; *q && (colon == NULL || q < colon);
+		     q++)
+			if (*q == '/')
+				base = q + 1;
+		at = base;
+	}
+	dlt_obj_str(o, "python_at", at);
+	dlt_obj_str(o, "cause", cause);
+	return o;
+}

@@ -36,7 +36,13 @@ static void dlt_jh_doing(const struct dlt_hang_proc *hp,
 	dlt_jh_for(hp, ws, d, sizeof(d));
 	if (ws->call)
 		snprintf(buf, cap, "in %s for %s", ws->what, d);
-	else if (ws->stall) {
+	else if (ws->stall &&
+		 (ws->stall->state == 'T' || ws->stall->state == 't')) {
+		char w[256];
+		dlt_hang_wait_text(ws->stall, w, sizeof(w));
+		snprintf(buf, cap, "%s%s%s", w, ws->py[0] ? " at " : "",
+			 ws->py);
+	} else if (ws->stall) {
 		/* The program's line, and the package's function it called
 		 * when they differ (hang.py:12 in <module> (distributed_c10d
 		 * .py:1541 in all_reduce)). */
@@ -83,7 +89,7 @@ static void dlt_jh_short(const struct dlt_hang_proc *hp,
 	const char *sep = !at[0] ? "" : at == fn ? " in " : " at ";
 	if (ws->call)
 		snprintf(buf, cap, "in %s for %s%s%s", ws->what, d, sep, at);
-	else if (s && s->state == 'T')
+	else if (s && (s->state == 'T' || s->state == 't'))
 		snprintf(buf, cap, "stopped (SIGSTOP or a debugger) for %s%s%s",
 			 d, sep, at);
 	else if (s)
@@ -123,24 +129,18 @@ static void dlt_jh_ended(const struct dlt_hang_proc *hp, char *buf, size_t cap)
 	}
 }
 
-/* evidence.culprit: the same four keys in every hang finding, for
- * tools (and the fault corpus) that ask who, where and why. */
-static void dlt_jh_culprit(struct dlt_val *ev, const struct dlt_hang_proc *hp,
-			   const struct dlt_wait_state *ws, int32_t rank,
-			   const char *cause)
+/* evidence.culprit (dlt_ev_culprit): a stopped straggler's cause says
+ * so. */
+static struct dlt_val *dlt_jh_culprit(struct dlt_val *ev,
+				      const struct dlt_hang_proc *hp,
+				      const struct dlt_wait_state *ws,
+				      int32_t rank, const char *cause)
 {
-	struct dlt_val *o = dlt_obj_object(ev, "culprit");
-	if (rank >= 0)
-		dlt_obj_int(o, "rank", rank);
-	else
-		dlt_obj_null(o, "rank");
-	if (hp)
-		dlt_obj_uint(o, "pid", hp->pid);
-	else
-		dlt_obj_null(o, "pid");
 	const char *at = ws && ws->own[0] ? ws->own : ws ? ws->py : "";
-	dlt_obj_str(o, "python_at", at[0] ? at : NULL);
-	dlt_obj_str(o, "cause", cause);
+	bool stopped = ws && ws->stall &&
+		       (ws->stall->state == 'T' || ws->stall->state == 't');
+	return dlt_ev_culprit(ev, rank, hp ? hp->pid : 0, at,
+			      stopped ? "stopped" : cause);
 }
 
 static void dlt_jh_ev_state(struct dlt_val *o, const struct dlt_hang_proc *hp,
@@ -464,6 +464,22 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 	else
 		snprintf(who, sizeof(who), "no rank");
 	dlt_jh_headline(c, g, sp, &ws, who, head, sizeof(head));
+	/* The straggler waits for its DataLoader worker, which is stuck in
+	 * the program's own code: the worker is where to look. */
+	const struct dlt_hang_proc *wp =
+		g->worker != SIZE_MAX ? c->procs[g->worker] : NULL;
+	struct dlt_wait_state wk;
+	char wdo[1024] = "";
+	if (wp) {
+		char wshort[512];
+		dlt_wait_state_of(wp, &wk);
+		dlt_jh_short(wp, &wk, wshort, sizeof(wshort));
+		dlt_jh_doing(wp, &wk, wdo, sizeof(wdo));
+		snprintf(head, sizeof(head),
+			 "%s holds the job up: its worker pid %" PRIu32
+			 " is %s",
+			 who, wp->pid, wshort);
+	}
 	size_t w0 = dlt_jh_waiting(c, g, waiting, sizeof(waiting), NULL);
 	struct dlt_wait_state wws;
 	dlt_wait_state_of(c->procs[w0], &wws);
@@ -489,13 +505,18 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 	char detail[4096];
 	size_t du = 0;
 	detail[0] = '\0';
-	if (sdoing[0])
-		du += (size_t)snprintf(
-			detail, sizeof(detail), "%s: %s%s; ", who, sdoing,
-			g->why == DLT_WHY_NOT_WAITING && sp->nsocks == 0
-				? ", never connected to "
-				  "another rank"
-				: "");
+	if (wp)
+		du += (size_t)snprintf(detail, sizeof(detail),
+				       "its worker pid %" PRIu32 ": %s; ",
+				       wp->pid, wdo);
+	if (sdoing[0] && du < sizeof(detail))
+		du += (size_t)snprintf(detail + du, sizeof(detail) - du,
+				       "%s: %s%s; ", who, sdoing,
+				       g->why == DLT_WHY_NOT_WAITING &&
+						       sp->nsocks == 0
+					       ? ", never connected to "
+						 "another rank"
+					       : "");
 	if (du < sizeof(detail))
 		du += (size_t)snprintf(detail + du, sizeof(detail) - du,
 				       "rank(s)%s wait (rank %" PRId32 " %s)",
@@ -514,8 +535,14 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 		dlt_jh_ev_state(dlt_obj_object(ev, "straggler"), sp, &ws);
 	else
 		dlt_obj_null(ev, "straggler");
-	dlt_jh_culprit(ev, sp, sp ? &ws : NULL, sp ? sp->rank : g->missing_rank,
-		       dlt_jh_why(g->why));
+	if (wp)
+		dlt_obj_int(dlt_jh_culprit(ev, wp, &wk, -1,
+					   "not waiting: its worker"),
+			    "worker_of", sp->rank);
+	else
+		dlt_jh_culprit(ev, sp, sp ? &ws : NULL,
+			       sp ? sp->rank : g->missing_rank,
+			       dlt_jh_why(g->why));
 	if (g->missing_rank >= 0)
 		dlt_obj_int(ev, "missing_rank", g->missing_rank);
 	if (g->comm_id)

@@ -46,6 +46,13 @@ struct dlt_finding *dlt_oom_finding(struct dlt_job_ctx *c,
 	struct dlt_finding *f = dlt_check_finding(
 		c->chk, c->code, c->rule, DLT_SEV_ERROR, s->d[death].proc, msg);
 	dlt_ev_oom(f->evidence, s, death, v);
+	/* Killed while it ran: no Python place is known (the watcher reads
+	 * a thread's stack when it waits). */
+	const struct dlt_check_proc *cp = &c->chk->procs[s->d[death].proc];
+	dlt_ev_culprit(f->evidence, cp->rank, s->d[death].pid, NULL,
+		       strcmp(c->code, "OOM_KILL") == 0
+			       ? "killed by the out-of-memory killer"
+			       : "killed by SIGKILL");
 	return f;
 }
 

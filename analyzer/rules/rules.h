@@ -323,6 +323,14 @@ bool dlt_hang_stall_matters(const struct dlt_job_ctx *c,
 size_t dlt_hang_missing(const uint8_t *seen, int n, char *text, size_t cap,
 			struct dlt_val *o, const char *key);
 
+/* evidence.culprit, the same four keys in every finding that names who
+ * holds a job up or died: rank (null when it has none), pid (null for a
+ * rank without a trace: 0), python_at (its place in the program's own
+ * Python code, the directory left out; null unknown) and cause.  Returns
+ * the object, for a rule's further keys. */
+struct dlt_val *dlt_ev_culprit(struct dlt_val *ev, int32_t rank, uint32_t pid,
+			       const char *python_at, const char *cause);
+
 /* ---- deaths by SIGKILL (oomutil.c) ------------------------------------- */
 
 struct dlt_oom_verdict;

@@ -350,6 +350,7 @@ def culprit_of(f, procs):
     if isinstance(c, dict):
         return dict(source="evidence.culprit", pid=c.get("pid"),
                     rank=c.get("rank"), python_at=c.get("python_at"),
+                    worker_of=c.get("worker_of"),
                     cause=c.get("cause") or ev.get("why") or "")
     st = ev.get("straggler")
     if isinstance(st, dict):
@@ -396,7 +397,10 @@ def judge(res, c, launcher, j, ranks, workers, want_line, every):
     if primary is not None:
         got = culprit_of(primary, procs)
         got["code"] = primary["code"]
-        got["name"] = name_of(got.get("pid"), got.get("rank"), procs)
+        got["name"] = (
+            "worker of rank %d" % got["worker_of"]
+            if got.get("worker_of") is not None
+            else name_of(got.get("pid"), got.get("rank"), procs))
         got["message"] = primary.get("message", "").splitlines()[0][:400]
     res["got"] = got
     res["code_right"] = primary is not None and primary["code"] in c["codes"]
