@@ -590,7 +590,12 @@ static void dlt_wt_look(struct dlt_watcher *wt, struct dlt_wt_proc *p,
 		t->key_tick = wt->tick;
 		t->waiting = blocked;
 		/* A snapshot records a wait seen for the first time too: a
-		 * process that started a moment ago still says where it is. */
+		 * process that started a moment ago still says where it is;
+		 * and where a main thread that runs is in its Python code (a
+		 * rank that computes for ever never waits). */
+		if (snapshot && !blocked && st.state == 'R' &&
+		    t->tid == (uint32_t)p->pid && dlt_wt_companion(wt, p))
+			dlt_wt_pystack(wt, p, t->tid);
 		if (!(snapshot && blocked))
 			return;
 	}

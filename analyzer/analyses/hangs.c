@@ -597,12 +597,24 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 			dlt_sv_free(&hp->pend);
 			hp->pend_stall = 0;
 		}
+		bool waits = false;
 		for (size_t i = 0; i < hp->nstalls; i++) {
 			struct dlt_hang_stall *s = &hp->stalls[i];
-			if (s->tid != r->tid || s->py)
+			if (s->tid != r->tid)
+				continue;
+			waits = true;
+			if (s->py)
 				continue;
 			s->py = dlt_xmalloc(sizeof(*s->py));
 			dlt_pystack_sum_of(r, s->py);
+		}
+		/* A thread that ran when --hang-timeout's snapshot was taken
+		 * (the watcher reads its Python stack without a wait): where
+		 * a rank that never waits computes. */
+		if (!waits && r->tid == hp->pid) {
+			if (hp->run_py == NULL)
+				hp->run_py = dlt_xmalloc(sizeof(*hp->run_py));
+			dlt_pystack_sum_of(r, hp->run_py);
 		}
 		break;
 	}
@@ -653,6 +665,7 @@ void dlt_hang_proc_free(struct dlt_hang_proc *hp)
 		free(hp->stalls[i].py);
 	free(hp->stalls);
 	free(hp->socks);
+	free(hp->run_py);
 	memset(hp, 0, sizeof(*hp));
 }
 

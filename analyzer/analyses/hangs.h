@@ -168,6 +168,9 @@ struct dlt_hang_proc {
 	size_t nobjs, capobjs;
 	/* The latest MODMAP (its entries' paths and build-ids owned), and
 	 * the last stall stack unwound, for the PYSTACK written after it. */
+	/* The main thread's Python stack read while it ran (the snapshot of
+	 * --hang-timeout, PYSTACK without a STALL); NULL none. */
+	struct dlt_pystack_sum *run_py;
 	struct dlt_umod *mods;
 	size_t nmods;
 	struct dlt_stack_view pend;

@@ -232,6 +232,10 @@ void dlt_wait_state_of(const struct dlt_hang_proc *hp,
 	if (s && s->py) {
 		dlt_pystack_sum_top(s->py, ws->py, sizeof(ws->py));
 		dlt_pystack_sum_own(s->py, ws->own, sizeof(ws->own));
+	} else if (s == NULL && ws->call == NULL && hp->run_py) {
+		/* Running, never seen waiting: where the snapshot found it. */
+		dlt_pystack_sum_top(hp->run_py, ws->py, sizeof(ws->py));
+		dlt_pystack_sum_own(hp->run_py, ws->own, sizeof(ws->own));
 	}
 	if (s) {
 		dlt_wait_find_frame(s->stack, dlt_frame_own, true, ws->where,
@@ -495,6 +499,41 @@ static void dlt_wait_order(const struct dlt_hang_proc *const *procs,
 	free(has);
 }
 
+/* Every member waits for peers and no collective count tells them apart
+ * (gloo keeps none dltrace sees): the one member waiting at a Python place
+ * no other member is at, while the others share theirs, called another
+ * collective there (broadcast while the others all_reduce). */
+static void dlt_wait_odd_place(const struct dlt_hang_proc *const *procs,
+			       struct dlt_wait_group *g)
+{
+	if (g->n < 3 || g->nwaiting != g->n)
+		return;
+	struct dlt_wait_state *ws = dlt_xcalloc(g->n, sizeof(*ws));
+	for (size_t m = 0; m < g->n; m++)
+		dlt_wait_state_of(procs[g->members[m]], &ws[m]);
+	size_t odd = SIZE_MAX, alone = 0;
+	bool shared = false;
+	for (size_t m = 0; m < g->n; m++) {
+		if (ws[m].py[0] == '\0')
+			goto out;
+		size_t same = 0;
+		for (size_t q = 0; q < g->n; q++)
+			same += strcmp(ws[m].py, ws[q].py) == 0;
+		if (same == 1) {
+			odd = m;
+			alone++;
+		} else {
+			shared = true;
+		}
+	}
+	if (alone == 1 && shared) {
+		g->straggler = g->members[odd];
+		g->why = DLT_WHY_OTHER_OP;
+	}
+out:
+	free(ws);
+}
+
 static void dlt_wait_judge(const struct dlt_hang_proc *const *procs,
 			   struct dlt_wait_group *g)
 {
@@ -562,7 +601,9 @@ static void dlt_wait_judge(const struct dlt_hang_proc *const *procs,
 	if (s != SIZE_MAX) {
 		g->straggler = s;
 		g->why = DLT_WHY_NOT_WAITING;
+		return;
 	}
+	dlt_wait_odd_place(procs, g);
 }
 
 /* The straggler procs[s] waits for data from its workers (its Python stack

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "rules.h"
 #include "waits.h"
@@ -228,4 +229,28 @@ struct dlt_val *dlt_ev_culprit(struct dlt_val *ev, int32_t rank, uint32_t pid,
 	dlt_obj_str(o, "python_at", at);
 	dlt_obj_str(o, "cause", cause);
 	return o;
+}
+
+/* "exited with status 1", "killed by signal 11 (SIGSEGV)", "ended
+ * without an end record" (SIGKILL, a crash its handler could not
+ * write, a lost trace). */
+void dlt_hang_end_words(const struct dlt_hang_proc *hp, char *buf, size_t cap)
+{
+	if (hp->exit_how == DLT_EXIT_REAPED && WIFSIGNALED(hp->exit_status)) {
+		const char *n = dlt_signal_name(WTERMSIG(hp->exit_status));
+		snprintf(buf, cap, "killed by %s", n ? n : "a signal");
+	} else if (hp->exit_how == DLT_EXIT_REAPED) {
+		snprintf(buf, cap, "exited with status %d",
+			 WEXITSTATUS(hp->exit_status));
+	} else if (hp->ended && hp->exit_status >= 0 &&
+		   (hp->exit_how == DLT_EXIT_NORMAL ||
+		    hp->exit_how == DLT_EXIT_UNDERSCORE)) {
+		snprintf(buf, cap, "exited with status %d",
+			 hp->exit_status & 0xff);
+	} else if (hp->ended) {
+		snprintf(buf, cap, "%s",
+			 dlt_hang_exited(hp) ? "exited" : "was killed");
+	} else {
+		snprintf(buf, cap, "died without an end record");
+	}
 }

@@ -65,7 +65,8 @@ static void dlt_jh_doing(const struct dlt_hang_proc *hp,
 				 : " (a futex, holder unknown)",
 			 at, ws->where[0] ? " under " : "", ws->where);
 	} else
-		snprintf(buf, cap, "not seen waiting (running)");
+		snprintf(buf, cap, "not seen waiting (running)%s%s",
+			 ws->py[0] ? " at " : "", ws->py);
 }
 
 /* The headline's words for what the process does: "sleeping in
@@ -102,31 +103,7 @@ static void dlt_jh_short(const struct dlt_hang_proc *hp,
 	else if (hp->ended)
 		snprintf(buf, cap, "ended");
 	else
-		snprintf(buf, cap, "running, never seen waiting");
-}
-
-/* "exited with status 1", "killed by signal 11 (SIGSEGV)", "ended
- * without an end record" (SIGKILL, a crash its handler could not
- * write, a lost trace). */
-static void dlt_jh_ended(const struct dlt_hang_proc *hp, char *buf, size_t cap)
-{
-	if (hp->exit_how == DLT_EXIT_REAPED && WIFSIGNALED(hp->exit_status)) {
-		const char *n = dlt_signal_name(WTERMSIG(hp->exit_status));
-		snprintf(buf, cap, "killed by %s", n ? n : "a signal");
-	} else if (hp->exit_how == DLT_EXIT_REAPED) {
-		snprintf(buf, cap, "exited with status %d",
-			 WEXITSTATUS(hp->exit_status));
-	} else if (hp->ended && hp->exit_status >= 0 &&
-		   (hp->exit_how == DLT_EXIT_NORMAL ||
-		    hp->exit_how == DLT_EXIT_UNDERSCORE)) {
-		snprintf(buf, cap, "exited with status %d",
-			 hp->exit_status & 0xff);
-	} else if (hp->ended) {
-		snprintf(buf, cap, "%s",
-			 dlt_hang_exited(hp) ? "exited" : "was killed");
-	} else {
-		snprintf(buf, cap, "died without an end record");
-	}
+		snprintf(buf, cap, "running, never seen waiting%s%s", sep, at);
 }
 
 /* evidence.culprit (dlt_ev_culprit): a stopped straggler's cause says
@@ -331,7 +308,7 @@ static void dlt_jh_headline(const struct dlt_job_ctx *c,
 		break;
 	case DLT_WHY_ENDED: {
 		char how[96];
-		dlt_jh_ended(sp, how, sizeof(how));
+		dlt_hang_end_words(sp, how, sizeof(how));
 		snprintf(buf, cap,
 			 "%s holds the job up: it %s while the others wait "
 			 "for it",
@@ -344,8 +321,25 @@ static void dlt_jh_headline(const struct dlt_job_ctx *c,
 			 "or not under dltrace)",
 			 who);
 		break;
-	case DLT_WHY_BEHIND:
-	case DLT_WHY_OTHER_OP: {
+	case DLT_WHY_OTHER_OP:
+		if (g->comm_id == 0 && sp->comm_id == 0) {
+			/* Told apart by their Python places (waits.c). */
+			char theirs[256] = "";
+			for (size_t m = 0; m < g->n && !theirs[0]; m++) {
+				struct dlt_wait_state o;
+				if (g->members[m] == g->straggler)
+					continue;
+				dlt_wait_state_of(c->procs[g->members[m]], &o);
+				snprintf(theirs, sizeof(theirs), "%s", o.py);
+			}
+			snprintf(buf, cap,
+				 "%s holds the job up: it waits at %s, every "
+				 "other rank at %s",
+				 who, ws->py, theirs);
+			break;
+		}
+		/* fall through */
+	case DLT_WHY_BEHIND: {
 		struct dlt_wait_coll wc;
 		uint64_t id = g->comm_id ? g->comm_id : sp->comm_id;
 		dlt_wait_coll_of(sp, id, &wc);

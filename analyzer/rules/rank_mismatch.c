@@ -32,6 +32,46 @@ static void dlt_ev_views(struct dlt_val *o, const struct dlt_job_ctx *c,
 	}
 }
 
+/* The size procs[j] says: of the communicator, or of the job. */
+static int32_t dlt_mm_size(const struct dlt_hang_proc *q, bool comm)
+{
+	return comm ? q->comm_nranks : q->world_size;
+}
+
+/* The process whose size fewest others of its communicator or job (that of
+ * procs[i]) share: the odd one the finding is about, and the size most
+ * say.  Ties keep the earlier process. */
+static size_t dlt_mm_odd(const struct dlt_job_ctx *c, size_t i, bool comm,
+			 int32_t *most)
+{
+	const struct dlt_hang_proc *hp = c->procs[i];
+	size_t odd = i, odd_n = SIZE_MAX, most_n = 0;
+	*most = dlt_mm_size(hp, comm);
+	for (size_t j = i; j < c->n; j++) {
+		const struct dlt_hang_proc *q = c->procs[j];
+		if (comm ? q->comm_id != hp->comm_id
+			 : !dlt_hang_same_job(q, hp) || q->world_size <= 0)
+			continue;
+		size_t same = 0;
+		for (size_t k = i; k < c->n; k++) {
+			const struct dlt_hang_proc *o = c->procs[k];
+			if ((comm ? o->comm_id == hp->comm_id
+				  : dlt_hang_same_job(o, hp)) &&
+			    dlt_mm_size(o, comm) == dlt_mm_size(q, comm))
+				same++;
+		}
+		if (same < odd_n) {
+			odd_n = same;
+			odd = j;
+		}
+		if (same > most_n) {
+			most_n = same;
+			*most = dlt_mm_size(q, comm);
+		}
+	}
+	return odd;
+}
+
 static void dlt_comm_mismatch(struct dlt_job_ctx *c, size_t i)
 {
 	const struct dlt_hang_proc *hp = c->procs[i];
@@ -51,13 +91,22 @@ static void dlt_comm_mismatch(struct dlt_job_ctx *c, size_t i)
 				 sizeof(dups) - strlen(dups), " %d", r);
 	}
 	if (sizes) {
+		int32_t most;
+		size_t odd = dlt_mm_odd(c, i, true, &most);
+		const struct dlt_hang_proc *op = c->procs[odd];
 		struct dlt_finding *f = dlt_job_finding(
-			c, i, sev,
+			c, odd, sev,
 			"communicator %016" PRIx64
-			": ranks disagree on its size (rank %d says %d)",
-			hp->comm_id, hp->comm_rank, hp->comm_nranks);
-		dlt_ev_hang_comm(f->evidence, hp);
+			": ranks disagree on its size (rank %d says %d, the "
+			"others %d)",
+			hp->comm_id, op->comm_rank, op->comm_nranks, most);
+		dlt_ev_hang_comm(f->evidence, op);
 		dlt_ev_views(f->evidence, c, i, true);
+		char cause[64];
+		snprintf(cause, sizeof(cause), "nranks %d, the others %d",
+			 op->comm_nranks, most);
+		dlt_ev_culprit(f->evidence, op->comm_rank, op->pid, NULL,
+			       cause);
 		dlt_job_fix(c, f, "%s", dlt_mismatch_fix);
 	}
 	if (dups[0]) {
@@ -84,13 +133,21 @@ static void dlt_job_mismatch(struct dlt_job_ctx *c, size_t i)
 	if (!sizes)
 		return;
 	char who[64];
+	int32_t most;
+	size_t odd = dlt_mm_odd(c, i, false, &most);
+	const struct dlt_hang_proc *op = c->procs[odd];
 	struct dlt_finding *f = dlt_job_finding(
-		c, i, c->completed ? DLT_SEV_WARNING : DLT_SEV_ERROR,
-		"job %s:%s: processes disagree on WORLD_SIZE (%s says %d)",
+		c, odd, c->completed ? DLT_SEV_WARNING : DLT_SEV_ERROR,
+		"job %s:%s: processes disagree on WORLD_SIZE (%s says %d, the "
+		"others %d)",
 		hp->master_addr, hp->master_port,
-		dlt_hang_who(hp, who, sizeof(who)), hp->world_size);
-	dlt_ev_hang_job(f->evidence, hp);
+		dlt_hang_who(op, who, sizeof(who)), op->world_size, most);
+	dlt_ev_hang_job(f->evidence, op);
 	dlt_ev_views(f->evidence, c, i, false);
+	char cause[64];
+	snprintf(cause, sizeof(cause), "WORLD_SIZE %d, the others %d",
+		 op->world_size, most);
+	dlt_ev_culprit(f->evidence, op->rank, op->pid, NULL, cause);
 	dlt_job_fix(c, f, "%s", dlt_mismatch_fix);
 }
 

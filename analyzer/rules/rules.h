@@ -323,6 +323,10 @@ bool dlt_hang_stall_matters(const struct dlt_job_ctx *c,
 size_t dlt_hang_missing(const uint8_t *seen, int n, char *text, size_t cap,
 			struct dlt_val *o, const char *key);
 
+/* How hp ended, for messages: "exited with status 1", "killed by
+ * SIGSEGV", "died without an end record". */
+void dlt_hang_end_words(const struct dlt_hang_proc *hp, char *buf, size_t cap);
+
 /* evidence.culprit, the same four keys in every finding that names who
  * holds a job up or died: rank (null when it has none), pid (null for a
  * rank without a trace: 0), python_at (its place in the program's own
