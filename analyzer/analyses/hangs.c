@@ -638,10 +638,21 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 			hp->reaped_ts = h->ts;
 		if (hp->ended && hp->exit_how == DLT_EXIT_REAPED)
 			break;
-		hp->ended = true;
-		hp->exit_how = h->flags;
-		hp->exit_status =
-			((const struct dlt_rec_exit *)(const void *)h)->status;
+		{
+			int32_t st =
+				((const struct dlt_rec_exit *)(const void *)h)
+					->status;
+			/* main returned its status, then exit() ran without
+			 * knowing it (-1): the status is main's. */
+			if (hp->ended && hp->exit_how == DLT_EXIT_MAIN &&
+			    st == -1 &&
+			    (h->flags == DLT_EXIT_NORMAL ||
+			     h->flags == DLT_EXIT_UNDERSCORE))
+				st = hp->exit_status;
+			hp->ended = true;
+			hp->exit_how = h->flags;
+			hp->exit_status = st;
+		}
 		break;
 	case DLT_REC_KILL: {
 		const struct dlt_rec_kill *k = (const void *)h;
@@ -792,6 +803,7 @@ bool dlt_hang_completed(const struct dlt_hang_proc *hp)
 		return WEXITSTATUS(hp->exit_status) == 0;
 	case DLT_EXIT_NORMAL:
 	case DLT_EXIT_UNDERSCORE:
+	case DLT_EXIT_MAIN:
 		/* -1: main returned and the status was not seen. */
 		return hp->exit_status == -1 || (hp->exit_status & 0xff) == 0;
 	default:

@@ -443,6 +443,43 @@ const char *dlt_wait_coll_text(const struct dlt_hang_coll *c, char *buf,
 	return buf;
 }
 
+/* ---- processes by pid ------------------------------------------------- */
+
+struct dlt_wait_pid {
+	uint32_t pid;
+	size_t i;
+};
+
+static int dlt_wait_pid_cmp(const void *a, const void *b)
+{
+	const struct dlt_wait_pid *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The process of pid on host in the run of procs[like], or SIZE_MAX. */
+static size_t dlt_wait_by_pid(const struct dlt_hang_proc *const *procs,
+			      const struct dlt_wait_pid *by, size_t n,
+			      uint32_t pid, const struct dlt_hang_proc *like)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (by[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k < n && by[k].pid == pid; k++) {
+		const struct dlt_hang_proc *o = procs[by[k].i];
+		if (o != like && o->run_group == like->run_group &&
+		    strcmp(o->host, like->host) == 0)
+			return by[k].i;
+	}
+	return SIZE_MAX;
+}
+
 /* ---- groups and their verdict ----------------------------------------- */
 
 static bool dlt_same_coll(const struct dlt_hang_coll *a,
@@ -661,6 +698,20 @@ size_t dlt_wait_groups(const struct dlt_hang_proc *const *procs, size_t n,
 	if (completed || n == 0)
 		return 0;
 	bool *assigned = dlt_xcalloc(n, sizeof(*assigned));
+	/* A rank's forked children (DataLoader workers) inherit its
+	 * launcher's RANK: the rank is their parent, they are no member. */
+	struct dlt_wait_pid *by = dlt_xcalloc(n, sizeof(*by));
+	for (size_t i = 0; i < n; i++)
+		by[i] = (struct dlt_wait_pid){procs[i]->pid, i};
+	qsort(by, n, sizeof(*by), dlt_wait_pid_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (procs[i]->rank < 0 || procs[i]->ppid == 0)
+			continue;
+		size_t p =
+			dlt_wait_by_pid(procs, by, n, procs[i]->ppid, procs[i]);
+		assigned[i] = p != SIZE_MAX && procs[p]->rank == procs[i]->rank;
+	}
+	free(by);
 	struct dlt_wait_group *gs = NULL;
 	size_t ng = 0, cap = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -932,43 +983,6 @@ bool dlt_wait_in_tree(const struct dlt_wait_tree *t, size_t nt, size_t i)
 	return false;
 }
 
-/* ---- launchers ----------------------------------------------------------- */
-
-struct dlt_wait_pid {
-	uint32_t pid;
-	size_t i;
-};
-
-static int dlt_wait_pid_cmp(const void *a, const void *b)
-{
-	const struct dlt_wait_pid *x = a, *y = b;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* The process of pid on host in the run of procs[like], or SIZE_MAX. */
-static size_t dlt_wait_by_pid(const struct dlt_hang_proc *const *procs,
-			      const struct dlt_wait_pid *by, size_t n,
-			      uint32_t pid, const struct dlt_hang_proc *like)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (by[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t k = lo; k < n && by[k].pid == pid; k++) {
-		const struct dlt_hang_proc *o = procs[by[k].i];
-		if (o != like && o->run_group == like->run_group &&
-		    strcmp(o->host, like->host) == 0)
-			return by[k].i;
-	}
-	return SIZE_MAX;
-}
-
 bool *dlt_wait_launchers(const struct dlt_hang_proc *const *procs, size_t n)
 {
 	bool *l = dlt_xcalloc(n ? n : 1, sizeof(*l));
@@ -1016,4 +1030,33 @@ bool *dlt_wait_launchers(const struct dlt_hang_proc *const *procs, size_t n)
 	free(helper);
 	free(by);
 	return l;
+}
+
+bool *dlt_wait_judged(const struct dlt_hang_proc *const *procs, size_t n,
+		      const struct dlt_wait_group *g, size_t ng)
+{
+	bool *in = dlt_xcalloc(n ? n : 1, sizeof(*in));
+	bool *out = dlt_xcalloc(n ? n : 1, sizeof(*out));
+	for (size_t k = 0; k < ng; k++)
+		for (size_t m = 0; m < g[k].n; m++)
+			in[g[k].members[m]] = out[g[k].members[m]] = true;
+	struct dlt_wait_pid *by = dlt_xcalloc(n ? n : 1, sizeof(*by));
+	for (size_t i = 0; i < n; i++)
+		by[i] = (struct dlt_wait_pid){procs[i]->pid, i};
+	qsort(by, n, sizeof(*by), dlt_wait_pid_cmp);
+	/* A member's children (its DataLoader workers, their children):
+	 * their waits are the member's, JOB_HANG's evidence. */
+	for (size_t i = 0; i < n && ng; i++) {
+		const struct dlt_hang_proc *c = procs[i];
+		for (int depth = 0; depth < 16 && !out[i] && c->ppid; depth++) {
+			size_t p = dlt_wait_by_pid(procs, by, n, c->ppid, c);
+			if (p == SIZE_MAX)
+				break;
+			out[i] = in[p];
+			c = procs[p];
+		}
+	}
+	free(by);
+	free(in);
+	return out;
 }

@@ -200,4 +200,9 @@ bool dlt_wait_in_tree(const struct dlt_wait_tree *t, size_t nt, size_t i);
  * An array of n (free it). */
 bool *dlt_wait_launchers(const struct dlt_hang_proc *const *procs, size_t n);
 
+/* Per process: a member of one of the groups, or below one (a rank's
+ * DataLoader workers and their children).  An array of n (free it). */
+bool *dlt_wait_judged(const struct dlt_hang_proc *const *procs, size_t n,
+		      const struct dlt_wait_group *g, size_t ng);
+
 #endif

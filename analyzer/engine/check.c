@@ -502,6 +502,8 @@ void dlt_check_job(struct dlt_check *c, const struct dlt_hang_proc *procs,
 	ctx.trees = trees;
 	bool *launcher = dlt_wait_launchers(sorted, n);
 	ctx.launcher = launcher;
+	bool *judged = dlt_wait_judged(sorted, n, groups, ctx.ngroups);
+	ctx.judged = judged;
 	for (size_t r = 0; r < dlt_nrules; r++) {
 		if (dlt_rules[r]->run_job == NULL)
 			continue;
@@ -512,6 +514,7 @@ void dlt_check_job(struct dlt_check *c, const struct dlt_hang_proc *procs,
 	dlt_wait_groups_free(groups, ctx.ngroups);
 	dlt_wait_trees_free(trees, ctx.ntrees);
 	free(launcher);
+	free(judged);
 	free(slots);
 	free(sorted);
 	free(index);

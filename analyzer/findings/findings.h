@@ -199,6 +199,8 @@ struct dlt_job_ctx {
 	 * mp.spawn's parent, srun's step, a shell), so its waits are for
 	 * them. */
 	const bool *launcher;
+	/* Per process: a member of a group or below one (its workers). */
+	const bool *judged;
 };
 
 /* A new finding of the current job rule about procs[i]. */

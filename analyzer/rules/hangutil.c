@@ -244,7 +244,8 @@ void dlt_hang_end_words(const struct dlt_hang_proc *hp, char *buf, size_t cap)
 			 WEXITSTATUS(hp->exit_status));
 	} else if (hp->ended && hp->exit_status >= 0 &&
 		   (hp->exit_how == DLT_EXIT_NORMAL ||
-		    hp->exit_how == DLT_EXIT_UNDERSCORE)) {
+		    hp->exit_how == DLT_EXIT_UNDERSCORE ||
+		    hp->exit_how == DLT_EXIT_MAIN)) {
 		snprintf(buf, cap, "exited with status %d",
 			 hp->exit_status & 0xff);
 	} else if (hp->ended) {

@@ -115,6 +115,6 @@ static void dlt_rule_rank_exit(struct dlt_job_ctx *c)
 	}
 }
 
-DLT_RULE(rank_exit, 162, "RANK_EXIT", DLT_SEV_ERROR, NULL, dlt_rule_rank_exit,
+DLT_RULE(rank_exit, 163, "RANK_EXIT", DLT_SEV_ERROR, NULL, dlt_rule_rank_exit,
 	 "ranks of a job failed (an exception, a non-zero exit status) and "
 	 "the job did not complete: the first of them");

@@ -32,8 +32,8 @@ static void dlt_rule_stall(struct dlt_job_ctx *c)
 	 * for its ranks, which say more. */
 	for (size_t i = 0; i < c->n; i++) {
 		const struct dlt_hang_proc *hp = c->procs[i];
-		if (dlt_wait_in_group(c->groups, c->ngroups, i) ||
-		    dlt_wait_in_tree(c->trees, c->ntrees, i) || c->launcher[i])
+		if (c->judged[i] || dlt_wait_in_tree(c->trees, c->ntrees, i) ||
+		    c->launcher[i])
 			continue;
 		for (size_t k = 0; k < hp->nstalls; k++) {
 			const struct dlt_hang_stall *s = &hp->stalls[k];
