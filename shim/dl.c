@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "pystack.h"
 #include "dl.h"
 
 #include "api.h"
@@ -67,6 +68,15 @@ __attribute__((used)) void *dlt_dlopen_enter(const char *name, int mode,
 		if (b && (strstr(b, "torch") || strstr(b, "jax") ||
 			  strstr(b, "tensorflow") || strstr(b, "nccl")))
 			dlt_watch_ask("framework loaded");
+		/* Python importing an extension module: the interpreter is
+		 * there to be found, for the crash handler's Python stack and
+		 * the rank at the rendezvous.  CPython's own SIGINT handler
+		 * usually finds it first, but a rank started in the
+		 * background by a shell has SIGINT ignored and CPython then
+		 * sets none. */
+		if (b && strstr(b, ".cpython-") && !dlt_no_loader &&
+		    !dlt_pystack_present())
+			dlt_pystack_prepare();
 	}
 	errno = saved;
 	return real ? (void *)real : (void *)dlt_dlopen_missing;

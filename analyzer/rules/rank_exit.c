@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "live.h"
 #include "rules.h"
 #include "waits.h"
 
@@ -41,11 +42,21 @@ static bool dlt_rx_straggler(const struct dlt_job_ctx *c, size_t i)
 static void dlt_rank_exit_job(struct dlt_job_ctx *c, size_t i0)
 {
 	size_t first = SIZE_MAX, nfailed = 0;
-	uint64_t first_wall = 0;
+	uint64_t first_wall = 0, death_wall = 0;
 	for (size_t j = i0; j < c->n; j++) {
 		const struct dlt_hang_proc *hp = c->procs[j];
-		if (hp->rank < 0 || !dlt_rx_same(c->procs[i0], hp) ||
-		    !dlt_rx_failed(hp))
+		if (hp->rank < 0 || !dlt_rx_same(c->procs[i0], hp))
+			continue;
+		/* A rank that died of a signal (or left no end) that
+		 * dltrace did not send: CRASH's, OOM_KILL's, SIGKILL's. */
+		if (!dlt_hang_exited(hp) && hp->dltrace_sig == 0 &&
+		    (hp->ended || hp->live != DLT_LIVE_RUNNING)) {
+			uint64_t w = dlt_hang_wall(hp, hp->last_ts);
+			if (death_wall == 0 || w < death_wall)
+				death_wall = w;
+			continue;
+		}
+		if (!dlt_rx_failed(hp))
 			continue;
 		nfailed++;
 		/* Wall-clock times: ranks on several hosts. */
@@ -55,7 +66,9 @@ static void dlt_rank_exit_job(struct dlt_job_ctx *c, size_t i0)
 			first_wall = w;
 		}
 	}
-	if (first == SIZE_MAX || dlt_rx_straggler(c, first))
+	/* A death came first: the exits after it followed it. */
+	if (first == SIZE_MAX || dlt_rx_straggler(c, first) ||
+	    (death_wall && death_wall <= first_wall))
 		return;
 	const struct dlt_hang_proc *fp = c->procs[first];
 	char who[64], how[96], after[1024] = "";
