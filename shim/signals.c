@@ -434,8 +434,16 @@ dlt_sig_record(int sig, siginfo_t *si, ucontext_t *uc, uint32_t action)
 		atomic_store(&dlt_sig_cap_busy, 0);
 	/* The thread's Python stack, when an interpreter was found while the
 	 * program set its handlers (sigaction below). */
-	if (r && dlt_pystack_present())
+	if (r && dlt_pystack_present()) {
 		dlt_pystack_record((pid_t)tid, ts, DLT_PYSTACK_F_SIGNAL);
+		/* Another thread's signal (gloo's, NCCL's, a C++ library's
+		 * thread aborts): the main thread's place too. */
+		pid_t pid = (pid_t)syscall(SYS_getpid);
+		if ((pid_t)tid != pid)
+			dlt_pystack_record(pid, ts,
+					   DLT_PYSTACK_F_SIGNAL |
+						   DLT_PYSTACK_F_MAIN);
+	}
 	dlt_sig_busy = 0;
 }
 

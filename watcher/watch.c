@@ -555,6 +555,11 @@ static void dlt_wt_look(struct dlt_watcher *wt, struct dlt_wt_proc *p,
 		}
 		return;
 	}
+	/* A thread that is dying (killed: dltrace's own SIGTERM at
+	 * --hang-timeout, the OOM killer) did not leave its wait: the wait
+	 * stays the last one it had. */
+	if (st.state == 'Z' || st.state == 'X' || st.state == 'x')
+		return;
 	/* A stopped thread (SIGSTOP, a debugger, ^Z) waits as surely as a
 	 * blocked one, in a system call or not: its peers wait for it. */
 	int stopped = st.state == 'T' || st.state == 't';

@@ -611,7 +611,9 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 		/* A thread that ran when --hang-timeout's snapshot was taken
 		 * (the watcher reads its Python stack without a wait): where
 		 * a rank that never waits computes. */
-		if (!waits && r->tid == hp->pid) {
+		if (!waits) {
+			/* Which thread is main is known at the end (the
+			 * header's pid): waits.c asks run_py->tid. */
 			if (hp->run_py == NULL)
 				hp->run_py = dlt_xmalloc(sizeof(*hp->run_py));
 			dlt_pystack_sum_of(r, hp->run_py);
@@ -620,6 +622,22 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 	}
 	case DLT_REC_SOCK: {
 		const struct dlt_rec_sock *r = (const void *)h;
+		/* A non-blocking connect (the store's client) says nothing
+		 * when it returns, and its SOCK_ENDS is written in progress:
+		 * the same address tried again and again, up to the last
+		 * connect the process made, is a rendezvous not found (one
+		 * found moves on to its peers' addresses). */
+		if (h->flags == DLT_SOCK_CONNECT && r->ret < 0 &&
+		    r->err == 115 /* EINPROGRESS */) {
+			const char *a = dlt_trace_strz(l->t, r->addr);
+			if (hp->connect_tries && strcmp(a, hp->try_addr) == 0) {
+				hp->connect_tries++;
+			} else {
+				hp->connect_tries = 1;
+				snprintf(hp->try_addr, sizeof(hp->try_addr),
+					 "%s", a);
+			}
+		}
 		if (h->flags == DLT_SOCK_CONNECT && r->ret < 0 &&
 		    r->err != 115 /* EINPROGRESS */) {
 			hp->connect_fail++;

@@ -150,6 +150,10 @@ struct dlt_hang_proc {
 	uint64_t connect_fail;
 	int32_t connect_err;
 	char connect_addr[128];
+	/* Non-blocking connects in a row to one address (try_addr), up to
+	 * the latest connect: a store client retrying at the end. */
+	uint32_t connect_tries;
+	char try_addr[80];
 	size_t nstalls, ninflight;
 	/* Allocated as they come (most processes have none; a fixed array
 	 * made 40 KiB per process, 800 MB for 20,000 processes); at most
@@ -168,8 +172,9 @@ struct dlt_hang_proc {
 	size_t nobjs, capobjs;
 	/* The latest MODMAP (its entries' paths and build-ids owned), and
 	 * the last stall stack unwound, for the PYSTACK written after it. */
-	/* The main thread's Python stack read while it ran (the snapshot of
-	 * --hang-timeout, PYSTACK without a STALL); NULL none. */
+	/* The latest Python stack of a thread that had no wait (the main
+	 * thread read while it ran at --hang-timeout's snapshot: a PYSTACK
+	 * without a STALL; its tid says whose); NULL none. */
 	struct dlt_pystack_sum *run_py;
 	struct dlt_umod *mods;
 	size_t nmods;

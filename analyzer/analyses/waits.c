@@ -232,7 +232,8 @@ void dlt_wait_state_of(const struct dlt_hang_proc *hp,
 	if (s && s->py) {
 		dlt_pystack_sum_top(s->py, ws->py, sizeof(ws->py));
 		dlt_pystack_sum_own(s->py, ws->own, sizeof(ws->own));
-	} else if (s == NULL && ws->call == NULL && hp->run_py) {
+	} else if (s == NULL && ws->call == NULL && hp->run_py &&
+		   hp->run_py->tid == hp->pid) {
 		/* Running, never seen waiting: where the snapshot found it. */
 		dlt_pystack_sum_top(hp->run_py, ws->py, sizeof(ws->py));
 		dlt_pystack_sum_own(hp->run_py, ws->own, sizeof(ws->own));
@@ -571,6 +572,21 @@ out:
 	free(ws);
 }
 
+/* The store's client retrying its connect (gloo's pairs connect to one
+ * peer address several times, the store's client only when it does not
+ * answer): the same address tried at least three times in a row, and the
+ * judged thread still in the store client's constructor, not in the
+ * master's wait for its workers. */
+static bool dlt_wait_retrying(const struct dlt_hang_proc *hp)
+{
+	if (hp->connect_tries < 3)
+		return false;
+	struct dlt_wait_state ws;
+	dlt_wait_state_of(hp, &ws);
+	return ws.stall && strstr(ws.stall->stack, "TCPStore::TCPStore") &&
+	       !strstr(ws.stall->stack, "waitForWorkers");
+}
+
 static void dlt_wait_judge(const struct dlt_hang_proc *const *procs,
 			   struct dlt_wait_group *g)
 {
@@ -633,6 +649,21 @@ static void dlt_wait_judge(const struct dlt_hang_proc *const *procs,
 			g->why = DLT_WHY_MISSING;
 			return;
 		}
+	}
+	/* Every rank came, and one keeps failing to connect while the
+	 * others reached each other: it looks for the store elsewhere. */
+	size_t failing = SIZE_MAX, nfail = 0;
+	for (size_t m = 0; m < g->n; m++)
+		if (procs[g->members[m]]->connect_fail ||
+		    dlt_wait_retrying(procs[g->members[m]])) {
+			nfail++;
+			if (failing == SIZE_MAX)
+				failing = g->members[m];
+		}
+	if (nfail && nfail < g->n) {
+		g->straggler = failing;
+		g->why = DLT_WHY_UNREACHABLE;
+		return;
 	}
 	size_t s = other != SIZE_MAX ? other : running;
 	if (s != SIZE_MAX) {

@@ -123,6 +123,9 @@ enum dlt_wait_why {
 	DLT_WHY_ENDED = 3,	 /* ended while the others wait */
 	DLT_WHY_BEHIND = 4,	 /* fewer collectives than the others */
 	DLT_WHY_OTHER_OP = 5,	 /* another collective at the same number */
+	/* Its connects to the rendezvous keep failing while the others'
+	 * did not (another MASTER_PORT or init_method address). */
+	DLT_WHY_UNREACHABLE = 6,
 };
 
 struct dlt_wait_group {

@@ -683,6 +683,7 @@ static void dlt_on_signal(struct dlt_load *l, const struct dlt_ev *e)
 		NULL,
 		NULL,
 		NULL,
+		NULL,
 		NULL};
 }
 
@@ -744,6 +745,20 @@ static void dlt_on_sig_pystack(struct dlt_load *l, const struct dlt_ev *e)
 	const struct dlt_rec_pystack *r = (const void *)e->rec;
 	struct dlt_process *p = l->p;
 	struct dlt_signal_ev *ev = NULL;
+	if (r->h.flags & DLT_PYSTACK_F_MAIN) {
+		/* The main thread's, with the latest signal of another
+		 * thread: its innermost frame of the program's own code. */
+		if (p->nsignals == 0 || p->signals[p->nsignals - 1].main_py)
+			return;
+		static struct dlt_pystack_sum msum;
+		dlt_pystack_sum_of(r, &msum);
+		char top[256];
+		dlt_pystack_sum_top(&msum, top, sizeof(top));
+		if (top[0])
+			p->signals[p->nsignals - 1].main_py =
+				dlt_arena_strdup(&p->arena, top);
+		return;
+	}
 	for (size_t i = p->nsignals; i-- > 0 && ev == NULL;)
 		if (p->signals[i].tid == r->tid && p->signals[i].npy == 0 &&
 		    p->signals[i].py_why == NULL)

@@ -209,6 +209,10 @@ struct dlt_signal_ev {
 	uint32_t npy;
 	const char *py_top;
 	const char *py_why;
+	/* A signal another thread than main got: the main thread's
+	 * innermost frame then (PYSTACK flag DLT_PYSTACK_F_MAIN); NULL none
+	 * or the main thread's own signal. */
+	const char *main_py;
 	/* The PYSTACK itself (a copy), for the merged stack; NULL none. */
 	const struct dlt_rec_pystack *py_rec;
 	/* The thread's registers and stack copy (RAWSTACK, format 2.4) and

@@ -308,7 +308,12 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 		char cause[96];
 		snprintf(cause, sizeof(cause), "crashed: %s",
 			 name ? name : "a signal");
-		dlt_ev_culprit(e, p->rank, p->hdr.pid, ev->py_top, cause);
+		/* A thread without Python (gloo's, a C++ library's) crashed:
+		 * where the main thread was is the program's place. */
+		dlt_ev_culprit(e, p->rank, p->hdr.pid,
+			       ev->py_top ? ev->py_top : ev->main_py, cause);
+		if (ev->main_py)
+			dlt_obj_str(e, "main_thread_python_at", ev->main_py);
 	}
 	dlt_obj_bool(e, "frames_from_stack_scan",
 		     exact ? sv.scanned : (ev->flags & DLT_SIG_SCANNED) != 0);

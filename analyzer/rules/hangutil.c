@@ -255,3 +255,21 @@ void dlt_hang_end_words(const struct dlt_hang_proc *hp, char *buf, size_t cap)
 		snprintf(buf, cap, "died without an end record");
 	}
 }
+
+size_t dlt_hang_split_from(const struct dlt_job_ctx *c, size_t i)
+{
+	const struct dlt_hang_proc *hp = c->procs[i];
+	if (!dlt_hang_job_rank(hp) || hp->master_port[0] == '\0')
+		return SIZE_MAX;
+	/* procs are in rank order: the first rank 0 of the run with this
+	 * size and another address is the store's host. */
+	for (size_t j = 0; j < c->n && c->procs[j]->rank <= 0; j++) {
+		const struct dlt_hang_proc *o = c->procs[j];
+		if (o->rank == 0 && dlt_hang_job_rank(o) &&
+		    o->run_group == hp->run_group &&
+		    o->world_size == hp->world_size && o->master_port[0] &&
+		    !dlt_hang_same_job(o, hp))
+			return j;
+	}
+	return SIZE_MAX;
+}

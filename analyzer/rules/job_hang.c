@@ -271,6 +271,14 @@ static void dlt_jh_fix(struct dlt_job_ctx *c, struct dlt_finding *f,
 			    "another MASTER_ADDR, MASTER_PORT or WORLD_SIZE",
 			    who);
 		break;
+	case DLT_WHY_UNREACHABLE:
+		dlt_job_fix(c, f,
+			    "%s looks for the rendezvous where it is not: give "
+			    "it the MASTER_ADDR and MASTER_PORT (or the "
+			    "init_method address) the others use; a firewall "
+			    "between the nodes looks the same",
+			    who);
+		break;
 	case DLT_WHY_BEHIND:
 	case DLT_WHY_OTHER_OP:
 		dlt_job_fix(c, f,
@@ -320,6 +328,21 @@ static void dlt_jh_headline(const struct dlt_job_ctx *c,
 			 "%s holds the job up: it has no trace (never started, "
 			 "or not under dltrace)",
 			 who);
+		break;
+	case DLT_WHY_UNREACHABLE:
+		if (sp->connect_fail)
+			snprintf(buf, cap,
+				 "%s holds the job up: it cannot connect, "
+				 "%" PRIu64 " connects to %s failed (%s) while "
+				 "the others met",
+				 who, sp->connect_fail, sp->connect_addr,
+				 strerror(sp->connect_err));
+		else
+			snprintf(buf, cap,
+				 "%s holds the job up: it cannot connect, "
+				 "%" PRIu32
+				 " tries to reach %s while the others met",
+				 who, sp->connect_tries, sp->try_addr);
 		break;
 	case DLT_WHY_OTHER_OP:
 		if (g->comm_id == 0 && sp->comm_id == 0) {
@@ -434,15 +457,15 @@ static const char *dlt_jh_death_error(const struct dlt_job_ctx *c, size_t i)
 
 static const char *dlt_jh_why(enum dlt_wait_why w)
 {
-	static const char *const words[] = {"none",	   "missing",
-					    "not waiting", "ended",
-					    "behind",	   "other collective"};
+	static const char *const words[] = {
+		"none",	  "missing",	      "not waiting",   "ended",
+		"behind", "other collective", "cannot connect"};
 	return (size_t)w < sizeof(words) / sizeof(words[0]) ? words[w] : "none";
 }
 
 static void dlt_job_hang_one(struct dlt_job_ctx *c,
 			     const struct dlt_wait_ends *e,
-			     const struct dlt_wait_group *g)
+			     const struct dlt_wait_group *g, const bool *split)
 {
 	bool member = g->straggler != SIZE_MAX;
 	const struct dlt_hang_proc *sp = member ? c->procs[g->straggler] : NULL;
@@ -490,6 +513,22 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 	const char *cause = g->why == DLT_WHY_ENDED
 				    ? dlt_jh_death_error(c, g->straggler)
 				    : NULL;
+	/* A job split by its address (a rank given another MASTER_PORT):
+	 * RANK_MISMATCH names the rank; each half waits for the other. */
+	for (size_t m = 0; m < g->n && cause == NULL && split; m++)
+		if (split[g->members[m]])
+			cause = "RANK_MISMATCH";
+	/* Ranks that disagree on the job's size or a communicator's: the
+	 * job cannot form, RANK_MISMATCH says who. */
+	for (size_t k = 0; k < c->chk->nf && cause == NULL; k++) {
+		const struct dlt_finding *mf = &c->chk->f[k];
+		if (mf->severity != DLT_SEV_ERROR ||
+		    strcmp(mf->code, "RANK_MISMATCH") != 0)
+			continue;
+		for (size_t m = 0; m < g->n && cause == NULL; m++)
+			if (c->proc[g->members[m]] == mf->proc)
+				cause = "RANK_MISMATCH";
+	}
 	struct dlt_finding *f = dlt_job_finding(
 		c, member ? g->straggler : g->first,
 		cause ? DLT_SEV_INFO : DLT_SEV_ERROR, "%s%s%s%s", head,
@@ -668,8 +707,17 @@ static void dlt_rule_job_hang(struct dlt_job_ctx *c)
 	struct dlt_wait_ends e = {NULL, 0};
 	if (c->ngroups)
 		dlt_wait_ends_build(c->procs, c->n, &e);
+	/* Both halves of jobs split by their address: the ranks with
+	 * another one and the rank 0 they were meant to join. */
+	bool *split = c->ngroups ? dlt_xcalloc(c->n, sizeof(*split)) : NULL;
+	for (size_t j = 0; split && j < c->n; j++) {
+		size_t z = dlt_hang_split_from(c, j);
+		if (z != SIZE_MAX)
+			split[j] = split[z] = true;
+	}
 	for (size_t k = 0; k < c->ngroups; k++)
-		dlt_job_hang_one(c, &e, &c->groups[k]);
+		dlt_job_hang_one(c, &e, &c->groups[k], split);
+	free(split);
 	dlt_wait_ends_free(&e);
 	for (size_t k = 0; k < c->ntrees; k++)
 		if (c->trees[k].n)

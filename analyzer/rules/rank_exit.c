@@ -6,11 +6,11 @@
  * signal is CRASH's, OOM_KILL's, SIGKILL's or SIGNAL_SENT's; a rank
  * dltrace ended after --hang-timeout failed at no one's hand. */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
-#include "live.h"
 #include "rules.h"
 #include "waits.h"
 
@@ -19,6 +19,15 @@ static bool dlt_rx_failed(const struct dlt_hang_proc *hp)
 {
 	return dlt_hang_exited(hp) && !dlt_hang_completed(hp) &&
 	       hp->dltrace_sig == 0 && hp->exit_how != DLT_EXIT_EXEC;
+}
+
+/* A signal that is a failure of the process's own: a crash, or the
+ * SIGKILL the out-of-memory killer sends. */
+static bool dlt_rx_death(int sig)
+{
+	return sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS ||
+	       sig == SIGFPE || sig == SIGILL || sig == SIGKILL ||
+	       sig == SIGSYS || sig == SIGTRAP;
 }
 
 /* The members of procs[i]'s job (or communicator), by index. */
@@ -39,6 +48,23 @@ static bool dlt_rx_straggler(const struct dlt_job_ctx *c, size_t i)
 	return false;
 }
 
+/* RANK_MISMATCH found an error about the job: ranks that disagree on its
+ * size or address fail at the rendezvous, that is the cause. */
+static bool dlt_rx_mismatch(const struct dlt_job_ctx *c, size_t i0)
+{
+	for (size_t k = 0; k < c->chk->nf; k++) {
+		const struct dlt_finding *f = &c->chk->f[k];
+		if (f->severity != DLT_SEV_ERROR ||
+		    strcmp(f->code, "RANK_MISMATCH") != 0)
+			continue;
+		for (size_t j = i0; j < c->n; j++)
+			if (c->proc[j] == f->proc &&
+			    dlt_rx_same(c->procs[i0], c->procs[j]))
+				return true;
+	}
+	return false;
+}
+
 static void dlt_rank_exit_job(struct dlt_job_ctx *c, size_t i0)
 {
 	size_t first = SIZE_MAX, nfailed = 0;
@@ -47,10 +73,12 @@ static void dlt_rank_exit_job(struct dlt_job_ctx *c, size_t i0)
 		const struct dlt_hang_proc *hp = c->procs[j];
 		if (hp->rank < 0 || !dlt_rx_same(c->procs[i0], hp))
 			continue;
-		/* A rank that died of a signal (or left no end) that
-		 * dltrace did not send: CRASH's, OOM_KILL's, SIGKILL's. */
-		if (!dlt_hang_exited(hp) && hp->dltrace_sig == 0 &&
-		    (hp->ended || hp->live != DLT_LIVE_RUNNING)) {
+		/* A rank that crashed or was SIGKILLed (its reaper saw the
+		 * signal): CRASH's, OOM_KILL's, SIGKILL's.  One stopped by
+		 * another's SIGTERM or SIGINT (mp.spawn's parent, torchrun
+		 * after the first failure) followed the failure. */
+		int sig = c->chk->procs[c->proc[j]].signal;
+		if (hp->dltrace_sig == 0 && dlt_rx_death(sig)) {
 			uint64_t w = dlt_hang_wall(hp, hp->last_ts);
 			if (death_wall == 0 || w < death_wall)
 				death_wall = w;
@@ -66,9 +94,12 @@ static void dlt_rank_exit_job(struct dlt_job_ctx *c, size_t i0)
 			first_wall = w;
 		}
 	}
-	/* A death came first: the exits after it followed it. */
-	if (first == SIZE_MAX || dlt_rx_straggler(c, first) ||
-	    (death_wall && death_wall <= first_wall))
+	/* A rank died of a signal: its death has an error of its own and
+	 * the exits around it are its consequence (a peer's abort closes
+	 * the connections, and which side noticed first is a matter of
+	 * microseconds). */
+	if (first == SIZE_MAX || dlt_rx_straggler(c, first) || death_wall ||
+	    dlt_rx_mismatch(c, i0))
 		return;
 	const struct dlt_hang_proc *fp = c->procs[first];
 	char who[64], how[96], after[1024] = "";

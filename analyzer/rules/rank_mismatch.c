@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rules.h"
+#include "waits.h"
 
 static const char *const dlt_mismatch_fix =
 	"start every rank with the same WORLD_SIZE (or nranks) and a "
@@ -45,8 +46,16 @@ static size_t dlt_mm_odd(const struct dlt_job_ctx *c, size_t i, bool comm,
 			 int32_t *most)
 {
 	const struct dlt_hang_proc *hp = c->procs[i];
-	size_t odd = i, odd_n = SIZE_MAX, most_n = 0;
+	size_t odd = i, odd_n = SIZE_MAX, most_n = 0, nranks = 0;
 	*most = dlt_mm_size(hp, comm);
+	/* Between two sizes said as often, the one that is the number of
+	 * ranks there are is right (two ranks, one started with
+	 * WORLD_SIZE=3): counted in halves, it weighs half a process. */
+	for (size_t j = i; j < c->n; j++) {
+		const struct dlt_hang_proc *q = c->procs[j];
+		nranks += (comm ? q->comm_id == hp->comm_id
+				: dlt_hang_same_job(q, hp) && q->rank >= 0);
+	}
 	for (size_t j = i; j < c->n; j++) {
 		const struct dlt_hang_proc *q = c->procs[j];
 		if (comm ? q->comm_id != hp->comm_id
@@ -58,8 +67,9 @@ static size_t dlt_mm_odd(const struct dlt_job_ctx *c, size_t i, bool comm,
 			if ((comm ? o->comm_id == hp->comm_id
 				  : dlt_hang_same_job(o, hp)) &&
 			    dlt_mm_size(o, comm) == dlt_mm_size(q, comm))
-				same++;
+				same += 2;
 		}
+		same += (size_t)dlt_mm_size(q, comm) == nranks;
 		if (same < odd_n) {
 			odd_n = same;
 			odd = j;
@@ -70,6 +80,18 @@ static size_t dlt_mm_odd(const struct dlt_job_ctx *c, size_t i, bool comm,
 		}
 	}
 	return odd;
+}
+
+/* evidence.culprit: the odd process, at its place in the program's code
+ * where it waits (none known when it ended). */
+static void dlt_mm_culprit(struct dlt_finding *f,
+			   const struct dlt_hang_proc *op, int32_t rank,
+			   const char *cause)
+{
+	struct dlt_wait_state ws;
+	dlt_wait_state_of(op, &ws);
+	dlt_ev_culprit(f->evidence, rank, op->pid, ws.own[0] ? ws.own : ws.py,
+		       cause);
 }
 
 static void dlt_comm_mismatch(struct dlt_job_ctx *c, size_t i)
@@ -105,8 +127,7 @@ static void dlt_comm_mismatch(struct dlt_job_ctx *c, size_t i)
 		char cause[64];
 		snprintf(cause, sizeof(cause), "nranks %d, the others %d",
 			 op->comm_nranks, most);
-		dlt_ev_culprit(f->evidence, op->comm_rank, op->pid, NULL,
-			       cause);
+		dlt_mm_culprit(f, op, op->comm_rank, cause);
 		dlt_job_fix(c, f, "%s", dlt_mismatch_fix);
 	}
 	if (dups[0]) {
@@ -136,8 +157,18 @@ static void dlt_job_mismatch(struct dlt_job_ctx *c, size_t i)
 	int32_t most;
 	size_t odd = dlt_mm_odd(c, i, false, &most);
 	const struct dlt_hang_proc *op = c->procs[odd];
+	/* The size it gave its communicator too (NCCL's nranks from
+	 * WORLD_SIZE): said once as an error, by the communicator's. */
+	bool told = false;
+	for (size_t k = 0; k < c->chk->nf && !told; k++)
+		told = c->chk->f[k].proc == c->proc[odd] &&
+		       c->chk->f[k].severity == DLT_SEV_ERROR &&
+		       strcmp(c->chk->f[k].code, "RANK_MISMATCH") == 0;
 	struct dlt_finding *f = dlt_job_finding(
-		c, odd, c->completed ? DLT_SEV_WARNING : DLT_SEV_ERROR,
+		c, odd,
+		told	       ? DLT_SEV_INFO
+		: c->completed ? DLT_SEV_WARNING
+			       : DLT_SEV_ERROR,
 		"job %s:%s: processes disagree on WORLD_SIZE (%s says %d, the "
 		"others %d)",
 		hp->master_addr, hp->master_port,
@@ -147,8 +178,37 @@ static void dlt_job_mismatch(struct dlt_job_ctx *c, size_t i)
 	char cause[64];
 	snprintf(cause, sizeof(cause), "WORLD_SIZE %d, the others %d",
 		 op->world_size, most);
-	dlt_ev_culprit(f->evidence, op->rank, op->pid, NULL, cause);
+	dlt_mm_culprit(f, op, op->rank, cause);
 	dlt_job_fix(c, f, "%s", dlt_mismatch_fix);
+}
+
+/* Ranks of one run and size with another MASTER_ADDR:MASTER_PORT than
+ * rank 0's: they wait at an address where the store is not. */
+static void dlt_addr_mismatch(struct dlt_job_ctx *c, size_t i)
+{
+	size_t z = dlt_hang_split_from(c, i);
+	if (z == SIZE_MAX)
+		return;
+	const struct dlt_hang_proc *hp = c->procs[i], *zp = c->procs[z];
+	char who[64];
+	struct dlt_finding *f = dlt_job_finding(
+		c, i, c->completed ? DLT_SEV_WARNING : DLT_SEV_ERROR,
+		"%s uses MASTER_ADDR:MASTER_PORT %s:%s, rank 0 (the store's "
+		"host) %s:%s",
+		dlt_hang_who(hp, who, sizeof(who)), hp->master_addr,
+		hp->master_port, zp->master_addr, zp->master_port);
+	dlt_ev_hang_job(f->evidence, hp);
+	dlt_obj_strf(f->evidence, "store_address", "%s:%s", zp->master_addr,
+		     zp->master_port);
+	char cause[96];
+	snprintf(cause, sizeof(cause), "MASTER_PORT %s, the store's %s",
+		 hp->master_port, zp->master_port);
+	dlt_mm_culprit(f, hp, hp->rank, cause);
+	dlt_job_fix(c, f,
+		    "give every rank the MASTER_ADDR and MASTER_PORT of rank "
+		    "0 (%s:%s): a rank with another one waits for a store that "
+		    "is not there, and the others wait for it",
+		    zp->master_addr, zp->master_port);
 }
 
 static void dlt_rule_rank_mismatch(struct dlt_job_ctx *c)
@@ -160,6 +220,9 @@ static void dlt_rule_rank_mismatch(struct dlt_job_ctx *c)
 	for (size_t i = 0; i < c->n; i++)
 		if (dlt_hang_first_in_job(c, i))
 			dlt_job_mismatch(c, i);
+	for (size_t i = 0; i < c->n; i++)
+		if (dlt_hang_job_rank(c->procs[i]))
+			dlt_addr_mismatch(c, i);
 }
 
 DLT_RULE(rank_mismatch, 160, "RANK_MISMATCH", DLT_SEV_ERROR, NULL,

@@ -296,6 +296,11 @@ bool dlt_hang_first_by(const struct dlt_job_ctx *c, size_t i,
 		       uint64_t (*key)(const struct dlt_hang_proc *hp));
 uint64_t dlt_hang_comm_key(const struct dlt_hang_proc *hp);
 bool dlt_hang_first_in_job(const struct dlt_job_ctx *c, size_t i);
+/* procs[i]'s job is one job split by its address: in its run, a rank 0
+ * of the same world size has another MASTER_ADDR:MASTER_PORT (procs[i]
+ * was given the wrong one, or it was).  That rank 0's index, else
+ * SIZE_MAX. */
+size_t dlt_hang_split_from(const struct dlt_job_ctx *c, size_t i);
 /* The group of ranks JOB_HANG judges that procs[i] is in, or NULL. */
 const struct dlt_wait_group *dlt_hang_group_of(const struct dlt_job_ctx *c,
 					       size_t i);

@@ -897,6 +897,10 @@ enum dlt_pystack_reason {
 
 /* PYSTACK flags, set by the writer. */
 #define DLT_PYSTACK_F_SIGNAL 0x1u /* written in the thread's signal handler */
+/* With SIGNAL: the main thread's stack, written by the handler of a signal
+ * another thread got (a crash in a thread of a C++ library runs no Python
+ * code; the main thread's place says what the program was doing). */
+#define DLT_PYSTACK_F_MAIN 0x2u
 
 /* ---- how processes died (format 2.2) --------------------------------- */
 

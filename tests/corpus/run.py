@@ -561,6 +561,39 @@ def write_docs(path, table):
         f.write(head + b + "\n" + table + e + tail)
 
 
+def rejudge(path, build):
+    """Each kept case of an earlier run, judged again from its traces."""
+    with open(path) as f:
+        old = json.load(f)
+    by = {(c["kind"], L): c for c, L in expand(corpus_cases.CASES, [], [],
+                                               False)}
+    ana = os.path.join(build, "bin", "dltrace-analyze")
+    results = []
+    for r in old["results"]:
+        c = by.get((r["kind"], r["launcher"]))
+        if c is None or r.get("status") == "skip" or not r.get("log"):
+            results.append(r)
+            continue
+        tmp = os.path.dirname(r["log"])
+        chk = subprocess.run([ana, "check", "--json",
+                              os.path.join(tmp, "trace")],
+                             capture_output=True, text=True, timeout=300)
+        prim, every = culprit_lines(c["script"])
+        want_line = prim[0] if c.get("line") and prim else None
+        res = {k: r[k] for k in ("id", "kind", "launcher", "world",
+                                 "required", "checks", "seconds",
+                                 "verdict", "log") if k in r}
+        res["expected"] = {"codes": c["codes"], "culprit": c["culprit"],
+                           "cause": c["cause"], "line": want_line}
+        ranks, workers = read_truth(os.path.join(tmp, "truth"))
+        judge(res, c, r["launcher"], json.loads(chk.stdout), ranks,
+              workers, want_line, every)
+        results.append(res)
+    print_table(results)
+    print("\n" + markdown(results, old.get("seconds", 0)))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.environ.get(
@@ -578,8 +611,14 @@ def main():
     ap.add_argument("--keep", action="store_true",
                     help="keep each case's traces and log")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--rejudge", metavar="RESULTS",
+                    help="judge again the traces a --keep run left (its "
+                    "results.json) with this build's analyzer: for "
+                    "analyzer changes, without running the jobs again")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
+    if a.rejudge:
+        return rejudge(a.rejudge, build)
     sel = expand(corpus_cases.CASES, a.kind, a.launcher, a.ci)
     if a.list:
         for c, L in sel:

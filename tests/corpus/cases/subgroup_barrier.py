@@ -16,10 +16,10 @@ def body(ctx):
     g = dist.new_group([0, 1])
     if ctx.rank == 1:
         # rank 1 skips the subgroup barrier rank 0 waits in
-        dist.all_reduce(t)  # CULPRIT
+        dist.all_reduce(t)
     else:
         if ctx.rank == 0:
-            dist.barrier(group=g)
+            dist.barrier(group=g)  # CULPRIT
         dist.all_reduce(t)
 
 if __name__ == "__main__":
