@@ -707,6 +707,39 @@ static size_t dlt_wait_worker(const struct dlt_hang_proc *const *procs,
 	return SIZE_MAX;
 }
 
+/* The one process of g's run with no rank, a child of a member's parent
+ * (the launcher that started the ranks) and blocked or running in the
+ * program's own Python code: it never reached init_process_group, which
+ * is where its rank would have been read.  SIZE_MAX when there is none,
+ * or more than one (which one is which rank is not known). */
+static size_t dlt_wait_stand_in(const struct dlt_hang_proc *const *procs,
+				size_t n, const struct dlt_wait_group *g)
+{
+	const struct dlt_hang_proc *m0 = procs[g->members[0]];
+	size_t found = SIZE_MAX, nfound = 0;
+	/* The ranks run the program: the stand-in waits in the same file's
+	 * code (a helper of the launcher, the resource tracker, does not). */
+	struct dlt_wait_state ms;
+	dlt_wait_state_of(m0, &ms);
+	size_t flen = strcspn(ms.own, ":");
+	if (flen == 0)
+		return SIZE_MAX;
+	for (size_t j = 0; j < n; j++) {
+		const struct dlt_hang_proc *c = procs[j];
+		if (c->rank >= 0 || c->comm_id || c->ppid != m0->ppid ||
+		    c->ppid == 0 || c->run_group != m0->run_group ||
+		    strcmp(c->host, m0->host) != 0 || dlt_hang_exited(c))
+			continue;
+		struct dlt_wait_state cs;
+		dlt_wait_state_of(c, &cs);
+		if (strncmp(cs.own, ms.own, flen) != 0 || cs.own[flen] != ':')
+			continue;
+		found = j;
+		nfound++;
+	}
+	return nfound == 1 ? found : SIZE_MAX;
+}
+
 static void dlt_wait_add(struct dlt_wait_group *g, size_t i, bool *assigned)
 {
 	if (!assigned[i]) {
@@ -780,6 +813,9 @@ size_t dlt_wait_groups(const struct dlt_hang_proc *const *procs, size_t n,
 		g.worker = g.why == DLT_WHY_NOT_WAITING
 				   ? dlt_wait_worker(procs, n, g.straggler)
 				   : SIZE_MAX;
+		g.stand_in = g.why == DLT_WHY_MISSING
+				     ? dlt_wait_stand_in(procs, n, &g)
+				     : SIZE_MAX;
 		if (g.nwaiting == 0) {
 			free(g.members);
 			continue;

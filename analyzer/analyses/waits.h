@@ -143,6 +143,12 @@ struct dlt_wait_group {
 	 * DataLoader's worker) that is blocked in the program's own code:
 	 * that child (index), else SIZE_MAX. */
 	size_t worker;
+	/* MISSING: a process of the run with no rank, started beside the
+	 * members by their launcher (mp.spawn's parent) and waiting in the
+	 * program's own code, that never told torch.distributed its rank:
+	 * the process started for the missing rank (index), else
+	 * SIZE_MAX. */
+	size_t stand_in;
 	enum dlt_wait_why why;
 	/* For BEHIND and OTHER_OP: the straggler's position and the
 	 * others'. */

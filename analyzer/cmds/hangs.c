@@ -81,17 +81,25 @@ static void dlt_hang_py_line(const struct dlt_hang_stall *s)
 	puts(s->py->n > 4 ? " < ..." : "");
 }
 
+/* The state of the thread the job waits on (the one in the collective or
+ * the rendezvous, else the main thread), not a helper's idle loop, and its
+ * call in flight, else the process's latest one (NULL none). */
+static const struct dlt_hang_call *
+dlt_hang_row_call(const struct dlt_hang_proc *hp, struct dlt_wait_state *ws)
+{
+	dlt_wait_state_of(hp, ws);
+	return ws->call	       ? ws->call
+	       : hp->ninflight ? &hp->inflight[hp->ninflight - 1]
+			       : NULL;
+}
+
 /* The table: one row per process in rank order. */
 void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 {
 	/* The thread the job waits on (the one in the collective or the
 	 * rendezvous, else the main thread), not a helper's idle loop. */
 	struct dlt_wait_state ws;
-	dlt_wait_state_of(hp, &ws);
-	const struct dlt_hang_call *c =
-		ws.call ? ws.call
-			: (hp->ninflight ? &hp->inflight[hp->ninflight - 1]
-					 : NULL);
+	const struct dlt_hang_call *c = dlt_hang_row_call(hp, &ws);
 	const struct dlt_api_desc *a = dlt_api_by_id(c ? c->api : hp->last_api);
 	/* The wait of the thread the job waits on; else the call in
 	 * flight's; else the main thread's, which says most where the
@@ -206,11 +214,7 @@ static void dlt_hang_fold_text(const struct dlt_hang_proc *hp, char *buf,
 			       size_t cap)
 {
 	struct dlt_wait_state ws;
-	dlt_wait_state_of(hp, &ws);
-	const struct dlt_hang_call *c =
-		ws.call ? ws.call
-			: (hp->ninflight ? &hp->inflight[hp->ninflight - 1]
-					 : NULL);
+	const struct dlt_hang_call *c = dlt_hang_row_call(hp, &ws);
 	const struct dlt_hang_stall *s = ws.stall ? ws.stall
 					 : c ? dlt_hang_stall_of(hp, c->tid)
 					     : dlt_hang_stall_of(hp, hp->pid);

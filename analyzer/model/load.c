@@ -747,13 +747,16 @@ static void dlt_on_sig_pystack(struct dlt_load *l, const struct dlt_ev *e)
 	struct dlt_signal_ev *ev = NULL;
 	if (r->h.flags & DLT_PYSTACK_F_MAIN) {
 		/* The main thread's, with the latest signal of another
-		 * thread: its innermost frame of the program's own code. */
+		 * thread: its innermost frame of the program's own code (the
+		 * line that called all_reduce, not torch's all_reduce). */
 		if (p->nsignals == 0 || p->signals[p->nsignals - 1].main_py)
 			return;
 		static struct dlt_pystack_sum msum;
 		dlt_pystack_sum_of(r, &msum);
 		char top[256];
-		dlt_pystack_sum_top(&msum, top, sizeof(top));
+		dlt_pystack_sum_own(&msum, top, sizeof(top));
+		if (top[0] == '\0')
+			dlt_pystack_sum_top(&msum, top, sizeof(top));
 		if (top[0])
 			p->signals[p->nsignals - 1].main_py =
 				dlt_arena_strdup(&p->arena, top);

@@ -17,32 +17,32 @@ static const char *dlt_run_hex(uint64_t run, char buf[64])
 	return buf;
 }
 
+/* "rank" and "world_size", null where unknown. */
+static void dlt_json_rank_size(struct dlt_json *j,
+			       const struct dlt_check_proc *p)
+{
+	if (p->rank >= 0)
+		dlt_json_kv_int(j, "rank", p->rank);
+	else
+		dlt_json_kv_null(j, "rank");
+	if (p->world_size > 0)
+		dlt_json_kv_int(j, "world_size", p->world_size);
+	else
+		dlt_json_kv_null(j, "world_size");
+}
+
 static void dlt_json_proc(struct dlt_json *j, const struct dlt_check_proc *p)
 {
 	char when[64];
 	dlt_json_object_begin(j);
 	dlt_json_kv_uint(j, "pid", p->pid);
 	dlt_json_kv_uint(j, "ppid", p->ppid);
-	if (p->rank >= 0)
-		dlt_json_kv_int(j, "rank", p->rank);
-	else
-		dlt_json_kv_null(j, "rank");
-	if (p->world_size > 0)
-		dlt_json_kv_int(j, "world_size", p->world_size);
-	else
-		dlt_json_kv_null(j, "world_size");
+	dlt_json_rank_size(j, p);
 	/* The same, with where they came from: what the job's code passed,
 	 * a launcher's variable, the communicator it joined. */
 	dlt_json_key(j, "identity");
 	dlt_json_object_begin(j);
-	if (p->rank >= 0)
-		dlt_json_kv_int(j, "rank", p->rank);
-	else
-		dlt_json_kv_null(j, "rank");
-	if (p->world_size > 0)
-		dlt_json_kv_int(j, "world_size", p->world_size);
-	else
-		dlt_json_kv_null(j, "world_size");
+	dlt_json_rank_size(j, p);
 	if (p->rank >= 0 && p->rank_source)
 		dlt_json_kv_string(j, "source", p->rank_source);
 	else

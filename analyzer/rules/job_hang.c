@@ -497,6 +497,20 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 			 " is %s",
 			 who, wp->pid, wshort);
 	}
+	/* The missing rank's own process, which never said its rank. */
+	const struct dlt_hang_proc *ip =
+		g->stand_in != SIZE_MAX ? c->procs[g->stand_in] : NULL;
+	struct dlt_wait_state is;
+	if (ip) {
+		char ishort[512];
+		dlt_wait_state_of(ip, &is);
+		dlt_jh_short(ip, &is, ishort, sizeof(ishort));
+		snprintf(head, sizeof(head),
+			 "%s holds the job up: pid %" PRIu32
+			 ", started for it, never reached init_process_group; "
+			 "%s",
+			 who, ip->pid, ishort);
+	}
 	size_t w0 = dlt_jh_waiting(c, g, waiting, sizeof(waiting), NULL);
 	struct dlt_wait_state wws;
 	dlt_wait_state_of(c->procs[w0], &wws);
@@ -572,6 +586,9 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 		dlt_obj_int(dlt_jh_culprit(ev, wp, &wk, -1,
 					   "not waiting: its worker"),
 			    "worker_of", sp->rank);
+	else if (ip)
+		dlt_jh_culprit(ev, ip, &is, g->missing_rank,
+			       "not waiting: never reached init_process_group");
 	else
 		dlt_jh_culprit(ev, sp, sp ? &ws : NULL,
 			       sp ? sp->rank : g->missing_rank,

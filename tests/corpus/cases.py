@@ -146,7 +146,10 @@ CASES = [
     dict(kind="wrong_world_size", script="plain_job",
          launchers=["spawn", "env"], world=2, rank_env={1: "WORLD_SIZE=3"},
          codes=["RANK_MISMATCH", "JOB_HANG", "INIT_HANG"], culprit=1,
-         cause=["WORLD_SIZE", "size", "mismatch"], line=True,
+         cause=["WORLD_SIZE", "size", "mismatch"],
+         # gloo raises in init_process_group at once and the rank exits:
+         # no wait to read its place from, and no hook in Python code.
+         line=False,
          why="rank 1 is started with WORLD_SIZE=3 (world_size=3 under "
              "spawn)"),
     dict(kind="wrong_master_port", script="plain_job",

@@ -61,7 +61,7 @@ class Nccl:
         raise SystemExit("no NCCL id in %s" % path)
 
     def init_rank(self, uid, nranks=None):
-        rc = self.lib.ncclCommInitRank(ctypes.byref(self.comm),
+        rc = self.lib.ncclCommInitRank(ctypes.byref(self.comm),  # CULPRIT-ALT(nccl_wrong_nranks)
                                        nranks or self.world, uid, self.rank)
         if rc != 0:
             raise SystemExit("ncclCommInitRank: %d" % rc)

@@ -132,8 +132,14 @@ def remove_cgroup(path):
 
 # ---- the runs ---------------------------------------------------------------
 
-def culprit_lines(script):
-    """(primary, all) "file.py:LINE" of the # CULPRIT marks of a script."""
+HELPERS = ("corpus_common.py", "corpus_nccl.py")
+
+
+def culprit_lines(script, kind=None):
+    """(primary, all) "file.py:LINE" of the # CULPRIT marks of a script,
+    with the helper modules' lines marked "# CULPRIT-ALT(kind)" for this
+    kind: the program's own innermost frame may be its helper's (a
+    wrapper that makes the call)."""
     path = os.path.join(HERE, "cases", script + ".py")
     prim, every = [], []
     with open(path) as f:
@@ -144,6 +150,12 @@ def culprit_lines(script):
                 every.append(loc)
                 if not m.group(1):
                     prim.append(loc)
+    tag = "# CULPRIT-ALT(%s)" % kind
+    for h in HELPERS if kind else ():
+        with open(os.path.join(HERE, h)) as f:
+            for n, line in enumerate(f, 1):
+                if tag in line:
+                    every.append("%s:%d" % (h, n))
     return prim, every
 
 
@@ -210,7 +222,7 @@ def run_case(c, launcher, build, keep_root):
     if launcher == "nccl" and not os.path.exists(nccl_lib):
         res.update(status="skip", reason="no fake NCCL at %s" % nccl_lib)
         return res
-    prim, every = culprit_lines(c["script"])
+    prim, every = culprit_lines(c["script"], c["kind"])
     want_line = prim[0] if c.get("line") and prim else None
     res["expected"]["line"] = want_line
 
@@ -224,6 +236,10 @@ def run_case(c, launcher, build, keep_root):
     for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR",
               "MASTER_PORT", "LD_PRELOAD", "DLTRACE_DIR"):
         env.pop(k, None)
+    # The cases import corpus_common from here (spawn's children and
+    # torchrun's workers too, through the environment).
+    env["PYTHONPATH"] = HERE + (":" + env["PYTHONPATH"]
+                                if env.get("PYTHONPATH") else "")
     env.update(DLTRACE_STALL_MS=STALL_MS, CORPUS_LAUNCHER=launcher,
                CORPUS_WORLD=str(c["world"]), CORPUS_PORT=str(port),
                CORPUS_TRUTH=truth, CORPUS_TMP=tmp, PYTHONUNBUFFERED="1",
@@ -578,7 +594,7 @@ def rejudge(path, build):
         chk = subprocess.run([ana, "check", "--json",
                               os.path.join(tmp, "trace")],
                              capture_output=True, text=True, timeout=300)
-        prim, every = culprit_lines(c["script"])
+        prim, every = culprit_lines(c["script"], c["kind"])
         want_line = prim[0] if c.get("line") and prim else None
         res = {k: r[k] for k in ("id", "kind", "launcher", "world",
                                  "required", "checks", "seconds",

@@ -3,7 +3,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from corpus_nccl import Nccl  # noqa: E402
+from corpus_nccl import Nccl
 
 
 def prepare(rank):

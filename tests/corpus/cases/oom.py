@@ -1,12 +1,9 @@
 import os
-import sys
-import time
 
 import torch
 import torch.distributed as dist
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import corpus_common  # noqa: E402
+import corpus_common  # tests/corpus, on PYTHONPATH (run.py)
 
 
 def eat(cgroup):

@@ -1,15 +1,10 @@
 import os
-import sys
-import time
 
 import torch
 import torch.distributed as dist
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import corpus_common  # noqa: E402
-
-
-import signal  # noqa: E402
+import corpus_common  # tests/corpus, on PYTHONPATH (run.py)
+import signal
 
 
 def body(ctx):
