@@ -644,6 +644,101 @@ static void test_helper_threads(void)
 		dlt_hang_proc_free(&p[i]);
 }
 
+/* A synthetic rank of a job without MASTER_PORT (ranks from
+ * init_process_group): pid 101 + rank, child of pid 100. */
+static void synth_rank(struct dlt_hang_proc *hp, int rank, int world)
+{
+	dlt_hang_begin(hp, "synthetic");
+	snprintf(hp->host, sizeof(hp->host), "vm");
+	hp->pid = (uint32_t)(101 + rank);
+	hp->ppid = 100;
+	hp->rank = rank;
+	hp->world_size = world;
+	snprintf(hp->rank_source, sizeof(hp->rank_source),
+		 "init_process_group");
+}
+
+/* The Python stack of hp's latest stall: one frame. */
+static void set_py(struct dlt_hang_proc *hp, const char *frame)
+{
+	struct dlt_hang_stall *st = &hp->stalls[hp->nstalls - 1];
+	st->py = calloc(1, sizeof(*st->py));
+	st->py->tid = st->tid;
+	st->py->n = st->py->depth = 1;
+	snprintf(st->py->frames[0], sizeof(st->py->frames[0]), "%s", frame);
+}
+
+static const char *const c10d_wait = "libc.so.6!pthread_cond_wait+0x1e8 < "
+				     "libtorch_cpu.so!c10d::Work::wait+0x63";
+
+/* Three ranks in collectives, one at a place of its own (broadcast while
+ * the others all_reduce): that one; a stopped rank holds up ranks in
+ * collectives even from inside one; the process its launcher started for
+ * a missing rank, waiting in the program's code, stands in for it. */
+static void test_odd_ones(void)
+{
+	struct dlt_hang_proc p[4];
+	memset(p, 0, sizeof(p));
+	for (int r = 0; r < 3; r++) {
+		synth_rank(&p[r], r, 3);
+		add_stall(&p[r], p[r].pid, 202, "futex op=9", c10d_wait);
+		set_py(&p[r], r == 1 ? "/t/c10d.py:1408 in broadcast"
+				     : "/t/c10d.py:1541 in all_reduce");
+	}
+	const struct dlt_hang_proc *procs[4] = {&p[0], &p[1], &p[2], &p[3]};
+	struct dlt_wait_group *g;
+	size_t ng = dlt_wait_groups(procs, 3, false, &g);
+	TU_CHECK(ng == 1 && g[0].why == DLT_WHY_OTHER_OP && g[0].straggler == 1,
+		 "other place: %zu groups, why %d, straggler %zu; expected "
+		 "rank 1 in another collective",
+		 ng, ng ? (int)g[0].why : -1, ng ? g[0].straggler : 0);
+	dlt_wait_groups_free(g, ng);
+
+	/* Rank 2 stopped inside its all_reduce. */
+	set_py(&p[1], "/t/c10d.py:1541 in all_reduce");
+	p[2].stalls[0].state = 'T';
+	ng = dlt_wait_groups(procs, 3, false, &g);
+	TU_CHECK(ng == 1 && g[0].why == DLT_WHY_NOT_WAITING &&
+			 g[0].straggler == 2,
+		 "stopped: why %d, straggler %zu; expected rank 2",
+		 ng ? (int)g[0].why : -1, ng ? g[0].straggler : 0);
+	dlt_wait_groups_free(g, ng);
+
+	/* Rank 2 never called init_process_group (no rank): its process,
+	 * a sibling of the ranks in the same program, sleeping. */
+	p[2].stalls[0].state = 'S';
+	p[2].rank = p[2].world_size = -1;
+	p[2].rank_source[0] = '\0';
+	p[2].stalls[0].syscall = 230;
+	free(p[2].stalls[0].py);
+	p[2].stalls[0].py = NULL;
+	set_py(&p[2], "/t/train.py:14 in prepare");
+	for (int r = 0; r < 2; r++) {
+		free(p[r].stalls[0].py);
+		p[r].stalls[0].py = NULL;
+		set_py(&p[r], "/t/train.py:19 in body");
+	}
+	/* The resource tracker: the launcher's child too, not the program. */
+	dlt_hang_begin(&p[3], "synthetic");
+	snprintf(p[3].host, sizeof(p[3].host), "vm");
+	p[3].pid = 400;
+	p[3].ppid = 100;
+	p[3].rank = p[3].world_size = -1;
+	add_stall(&p[3], 400, 0, "fd 5", "libc.so.6!read+0xd");
+	set_py(&p[3], "/usr/lib/python3.11/multiprocessing/"
+		      "resource_tracker.py:197 in main");
+	ng = dlt_wait_groups(procs, 4, false, &g);
+	TU_CHECK(ng == 1 && g[0].why == DLT_WHY_MISSING &&
+			 g[0].missing_rank == 2 && g[0].stand_in == 2,
+		 "stand-in: why %d, missing %d, stand-in %zu; expected rank "
+		 "2's process",
+		 ng ? (int)g[0].why : -1, ng ? g[0].missing_rank : -9,
+		 ng ? g[0].stand_in : 0);
+	dlt_wait_groups_free(g, ng);
+	for (int i = 0; i < 4; i++)
+		dlt_hang_proc_free(&p[i]);
+}
+
 /* ---- suites ------------------------------------------------------------- */
 
 static const struct tu_test unit_tests[] = {
@@ -651,6 +746,9 @@ static const struct tu_test unit_tests[] = {
 	{"mp.spawn ranks: a sleeping rank's helper threads lead nowhere, the "
 	 "parent is a launcher",
 	 test_helper_threads},
+	{"another collective, a stopped rank, the process started for a "
+	 "missing rank",
+	 test_odd_ones},
 	{NULL, NULL}};
 
 static const struct tu_test nccl_tests[] = {

@@ -537,39 +537,56 @@ static void dlt_wait_order(const struct dlt_hang_proc *const *procs,
 	free(has);
 }
 
+static int dlt_wait_cmp_place(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* Every member waits for peers and no collective count tells them apart
  * (gloo keeps none dltrace sees): the one member waiting at a Python place
  * no other member is at, while the others share theirs, called another
  * collective there (broadcast while the others all_reduce). */
+
 static void dlt_wait_odd_place(const struct dlt_hang_proc *const *procs,
 			       struct dlt_wait_group *g)
 {
 	if (g->n < 3 || g->nwaiting != g->n)
 		return;
-	struct dlt_wait_state *ws = dlt_xcalloc(g->n, sizeof(*ws));
-	for (size_t m = 0; m < g->n; m++)
-		dlt_wait_state_of(procs[g->members[m]], &ws[m]);
-	size_t odd = SIZE_MAX, alone = 0;
-	bool shared = false;
+	/* Each member's place, sorted (thousands of ranks): a place held
+	 * once, with another held more than once. */
+	struct dlt_wait_state ws;
+	char(*place)[256] = dlt_xcalloc(g->n, sizeof(*place));
+	const char **sorted = dlt_xcalloc(g->n, sizeof(*sorted));
+	bool known = true;
 	for (size_t m = 0; m < g->n; m++) {
-		if (ws[m].py[0] == '\0')
-			goto out;
-		size_t same = 0;
-		for (size_t q = 0; q < g->n; q++)
-			same += strcmp(ws[m].py, ws[q].py) == 0;
-		if (same == 1) {
-			odd = m;
-			alone++;
+		dlt_wait_state_of(procs[g->members[m]], &ws);
+		memcpy(place[m], ws.py, sizeof(place[m]));
+		sorted[m] = place[m];
+		known &= place[m][0] != '\0';
+	}
+	qsort(sorted, g->n, sizeof(*sorted), dlt_wait_cmp_place);
+	const char *alone = NULL;
+	size_t nalone = 0;
+	bool shared = false;
+	for (size_t i = 0; known && i < g->n;) {
+		size_t j = i;
+		while (j < g->n && strcmp(sorted[j], sorted[i]) == 0)
+			j++;
+		if (j - i == 1) {
+			alone = sorted[i];
+			nalone++;
 		} else {
 			shared = true;
 		}
+		i = j;
 	}
-	if (alone == 1 && shared) {
-		g->straggler = g->members[odd];
-		g->why = DLT_WHY_OTHER_OP;
-	}
-out:
-	free(ws);
+	for (size_t m = 0; nalone == 1 && shared && m < g->n; m++)
+		if (place[m] == alone) {
+			g->straggler = g->members[m];
+			g->why = DLT_WHY_OTHER_OP;
+		}
+	free(sorted);
+	free(place);
 }
 
 /* The store's client retrying its connect (gloo's pairs connect to one

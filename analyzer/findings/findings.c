@@ -2,6 +2,7 @@
  * about, kept in one arena, and their order. */
 #include "findings.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,9 +81,12 @@ static size_t dlt_headline_cut(const char *m, size_t *rest)
 	}
 	for (size_t k = 0; k < sizeof(seps) / sizeof(seps[0]); k++) {
 		size_t best = 0;
+		/* ", " before a digit is inside a list of numbers ("ranks
+		 * 0–4,502, 4,504–9,999"), not between clauses. */
 		for (const char *p = strstr(m, seps[k]);
 		     p && (size_t)(p - m) <= lim; p = strstr(p + 1, seps[k]))
-			best = (size_t)(p - m);
+			if (k != 1 || !isdigit((unsigned char)p[2]))
+				best = (size_t)(p - m);
 		if (best >= lim / 3) {
 			/* " (": the parenthesis goes with the detail. */
 			*rest = best + (seps[k][0] == ' ' ? 1 : 2);

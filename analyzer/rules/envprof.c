@@ -1,5 +1,6 @@
 /* A process's environment as named values (envprof.h). */
 #include "envprof.h"
+#include "ranges.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -589,11 +590,64 @@ struct dlt_envp_unit *dlt_envp_units(struct dlt_arena_blk **arena,
 	return u;
 }
 
+static int dlt_envp_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int dlt_envp_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Ranks of many hosts: "ranks 0–4,502, 4,504–9,999 (1,250 hosts)", or
+ * false when a host-by-host list reads better (a few hosts, or pids). */
+static bool dlt_envp_who_folded(const struct dlt_envp_unit *u,
+				const struct dlt_envp_group *g, char *buf,
+				size_t cap)
+{
+	size_t hosts = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		const struct dlt_envprof *a = u[g->units[i]].prof;
+		if (a->rank < 0)
+			return false;
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen && hosts <= 4; j++)
+			seen = strcmp(u[g->units[j]].prof->host, a->host) == 0;
+		hosts += !seen;
+	}
+	if (hosts <= 4)
+		return false;
+	int64_t *r = dlt_xcalloc(g->n, sizeof(*r));
+	for (size_t i = 0; i < g->n; i++)
+		r[i] = u[g->units[i]].prof->rank;
+	qsort(r, g->n, sizeof(*r), dlt_envp_cmp_i64);
+	char list[400], nh[32];
+	dlt_ranges_text(r, g->n, list, sizeof(list));
+	free(r);
+	/* Hosts counted exactly (the estimate above stops at 5), from a
+	 * sorted copy: thousands of ranks. */
+	const char **h = dlt_xcalloc(g->n, sizeof(*h));
+	for (size_t i = 0; i < g->n; i++)
+		h[i] = u[g->units[i]].prof->host;
+	qsort(h, g->n, sizeof(*h), dlt_envp_cmp_str);
+	size_t nhosts = 0;
+	for (size_t i = 0; i < g->n; i++)
+		nhosts += i == 0 || strcmp(h[i - 1], h[i]) != 0;
+	free(h);
+	snprintf(buf, cap, "ranks %s (%s hosts)", list,
+		 dlt_ranges_num((int64_t)nhosts, nh, sizeof(nh)));
+	return true;
+}
+
 const char *dlt_envp_who(const struct dlt_envp_unit *u,
 			 const struct dlt_envp_group *g, char *buf, size_t cap)
 {
 	size_t o = 0;
 	buf[0] = '\0';
+	if (dlt_envp_who_folded(u, g, buf, cap))
+		return buf;
 	bool *done = dlt_xcalloc(g->n ? g->n : 1, sizeof(*done));
 	for (size_t i = 0; i < g->n && o + 1 < cap; i++) {
 		if (done[i])

@@ -6,7 +6,7 @@ import corpus_common  # tests/corpus, on PYTHONPATH (run.py)
 
 def compute(rank):
     n = 0
-    while rank == 1:
+    while rank == 1:  # CULPRIT-ALT (the loop is both lines)
         n += 1  # CULPRIT
     return n
 
