@@ -739,6 +739,39 @@ static void test_odd_ones(void)
 		dlt_hang_proc_free(&p[i]);
 }
 
+/* A run without ranks under a pyenv shim: env execs bash, which execs
+ * python, one pid; the chain starts at the last image, the one that
+ * sleeps, not at env's (which "ended" by its exec). */
+static void test_exec_chain(void)
+{
+	struct dlt_hang_proc p[3];
+	memset(p, 0, sizeof(p));
+	for (int i = 0; i < 3; i++) {
+		dlt_hang_begin(&p[i], "synthetic");
+		snprintf(p[i].host, sizeof(p[i].host), "vm");
+		p[i].rank = p[i].world_size = -1;
+		p[i].pid = 500;
+		p[i].ppid = 499;
+		p[i].start_mono = (uint64_t)(i + 1) * 1000;
+		p[i].dltrace_sig = 15;
+		if (i < 2) {
+			p[i].ended = true;
+			p[i].exit_how = DLT_EXIT_EXEC;
+		}
+	}
+	add_stall(&p[2], 500, 230, "", "libc.so.6!clock_nanosleep+0x65");
+	const struct dlt_hang_proc *procs[3] = {&p[0], &p[1], &p[2]};
+	struct dlt_wait_tree *t;
+	size_t nt = dlt_wait_trees(procs, 3, false, &t);
+	TU_CHECK(nt == 1 && t[0].n >= 1 && t[0].chain[t[0].n - 1].proc == 2,
+		 "exec chain: %zu trees, the chain ends at %zu; expected the "
+		 "last image (2)",
+		 nt, nt && t[0].n ? t[0].chain[t[0].n - 1].proc : 99);
+	dlt_wait_trees_free(t, nt);
+	for (int i = 0; i < 3; i++)
+		dlt_hang_proc_free(&p[i]);
+}
+
 /* ---- suites ------------------------------------------------------------- */
 
 static const struct tu_test unit_tests[] = {
@@ -749,6 +782,8 @@ static const struct tu_test unit_tests[] = {
 	{"another collective, a stopped rank, the process started for a "
 	 "missing rank",
 	 test_odd_ones},
+	{"a run under a pyenv shim: the chain starts at the last image",
+	 test_exec_chain},
 	{NULL, NULL}};
 
 static const struct tu_test nccl_tests[] = {

@@ -975,6 +975,34 @@ static size_t dlt_wait_next(const struct dlt_hang_proc *const *procs,
 	return SIZE_MAX;
 }
 
+/* The image that replaced procs[i] by exec, and the one that replaced
+ * that, up to the last (a pyenv shim: env, then bash, then python, all one
+ * pid): what the process is doing is the last image's.  procs[i] itself
+ * when it did not exec. */
+static size_t dlt_wait_last_image(const struct dlt_hang_proc *const *procs,
+				  const struct dlt_wait_tree *t, size_t i)
+{
+	for (size_t hops = 0; hops < t->nmembers && procs[i]->ended &&
+			      procs[i]->exit_how == DLT_EXIT_EXEC;
+	     hops++) {
+		size_t next = SIZE_MAX;
+		for (size_t m = 0; m < t->nmembers; m++) {
+			const struct dlt_hang_proc *c = procs[t->members[m]];
+			if (c->pid != procs[i]->pid ||
+			    strcmp(c->host, procs[i]->host) != 0 ||
+			    c->start_mono <= procs[i]->start_mono)
+				continue;
+			if (next == SIZE_MAX ||
+			    c->start_mono < procs[next]->start_mono)
+				next = t->members[m];
+		}
+		if (next == SIZE_MAX)
+			break;
+		i = next;
+	}
+	return i;
+}
+
 /* The chain of run g from its first process (the one whose parent is
  * not of the run, the earliest of them). */
 static void dlt_wait_tree_chain(const struct dlt_hang_proc *const *procs,
@@ -996,6 +1024,7 @@ static void dlt_wait_tree_chain(const struct dlt_hang_proc *const *procs,
 	}
 	if (root == SIZE_MAX)
 		root = t->members[0];
+	root = dlt_wait_last_image(procs, t, root);
 	bool *seen = dlt_xcalloc(n, sizeof(*seen));
 	t->chain = dlt_xcalloc(t->nmembers, sizeof(*t->chain));
 	for (size_t i = root; i != SIZE_MAX && t->n < t->nmembers;) {
@@ -1003,6 +1032,8 @@ static void dlt_wait_tree_chain(const struct dlt_hang_proc *const *procs,
 		struct dlt_wait_hop *h = &t->chain[t->n++];
 		h->proc = i;
 		i = dlt_wait_next(procs, e, t, seen, i, h->via, sizeof(h->via));
+		if (i != SIZE_MAX)
+			i = dlt_wait_last_image(procs, t, i);
 	}
 	free(seen);
 }
