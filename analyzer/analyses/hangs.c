@@ -456,6 +456,53 @@ struct dlt_hang_load {
 	struct dlt_trace *t;
 };
 
+/* torchrun's (or `python -m torch.distributed.run`'s) arguments: the
+ * nodes a job of it has, its own node and processes a node, which a hang
+ * of its rendezvous says who is missing from.  "--nnodes 1:4" counts
+ * the most. */
+static void dlt_hp_arg(struct dlt_hang_proc *hp, const char *a)
+{
+	static const char *const opts[] = {"--nnodes", "--node_rank",
+					   "--node-rank", "--nproc_per_node",
+					   "--nproc-per-node"};
+	const char *b = strrchr(a, '/');
+	b = b ? b + 1 : a;
+	if (strcmp(b, "torchrun") == 0 ||
+	    strcmp(a, "torch.distributed.run") == 0 ||
+	    strstr(a, "torch/distributed/run.py")) {
+		hp->tr_agent = true;
+		return;
+	}
+	if (!hp->tr_agent)
+		return;
+	const char *val = NULL;
+	int opt = hp->tr_opt;
+	hp->tr_opt = 0;
+	if (opt) {
+		val = a;
+	} else {
+		for (int k = 0; k < 5 && !val; k++) {
+			size_t n = strlen(opts[k]);
+			if (strncmp(a, opts[k], n) != 0)
+				continue;
+			if (a[n] == '=')
+				val = a + n + 1, opt = k + 1;
+			else if (a[n] == '\0')
+				hp->tr_opt = k + 1;
+		}
+	}
+	if (val == NULL)
+		return;
+	const char *colon = strrchr(val, ':');
+	long x = strtol(colon ? colon + 1 : val, NULL, 10);
+	if (opt == 1)
+		hp->tr_nnodes = (int32_t)x;
+	else if (opt <= 3)
+		hp->tr_node_rank = (int32_t)x;
+	else
+		hp->tr_nproc = (int32_t)x;
+}
+
 static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 {
 	struct dlt_hang_load *l = ctx;
@@ -467,6 +514,13 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 	    v->writer != DLT_WRITER_LAUNCHER)
 		hp->last_ts = h->ts;
 	switch (h->type) {
+	case DLT_REC_ARG: {
+		const struct dlt_rec_arg *r = (const void *)h;
+		const char *a = dlt_trace_strz(l->t, r->str);
+		if (a && r->index < 64)
+			dlt_hp_arg(hp, a);
+		break;
+	}
 	case DLT_REC_PROC: {
 		const struct dlt_rec_proc *r = (const void *)h;
 		if (r->rank >= 0)
@@ -718,6 +772,7 @@ void dlt_hang_begin(struct dlt_hang_proc *hp, const char *path)
 	hp->first_comm_nranks = -1;
 	hp->rec_rank = -1;
 	hp->rec_world_size = -1;
+	hp->tr_node_rank = -1;
 	snprintf(hp->trace, sizeof(hp->trace), "%s", path);
 }
 

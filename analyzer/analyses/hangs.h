@@ -150,6 +150,12 @@ struct dlt_hang_proc {
 	uint64_t connect_fail;
 	int32_t connect_err;
 	char connect_addr[128];
+	/* A torchrun agent (its arguments say so): --nnodes (the most of
+	 * "1:4"), --node_rank (-1 not given), --nproc_per_node (0 not a
+	 * number); 0 where not given. */
+	bool tr_agent;
+	int32_t tr_nnodes, tr_node_rank, tr_nproc;
+	int tr_opt; /* the option the last ARG named, for the next */
 	/* Non-blocking connects in a row to one address (try_addr), up to
 	 * the latest connect: a store client retrying at the end. */
 	uint32_t connect_tries;

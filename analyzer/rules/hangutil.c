@@ -192,6 +192,9 @@ enum dlt_severity dlt_hang_told(const struct dlt_job_ctx *c, size_t i,
 {
 	const struct dlt_wait_group *g = dlt_hang_group_of(c, i);
 	who[0] = '\0';
+	/* A run without ranks that JOB_HANG judged as a tree: its error. */
+	if (g == NULL && dlt_wait_in_tree(c->trees, c->ntrees, i))
+		return sev == DLT_SEV_ERROR ? DLT_SEV_INFO : sev;
 	if (g == NULL)
 		return sev;
 	if (g->straggler != SIZE_MAX)

@@ -665,6 +665,37 @@ static void dlt_jh_tree_chain(const struct dlt_job_ctx *c,
 	}
 }
 
+/* The first node of torchrun's --nnodes that no agent of the run came
+ * from, when the tree's straggler is an agent waiting in the rendezvous
+ * (its store or the elastic rendezvous code) and no rank started; else
+ * -1.  Agents of other nodes traced into the same directory count as
+ * present. */
+static int32_t dlt_jh_missing_node(const struct dlt_job_ctx *c,
+				   const struct dlt_wait_tree *t,
+				   const struct dlt_hang_proc *sp)
+{
+	if (!sp->tr_agent || sp->tr_nnodes < 2 || sp->tr_nnodes > 4096)
+		return -1;
+	struct dlt_wait_state ws;
+	dlt_wait_state_of(sp, &ws);
+	if (ws.stall == NULL ||
+	    !(strstr(ws.stall->stack, "TCPStore") ||
+	      strstr(ws.stall->stack, "endezvous") ||
+	      (ws.stall->py &&
+	       strstr(ws.stall->py->frames[0], "elastic/rendezvous"))))
+		return -1;
+	for (int32_t node = 0; node < sp->tr_nnodes; node++) {
+		bool present = false;
+		for (size_t m = 0; m < t->nmembers && !present; m++) {
+			const struct dlt_hang_proc *a = c->procs[t->members[m]];
+			present = a->tr_agent && a->tr_node_rank == node;
+		}
+		if (!present && sp->tr_node_rank >= 0)
+			return node;
+	}
+	return -1;
+}
+
 static void dlt_job_hang_tree(struct dlt_job_ctx *c,
 			      const struct dlt_wait_tree *t)
 {
@@ -682,8 +713,19 @@ static void dlt_job_hang_tree(struct dlt_job_ctx *c,
 			      : "it was killed while it waited";
 	char head[640];
 	dlt_jh_short(sp, &ws, head, sizeof(head));
-	struct dlt_finding *f = dlt_job_finding(
-		c, si, DLT_SEV_ERROR, "%s holds the run up: %s", who, head);
+	/* torchrun's agent in its rendezvous, in a run without ranks: the
+	 * nodes of --nnodes that never joined it hold the job up. */
+	int32_t node = dlt_jh_missing_node(c, t, sp);
+	struct dlt_finding *f;
+	if (node >= 0)
+		f = dlt_job_finding(c, si, DLT_SEV_ERROR,
+				    "node %" PRId32 " of --nnodes %" PRId32
+				    " holds the job up: it never joined "
+				    "torchrun's rendezvous; %s waits for it",
+				    node, sp->tr_nnodes, who);
+	else
+		f = dlt_job_finding(c, si, DLT_SEV_ERROR,
+				    "%s holds the run up: %s", who, head);
 	if (t->n > 1)
 		dlt_finding_detail(c->chk, f,
 				   "%s: %s; the chain of waits: %s; %s", who,
@@ -695,7 +737,14 @@ static void dlt_job_hang_tree(struct dlt_job_ctx *c,
 	f->ts = ws.since;
 	struct dlt_val *ev = f->evidence;
 	dlt_obj_str(ev, "why", "end of the chain");
-	dlt_jh_culprit(ev, sp, &ws, sp->rank, "end of the chain");
+	if (node >= 0) {
+		struct dlt_val *o = dlt_ev_culprit(
+			ev, sp->tr_nproc > 0 ? node * sp->tr_nproc : -1, 0,
+			NULL, "missing: a node never joined the rendezvous");
+		dlt_obj_int(o, "node", node);
+	} else {
+		dlt_jh_culprit(ev, sp, &ws, sp->rank, "end of the chain");
+	}
 	dlt_obj_str(ev, "ended_by",
 		    t->by_dltrace ? "dltrace --hang-timeout"
 				  : "killed while waiting");
