@@ -694,6 +694,13 @@ def main():
         print("REQUIRED case wrong: %s (%s)%s" % (
             r["id"], r["status"], ": " + r["reason"] if r.get("reason")
             else ""))
+        # What it got and what the launcher said: a failure in CI is
+        # read from its log alone.
+        print("  got: %s" % json.dumps(r.get("got"), ensure_ascii=False))
+        print("  errors: %s; warnings: %s" % (r.get("errors"),
+                                              r.get("warnings")))
+        for line in r.get("verdict") or []:
+            print("  " + line)
     if bad:
         return 1
     if all(r["status"] == "skip" for r in results):
