@@ -664,27 +664,22 @@ static void dlt_on_signal(struct dlt_load *l, const struct dlt_ev *e)
 	comm[sizeof(r->sender_comm)] = '\0';
 	p->signals = dlt_util_grow(p->signals, &l->sigcap, p->nsignals,
 				   sizeof(*p->signals));
+	/* Named: the Python stack and the raw stack come with later
+	 * records, and a field added to the struct must not shift them. */
 	p->signals[p->nsignals++] = (struct dlt_signal_ev){
-		r->h.ts,
-		r->signo,
-		r->code,
-		r->addr,
-		r->tid,
-		r->sender_pid,
-		r->sender_uid,
-		comm[0] ? dlt_arena_strdup(&p->arena, comm) : NULL,
-		r->action,
-		r->h.flags,
-		n,
-		frames,
-		NULL,
-		0,
-		NULL,
-		NULL,
-		NULL,
-		NULL,
-		NULL,
-		NULL};
+		.ts = r->h.ts,
+		.signo = r->signo,
+		.code = r->code,
+		.addr = r->addr,
+		.tid = r->tid,
+		.sender_pid = r->sender_pid,
+		.sender_uid = r->sender_uid,
+		.sender_comm =
+			comm[0] ? dlt_arena_strdup(&p->arena, comm) : NULL,
+		.action = r->action,
+		.flags = r->h.flags,
+		.nframes = n,
+		.frames = frames};
 }
 
 /* A MODMAP: the mappings later RAWSTACKs are read against. */

@@ -276,3 +276,15 @@ size_t dlt_hang_split_from(const struct dlt_job_ctx *c, size_t i)
 	}
 	return SIZE_MAX;
 }
+
+const struct dlt_finding *dlt_job_error_about(const struct dlt_job_ctx *c,
+					      size_t i, const char *code)
+{
+	for (size_t k = 0; k < c->chk->nf; k++) {
+		const struct dlt_finding *f = &c->chk->f[k];
+		if (f->proc == c->proc[i] && f->severity == DLT_SEV_ERROR &&
+		    strcmp(f->code, code) == 0)
+			return f;
+	}
+	return NULL;
+}

@@ -444,14 +444,9 @@ static void dlt_jh_places(const struct dlt_job_ctx *c,
 static const char *dlt_jh_death_error(const struct dlt_job_ctx *c, size_t i)
 {
 	static const char *const deaths[] = {"CRASH", "OOM_KILL", "SIGKILL"};
-	for (size_t k = 0; k < c->chk->nf; k++) {
-		const struct dlt_finding *f = &c->chk->f[k];
-		if (f->proc != c->proc[i] || f->severity != DLT_SEV_ERROR)
-			continue;
-		for (size_t d = 0; d < sizeof(deaths) / sizeof(deaths[0]); d++)
-			if (strcmp(f->code, deaths[d]) == 0)
-				return deaths[d];
-	}
+	for (size_t d = 0; d < sizeof(deaths) / sizeof(deaths[0]); d++)
+		if (dlt_job_error_about(c, i, deaths[d]))
+			return deaths[d];
 	return NULL;
 }
 

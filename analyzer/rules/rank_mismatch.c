@@ -159,11 +159,7 @@ static void dlt_job_mismatch(struct dlt_job_ctx *c, size_t i)
 	const struct dlt_hang_proc *op = c->procs[odd];
 	/* The size it gave its communicator too (NCCL's nranks from
 	 * WORLD_SIZE): said once as an error, by the communicator's. */
-	bool told = false;
-	for (size_t k = 0; k < c->chk->nf && !told; k++)
-		told = c->chk->f[k].proc == c->proc[odd] &&
-		       c->chk->f[k].severity == DLT_SEV_ERROR &&
-		       strcmp(c->chk->f[k].code, "RANK_MISMATCH") == 0;
+	bool told = dlt_job_error_about(c, odd, "RANK_MISMATCH") != NULL;
 	struct dlt_finding *f = dlt_job_finding(
 		c, odd,
 		told	       ? DLT_SEV_INFO

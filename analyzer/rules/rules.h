@@ -301,6 +301,9 @@ bool dlt_hang_first_in_job(const struct dlt_job_ctx *c, size_t i);
  * was given the wrong one, or it was).  That rank 0's index, else
  * SIZE_MAX. */
 size_t dlt_hang_split_from(const struct dlt_job_ctx *c, size_t i);
+/* An error of an earlier rule with this code about procs[i], or NULL. */
+const struct dlt_finding *dlt_job_error_about(const struct dlt_job_ctx *c,
+					      size_t i, const char *code);
 /* The group of ranks JOB_HANG judges that procs[i] is in, or NULL. */
 const struct dlt_wait_group *dlt_hang_group_of(const struct dlt_job_ctx *c,
 					       size_t i);
