@@ -100,7 +100,7 @@ struct dlt_trace {
 
 /* Indexed by type: the walk looks up every record's type, so a search
  * through a list would cost more than the rest of the walk. */
-#define DLT_NTYPES 65
+#define DLT_NTYPES 66
 #define DLT_X(id, nm, st) _Static_assert(id < DLT_NTYPES, "type id " #id);
 DLT_RECORD_TYPES(DLT_X)
 #undef DLT_X

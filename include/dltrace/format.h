@@ -67,8 +67,16 @@
  * rendezvous: a job started without a launcher's variables
  * (torch.multiprocessing.spawn, init_method="tcp://...") still has ranks.
  * A 2.4 reader skips the new record. */
+/* 2.6 bounds a trace without going blind (docs/design.md, "A bounded
+ * trace"): a process's successful calls of the frequent APIs go into ring
+ * chunks (DLT_CHUNK_F_RING), which are used again, oldest first, once the
+ * ring has its share of DLTRACE_MAX_SIZE; a ring chunk is summed up into an
+ * AGG record before it is used again.  Everything else is never dropped for
+ * the ring.  Chunks are read in seq order (a used-again chunk lies before
+ * older ones in the file), and a chunk an AGG names is not read.  A 2.5
+ * reader reads such a trace as damaged where chunks were used again. */
 #define DLT_FORMAT_MAJOR 2
-#define DLT_FORMAT_MINOR 5
+#define DLT_FORMAT_MINOR 6
 #define DLT_DATA_OFFSET 4096u	 /* first chunk; one page for the header */
 #define DLT_CHUNK_MIN 24u	 /* since 2.0: a CHUNK record alone */
 #define DLT_CHUNK_MAX (1u << 20) /* since 2.0: the largest chunk */
@@ -90,6 +98,9 @@
  * library in use, DLTRACE_WATCHDOG=1, --hang-timeout). */
 #define DLT_FEAT_WATCHER 0x10u /* a companion: the watcher's records (2.3) */
 #define DLT_FEAT_WATCH 0x20u   /* the process asked to be watched (2.3) */
+/* 2.6: ring chunks were used again: read chunks in seq order, not in
+ * file order. */
+#define DLT_FEAT_RING 0x40u
 
 struct dlt_file_header {
 	char magic[8];	 /* "DLTRACE\0" */
@@ -114,7 +125,11 @@ struct dlt_file_header {
 	/* Peak resident set in KiB (getrusage's ru_maxrss), stored with the
 	 * heartbeat (2.2); 0 unknown. */
 	uint64_t rss_peak_kb;
-	uint64_t reserved[1]; /* zero */
+	/* 2.6 (zero before): calls the ring had no room for (every ring
+	 * chunk in use by a thread at once), and records other than ring
+	 * calls left out because the whole budget was full. */
+	uint32_t lost_calls;
+	uint32_t lost_records;
 	/* 2.3: for the watcher, outside the process.  The address, in the
 	 * process, of its table of threads inside a traced call that can
 	 * block (struct dlt_watch_call, watch_ncalls slots), 0 none. */
@@ -189,7 +204,8 @@ struct dlt_rec_hdr {
 	X(61, SOCK_ENDS, dlt_rec_sock_ends)             \
 	X(62, MODMAP, dlt_rec_modmap)                   \
 	X(63, RAWSTACK, dlt_rec_rawstack)               \
-	X(64, RANK, dlt_rec_rank)
+	X(64, RANK, dlt_rec_rank)                       \
+	X(65, AGG, dlt_rec_agg)
 
 enum dlt_rec_type {
 #define DLT_X(id, name, st) DLT_REC_##name = id,
@@ -205,9 +221,17 @@ enum dlt_writer_kind {
 	DLT_WRITER_WATCHER = 3,	 /* the watcher, in a companion (2.3) */
 };
 
-/* First record of every chunk, written when the chunk is handed out. */
+/* CHUNK flags: the writer kind in the low 8 bits, and (2.6) whether the
+ * chunk is in the ring: it holds only API_DEF, API_CALL with ret 0 and
+ * compact entries, and may be used again (AGG). */
+#define DLT_CHUNK_KIND_MASK 0xffu
+#define DLT_CHUNK_F_RING 0x100u
+
+/* First record of every chunk, written when the chunk is handed out.  A
+ * ring chunk used again gets a new one in place (a new seq, its records
+ * zeroed first). */
 struct dlt_rec_chunk {
-	struct dlt_rec_hdr h; /* len = the chunk's bytes, flags = writer kind */
+	struct dlt_rec_hdr h; /* len = the chunk's bytes, flags: above */
 	uint32_t tid;	      /* kernel thread id of the owner */
 	uint32_t seq;	      /* per-file chunk number */
 };
@@ -843,6 +867,48 @@ struct dlt_rec_rank {
 	int32_t world_size; /* > 0 */
 	uint32_t source;    /* enum dlt_rank_source */
 	uint32_t tid;	    /* the thread whose frames said it */
+};
+
+/* ---- aggregates of the ring (2.6) ------------------------------------- */
+
+/* Buckets of an AGG row's histogram of call durations: bucket 0 under 128
+ * ns, bucket i (1 <= i < 23) [2^(i+6), 2^(i+7)) ns, bucket 23 from 2^29 ns
+ * (0.54 s). */
+#define DLT_AGG_HIST 24
+/* The rows' interval: seconds since the trace's start_monotonic_ns. */
+#define DLT_AGG_INTERVAL_NS 1000000000ull
+
+/* The calls of one API with one key (its communicator, else its stream,
+ * else 0) in one interval, of the chunk an AGG sums up.  Durations in
+ * nanoseconds; an open call (never returned) is not counted. */
+struct dlt_agg_row {
+	uint16_t api;	   /* API id (apis.def) */
+	uint16_t pad;
+	uint32_t interval; /* (ts - start_monotonic_ns) / DLT_AGG_INTERVAL_NS */
+	uint64_t key;	   /* the communicator or stream value, 0 none */
+	uint32_t count;
+	uint32_t errors; /* of count: ret other than 0 */
+	uint64_t total_ns;
+	uint64_t min_ns;
+	uint64_t max_ns;
+	uint32_t hist[DLT_AGG_HIST];
+};
+
+/* A ring chunk summed up before it was used again: the chunk at chunk_off
+ * as it was with chunk_seq is not read any more; its calls are these rows.
+ * Written by the thread that takes the chunk, in its own (non-ring) chunk,
+ * before the chunk is touched.  first_ts and last_ts: the chunk's first
+ * and last call.  flags: 0. */
+struct dlt_rec_agg {
+	struct dlt_rec_hdr h;
+	uint64_t chunk_off;
+	uint32_t chunk_seq;
+	uint32_t tid; /* the chunk's thread */
+	uint64_t first_ts;
+	uint64_t last_ts;
+	uint32_t calls; /* the rows' counts added up */
+	uint32_t n;	/* rows */
+	struct dlt_agg_row rows[];
 };
 
 /* ---- Python stacks ---------------------------------------------------- */
