@@ -80,6 +80,7 @@ struct dlt_wrap_api {
 	uint8_t enter;	/* DLT_AF_ENTER */
 	uint8_t record; /* not DLT_AF_NORECORD */
 	uint8_t subst;	/* the hook swaps pointers even when nested */
+	uint8_t ring;	/* its successful calls go to the ring */
 	int (*call)(void *real, const void *a);	      /* the real call */
 	uint32_t (*pre)(const void *a, uint64_t *v);  /* values before */
 	uint32_t (*post)(const void *a, uint64_t *v); /* values after */
@@ -94,6 +95,19 @@ struct dlt_wrap_api {
 	 (idx) == DLT_IDX_cuGetProcAddress_v2 ||     \
 	 (idx) == DLT_IDX_cudaGetDriverEntryPoint || \
 	 (idx) == DLT_IDX_cudaGetDriverEntryPointByVersion)
+
+/* Which functions' successful calls go to the ring (format 2.6): not those
+ * whose every call explains the job (communicators made and ended, the
+ * unique id, convolution selections, backend finalizations, driver
+ * look-ups), nor those with a hook of their own or an API_ENTER before
+ * them (records that go with the others). */
+#define DLT_RING_NEVER                                                 \
+	(DLT_ROLE_INITS | DLT_ROLE_COMM_END | DLT_ROLE_UNIQUE_ID |     \
+	 DLT_ROLE_CONV_SELECT | DLT_ROLE_BK_FINALIZE |                 \
+	 DLT_ROLE_SYMBOL_QUERY)
+#define DLT_API_RING(flags, roles, pre, post)                         \
+	(((roles)&DLT_RING_NEVER) == 0 && ((flags)&DLT_AF_POST) == 0 && \
+	 (((flags)&DLT_AF_ENTER) == 0 || DLT_API_ONCE(flags, pre, post)))
 
 /* One call of the function d describes, real being the function to call,
  * a its arguments. */
@@ -113,13 +127,13 @@ dlt_wrap(const struct dlt_wrap_api *d, void *real, const void *a)
 		return r0;
 	}
 	dlt_fam_depth[d->fam]++;
-	struct dlt_open_call open = {NULL, 0, 0, 0};
+	struct dlt_open_call open = {NULL, NULL, 0, 0, 0};
 	uint64_t v[DLT_API_MAX_VALS];
 	uint64_t t0;
 	if (d->once) {
 		uint32_t n = d->pre(a, v);
 		t0 = dlt_now_ns();
-		dlt_call_open(w, d->id, t0, v, n, &open);
+		dlt_call_open(w, d->id, d->ring, t0, v, n, &open);
 	} else {
 		if (d->enter) {
 			/* v untouched when there is no value: not passed. */
@@ -137,7 +151,8 @@ dlt_wrap(const struct dlt_wrap_api *d, void *real, const void *a)
 	if (d->enter)
 		dlt_wd_call_end(wdc);
 	if (d->record && !dlt_call_close(w, &open, r, t1 - t0))
-		dlt_call_done(w, d->id, r, t0, t1, v, d->post(a, v));
+		dlt_call_done(w, d->id, d->ring, r, t0, t1, v,
+			      d->post(a, v));
 	if (d->hook)
 		d->hook(r, a);
 	if (__builtin_expect(!atomic_load_explicit(&dlt_slots[d->idx].noted,
@@ -208,6 +223,7 @@ dlt_wrap(const struct dlt_wrap_api *d, void *real, const void *a)
 		((flags)&DLT_AF_ENTER) != 0,                                  \
 		((flags)&DLT_AF_NORECORD) == 0,                               \
 		DLT_SUBST_ALWAYS(DLT_IDX_##name),                             \
+		DLT_API_RING(flags, roles, pre, post),                        \
 		dlt_call_##name,                                              \
 		dlt_pre_##name,                                               \
 		dlt_postv_##name,                                             \

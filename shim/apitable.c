@@ -23,6 +23,58 @@ const struct dlt_api_info dlt_apis[DLT_API_N] = {
 
 struct dlt_api_slot dlt_slots[DLT_API_N];
 
+/* Each function's recorded values as apis.def spells them, for the key of
+ * its AGG rows (format 2.6). */
+static const struct {
+	uint16_t id;
+	const char *values;
+} dlt_api_values[DLT_API_N] = {
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
+	[DLT_IDX_##name] = {id, #values},
+#include "dltrace/apis.def"
+#undef DLT_API
+};
+
+#define DLT_API_ID_MAX 256
+/* By API id: 1 + the key's index, 0 none; made on the first ring chunk
+ * summed up (a race makes the same bytes twice). */
+static uint8_t dlt_key_ix[DLT_API_ID_MAX];
+static _Atomic int dlt_key_ready;
+
+/* The index of the value named name in "(a, b, c)", or -1. */
+static int dlt_value_index(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	int ix = 0;
+	for (const char *p = list + 1; *p; p++) {
+		if (*p == ',') {
+			ix++;
+			continue;
+		}
+		if ((p[-1] == '(' || p[-1] == ' ') && strncmp(p, name, n) == 0 &&
+		    (p[n] == ',' || p[n] == ')'))
+			return ix;
+	}
+	return -1;
+}
+
+int dlt_api_key_index(uint16_t id)
+{
+	if (!atomic_load_explicit(&dlt_key_ready, memory_order_acquire)) {
+		for (int i = 0; i < DLT_API_N; i++) {
+			const char *v = dlt_api_values[i].values;
+			int k = dlt_value_index(v, "comm");
+			if (k < 0)
+				k = dlt_value_index(v, "stream");
+			if (dlt_api_values[i].id < DLT_API_ID_MAX)
+				dlt_key_ix[dlt_api_values[i].id] =
+					(uint8_t)(k + 1);
+		}
+		atomic_store_explicit(&dlt_key_ready, 1, memory_order_release);
+	}
+	return id < DLT_API_ID_MAX ? dlt_key_ix[id] - 1 : -1;
+}
+
 int dlt_api_lookup(const char *name)
 {
 	if (name == NULL)

@@ -56,6 +56,10 @@ extern struct dlt_api_slot dlt_slots[DLT_API_N];
 /* The index of a wrapped function by name (pnccl names too), or -1. */
 int dlt_api_lookup(const char *name);
 
+/* Which value of the calls of API id is their key in an AGG row (format
+ * 2.6): its communicator, else its stream; -1 none. */
+int dlt_api_key_index(uint16_t id);
+
 /* The real function behind the exported wrapper of idx: the first
  * definition in load order outside this library, found once (inline: every
  * call asks; dlt_link_real_find the first time). */

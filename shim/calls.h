@@ -39,10 +39,16 @@ struct dlt_calls {
 };
 extern __thread struct dlt_calls *dlt_calls_tls;
 
+/* Format 2.6: the thread's ring chunk, where its successful calls of the
+ * frequent APIs go (tracer/ring.c); its errors, and every call of the APIs
+ * that explain a job (inits, selections: apis.def roles, api.c), go to
+ * dlt_tls with the other records. */
+extern __thread struct dlt_tls dlt_ring_tls;
 /* A call written before it started (format.h: open calls), to be closed
  * in place when it returns. */
 struct dlt_open_call {
 	void *at;	 /* the entry, or the record's ret and dur */
+	struct dlt_tls *t; /* whose chunk it is in */
 	uint64_t ticket; /* record.h: closed in place only in its chunk */
 	uint64_t word;	 /* the entry as written */
 	int kind;	 /* 0 nothing written, 1 a record, 2 an entry */
@@ -71,7 +77,7 @@ DLT_CALL_INLINE uint64_t *dlt_call_entry(struct dlt_writer *w, uint16_t id,
 					 uint64_t *word_out)
 {
 	struct dlt_calls *c = dlt_calls_tls;
-	struct dlt_tls *t = &dlt_tls;
+	struct dlt_tls *t = &dlt_ring_tls;
 	if (__builtin_expect(c == NULL || c->busy, 0))
 		return NULL;
 	c->busy = 1;
@@ -122,40 +128,44 @@ DLT_CALL_INLINE uint64_t *dlt_call_entry(struct dlt_writer *w, uint16_t id,
 }
 
 /* The slow paths (calls.c): an API_DEF (defining the slot for the calls
- * that follow) or an API_CALL. */
-void dlt_call_record(struct dlt_writer *w, uint16_t id, int ret, uint64_t t0,
-		     uint64_t dur, const uint64_t *v, uint32_t n);
-void dlt_call_open_record(struct dlt_writer *w, uint16_t id, uint64_t t0,
-			  const uint64_t *v, uint32_t n,
+ * that follow) or an API_CALL.  ring: the API's successful calls go to
+ * the ring. */
+void dlt_call_record(struct dlt_writer *w, uint16_t id, int ring, int ret,
+		     uint64_t t0, uint64_t dur, const uint64_t *v, uint32_t n);
+void dlt_call_open_record(struct dlt_writer *w, uint16_t id, int ring,
+			  uint64_t t0, const uint64_t *v, uint32_t n,
 			  struct dlt_open_call *o);
 
 /* A call that is done: an entry if it can be, else a record. */
-DLT_CALL_INLINE void dlt_call_done(struct dlt_writer *w, uint16_t id, int ret,
-				   uint64_t t0, uint64_t t1, const uint64_t *v,
-				   uint32_t n)
+DLT_CALL_INLINE void dlt_call_done(struct dlt_writer *w, uint16_t id, int ring,
+				   int ret, uint64_t t0, uint64_t t1,
+				   const uint64_t *v, uint32_t n)
 {
 	uint64_t word;
-	if (__builtin_expect(ret == 0 && t1 - t0 < DLT_ENTRY_DUR_OPEN, 1) &&
+	if (__builtin_expect(ring && ret == 0 && t1 - t0 < DLT_ENTRY_DUR_OPEN,
+			     1) &&
 	    dlt_call_entry(w, id, v, n, t0, t1 - t0, &word) != NULL)
 		return;
-	dlt_call_record(w, id, ret, t0, t1 - t0, v, n);
+	dlt_call_record(w, id, ring, ret, t0, t1 - t0, v, n);
 }
 
 /* A blocking call is about to start (its values are all known): written
  * now, open, so that a call that never returns is in the trace. */
-DLT_CALL_INLINE void dlt_call_open(struct dlt_writer *w, uint16_t id,
+DLT_CALL_INLINE void dlt_call_open(struct dlt_writer *w, uint16_t id, int ring,
 				   uint64_t t0, const uint64_t *v, uint32_t n,
 				   struct dlt_open_call *o)
 {
-	uint64_t *e =
-		dlt_call_entry(w, id, v, n, t0, DLT_ENTRY_DUR_OPEN, &o->word);
+	uint64_t *e = ring ? dlt_call_entry(w, id, v, n, t0,
+					    DLT_ENTRY_DUR_OPEN, &o->word)
+			   : NULL;
 	if (__builtin_expect(e != NULL, 1)) {
 		o->at = e;
+		o->t = &dlt_ring_tls;
 		o->kind = 2;
-		o->ticket = dlt_rec_ticket(&dlt_tls);
+		o->ticket = dlt_rec_ticket(&dlt_ring_tls);
 		return;
 	}
-	dlt_call_open_record(w, id, t0, v, n, o);
+	dlt_call_open_record(w, id, ring, t0, v, n, o);
 }
 
 /* The call opened in o returned: closed in place, one 8-byte store.  0
@@ -166,7 +176,11 @@ DLT_CALL_INLINE int dlt_call_close(struct dlt_writer *w,
 				   const struct dlt_open_call *o, int ret,
 				   uint64_t dur)
 {
-	if (o->kind == 0 || !dlt_rec_in_place(w, &dlt_tls, o->ticket))
+	if (o->kind == 0 || !dlt_rec_in_place(w, o->t, o->ticket))
+		return 0;
+	/* An error is never left in the ring: a complete record goes with
+	 * the others, and the open one stands for its API_ENTER. */
+	if (ret != 0 && o->t == &dlt_ring_tls)
 		return 0;
 	uint64_t word;
 	if (o->kind == 2) {
@@ -183,7 +197,7 @@ DLT_CALL_INLINE int dlt_call_close(struct dlt_writer *w,
 	return 1;
 }
 
-/* The thread ends: its table goes. */
-void dlt_calls_release(void);
+/* The thread ends: its table and its ring chunk go. */
+void dlt_calls_release(struct dlt_writer *w);
 
 #endif

@@ -43,7 +43,7 @@ static void dlt_thread_exit(void *arg)
 	(void)arg;
 	dlt_wd_call_release();
 	dlt_tls_release(dlt_w, &dlt_tls);
-	dlt_calls_release();
+	dlt_calls_release(dlt_w);
 	dlt_alt_thread_exit();
 	/* The audit copy's chunk of this thread, too (writer.h). */
 	if (dlt_have_audit && dlt_w && dlt_w->audit_thread_exit)

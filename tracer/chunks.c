@@ -54,10 +54,23 @@ static int dlt_chunks_grow(struct dlt_writer *w, uint64_t need)
 	return 0;
 }
 
+/* t's chunk is now the one at c, of clen bytes. */
+static uint8_t *dlt_chunk_take(struct dlt_tls *t, uint8_t *c, uint64_t clen)
+{
+	t->chunk = c;
+	t->cur = c + sizeof(struct dlt_rec_chunk);
+	t->end = c + clen;
+	t->nchunk++;
+	if (t->next_len < DLT_CHUNK_BIG)
+		t->next_len *= 2;
+	return t->cur;
+}
+
 /* A new chunk for t, at the end of what was handed out, for a record of
- * len bytes; NULL when tracing had to stop.  The chunk's CHUNK record is on
+ * len bytes; NULL when it cannot have one.  The chunk's CHUNK record is on
  * disk before alloc_cursor moves past it (format.h): a reader finds every
- * chunk below the cursor. */
+ * chunk below the cursor.  A ring state's chunk (t->rare) is the oldest
+ * ring chunk given back once the ring has its share (ring.c). */
 static uint8_t *dlt_chunk_claim(struct dlt_writer *w, struct dlt_tls *t,
 				uint32_t len, int *grew)
 {
@@ -71,14 +84,26 @@ static uint8_t *dlt_chunk_claim(struct dlt_writer *w, struct dlt_tls *t,
 	dlt_spin_lock(&w->lock);
 	uint64_t off = atomic_load_explicit(cursor, memory_order_relaxed);
 	uint64_t limit = w->max_size - w->tail_reserve;
+	if (t->rare) {
+		uint64_t old = dlt_ring_take(w, off, clen, limit);
+		if (old) {
+			dlt_spin_unlock(&w->lock);
+			uint8_t *c = dlt_ring_reuse(w, t, old);
+			if (c == NULL) {
+				dlt_ring_lost(w, 1, 1);
+				return NULL;
+			}
+			return dlt_chunk_take(t, c,
+					      ((struct dlt_rec_hdr *)c)->len);
+		}
+	}
 	if (off + clen > limit && off + need <= limit)
 		clen = (limit - off) & ~(uint64_t)(DLT_REC_ALIGN - 1);
 	if (off + clen > limit) {
+		/* The budget is full: nothing is turned off, what does not
+		 * fit is counted (format 2.6). */
 		dlt_spin_unlock(&w->lock);
-		dlt_writer_disable(w,
-				   "trace size limit reached "
-				   "(DLTRACE_MAX_SIZE) in",
-				   w->path, 0);
+		dlt_ring_lost(w, t->rare != NULL, 1);
 		return NULL;
 	}
 	if (off + clen > w->size) {
@@ -90,23 +115,23 @@ static uint8_t *dlt_chunk_claim(struct dlt_writer *w, struct dlt_tls *t,
 		}
 		*grew = 1;
 	}
+	uint16_t flags = (uint16_t)(w->kind >= 0 ? w->kind
+						 : dlt_writer_kind_self);
+	if (t->rare) {
+		flags |= DLT_CHUNK_F_RING;
+		w->ring_bytes += clen;
+		if (!(w->hdr->features & DLT_FEAT_RING))
+			__atomic_fetch_or(&w->hdr->features, DLT_FEAT_RING,
+					  __ATOMIC_RELAXED);
+	}
 	struct dlt_rec_chunk *c = (struct dlt_rec_chunk *)(base + off);
 	c->h.ts = dlt_now_ns();
 	c->tid = t->tid;
 	c->seq = atomic_fetch_add(&w->chunk_seq, 1);
-	dlt_rec_commit(
-		c, DLT_REC_CHUNK,
-		(uint16_t)(w->kind >= 0 ? w->kind : dlt_writer_kind_self),
-		(uint32_t)clen);
+	dlt_rec_commit(c, DLT_REC_CHUNK, flags, (uint32_t)clen);
 	atomic_store_explicit(cursor, off + clen, memory_order_release);
 	dlt_spin_unlock(&w->lock);
-	t->chunk = (uint8_t *)c;
-	t->cur = (uint8_t *)c + sizeof(*c);
-	t->end = (uint8_t *)c + clen;
-	t->nchunk++;
-	if (t->next_len < DLT_CHUNK_BIG)
-		t->next_len *= 2;
-	return t->cur;
+	return dlt_chunk_take(t, (uint8_t *)c, clen);
 }
 
 int dlt_writer_prefetch(struct dlt_writer *w, uint32_t from, uint32_t to)
@@ -147,6 +172,9 @@ static void dlt_chunk_retire(struct dlt_writer *w, struct dlt_tls *t)
 	uintptr_t b = ((uintptr_t)c + len) & ~(uintptr_t)4095;
 	if (b > a)
 		madvise((void *)a, b - a, MADV_DONTNEED);
+	/* Only now may another thread take it again. */
+	if (t->rare)
+		dlt_ring_retired(w, t);
 }
 
 /* Holds back asynchronous signals (never faults) while the calling thread

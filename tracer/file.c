@@ -434,6 +434,9 @@ static void dlt_writer_limit(struct dlt_writer *w, uint64_t max_size)
 		w->max_size = DLT_FILE_START + DLT_TAIL_RESERVE;
 	if (w->max_size > DLT_MAX_SIZE_CAP)
 		w->max_size = DLT_MAX_SIZE_CAP;
+	/* The ring's share: the rest is for what is never given up (and
+	 * for the AGG records of the ring chunks used again). */
+	w->ring_max = (w->max_size - DLT_TAIL_RESERVE) / 4 * 3;
 }
 
 /* The state of one file, set afresh for each: what precedes pend in the

@@ -26,7 +26,7 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 10u	     /* bump when struct dlt_writer changes */
+#define DLT_WRITER_LAYOUT 11u	     /* bump when struct dlt_writer changes */
 /* A thread's first chunk, per copy of the library; each next one is twice
  * the size, up to DLT_CHUNK_BIG: a process that records little reserves
  * little, one that records much takes a system call per 64 KiB. */
@@ -38,7 +38,9 @@
 /* The file doubles as it fills, by at most this much at a time: what a
  * SIGKILL can leave beyond the data. */
 #define DLT_STEP_MAX (1024u * 1024u)
-#define DLT_DEFAULT_MAX_SIZE (2ull << 30)
+/* The whole trace's bound (format 2.6): a 24-hour job launching 5,000
+ * kernels a second stays within it (docs/performance.md). */
+#define DLT_DEFAULT_MAX_SIZE (256ull << 20)
 #define DLT_MAX_SIZE_CAP (8ull << 30)
 /* Bytes below max_size the process leaves unused: the launcher's record of
  * how it ended still fits when the limit was reached. */
@@ -115,7 +117,19 @@ struct dlt_writer {
 	 * thread), the cut takes no thread state from tls_of, and a fork
 	 * gives the child no trace of it. */
 	int detached;
+	/* The ring (format 2.6; tracer/ring.c), under lock: bytes of the
+	 * chunks handed out as ring chunks and what they may grow to before
+	 * the oldest is used again; the queue's first entry and length. */
+	uint64_t ring_bytes;
+	uint64_t ring_max;
+	uint32_t ring_head, ring_n;
+	_Atomic int said_full; /* the budget-full message was printed */
 	struct dlt_pending pend;
+	/* The ring chunks given back, oldest first (offsets, a circular
+	 * queue of ring_qcap entries in anonymous memory made on first use;
+	 * kept across files, emptied for each). */
+	uint64_t *ring_q;
+	uint32_t ring_qcap;
 	/* 1: a forked child that has no file yet (pend says what it will
 	 * be); 2: the file is being made. */
 	_Atomic int pending;
@@ -213,7 +227,22 @@ struct dlt_tls {
 	uint32_t next_len; /* bytes of this thread's next chunk */
 	int in_slow; /* inside chunk allocation: a nested record is dropped */
 	int in_str;  /* inside the string table lock */
+	/* Format 2.6: set, this state writes ring chunks, and rare is the
+	 * same thread's state for the other records (where the AGG of a ring
+	 * chunk used again goes). */
+	struct dlt_tls *rare;
+	/* Room to sum up a chunk in (tracer/ring.c), made on first use. */
+	struct dlt_fold *fold;
 };
+
+/* Format 2.6: which value of an API's calls is its key in an AGG row (its
+ * communicator, else its stream), as an index, or -1 (none); set by the
+ * code that knows the APIs (the shim), NULL: no keys. */
+extern int (*dlt_agg_key_index)(uint16_t api);
+
+/* A thread's ring state is done (it ends): its chunk goes to the ring's
+ * queue and its scratch back to the system. */
+void dlt_ring_release(struct dlt_writer *w, struct dlt_tls *t);
 
 /* Which kind of writer this copy of the code is (enum dlt_writer_kind). */
 extern int dlt_writer_kind_self;

@@ -96,6 +96,15 @@ struct dlt_trace {
 	 * none): what the trace lost may have held its end. */
 	uint64_t damage_at;
 	struct dlt_trace_stats stats;
+	/* Format 2.6, a trace with ring chunks: every chunk found by the
+	 * strings' walk, by seq, and the chunks AGG records summed up, by
+	 * offset. */
+	struct dlt_chunk_ref {
+		uint64_t off, len;
+		uint32_t seq;
+	} * chunks, *folded;
+	size_t nchunks, capchunks, nfolded, capfolded;
+	int chunks_known;
 };
 
 /* Indexed by type: the walk looks up every record's type, so a search
@@ -434,6 +443,8 @@ void dlt_trace_close(struct dlt_trace *t)
 	free(t->sdata);
 	free(t->enter_buf);
 	free(t->slots);
+	free(t->chunks);
+	free(t->folded);
 	dlt_drop_window(t);
 	if (t->fd >= 0)
 		close(t->fd);
@@ -677,12 +688,18 @@ static const struct dlt_rec_hdr *dlt_entry_call(struct dlt_trace *t,
  * whose bytes happen to look like a CHUNK header seldom has both right. */
 static int dlt_chunk_plausible(const struct dlt_rec_chunk *ch,
 			       uint32_t last_seq, uint64_t last_ts,
-			       uint64_t scanned)
+			       uint64_t scanned, int ring)
 {
-	if (ch->h.type != DLT_REC_CHUNK || ch->h.flags > DLT_WRITER_WATCHER ||
+	if (ch->h.type != DLT_REC_CHUNK ||
+	    (ch->h.flags & DLT_CHUNK_KIND_MASK) > DLT_WRITER_WATCHER ||
+	    (ch->h.flags & ~(DLT_CHUNK_KIND_MASK | DLT_CHUNK_F_RING)) != 0 ||
 	    ch->h.len < DLT_CHUNK_MIN || ch->h.len % 8 != 0 ||
 	    ch->h.len > DLT_CHUNK_MAX)
 		return 0;
+	/* A ring chunk used again has a later seq and time than the chunks
+	 * after it in the file (format 2.6). */
+	if (ring)
+		return 1;
 	uint64_t gap = ch->seq - (uint64_t)last_seq;
 	if (ch->seq <= last_seq && last_seq != UINT32_MAX)
 		return 0;
@@ -697,7 +714,7 @@ static int dlt_chunk_plausible(const struct dlt_rec_chunk *ch,
  * or 0: a chunk is at most DLT_CHUNK_MAX bytes, so the next one starts
  * within that. */
 static uint64_t dlt_resync(struct dlt_trace *t, uint64_t c, uint32_t last_seq,
-			   uint64_t last_ts)
+			   uint64_t last_ts, int ring)
 {
 	uint64_t stop = c + DLT_CHUNK_MAX + 8;
 	for (uint64_t p = c + 8;
@@ -707,25 +724,226 @@ static uint64_t dlt_resync(struct dlt_trace *t, uint64_t c, uint32_t last_seq,
 		if (b == NULL || p + sizeof(struct dlt_rec_chunk) > t->end)
 			return 0;
 		if (dlt_chunk_plausible((const void *)b, last_seq, last_ts,
-					p - c))
+					p - c, ring))
 			return p;
 	}
 	return 0;
 }
 
+/* Format 2.6: a ring chunk an AGG record summed up (the chunk at off
+ * while it had seq) is not read: its calls are the AGG's rows, and its
+ * bytes may be the next use's half made. */
+static int dlt_folded(const struct dlt_trace *t, uint64_t off, uint32_t seq)
+{
+	size_t lo = 0, hi = t->nfolded;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct dlt_chunk_ref *f = &t->folded[mid];
+		if (f->off == off && f->seq == seq)
+			return 1;
+		if (f->off < off || (f->off == off && f->seq < seq))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+static void dlt_ref_add(struct dlt_chunk_ref **a, size_t *n, size_t *cap,
+			uint64_t off, uint64_t len, uint32_t seq)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*a = dlt_xrealloc(*a, *cap, sizeof(**a));
+	}
+	(*a)[(*n)++] = (struct dlt_chunk_ref){off, len, seq};
+}
+
+static int dlt_ref_by_seq(const void *a, const void *b)
+{
+	const struct dlt_chunk_ref *x = a, *y = b;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int dlt_ref_by_off(const void *a, const void *b)
+{
+	const struct dlt_chunk_ref *x = a, *y = b;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The records of the chunk at c (clen bytes, its CHUNK header valid) handed
+ * to fn, or its STRING records filed (strings_only).  Damage stops the
+ * chunk. */
+static int dlt_walk_chunk(struct dlt_trace *t, uint64_t c, uint64_t clen,
+			  int strings_only, dlt_rec_fn fn, void *ctx,
+			  struct dlt_trace_stats *stp)
+{
+	struct dlt_trace_stats st = *stp;
+	int v2 = t->hdr.version_major >= 2;
+	uint64_t cend = c + clen < t->end ? c + clen : t->end;
+	const uint8_t *base = dlt_bytes(t, c, (size_t)(cend - c));
+	if (base == NULL || c + sizeof(struct dlt_rec_chunk) > t->end)
+		return -1;
+	if (cend > t->end)
+		cend = t->end;
+	const struct dlt_rec_chunk *ch = (const void *)base;
+	st.chunks++;
+	st.records++;
+	t->chunk_no++;
+	uint64_t ebase = 0; /* time of the last API_DEF or entry */
+	int have_base = 0;
+	struct dlt_rec_view v = {NULL,	      0, ch->tid,
+			 ch->h.flags & DLT_CHUNK_KIND_MASK, 0,
+				 t->comp_no};
+	uint64_t off = c + sizeof(*ch);
+	while (off + 8 <= cend) {
+		const uint8_t *rp = base + (off - c);
+		uint64_t word;
+		memcpy(&word, rp, 8);
+		if (word == 0)
+		break; /* end of what was committed */
+		uint32_t tag = (uint32_t)word &
+		       ((1u << DLT_ENTRY_TAG_BITS) - 1);
+		if (v2 &&
+		    (tag == DLT_ENTRY_CALL || tag == DLT_ENTRY_SKIP)) {
+		st.records++;
+		const struct dlt_rec_hdr *e = NULL;
+		if (tag == DLT_ENTRY_CALL && !strings_only) {
+			e = have_base ? dlt_entry_call(t, word,
+				       &ebase)
+			      : NULL;
+			/* A slot its chunk never defined: the
+			 * word is damage, not an entry. */
+			if (e == NULL) {
+			dlt_damage(
+				t, off,
+				"compact entry at "
+				"offset %llu refers to "
+				"no definition in its "
+				"chunk; the rest of "
+				"that chunk is skipped",
+				(unsigned long long)
+				off);
+			break;
+			}
+			v.rec = dlt_open_as_enter(t, e);
+			v.offset = off;
+			v.compact = 1;
+			int stop = fn(ctx, &v);
+			v.compact = 0;
+			if (stop)
+			{
+				*stp = st;
+				return stop;
+			}
+		}
+		off += 8;
+		continue;
+		}
+		const struct dlt_rec_hdr *r = (const void *)rp;
+		if (off + sizeof(*r) > cend || r->len < sizeof(*r) ||
+		    r->len % 8 != 0 || r->len > cend - off) {
+		if (off + r->len > t->size && cend == t->end &&
+		    r->len <= clen)
+			dlt_damage(t, off,
+			   "file is cut inside a "
+			   "record at "
+			   "offset %llu; reading "
+			   "stops there",
+			   (unsigned long long)off);
+		else
+			dlt_damage(
+			t, off,
+			"corrupt record at offset %llu "
+			"(length %u); the rest of that "
+			"chunk is skipped",
+			(unsigned long long)off,
+			r->len);
+		break;
+		}
+		st.records++;
+		uint32_t min = dlt_rec_min_size(r->type);
+		if (min == 0)
+		st.unknown++;
+		if (min != 0 && r->len < min) {
+		dlt_damage(t, off,
+			   "record at offset %llu is shorter "
+			   "than its type %s needs; skipped",
+			   (unsigned long long)off,
+			   dlt_rec_type_name(r->type));
+		} else if (r->type == DLT_REC_STRING) {
+		if (strings_only)
+			dlt_add_string(t, (const void *)r, off);
+		} else if (r->type == DLT_REC_API_DEF && v2) {
+		const struct dlt_rec_hdr *d =
+			strings_only ? NULL
+			     : dlt_def_call(t, r, off);
+		ebase = r->ts;
+		have_base = 1;
+		if (d) {
+			v.rec = dlt_open_as_enter(t, d);
+			v.offset = off;
+			int stop = fn(ctx, &v);
+			if (stop)
+			{
+				*stp = st;
+				return stop;
+			}
+		}
+		} else if (!strings_only && r->type != DLT_REC_CHUNK &&
+		   r->type != DLT_REC_API_DEF) {
+		v.rec = dlt_open_as_enter(t, r);
+		v.offset = off;
+		int stop = fn(ctx, &v);
+		if (stop)
+			{
+				*stp = st;
+				return stop;
+			}
+		}
+		off += r->len;
+	}
+	*stp = st;
+	return 0;
+}
+
 /* Walks every chunk and hands each committed record to fn.  With strings_only
- * it collects STRING records instead.  Damage stops the chunk, not the file:
- * before format 2.0 chunks have a fixed size, so the next one is always where
- * it should be; since, the next one is where the damaged one said, or found
- * by its look (dlt_resync). */
+ * it collects STRING records instead (and, format 2.6, where the chunks are
+ * and which were summed up).  Damage stops the chunk, not the file: before
+ * format 2.0 chunks have a fixed size, so the next one is always where it
+ * should be; since, the next one is where the damaged one said, or found by
+ * its look (dlt_resync).  Format 2.6 with ring chunks: the chunks in the
+ * order they were handed out (seq), those summed up left out. */
 static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 		    void *ctx)
 {
 	struct dlt_trace_stats st = {0, 0, t->size, 0};
 	int v2 = t->hdr.version_major >= 2;
+	int ring = v2 && (t->hdr.features & DLT_FEAT_RING);
 	uint32_t last_seq = UINT32_MAX;
 	uint64_t last_ts = t->hdr.start_monotonic_ns;
 	t->chunk_no = 0;
+	if (ring && !strings_only && t->chunks_known) {
+		for (size_t i = 0; i < t->nchunks; i++) {
+			const struct dlt_chunk_ref *r = &t->chunks[i];
+			if (dlt_folded(t, r->off, r->seq))
+				continue;
+			int stop = dlt_walk_chunk(t, r->off, r->len, 0, fn, ctx,
+						  &st);
+			if (stop > 0)
+				return stop;
+		}
+		t->stats = st;
+		return 0;
+	}
+	if (ring && strings_only) {
+		t->nchunks = t->nfolded = 0;
+		t->chunks_known = 1;
+	}
 	uint64_t c = t->hdr.data_offset;
 	while (c + sizeof(struct dlt_rec_chunk) <= t->end) {
 		uint64_t clen = t->chunk_size;
@@ -747,8 +965,8 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 			if (ch->h.type != DLT_REC_CHUNK ||
 			    ch->h.len < DLT_CHUNK_MIN || ch->h.len % 8 != 0 ||
 			    ch->h.len > DLT_CHUNK_MAX) {
-				uint64_t next =
-					dlt_resync(t, c, last_seq, last_ts);
+				uint64_t next = dlt_resync(t, c, last_seq,
+							   last_ts, ring);
 				if (next)
 					dlt_damage(
 						t, c,
@@ -774,134 +992,44 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 			last_seq = ch->seq;
 			last_ts = ch->h.ts;
 		}
-		uint64_t cend = c + clen < t->end ? c + clen : t->end;
-		const uint8_t *base = dlt_bytes(t, c, (size_t)(cend - c));
-		if (base == NULL || c + sizeof(struct dlt_rec_chunk) > t->end)
-			break;
-		if (cend > t->end)
-			cend = t->end;
-		const struct dlt_rec_chunk *ch = (const void *)base;
-		if (!v2 && ch->h.len == 0 && ch->h.type == 0) {
-			/* handed out, never written: writer killed */
-			c += clen;
-			continue;
-		}
-		if (!v2 && (ch->h.type != DLT_REC_CHUNK ||
-			    ch->h.len != t->chunk_size)) {
-			dlt_damage(t, c,
-				   "corrupt chunk header at offset %llu; that "
-				   "chunk is skipped",
-				   (unsigned long long)c);
-			c += clen;
-			continue;
-		}
-		st.chunks++;
-		st.records++;
-		t->chunk_no++;
-		uint64_t ebase = 0; /* time of the last API_DEF or entry */
-		int have_base = 0;
-		struct dlt_rec_view v = {NULL,	      0, ch->tid,
-					 ch->h.flags, 0, t->comp_no};
-		uint64_t off = c + sizeof(*ch);
-		while (off + 8 <= cend) {
-			const uint8_t *rp = base + (off - c);
-			uint64_t word;
-			memcpy(&word, rp, 8);
-			if (word == 0)
-				break; /* end of what was committed */
-			uint32_t tag = (uint32_t)word &
-				       ((1u << DLT_ENTRY_TAG_BITS) - 1);
-			if (v2 &&
-			    (tag == DLT_ENTRY_CALL || tag == DLT_ENTRY_SKIP)) {
-				st.records++;
-				const struct dlt_rec_hdr *e = NULL;
-				if (tag == DLT_ENTRY_CALL && !strings_only) {
-					e = have_base ? dlt_entry_call(t, word,
-								       &ebase)
-						      : NULL;
-					/* A slot its chunk never defined: the
-					 * word is damage, not an entry. */
-					if (e == NULL) {
-						dlt_damage(
-							t, off,
-							"compact entry at "
-							"offset %llu refers to "
-							"no definition in its "
-							"chunk; the rest of "
-							"that chunk is skipped",
-							(unsigned long long)
-								off);
-						break;
-					}
-					v.rec = dlt_open_as_enter(t, e);
-					v.offset = off;
-					v.compact = 1;
-					int stop = fn(ctx, &v);
-					v.compact = 0;
-					if (stop)
-						return stop;
-				}
-				off += 8;
+		if (!v2) {
+			const uint8_t *hb =
+				dlt_bytes(t, c, sizeof(struct dlt_rec_chunk));
+			if (hb == NULL ||
+			    c + sizeof(struct dlt_rec_chunk) > t->end)
+				break;
+			const struct dlt_rec_chunk *ch = (const void *)hb;
+			if (ch->h.len == 0 && ch->h.type == 0) {
+				/* handed out, never written: writer killed */
+				c += clen;
 				continue;
 			}
-			const struct dlt_rec_hdr *r = (const void *)rp;
-			if (off + sizeof(*r) > cend || r->len < sizeof(*r) ||
-			    r->len % 8 != 0 || r->len > cend - off) {
-				if (off + r->len > t->size && cend == t->end &&
-				    r->len <= clen)
-					dlt_damage(t, off,
-						   "file is cut inside a "
-						   "record at "
-						   "offset %llu; reading "
-						   "stops there",
-						   (unsigned long long)off);
-				else
-					dlt_damage(
-						t, off,
-						"corrupt record at offset %llu "
-						"(length %u); the rest of that "
-						"chunk is skipped",
-						(unsigned long long)off,
-						r->len);
-				break;
+			if (ch->h.type != DLT_REC_CHUNK ||
+			    ch->h.len != t->chunk_size) {
+				dlt_damage(t, c,
+					   "corrupt chunk header at offset "
+					   "%llu; that chunk is skipped",
+					   (unsigned long long)c);
+				c += clen;
+				continue;
 			}
-			st.records++;
-			uint32_t min = dlt_rec_min_size(r->type);
-			if (min == 0)
-				st.unknown++;
-			if (min != 0 && r->len < min) {
-				dlt_damage(t, off,
-					   "record at offset %llu is shorter "
-					   "than its type %s needs; skipped",
-					   (unsigned long long)off,
-					   dlt_rec_type_name(r->type));
-			} else if (r->type == DLT_REC_STRING) {
-				if (strings_only)
-					dlt_add_string(t, (const void *)r, off);
-			} else if (r->type == DLT_REC_API_DEF && v2) {
-				const struct dlt_rec_hdr *d =
-					strings_only ? NULL
-						     : dlt_def_call(t, r, off);
-				ebase = r->ts;
-				have_base = 1;
-				if (d) {
-					v.rec = dlt_open_as_enter(t, d);
-					v.offset = off;
-					int stop = fn(ctx, &v);
-					if (stop)
-						return stop;
-				}
-			} else if (!strings_only && r->type != DLT_REC_CHUNK &&
-				   r->type != DLT_REC_API_DEF) {
-				v.rec = dlt_open_as_enter(t, r);
-				v.offset = off;
-				int stop = fn(ctx, &v);
-				if (stop)
-					return stop;
-			}
-			off += r->len;
 		}
+		if (ring && strings_only)
+			dlt_ref_add(&t->chunks, &t->nchunks, &t->capchunks, c,
+				    clen, last_seq);
+		int stop = dlt_walk_chunk(t, c, clen, strings_only, fn, ctx,
+					  &st);
+		if (stop < 0)
+			break;
+		if (stop)
+			return stop;
 		c += clen;
+	}
+	if (ring && strings_only) {
+		qsort(t->chunks, t->nchunks, sizeof(*t->chunks),
+		      dlt_ref_by_seq);
+		qsort(t->folded, t->nfolded, sizeof(*t->folded),
+		      dlt_ref_by_off);
 	}
 	t->stats = st;
 	return 0;

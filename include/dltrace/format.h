@@ -875,8 +875,13 @@ struct dlt_rec_rank {
  * ns, bucket i (1 <= i < 23) [2^(i+6), 2^(i+7)) ns, bucket 23 from 2^29 ns
  * (0.54 s). */
 #define DLT_AGG_HIST 24
-/* The rows' interval: seconds since the trace's start_monotonic_ns. */
+/* The rows' intervals are whole seconds since the trace's
+ * start_monotonic_ns, one second each unless the chunk's calls spread over
+ * more intervals than an AGG has rows for (a thread that calls once a
+ * minute): then span_s seconds each, a power of two. */
 #define DLT_AGG_INTERVAL_NS 1000000000ull
+/* The most rows one AGG has. */
+#define DLT_AGG_MAX_ROWS 32
 
 /* The calls of one API with one key (its communicator, else its stream,
  * else 0) in one interval, of the chunk an AGG sums up.  Durations in
@@ -884,7 +889,8 @@ struct dlt_rec_rank {
 struct dlt_agg_row {
 	uint16_t api;	   /* API id (apis.def) */
 	uint16_t pad;
-	uint32_t interval; /* (ts - start_monotonic_ns) / DLT_AGG_INTERVAL_NS */
+	uint32_t interval; /* first second of the row's interval, a multiple
+			      of the AGG's span_s */
 	uint64_t key;	   /* the communicator or stream value, 0 none */
 	uint32_t count;
 	uint32_t errors; /* of count: ret other than 0 */
@@ -906,8 +912,10 @@ struct dlt_rec_agg {
 	uint32_t tid; /* the chunk's thread */
 	uint64_t first_ts;
 	uint64_t last_ts;
-	uint32_t calls; /* the rows' counts added up */
-	uint32_t n;	/* rows */
+	uint32_t calls;	 /* the rows' counts added up */
+	uint32_t n;	 /* rows, at most DLT_AGG_MAX_ROWS */
+	uint32_t span_s; /* seconds each row covers: 1, 2, 4 ... */
+	uint32_t pad;
 	struct dlt_agg_row rows[];
 };
 

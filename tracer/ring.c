@@ -1,0 +1,346 @@
+/* The ring (format 2.6): a process's successful calls of the frequent APIs
+ * go into ring chunks, which are used again, oldest first, once they hold
+ * their share of the budget; each is summed up into an AGG record before.
+ * What explains a failure (loads, errors, signals, stalls, stacks ...)
+ * goes into the other chunks and is never given up for the ring
+ * (docs/design.md, "A bounded trace").
+ *
+ * Nothing here runs per call: a chunk is summed up when it is used again,
+ * by the thread that takes it, once per DLT_CHUNK_BIG bytes of calls. */
+#define _GNU_SOURCE
+#include "writer_int.h"
+
+#include "record.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+int (*dlt_agg_key_index)(uint16_t api);
+
+/* What summing up one chunk needs: the values its API_DEFs gave their
+ * slots (only the API and the key are kept), and the AGG being made.
+ * Per thread (struct dlt_tls.fold): no lock, and a thread's ring state and
+ * its other state each have their own. */
+struct dlt_fold {
+	uint32_t gen; /* slot[i] is this chunk's when slot[i].gen == gen */
+	struct {
+		uint32_t gen;
+		uint16_t api;
+		uint16_t pad;
+		uint64_t key;
+	} slot[DLT_ENTRY_SLOTS];
+	uint32_t last; /* the row the previous call went to */
+	struct dlt_rec_agg agg;
+	struct dlt_agg_row rows[DLT_AGG_MAX_ROWS];
+};
+
+static struct dlt_fold *dlt_fold_get(struct dlt_tls *t)
+{
+	if (t->fold == NULL) {
+		void *p = mmap(NULL, sizeof(struct dlt_fold),
+			       PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p != MAP_FAILED)
+			t->fold = p;
+	}
+	return t->fold;
+}
+
+static uint32_t dlt_agg_bucket(uint64_t ns)
+{
+	if (ns < 128)
+		return 0;
+	uint32_t b = 63u - (uint32_t)__builtin_clzll(ns) - 6u;
+	return b < DLT_AGG_HIST ? b : DLT_AGG_HIST - 1;
+}
+
+static void dlt_row_add(struct dlt_agg_row *a, const struct dlt_agg_row *b)
+{
+	if (a->count == 0 || b->min_ns < a->min_ns)
+		a->min_ns = b->min_ns;
+	if (b->max_ns > a->max_ns)
+		a->max_ns = b->max_ns;
+	a->count += b->count;
+	a->errors += b->errors;
+	a->total_ns += b->total_ns;
+	for (uint32_t i = 0; i < DLT_AGG_HIST; i++)
+		a->hist[i] += b->hist[i];
+}
+
+/* Every row twice as wide: rows that now share an interval become one. */
+static void dlt_fold_widen(struct dlt_fold *f)
+{
+	struct dlt_rec_agg *g = &f->agg;
+	g->span_s *= 2;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < g->n; i++) {
+		struct dlt_agg_row *r = &f->rows[i];
+		r->interval -= r->interval % g->span_s;
+		uint32_t j = 0;
+		while (j < n && !(f->rows[j].api == r->api &&
+				  f->rows[j].key == r->key &&
+				  f->rows[j].interval == r->interval))
+			j++;
+		if (j < n)
+			dlt_row_add(&f->rows[j], r);
+		else
+			f->rows[n++] = *r;
+	}
+	g->n = n;
+	f->last = 0;
+}
+
+/* One call returned: counted in its row. */
+static void dlt_fold_call(struct dlt_fold *f, uint64_t start_ns, uint16_t api,
+			  uint64_t key, uint64_t ts, uint64_t dur, int32_t ret)
+{
+	struct dlt_rec_agg *g = &f->agg;
+	uint64_t s = ts > start_ns ? (ts - start_ns) / DLT_AGG_INTERVAL_NS : 0;
+	uint32_t sec = s < UINT32_MAX ? (uint32_t)s : UINT32_MAX;
+	struct dlt_agg_row one = {0};
+	one.api = api;
+	one.key = key;
+	one.count = 1;
+	one.errors = ret != 0;
+	one.total_ns = dur;
+	one.min_ns = one.max_ns = dur;
+	one.hist[dlt_agg_bucket(dur)] = 1;
+	for (;;) {
+		one.interval = sec - sec % g->span_s;
+		/* Calls come in runs of one API: the previous row first. */
+		struct dlt_agg_row *r = g->n ? &f->rows[f->last] : NULL;
+		if (r == NULL || r->api != api || r->key != key ||
+		    r->interval != one.interval) {
+			r = NULL;
+			for (uint32_t i = 0; i < g->n && r == NULL; i++) {
+				struct dlt_agg_row *x = &f->rows[i];
+				if (x->api == api && x->key == key &&
+				    x->interval == one.interval) {
+					r = x;
+					f->last = i;
+				}
+			}
+		}
+		if (r) {
+			dlt_row_add(r, &one);
+			break;
+		}
+		if (g->n < DLT_AGG_MAX_ROWS) {
+			f->last = g->n;
+			f->rows[g->n++] = one;
+			break;
+		}
+		dlt_fold_widen(f);
+	}
+	g->calls++;
+	if (g->first_ts == 0 || ts < g->first_ts)
+		g->first_ts = ts;
+	if (ts > g->last_ts)
+		g->last_ts = ts;
+}
+
+static uint64_t dlt_dur_ns(uint32_t d)
+{
+	return (d & DLT_DUR_US_FLAG) ? (uint64_t)(d & ~DLT_DUR_US_FLAG) * 1000
+				     : d;
+}
+
+static uint64_t dlt_fold_key(uint16_t api, const uint64_t *v, uint32_t nv)
+{
+	int k = dlt_agg_key_index ? dlt_agg_key_index(api) : -1;
+	return k >= 0 && (uint32_t)k < nv ? v[k] : 0;
+}
+
+/* Sums up the ring chunk c into f->agg and f->rows.  The chunk was written
+ * by this process and given back, but it is read as a reader would:
+ * nothing in it is trusted to stay within the chunk. */
+static void dlt_fold_chunk(struct dlt_writer *w, struct dlt_fold *f,
+			   const struct dlt_rec_chunk *c)
+{
+	uint64_t start = w->hdr->start_monotonic_ns;
+	memset(&f->agg, 0, sizeof(f->agg));
+	f->agg.chunk_off = (uint64_t)((const uint8_t *)c - (uint8_t *)w->hdr);
+	f->agg.chunk_seq = c->seq;
+	f->agg.tid = c->tid;
+	f->agg.span_s = 1;
+	f->last = 0;
+	if (++f->gen == 0)
+		f->gen = 1;
+	const uint8_t *p = (const uint8_t *)(c + 1);
+	const uint8_t *end = (const uint8_t *)c + c->h.len;
+	uint64_t base = 0;
+	while (p + 8 <= end) {
+		uint64_t word;
+		memcpy(&word, p, 8);
+		if (word == 0)
+			break;
+		uint32_t tag = (uint32_t)word & ((1u << DLT_ENTRY_TAG_BITS) - 1);
+		if (tag == DLT_ENTRY_SKIP) {
+			p += 8;
+			continue;
+		}
+		if (tag == DLT_ENTRY_CALL) {
+			uint32_t s = (uint32_t)(word >> DLT_ENTRY_SLOT_SHIFT) &
+				     (DLT_ENTRY_SLOTS - 1);
+			int64_t dt = (int64_t)(word << (64 - DLT_ENTRY_DT_SHIFT -
+							DLT_ENTRY_DT_BITS)) >>
+				     (64 - DLT_ENTRY_DT_BITS);
+			uint32_t dur = (uint32_t)(word >> DLT_ENTRY_DUR_SHIFT) &
+				       DLT_ENTRY_DUR_OPEN;
+			base += (uint64_t)dt;
+			if (f->slot[s].gen == f->gen &&
+			    dur != DLT_ENTRY_DUR_OPEN)
+				dlt_fold_call(f, start, f->slot[s].api,
+					      f->slot[s].key, base, dur, 0);
+			p += 8;
+			continue;
+		}
+		const struct dlt_rec_hdr *h = (const void *)p;
+		if (tag != 0 || h->len < sizeof(*h) ||
+		    h->len > (uint64_t)(end - p))
+			break;
+		if (h->type == DLT_REC_API_DEF &&
+		    h->len >= sizeof(struct dlt_rec_api_def)) {
+			const struct dlt_rec_api_def *d = (const void *)h;
+			uint32_t nv = (h->len - sizeof(*d)) / 8;
+			uint64_t key = dlt_fold_key(h->flags, d->v, nv);
+			uint32_t s = d->slot & (DLT_ENTRY_SLOTS - 1);
+			f->slot[s].gen = f->gen;
+			f->slot[s].api = h->flags;
+			f->slot[s].key = key;
+			base = h->ts;
+			if (d->dur != DLT_DUR_OPEN)
+				dlt_fold_call(f, start, h->flags, key, h->ts,
+					      dlt_dur_ns(d->dur), d->ret);
+		} else if (h->type == DLT_REC_API_CALL &&
+			   h->len >= sizeof(struct dlt_rec_api_call)) {
+			const struct dlt_rec_api_call *a = (const void *)h;
+			uint32_t nv = (h->len - sizeof(*a)) / 8;
+			if (a->dur != DLT_DUR_OPEN)
+				dlt_fold_call(f, start, h->flags,
+					      dlt_fold_key(h->flags, a->v, nv),
+					      h->ts, dlt_dur_ns(a->dur),
+					      a->ret);
+		}
+		p += h->len;
+	}
+}
+
+/* ---- the queue of ring chunks given back (under w->lock) ------------- */
+
+static int dlt_ring_push(struct dlt_writer *w, uint64_t off)
+{
+	if (w->ring_q == NULL) {
+		uint64_t cap = w->max_size / DLT_CHUNK_FIRST + 1;
+		void *p = mmap(NULL, cap * sizeof(uint64_t),
+			       PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return -1;
+		w->ring_q = p;
+		w->ring_qcap = (uint32_t)cap;
+	}
+	if (w->ring_n == w->ring_qcap)
+		return -1;
+	w->ring_q[(w->ring_head + w->ring_n) % w->ring_qcap] = off;
+	w->ring_n++;
+	return 0;
+}
+
+static uint64_t dlt_ring_pop(struct dlt_writer *w)
+{
+	if (w->ring_n == 0)
+		return 0;
+	uint64_t off = w->ring_q[w->ring_head];
+	w->ring_head = (w->ring_head + 1) % w->ring_qcap;
+	w->ring_n--;
+	return off;
+}
+
+void dlt_ring_retired(struct dlt_writer *w, const struct dlt_tls *t)
+{
+	uint64_t off = (uint64_t)(t->chunk - (uint8_t *)w->hdr);
+	dlt_spin_lock(&w->lock);
+	/* A queue that cannot be made: the chunk is never used again. */
+	(void)dlt_ring_push(w, off);
+	dlt_spin_unlock(&w->lock);
+}
+
+uint64_t dlt_ring_take(struct dlt_writer *w, uint64_t off, uint64_t clen,
+		       uint64_t limit)
+{
+	if (w->ring_bytes + clen <= w->ring_max && off + clen <= limit)
+		return 0;
+	return dlt_ring_pop(w);
+}
+
+void dlt_ring_lost(struct dlt_writer *w, int calls, uint32_t n)
+{
+	_Atomic uint32_t *c =
+		(_Atomic uint32_t *)(calls ? &w->hdr->lost_calls
+					   : &w->hdr->lost_records);
+	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+	if (calls || atomic_exchange(&w->said_full, 1))
+		return;
+	static const char msg[] =
+		"dltrace: the trace reached DLTRACE_MAX_SIZE; records other "
+		"than calls are counted, not written, from now on: ";
+	struct iovec v[3] = {{(void *)msg, sizeof(msg) - 1},
+			     {w->path, strlen(w->path)},
+			     {(void *)"\n", 1}};
+	ssize_t r = writev(2, v, 3);
+	(void)r;
+}
+
+uint8_t *dlt_ring_reuse(struct dlt_writer *w, struct dlt_tls *t, uint64_t off)
+{
+	struct dlt_rec_chunk *c =
+		(struct dlt_rec_chunk *)((uint8_t *)w->hdr + off);
+	uint32_t clen = c->h.len;
+	struct dlt_fold *f = dlt_fold_get(t);
+	if (f == NULL) {
+		dlt_spin_lock(&w->lock);
+		(void)dlt_ring_push(w, off);
+		dlt_spin_unlock(&w->lock);
+		return NULL;
+	}
+	dlt_fold_chunk(w, f, c);
+	/* The sum is on disk before the chunk changes: a process killed
+	 * from here on leaves the sum, which tells readers to skip the
+	 * chunk, or the chunk itself. */
+	uint32_t alen = (uint32_t)(sizeof(struct dlt_rec_agg) +
+				   f->agg.n * sizeof(struct dlt_agg_row));
+	uint8_t *r = f->agg.calls ? dlt_rec_reserve(w, t->rare, alen) : NULL;
+	if (r) {
+		struct dlt_rec_agg *a = (struct dlt_rec_agg *)(void *)r;
+		memcpy(r + sizeof(a->h), (uint8_t *)&f->agg + sizeof(a->h),
+		       sizeof(*a) - sizeof(a->h));
+		a->h.ts = dlt_now_ns();
+		memcpy(a->rows, f->rows, f->agg.n * sizeof(struct dlt_agg_row));
+		dlt_rec_commit(a, DLT_REC_AGG, 0, alen);
+	} else if (f->agg.calls) {
+		dlt_ring_lost(w, 1, f->agg.calls);
+	}
+	memset(c + 1, 0, clen - sizeof(*c));
+	c->h.ts = dlt_now_ns();
+	c->tid = t->tid;
+	c->seq = atomic_fetch_add(&w->chunk_seq, 1);
+	dlt_rec_commit(c,
+		       DLT_REC_CHUNK,
+		       (uint16_t)((w->kind >= 0 ? w->kind
+						: dlt_writer_kind_self) |
+				  DLT_CHUNK_F_RING),
+		       clen);
+	return (uint8_t *)c;
+}
+
+void dlt_ring_release(struct dlt_writer *w, struct dlt_tls *t)
+{
+	dlt_tls_release(w, t);
+	if (t->fold) {
+		munmap(t->fold, sizeof(struct dlt_fold));
+		t->fold = NULL;
+	}
+}
