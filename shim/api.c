@@ -101,11 +101,10 @@ struct dlt_wrap_api {
  * unique id, convolution selections, backend finalizations, driver
  * look-ups), nor those with a hook of their own or an API_ENTER before
  * them (records that go with the others). */
-#define DLT_RING_NEVER                                                 \
-	(DLT_ROLE_INITS | DLT_ROLE_COMM_END | DLT_ROLE_UNIQUE_ID |     \
-	 DLT_ROLE_CONV_SELECT | DLT_ROLE_BK_FINALIZE |                 \
-	 DLT_ROLE_SYMBOL_QUERY)
-#define DLT_API_RING(flags, roles, pre, post)                         \
+#define DLT_RING_NEVER                                             \
+	(DLT_ROLE_INITS | DLT_ROLE_COMM_END | DLT_ROLE_UNIQUE_ID | \
+	 DLT_ROLE_CONV_SELECT | DLT_ROLE_BK_FINALIZE | DLT_ROLE_SYMBOL_QUERY)
+#define DLT_API_RING(flags, roles, pre, post)                           \
 	(((roles)&DLT_RING_NEVER) == 0 && ((flags)&DLT_AF_POST) == 0 && \
 	 (((flags)&DLT_AF_ENTER) == 0 || DLT_API_ONCE(flags, pre, post)))
 
@@ -151,8 +150,7 @@ dlt_wrap(const struct dlt_wrap_api *d, void *real, const void *a)
 	if (d->enter)
 		dlt_wd_call_end(wdc);
 	if (d->record && !dlt_call_close(w, &open, r, t1 - t0))
-		dlt_call_done(w, d->id, d->ring, r, t0, t1, v,
-			      d->post(a, v));
+		dlt_call_done(w, d->id, d->ring, r, t0, t1, v, d->post(a, v));
 	if (d->hook)
 		d->hook(r, a);
 	if (__builtin_expect(!atomic_load_explicit(&dlt_slots[d->idx].noted,

@@ -51,8 +51,8 @@ static int dlt_value_index(const char *list, const char *name)
 			ix++;
 			continue;
 		}
-		if ((p[-1] == '(' || p[-1] == ' ') && strncmp(p, name, n) == 0 &&
-		    (p[n] == ',' || p[n] == ')'))
+		if ((p[-1] == '(' || p[-1] == ' ') &&
+		    strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == ')'))
 			return ix;
 	}
 	return -1;

@@ -84,11 +84,9 @@ static struct dlt_rec_api_def *dlt_call_def(struct dlt_writer *w,
 }
 
 /* An API_CALL in t's chunk. */
-static struct dlt_rec_api_call *dlt_call_plain(struct dlt_writer *w,
-					       struct dlt_tls *t, uint16_t id,
-					       int ret, uint64_t t0,
-					       uint32_t dur, const uint64_t *v,
-					       uint32_t n)
+static struct dlt_rec_api_call *
+dlt_call_plain(struct dlt_writer *w, struct dlt_tls *t, uint16_t id, int ret,
+	       uint64_t t0, uint32_t dur, const uint64_t *v, uint32_t n)
 {
 	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_api_call) + 8 * n);
 	struct dlt_rec_api_call *r = dlt_rec_reserve(w, t, len);

@@ -47,11 +47,11 @@ extern __thread struct dlt_tls dlt_ring_tls;
 /* A call written before it started (format.h: open calls), to be closed
  * in place when it returns. */
 struct dlt_open_call {
-	void *at;	 /* the entry, or the record's ret and dur */
+	void *at;	   /* the entry, or the record's ret and dur */
 	struct dlt_tls *t; /* whose chunk it is in */
-	uint64_t ticket; /* record.h: closed in place only in its chunk */
-	uint64_t word;	 /* the entry as written */
-	int kind;	 /* 0 nothing written, 1 a record, 2 an entry */
+	uint64_t ticket;   /* record.h: closed in place only in its chunk */
+	uint64_t word;	   /* the entry as written */
+	int kind;	   /* 0 nothing written, 1 a record, 2 an entry */
 };
 
 #define DLT_CALL_INLINE static inline __attribute__((always_inline))
@@ -155,8 +155,8 @@ DLT_CALL_INLINE void dlt_call_open(struct dlt_writer *w, uint16_t id, int ring,
 				   uint64_t t0, const uint64_t *v, uint32_t n,
 				   struct dlt_open_call *o)
 {
-	uint64_t *e = ring ? dlt_call_entry(w, id, v, n, t0,
-					    DLT_ENTRY_DUR_OPEN, &o->word)
+	uint64_t *e = ring ? dlt_call_entry(w, id, v, n, t0, DLT_ENTRY_DUR_OPEN,
+					    &o->word)
 			   : NULL;
 	if (__builtin_expect(e != NULL, 1)) {
 		o->at = e;

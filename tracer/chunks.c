@@ -100,9 +100,20 @@ static uint8_t *dlt_chunk_claim(struct dlt_writer *w, struct dlt_tls *t,
 	if (off + clen > limit && off + need <= limit)
 		clen = (limit - off) & ~(uint64_t)(DLT_REC_ALIGN - 1);
 	if (off + clen > limit) {
-		/* The budget is full: nothing is turned off, what does not
-		 * fit is counted (format 2.6). */
+		/* The budget is full: the other records take the ring's
+		 * oldest chunks, down to its least share; then nothing is
+		 * turned off, what does not fit is counted (format 2.6). */
+		uint64_t old = t->rare ? 0 : dlt_ring_take_for(w, need);
 		dlt_spin_unlock(&w->lock);
+		if (old) {
+			uint8_t *c = dlt_ring_steal(w, t, old);
+			uint8_t *cur = dlt_chunk_take(
+				t, c, ((struct dlt_rec_hdr *)c)->len);
+			/* Past the chunk's own AGG. */
+			uint32_t agg = ((struct dlt_rec_hdr *)cur)->len;
+			t->cur = cur + agg;
+			return t->cur;
+		}
 		dlt_ring_lost(w, t->rare != NULL, 1);
 		return NULL;
 	}
@@ -115,8 +126,8 @@ static uint8_t *dlt_chunk_claim(struct dlt_writer *w, struct dlt_tls *t,
 		}
 		*grew = 1;
 	}
-	uint16_t flags = (uint16_t)(w->kind >= 0 ? w->kind
-						 : dlt_writer_kind_self);
+	uint16_t flags =
+		(uint16_t)(w->kind >= 0 ? w->kind : dlt_writer_kind_self);
 	if (t->rare) {
 		flags |= DLT_CHUNK_F_RING;
 		w->ring_bytes += clen;

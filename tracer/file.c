@@ -437,6 +437,7 @@ static void dlt_writer_limit(struct dlt_writer *w, uint64_t max_size)
 	/* The ring's share: the rest is for what is never given up (and
 	 * for the AGG records of the ring chunks used again). */
 	w->ring_max = (w->max_size - DLT_TAIL_RESERVE) / 4 * 3;
+	w->ring_min = w->max_size / 8;
 }
 
 /* The state of one file, set afresh for each: what precedes pend in the

@@ -18,6 +18,15 @@
 #include <unistd.h>
 
 int (*dlt_agg_key_index)(uint16_t api);
+void (*dlt_ring_stage)(int stage);
+
+/* The crash tests' hook (tests/test_ring.c): a process killed at each step
+ * of using a chunk again must read back whole. */
+static void dlt_stage(int stage)
+{
+	if (__builtin_expect(dlt_ring_stage != NULL, 0))
+		dlt_ring_stage(stage);
+}
 
 /* What summing up one chunk needs: the values its API_DEFs gave their
  * slots (only the API and the key are kept), and the AGG being made.
@@ -79,9 +88,9 @@ static void dlt_fold_widen(struct dlt_fold *f)
 		struct dlt_agg_row *r = &f->rows[i];
 		r->interval -= r->interval % g->span_s;
 		uint32_t j = 0;
-		while (j < n && !(f->rows[j].api == r->api &&
-				  f->rows[j].key == r->key &&
-				  f->rows[j].interval == r->interval))
+		while (j < n &&
+		       !(f->rows[j].api == r->api && f->rows[j].key == r->key &&
+			 f->rows[j].interval == r->interval))
 			j++;
 		if (j < n)
 			dlt_row_add(&f->rows[j], r);
@@ -176,7 +185,8 @@ static void dlt_fold_chunk(struct dlt_writer *w, struct dlt_fold *f,
 		memcpy(&word, p, 8);
 		if (word == 0)
 			break;
-		uint32_t tag = (uint32_t)word & ((1u << DLT_ENTRY_TAG_BITS) - 1);
+		uint32_t tag =
+			(uint32_t)word & ((1u << DLT_ENTRY_TAG_BITS) - 1);
 		if (tag == DLT_ENTRY_SKIP) {
 			p += 8;
 			continue;
@@ -184,9 +194,10 @@ static void dlt_fold_chunk(struct dlt_writer *w, struct dlt_fold *f,
 		if (tag == DLT_ENTRY_CALL) {
 			uint32_t s = (uint32_t)(word >> DLT_ENTRY_SLOT_SHIFT) &
 				     (DLT_ENTRY_SLOTS - 1);
-			int64_t dt = (int64_t)(word << (64 - DLT_ENTRY_DT_SHIFT -
-							DLT_ENTRY_DT_BITS)) >>
-				     (64 - DLT_ENTRY_DT_BITS);
+			int64_t dt =
+				(int64_t)(word << (64 - DLT_ENTRY_DT_SHIFT -
+						   DLT_ENTRY_DT_BITS)) >>
+				(64 - DLT_ENTRY_DT_BITS);
 			uint32_t dur = (uint32_t)(word >> DLT_ENTRY_DUR_SHIFT) &
 				       DLT_ENTRY_DUR_OPEN;
 			base += (uint64_t)dt;
@@ -276,6 +287,31 @@ uint64_t dlt_ring_take(struct dlt_writer *w, uint64_t off, uint64_t clen,
 	return dlt_ring_pop(w);
 }
 
+/* The biggest AGG: a chunk taken from the ring for other records holds its
+ * own AGG first. */
+#define DLT_AGG_MAX_LEN                    \
+	(sizeof(struct dlt_rec_agg) +      \
+	 DLT_AGG_MAX_ROWS * sizeof(struct dlt_agg_row))
+
+uint64_t dlt_ring_take_for(struct dlt_writer *w, uint64_t need)
+{
+	/* Small chunks (a thread's first ones) are passed over, to the back
+	 * of the queue: a few tries, then nothing. */
+	for (uint32_t k = 0; k < 4 && w->ring_n > 0; k++) {
+		uint64_t off = dlt_ring_pop(w);
+		uint32_t clen = ((struct dlt_rec_hdr *)((uint8_t *)w->hdr + off))
+					->len;
+		if (clen >= sizeof(struct dlt_rec_chunk) + DLT_AGG_MAX_LEN +
+				    need &&
+		    w->ring_bytes - clen >= w->ring_min) {
+			w->ring_bytes -= clen;
+			return off;
+		}
+		(void)dlt_ring_push(w, off);
+	}
+	return 0;
+}
+
 void dlt_ring_lost(struct dlt_writer *w, int calls, uint32_t n)
 {
 	_Atomic uint32_t *c =
@@ -307,6 +343,7 @@ uint8_t *dlt_ring_reuse(struct dlt_writer *w, struct dlt_tls *t, uint64_t off)
 		return NULL;
 	}
 	dlt_fold_chunk(w, f, c);
+	dlt_stage(1);
 	/* The sum is on disk before the chunk changes: a process killed
 	 * from here on leaves the sum, which tells readers to skip the
 	 * chunk, or the chunk itself. */
@@ -323,16 +360,58 @@ uint8_t *dlt_ring_reuse(struct dlt_writer *w, struct dlt_tls *t, uint64_t off)
 	} else if (f->agg.calls) {
 		dlt_ring_lost(w, 1, f->agg.calls);
 	}
+	dlt_stage(2);
+	/* Zeroed before its new CHUNK record: a reader never takes the old
+	 * records for the new chunk's.  In two halves for the crash test. */
+	uint32_t half = (clen - (uint32_t)sizeof(*c)) / 2 & ~7u;
+	memset(c + 1, 0, half);
+	dlt_stage(3);
+	memset((uint8_t *)(c + 1) + half, 0, clen - sizeof(*c) - half);
+	dlt_stage(4);
+	c->h.ts = dlt_now_ns();
+	c->tid = t->tid;
+	c->seq = atomic_fetch_add(&w->chunk_seq, 1);
+	dlt_rec_commit(
+		c, DLT_REC_CHUNK,
+		(uint16_t)((w->kind >= 0 ? w->kind : dlt_writer_kind_self) |
+			   DLT_CHUNK_F_RING),
+		clen);
+	dlt_stage(5);
+	return (uint8_t *)c;
+}
+
+uint8_t *dlt_ring_steal(struct dlt_writer *w, struct dlt_tls *t, uint64_t off)
+{
+	struct dlt_rec_chunk *c =
+		(struct dlt_rec_chunk *)((uint8_t *)w->hdr + off);
+	uint32_t clen = c->h.len;
+	struct dlt_fold *f = dlt_fold_get(t);
+	if (f)
+		dlt_fold_chunk(w, f, c);
+	/* The chunk's sums go into the chunk itself, its first record: a
+	 * process killed between the zeroing and that record loses this
+	 * chunk's sums (never counts them twice). */
 	memset(c + 1, 0, clen - sizeof(*c));
 	c->h.ts = dlt_now_ns();
 	c->tid = t->tid;
 	c->seq = atomic_fetch_add(&w->chunk_seq, 1);
-	dlt_rec_commit(c,
-		       DLT_REC_CHUNK,
-		       (uint16_t)((w->kind >= 0 ? w->kind
-						: dlt_writer_kind_self) |
-				  DLT_CHUNK_F_RING),
+	dlt_rec_commit(c, DLT_REC_CHUNK,
+		       (uint16_t)(w->kind >= 0 ? w->kind
+					       : dlt_writer_kind_self),
 		       clen);
+	if (f == NULL || f->agg.calls == 0) {
+		if (f == NULL)
+			dlt_ring_lost(w, 1, 1);
+		return (uint8_t *)c;
+	}
+	struct dlt_rec_agg *a = (struct dlt_rec_agg *)(void *)(c + 1);
+	uint32_t alen = (uint32_t)(sizeof(*a) +
+				   f->agg.n * sizeof(struct dlt_agg_row));
+	memcpy((uint8_t *)a + sizeof(a->h), (uint8_t *)&f->agg + sizeof(a->h),
+	       sizeof(*a) - sizeof(a->h));
+	a->h.ts = c->h.ts;
+	memcpy(a->rows, f->rows, f->agg.n * sizeof(struct dlt_agg_row));
+	dlt_rec_commit(a, DLT_REC_AGG, 0, alen);
 	return (uint8_t *)c;
 }
 

@@ -118,10 +118,11 @@ struct dlt_writer {
 	 * gives the child no trace of it. */
 	int detached;
 	/* The ring (format 2.6; tracer/ring.c), under lock: bytes of the
-	 * chunks handed out as ring chunks and what they may grow to before
-	 * the oldest is used again; the queue's first entry and length. */
+	 * chunks handed out as ring chunks; what they may grow to before the
+	 * oldest is used again, and what they may shrink to when the other
+	 * records need room; the queue's first entry and length. */
 	uint64_t ring_bytes;
-	uint64_t ring_max;
+	uint64_t ring_max, ring_min;
 	uint32_t ring_head, ring_n;
 	_Atomic int said_full; /* the budget-full message was printed */
 	struct dlt_pending pend;
@@ -239,6 +240,9 @@ struct dlt_tls {
  * communicator, else its stream), as an index, or -1 (none); set by the
  * code that knows the APIs (the shim), NULL: no keys. */
 extern int (*dlt_agg_key_index)(uint16_t api);
+/* Tests only: called at each step of using a ring chunk again (1 summed
+ * up, 2 its AGG written, 3 half zeroed, 4 zeroed, 5 its new CHUNK). */
+extern void (*dlt_ring_stage)(int stage);
 
 /* A thread's ring state is done (it ends): its chunk goes to the ring's
  * queue and its scratch back to the system. */

@@ -796,111 +796,105 @@ static int dlt_walk_chunk(struct dlt_trace *t, uint64_t c, uint64_t clen,
 	t->chunk_no++;
 	uint64_t ebase = 0; /* time of the last API_DEF or entry */
 	int have_base = 0;
-	struct dlt_rec_view v = {NULL,	      0, ch->tid,
-			 ch->h.flags & DLT_CHUNK_KIND_MASK, 0,
-				 t->comp_no};
+	struct dlt_rec_view v = {NULL,	  0,
+				 ch->tid, ch->h.flags & DLT_CHUNK_KIND_MASK,
+				 0,	  t->comp_no};
 	uint64_t off = c + sizeof(*ch);
 	while (off + 8 <= cend) {
 		const uint8_t *rp = base + (off - c);
 		uint64_t word;
 		memcpy(&word, rp, 8);
 		if (word == 0)
-		break; /* end of what was committed */
-		uint32_t tag = (uint32_t)word &
-		       ((1u << DLT_ENTRY_TAG_BITS) - 1);
-		if (v2 &&
-		    (tag == DLT_ENTRY_CALL || tag == DLT_ENTRY_SKIP)) {
-		st.records++;
-		const struct dlt_rec_hdr *e = NULL;
-		if (tag == DLT_ENTRY_CALL && !strings_only) {
-			e = have_base ? dlt_entry_call(t, word,
-				       &ebase)
-			      : NULL;
-			/* A slot its chunk never defined: the
-			 * word is damage, not an entry. */
-			if (e == NULL) {
-			dlt_damage(
-				t, off,
-				"compact entry at "
-				"offset %llu refers to "
-				"no definition in its "
-				"chunk; the rest of "
-				"that chunk is skipped",
-				(unsigned long long)
-				off);
-			break;
+			break; /* end of what was committed */
+		uint32_t tag =
+			(uint32_t)word & ((1u << DLT_ENTRY_TAG_BITS) - 1);
+		if (v2 && (tag == DLT_ENTRY_CALL || tag == DLT_ENTRY_SKIP)) {
+			st.records++;
+			const struct dlt_rec_hdr *e = NULL;
+			if (tag == DLT_ENTRY_CALL && !strings_only) {
+				e = have_base ? dlt_entry_call(t, word, &ebase)
+					      : NULL;
+				/* A slot its chunk never defined: the
+				 * word is damage, not an entry. */
+				if (e == NULL) {
+					dlt_damage(t, off,
+						   "compact entry at "
+						   "offset %llu refers to "
+						   "no definition in its "
+						   "chunk; the rest of "
+						   "that chunk is skipped",
+						   (unsigned long long)off);
+					break;
+				}
+				v.rec = dlt_open_as_enter(t, e);
+				v.offset = off;
+				v.compact = 1;
+				int stop = fn(ctx, &v);
+				v.compact = 0;
+				if (stop) {
+					*stp = st;
+					return stop;
+				}
 			}
-			v.rec = dlt_open_as_enter(t, e);
-			v.offset = off;
-			v.compact = 1;
-			int stop = fn(ctx, &v);
-			v.compact = 0;
-			if (stop)
-			{
-				*stp = st;
-				return stop;
-			}
-		}
-		off += 8;
-		continue;
+			off += 8;
+			continue;
 		}
 		const struct dlt_rec_hdr *r = (const void *)rp;
 		if (off + sizeof(*r) > cend || r->len < sizeof(*r) ||
 		    r->len % 8 != 0 || r->len > cend - off) {
-		if (off + r->len > t->size && cend == t->end &&
-		    r->len <= clen)
-			dlt_damage(t, off,
-			   "file is cut inside a "
-			   "record at "
-			   "offset %llu; reading "
-			   "stops there",
-			   (unsigned long long)off);
-		else
-			dlt_damage(
-			t, off,
-			"corrupt record at offset %llu "
-			"(length %u); the rest of that "
-			"chunk is skipped",
-			(unsigned long long)off,
-			r->len);
-		break;
+			if (off + r->len > t->size && cend == t->end &&
+			    r->len <= clen)
+				dlt_damage(t, off,
+					   "file is cut inside a "
+					   "record at "
+					   "offset %llu; reading "
+					   "stops there",
+					   (unsigned long long)off);
+			else
+				dlt_damage(t, off,
+					   "corrupt record at offset %llu "
+					   "(length %u); the rest of that "
+					   "chunk is skipped",
+					   (unsigned long long)off, r->len);
+			break;
 		}
 		st.records++;
 		uint32_t min = dlt_rec_min_size(r->type);
 		if (min == 0)
-		st.unknown++;
+			st.unknown++;
 		if (min != 0 && r->len < min) {
-		dlt_damage(t, off,
-			   "record at offset %llu is shorter "
-			   "than its type %s needs; skipped",
-			   (unsigned long long)off,
-			   dlt_rec_type_name(r->type));
+			dlt_damage(t, off,
+				   "record at offset %llu is shorter "
+				   "than its type %s needs; skipped",
+				   (unsigned long long)off,
+				   dlt_rec_type_name(r->type));
 		} else if (r->type == DLT_REC_STRING) {
-		if (strings_only)
-			dlt_add_string(t, (const void *)r, off);
+			if (strings_only)
+				dlt_add_string(t, (const void *)r, off);
+		} else if (r->type == DLT_REC_AGG && strings_only) {
+			const struct dlt_rec_agg *a = (const void *)r;
+			dlt_ref_add(&t->folded, &t->nfolded, &t->capfolded,
+				    a->chunk_off, 0, a->chunk_seq);
 		} else if (r->type == DLT_REC_API_DEF && v2) {
-		const struct dlt_rec_hdr *d =
-			strings_only ? NULL
-			     : dlt_def_call(t, r, off);
-		ebase = r->ts;
-		have_base = 1;
-		if (d) {
-			v.rec = dlt_open_as_enter(t, d);
+			const struct dlt_rec_hdr *d =
+				strings_only ? NULL : dlt_def_call(t, r, off);
+			ebase = r->ts;
+			have_base = 1;
+			if (d) {
+				v.rec = dlt_open_as_enter(t, d);
+				v.offset = off;
+				int stop = fn(ctx, &v);
+				if (stop) {
+					*stp = st;
+					return stop;
+				}
+			}
+		} else if (!strings_only && r->type != DLT_REC_CHUNK &&
+			   r->type != DLT_REC_API_DEF) {
+			v.rec = dlt_open_as_enter(t, r);
 			v.offset = off;
 			int stop = fn(ctx, &v);
-			if (stop)
-			{
-				*stp = st;
-				return stop;
-			}
-		}
-		} else if (!strings_only && r->type != DLT_REC_CHUNK &&
-		   r->type != DLT_REC_API_DEF) {
-		v.rec = dlt_open_as_enter(t, r);
-		v.offset = off;
-		int stop = fn(ctx, &v);
-		if (stop)
-			{
+			if (stop) {
 				*stp = st;
 				return stop;
 			}
@@ -1017,8 +1011,8 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 		if (ring && strings_only)
 			dlt_ref_add(&t->chunks, &t->nchunks, &t->capchunks, c,
 				    clen, last_seq);
-		int stop = dlt_walk_chunk(t, c, clen, strings_only, fn, ctx,
-					  &st);
+		int stop =
+			dlt_walk_chunk(t, c, clen, strings_only, fn, ctx, &st);
 		if (stop < 0)
 			break;
 		if (stop)
