@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1378,6 +1379,185 @@ static const struct tu_test hang_nccl_tests[] = {
 static const struct tu_test hang_mismatch_tests[] = {
 	{"ranks disagree on nranks", test_hang_mismatch}, {NULL, NULL}};
 
+/* ---- the ring: long runs that hang (issue 32) -------------------------- */
+
+/* Launches of the fake runtime in a trace: AGG rows plus the calls read one
+ * by one (*ones of them); *last_agg: the latest call an AGG summed up,
+ * *last_one: the last launch read one by one. */
+static uint64_t ring_launches(const struct tu_trace *g, size_t *aggs,
+			      uint64_t *last_agg, uint64_t *ones,
+			      uint64_t *last_one)
+{
+	uint16_t launch = (uint16_t)tg_api_id("cudaLaunchKernel");
+	uint64_t n = 0;
+	*aggs = 0;
+	*last_agg = *ones = *last_one = 0;
+	for (size_t i = 0; i < g->nrecs; i++) {
+		const struct dlt_rec_hdr *h = g->recs[i].h;
+		if (h->type == DLT_REC_AGG) {
+			const struct dlt_rec_agg *a = (const void *)h;
+			++*aggs;
+			for (uint32_t k = 0; k < a->n; k++)
+				if (a->rows[k].api == launch) {
+					n += a->rows[k].count;
+					if (a->last_ts > *last_agg)
+						*last_agg = a->last_ts;
+				}
+		} else if (h->type == DLT_REC_API_CALL && h->flags == launch) {
+			n++;
+			++*ones;
+			if (h->ts > *last_one)
+				*last_one = h->ts;
+		}
+	}
+	return n;
+}
+
+static const char *env_fake_driver(void)
+{
+	static char buf[4200];
+	snprintf(buf, sizeof(buf), "LD_LIBRARY_PATH=%s", DLT_FAKE_CUDA_DIR);
+	return buf;
+}
+
+/* The issue's case: 3,000,000 launches under a 4 MiB budget, then a
+ * collective that never returns; --hang-timeout ends it. */
+static void test_ring_hang(void)
+{
+	char *rdv = tu_tmpdir("ring-rdv");
+	char *dir = tu_tmpdir("ring-hang");
+	TU_CHECK_FATAL(dir && rdv, "no scratch directory");
+	const char *cmd[] = {DLT_FAKE_FX_LAUNCH, "3000000", "--allreduce",
+			     NULL};
+	const char *opts[] = {"--hang-timeout", "3", NULL};
+	const char **argv = tu_launcher_argv(dir, opts, cmd);
+	const char *const *nenv =
+		tg_nccl_env(rdv, "FAKE_NCCL_ALLREDUCE_HANG=1");
+	const char *env[] = {nenv[0],
+			     nenv[1],
+			     nenv[2],
+			     env_fake_driver(),
+			     "DLTRACE_MAX_SIZE=4M",
+			     NULL};
+	struct tu_proc p;
+	tu_run(&p, argv, env, 60000);
+	free(argv);
+	TU_CHECK(!p.timed_out && tu_exit_code(p.status) == 124 &&
+			 tu_contains(p.out, "launches=3000000 failed=0"),
+		 "fx_launch under --hang-timeout: %s; stdout:\n%s\nstderr:\n%s",
+		 tu_status_str(p.status), p.out, p.err);
+	/* One error, the hang, naming the collective; the budget is no
+	 * news: nothing was left out. */
+	TU_CHECK(tu_count_lines(p.err, "dltrace: error ") == 1 &&
+			 tu_count_lines(p.err, "dltrace: error JOB_HANG ") ==
+				 1 &&
+			 tu_contains(p.err, "ncclAllReduce") &&
+			 !tu_contains(p.err, "DLTRACE_MAX_SIZE"),
+		 "verdict: expected one JOB_HANG in ncclAllReduce:\n%s", p.err);
+	struct tu_traceset s;
+	tu_traceset_read(dir, &s, 0);
+	struct tu_trace *g = tu_traceset_only(&s, "fx_launch");
+	if (g) {
+		struct stat st;
+		TU_CHECK(stat(g->path, &st) == 0 &&
+				 st.st_size <= 4 * 1024 * 1024,
+			 "%s: %lld bytes, over the 4 MiB budget", g->path,
+			 (long long)st.st_size);
+		size_t aggs;
+		uint64_t last_agg, ones, last_one;
+		uint64_t n =
+			ring_launches(g, &aggs, &last_agg, &ones, &last_one);
+		/* Every launch counted once; the last ones (3 MiB of the 4:
+		 * over 100,000 launches and their driver calls) one by one,
+		 * after everything summed up. */
+		TU_CHECK(n == 3000000 && aggs > 100 && ones > 100000 &&
+				 last_one > last_agg,
+			 "%s: %llu launches counted in %zu AGG records, %llu "
+			 "one by one up to %llu, the sums up to %llu",
+			 g->path, (unsigned long long)n, aggs,
+			 (unsigned long long)ones, (unsigned long long)last_one,
+			 (unsigned long long)last_agg);
+		TU_CHECK(g->hdr.lost_calls == 0 && g->hdr.lost_records == 0 &&
+				 g->nproblems == 0,
+			 "%s: %u calls and %u records lost, %zu problems",
+			 g->path, g->hdr.lost_calls, g->hdr.lost_records,
+			 g->nproblems);
+		TU_CHECK(gt_in_flight(g, "ncclAllReduce", NULL) == 1,
+			 "%s: ncclAllReduce not in flight", g->path);
+	}
+	tu_traceset_free(&s);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	tu_rmtree(rdv);
+	free(dir);
+	free(rdv);
+}
+
+/* Killed by SIGKILL while the ring goes round: the trace reads back whole,
+ * with every launch made before the last progress report. */
+static int ring_progress(const char *path, long long *n)
+{
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	int ok = fscanf(f, "%lld", n) == 1;
+	fclose(f);
+	return ok;
+}
+
+static void test_ring_sigkill(void)
+{
+	char *dir = tu_tmpdir("ring-kill");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	char *prog = tu_strfmt("%s/progress", dir);
+	char *tdir = tu_strfmt("%s/t", dir);
+	const char *cmd[] = {DLT_FAKE_FX_LAUNCH, "-1", "--progress", prog,
+			     NULL};
+	const char **argv = tu_launcher_argv(tdir, NULL, cmd);
+	const char *env[] = {env_fake_driver(), "DLTRACE_MAX_SIZE=2M", NULL};
+	struct tu_proc p;
+	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "cannot start");
+	free(argv);
+	/* 2,000,000 launches are 4,000,000 calls: the 1.5 MiB ring has gone
+	 * round many times. */
+	long long seen = 0;
+	for (int i = 0; i < 6000 && seen < 2000000; i++) {
+		if (!ring_progress(prog, &seen))
+			seen = 0;
+		usleep(10000);
+	}
+	tu_kill_group(&p);
+	long long before = 0;
+	TU_CHECK(ring_progress(prog, &before) && before >= 2000000,
+		 "fx_launch reported %lld launches", before);
+	struct tu_traceset s;
+	tu_traceset_read(tdir, &s, 0);
+	struct tu_trace *g = tu_traceset_only(&s, "fx_launch");
+	if (g) {
+		size_t aggs;
+		uint64_t last_agg, ones, last_one;
+		uint64_t n =
+			ring_launches(g, &aggs, &last_agg, &ones, &last_one);
+		TU_CHECK(g->nproblems == 0 && (long long)n >= before &&
+				 aggs > 100 && last_one > last_agg,
+			 "%s: %zu problems, %llu launches counted (%lld "
+			 "reported before the kill), %zu AGG records",
+			 g->path, g->nproblems, (unsigned long long)n, before,
+			 aggs);
+	}
+	tu_traceset_free(&s);
+	tu_proc_free(&p);
+	tu_rmtree(dir);
+	free(prog);
+	free(tdir);
+	free(dir);
+}
+
+static const struct tu_test hang_ring_tests[] = {
+	{"3,000,000 launches in 4 MiB, then a hang", test_ring_hang},
+	{"SIGKILL while the ring goes round", test_ring_sigkill},
+	{NULL, NULL}};
+
 static const struct tu_test hang_timeout_tests[] = {
 	{"dltrace --hang-timeout ends a hung tree", test_hang_timeout},
 	{NULL, NULL}};
@@ -1411,6 +1591,7 @@ static const struct tu_suite suites[] = {
 	{"hang_timeout", hang_timeout_tests, tg_watchdog_skip},
 	{"hang_torch", hang_torch_tests, torch_hang_skip},
 	{"hang_quiet", hang_quiet_tests, quiet_skip},
+	{"hang_ring", hang_ring_tests, tg_watchdog_skip},
 	{NULL, NULL, NULL}};
 
 int main(int argc, char **argv)

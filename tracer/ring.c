@@ -289,8 +289,8 @@ uint64_t dlt_ring_take(struct dlt_writer *w, uint64_t off, uint64_t clen,
 
 /* The biggest AGG: a chunk taken from the ring for other records holds its
  * own AGG first. */
-#define DLT_AGG_MAX_LEN                    \
-	(sizeof(struct dlt_rec_agg) +      \
+#define DLT_AGG_MAX_LEN               \
+	(sizeof(struct dlt_rec_agg) + \
 	 DLT_AGG_MAX_ROWS * sizeof(struct dlt_agg_row))
 
 uint64_t dlt_ring_take_for(struct dlt_writer *w, uint64_t need)
@@ -299,8 +299,8 @@ uint64_t dlt_ring_take_for(struct dlt_writer *w, uint64_t need)
 	 * of the queue: a few tries, then nothing. */
 	for (uint32_t k = 0; k < 4 && w->ring_n > 0; k++) {
 		uint64_t off = dlt_ring_pop(w);
-		uint32_t clen = ((struct dlt_rec_hdr *)((uint8_t *)w->hdr + off))
-					->len;
+		uint32_t clen =
+			((struct dlt_rec_hdr *)((uint8_t *)w->hdr + off))->len;
 		if (clen >= sizeof(struct dlt_rec_chunk) + DLT_AGG_MAX_LEN +
 				    need &&
 		    w->ring_bytes - clen >= w->ring_min) {
@@ -395,18 +395,18 @@ uint8_t *dlt_ring_steal(struct dlt_writer *w, struct dlt_tls *t, uint64_t off)
 	c->h.ts = dlt_now_ns();
 	c->tid = t->tid;
 	c->seq = atomic_fetch_add(&w->chunk_seq, 1);
-	dlt_rec_commit(c, DLT_REC_CHUNK,
-		       (uint16_t)(w->kind >= 0 ? w->kind
-					       : dlt_writer_kind_self),
-		       clen);
+	dlt_rec_commit(
+		c, DLT_REC_CHUNK,
+		(uint16_t)(w->kind >= 0 ? w->kind : dlt_writer_kind_self),
+		clen);
 	if (f == NULL || f->agg.calls == 0) {
 		if (f == NULL)
 			dlt_ring_lost(w, 1, 1);
 		return (uint8_t *)c;
 	}
 	struct dlt_rec_agg *a = (struct dlt_rec_agg *)(void *)(c + 1);
-	uint32_t alen = (uint32_t)(sizeof(*a) +
-				   f->agg.n * sizeof(struct dlt_agg_row));
+	uint32_t alen =
+		(uint32_t)(sizeof(*a) + f->agg.n * sizeof(struct dlt_agg_row));
 	memcpy((uint8_t *)a + sizeof(a->h), (uint8_t *)&f->agg + sizeof(a->h),
 	       sizeof(*a) - sizeof(a->h));
 	a->h.ts = c->h.ts;

@@ -406,9 +406,24 @@ static void dlt_jh_headline(const struct dlt_job_ctx *c,
 		break;
 	}
 	default:
-		snprintf(buf, cap,
-			 "every rank of the job waits for another; none is "
-			 "elsewhere");
+		/* A job of one rank waits for nobody else: it is the one. */
+		if (g->n == 1) {
+			const struct dlt_hang_proc *one =
+				c->procs[g->members[0]];
+			struct dlt_wait_state os;
+			char name[64];
+			dlt_wait_state_of(one, &os);
+			dlt_hang_who(one, name, sizeof(name));
+			dlt_jh_short(one, &os, doing, sizeof(doing));
+			snprintf(buf, cap,
+				 "%s holds the job up: %s; the job has no "
+				 "other rank",
+				 name, doing);
+		} else
+			snprintf(
+				buf, cap,
+				"every rank of the job waits for another; none "
+				"is elsewhere");
 	}
 }
 
