@@ -243,7 +243,7 @@ void dlt_config_read(bool say)
 		c->max_size = dlt_parse_size(v);
 		if (c->max_size == 0)
 			dlt_config_say(say, "DLTRACE_MAX_SIZE", v,
-				       "2G (a size: 512M, 2G ...)");
+				       "256M (a size: 512M, 2G ...)");
 	}
 
 	v = dlt_env("DLTRACE_CLOCK");

@@ -1763,8 +1763,10 @@ static uint64_t only_trace_size(const char *dir)
 	return size;
 }
 
-/* DLTRACE_MAX_SIZE with a unit: the trace stops at that size, with one
- * line, and the program runs on to its end. */
+/* DLTRACE_MAX_SIZE with a unit: the trace stays within that size; records
+ * that do not fit (marks are not ring calls: never given up for the ring)
+ * are counted in the header, with one line, and the program runs on to its
+ * end. */
 static void test_max_size_units(void)
 {
 	char *fx = tu_fx("fx_marks");
@@ -1779,8 +1781,9 @@ static void test_max_size_units(void)
 	free(argv);
 	TU_CHECK(tu_exit_code(p.status) == 0, "fx_marks: %s\n%s",
 		 tu_status_str(p.status), p.err);
-	TU_CHECK(tu_count_lines(p.err, "dltrace: tracing turned off: trace "
-				       "size limit reached") == 1,
+	TU_CHECK(tu_count_lines(p.err, "dltrace: the trace reached "
+				       "DLTRACE_MAX_SIZE; records other than "
+				       "calls are counted") == 1,
 		 "expected one line saying the size limit was reached:\n%s",
 		 p.err);
 	uint64_t size = only_trace_size(dir);
@@ -1797,6 +1800,12 @@ static void test_max_size_units(void)
 				  set.t[i].exits[k].status == 0;
 	TU_CHECK(set.n == 1 && reaped == 1,
 		 "%zu traces, %d launcher records of the exit", set.n, reaped);
+	/* 300,000 marks, of which those past the budget counted. */
+	uint64_t kept = set.n ? set.t[0].nmarks : 0;
+	uint64_t lost = set.n ? set.t[0].hdr.lost_records : 0;
+	TU_CHECK(lost > 0 && kept + lost >= 300000 && kept + lost <= 300100,
+		 "%llu marks kept, %llu records counted as lost",
+		 (unsigned long long)kept, (unsigned long long)lost);
 	tu_traceset_free(&set);
 	tu_proc_free(&p);
 	tu_rmtree(dir);
@@ -1811,10 +1820,10 @@ static void test_config_bad_values(void)
 	static const struct {
 		const char *env, *line;
 	} cases[] = {
-		{"DLTRACE_MAX_SIZE=lots",
-		 "dltrace: DLTRACE_MAX_SIZE=lots is not understood; using 2G"},
+		{"DLTRACE_MAX_SIZE=lots", "dltrace: DLTRACE_MAX_SIZE=lots is "
+					  "not understood; using 256M"},
 		{"DLTRACE_MAX_SIZE=12Q",
-		 "dltrace: DLTRACE_MAX_SIZE=12Q is not understood; using 2G"},
+		 "dltrace: DLTRACE_MAX_SIZE=12Q is not understood; using 256M"},
 		{"DLTRACE_STALL_MS=-5",
 		 "dltrace: DLTRACE_STALL_MS=-5 is not understood; using 5000"},
 		{"DLTRACE_WATCHDOG=maybe",
