@@ -18,15 +18,18 @@ static void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
 	size_t notes = 0;
 	for (size_t i = 0; i < p->nnotes; i++)
 		notes += p->notes[i].level >= DLT_NOTE_WARN;
+	/* Format 2.6: records that did not fit the budget were counted in
+	 * the header instead (calls past the ring are its business). */
+	uint32_t lost = p->hdr.lost_records;
 	if (!no_end && sig == 0 && p->nproblems == 0 && notes == 0 &&
-	    g->nopens == 0)
+	    g->nopens == 0 && lost == 0)
 		return;
 	/* CRASH or SIGNAL_SENT says what the signal was. */
 	const struct dlt_signal_ev *ds = dlt_death_signal(p);
 	if (ds &&
 	    (dlt_signal_is_crash(ds->signo) ||
 	     dlt_signal_sent_by_other(p, ds)) &&
-	    p->nproblems == 0 && notes == 0 && g->nopens == 0)
+	    p->nproblems == 0 && notes == 0 && g->nopens == 0 && lost == 0)
 		return;
 	char how[512];
 	dlt_end_describe(&p->end, how, sizeof(how));
@@ -38,6 +41,13 @@ static void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
 			 (unsigned long long)p->end.damage_off);
 	else if (sig || no_end)
 		snprintf(why, sizeof(why), "the process %s", how);
+	else if (lost)
+		snprintf(why, sizeof(why),
+			 "%u record%s did not fit DLTRACE_MAX_SIZE (%.0f MiB) "
+			 "and %s left out",
+			 lost, lost == 1 ? "" : "s",
+			 (double)p->hdr.alloc_cursor / 1048576.0,
+			 lost == 1 ? "was" : "were");
 	else if (p->nproblems)
 		snprintf(why, sizeof(why),
 			 "the trace has %zu problem%s (damage or a cut)",
@@ -49,8 +59,12 @@ static void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
 	else
 		snprintf(why, sizeof(why),
 			 "the tracer turned part of itself off");
+	/* Evidence left out is a warning: a gate must see it. */
 	struct dlt_finding *f =
-		dlt_rule_finding(c, DLT_SEV_INFO, "trace incomplete: %s", why);
+		dlt_rule_finding(c, lost ? DLT_SEV_WARNING : DLT_SEV_INFO,
+				 "trace incomplete: %s", why);
+	dlt_obj_uint(f->evidence, "lost_records", lost);
+	dlt_obj_uint(f->evidence, "lost_calls", p->hdr.lost_calls);
 	f->ts = p->end.ts;
 	struct dlt_val *ev = f->evidence;
 	dlt_obj_str(ev, "ended", how);
@@ -107,6 +121,12 @@ static void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
 				"unlimited) to see where",
 				dlt_signal_name(sig) ? dlt_signal_name(sig)
 						     : "a signal");
+	else if (lost)
+		dlt_finding_fix(c, f,
+				"raise DLTRACE_MAX_SIZE: the records left out "
+				"(loads, errors, signals, stacks) are the kind "
+				"that explain a failure; calls beyond the "
+				"budget are summed up, never left out");
 	else
 		dlt_finding_fix(c, f,
 				"see the problems and notes; a trace cut by "
