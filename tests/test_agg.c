@@ -535,6 +535,33 @@ static void test_export(void)
 	ta_free(&tr);
 }
 
+/* The page carries check's process objects, gpu_calls and all, and the
+ * script that draws them as the GPU calls section. */
+static void test_report(void)
+{
+	struct ta_trace tr;
+	ta_make(&tr, "agg-report");
+	const char *argv[] = {DLT_TEST_ANALYZE, "report", "-o", "-",
+			      tr.path,		NULL};
+	struct tu_proc p;
+	tu_run(&p, argv, NULL, 60000);
+	TU_CHECK(tu_exit_code(p.status) == 0, "report: %s\n%s",
+		 tu_status_str(p.status), p.err);
+	TU_CHECK(tu_contains(p.out, "\"gpu_calls\": [") &&
+			 tu_contains(p.out, "\"api\": \"cudaLaunchKernel\",\n"
+					    "          \"calls\": 3000000,") &&
+			 tu_contains(p.out, "\"individual_from_offset_ns\": "
+					    "12400000000,") &&
+			 tu_contains(p.out, "\"lost_calls\": 1234,"),
+		 "the page's data lacks the GPU calls");
+	TU_CHECK(tu_contains(p.out, "section(\"gpu\", \"GPU calls\")") &&
+			 tu_contains(p.out, "(earlier ones as per-second "
+					    "aggregates)"),
+		 "the page's script draws no GPU calls section");
+	tu_proc_free(&p);
+	ta_free(&tr);
+}
+
 static void test_dump(void)
 {
 	struct ta_trace tr;
@@ -566,6 +593,7 @@ static const struct tu_test consumer_tests[] = {
 	{"summary: the GPU calls block", test_summary},
 	{"check --json: gpu_calls and the lost counts", test_check_json},
 	{"export: calls/s counters and the marker", test_export},
+	{"report: the page's GPU calls", test_report},
 	{"dump: AGG records", test_dump},
 	{NULL, NULL}};
 
