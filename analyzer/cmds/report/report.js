@@ -331,7 +331,7 @@
 	if (!gp.length)
 		sg.appendChild(el("p", {cls: "muted", text: "No traced GPU library call."}));
 	gp.forEach(function (p) {
-		sg.appendChild(el("p", null, el("strong", {text: who(p) + " " + base(p.exe) + " on " + p.host})));
+		sg.appendChild(el("p", null, el("strong", {text: who(p) + " " + base(p.exe) + (p.host ? " on " + p.host : "")})));
 		var calls = p.gpu_calls || [];
 		if (calls.length) {
 			var t = el("table", {cls: "gpu-calls", "data-pid": String(p.pid)}, el("tr", null,
