@@ -196,8 +196,10 @@ static void dlt_gpu_on_error(struct dlt_gpu *g,
 
 /* ---- the whole run's calls (format 2.6) -------------------------------- */
 
-/* Distinct API ids kept: a damaged trace could name every uint16_t. */
+/* Distinct API ids and threads kept: a damaged trace could name every
+ * uint16_t, and a thread id per AGG. */
 #define DLT_GPU_STATS_MAX 1024
+#define DLT_GPU_AGG_THREADS_MAX 4096
 
 unsigned dlt_agg_bucket(uint64_t ns)
 {
@@ -225,6 +227,8 @@ uint64_t dlt_hist_quantile(const uint64_t hist[DLT_AGG_HIST], double q,
 			break;
 		below += hist[b];
 	}
+	if (hist[b] == 0)
+		return max_ns; /* only past the last call: rounding */
 	/* The bucket's bounds; the last has none above, the first none
 	 * below but 1 ns (a log scale has no 0). */
 	double lo = b == 0 ? 1.0 : ldexp(1.0, (int)b + 6);
@@ -239,8 +243,6 @@ uint64_t dlt_hist_quantile(const uint64_t hist[DLT_AGG_HIST], double q,
 		lo = (double)min_ns;
 	if ((double)max_ns >= lo && (double)max_ns <= hi)
 		hi = (double)max_ns;
-	if (hist[b] == 0)
-		return max_ns;
 	double f = (target - (double)below) / (double)hist[b];
 	f = f < 0 ? 0 : f > 1 ? 1 : f;
 	return (uint64_t)(lo * pow(hi / lo, f) + 0.5);
@@ -310,12 +312,16 @@ static void dlt_gpu_stats_call(struct dlt_gpu *g,
 static void dlt_gpu_agg_thread(struct dlt_gpu_calls *c, uint32_t tid,
 			       uint64_t last_ts)
 {
+	if (last_ts > c->individual_from)
+		c->individual_from = last_ts;
 	for (size_t i = 0; i < c->nthreads; i++)
 		if (c->threads[i].tid == tid) {
 			if (last_ts > c->threads[i].individual_from)
 				c->threads[i].individual_from = last_ts;
 			return;
 		}
+	if (c->nthreads == DLT_GPU_AGG_THREADS_MAX)
+		return;
 	c->threads = dlt_gpu_grow(c->threads, &c->capthreads, c->nthreads,
 				  sizeof(*c->threads));
 	c->threads[c->nthreads++] = (struct dlt_agg_thread){tid, last_ts};
@@ -378,10 +384,6 @@ static void dlt_gpu_calls_finish(struct dlt_gpu_calls *c)
 		qsort(c->threads, c->nthreads, sizeof(*c->threads),
 		      dlt_agg_thread_order);
 	memset(c->slot, 0, sizeof(c->slot));
-	c->individual_from = 0;
-	for (size_t i = 0; i < c->nthreads; i++)
-		if (c->threads[i].individual_from > c->individual_from)
-			c->individual_from = c->threads[i].individual_from;
 }
 
 void dlt_gpu_calls_take(struct dlt_gpu *g, struct dlt_gpu_calls *out)

@@ -105,7 +105,8 @@ struct dlt_gpu_calls {
 	 * most calls first after dlt_gpu_finish. */
 	struct dlt_call_stats *api;
 	size_t napi, capapi;
-	struct dlt_agg_thread *threads; /* those with an AGG, in tid order */
+	/* Threads with an AGG (4,096 at most), by tid. */
+	struct dlt_agg_thread *threads;
 	size_t nthreads, capthreads;
 	/* The latest of the threads' individual_from: before it, some
 	 * thread's calls are only aggregates.  0: no AGG record. */
