@@ -104,6 +104,19 @@ SIZES = {"char": 1, "uint8_t": 1, "uint16_t": 2, "int32_t": 4, "uint32_t": 4,
          "int64_t": 8, "uint64_t": 8, "float": 4}
 
 
+def array_count(text, count):
+    """An array's element count: a number, or a macro of the header that
+    is one (uint32_t hist[DLT_AGG_HIST])."""
+    if not count:
+        return 0
+    if count.isdigit():
+        return int(count)
+    m = re.search(r"#define %s\s+(\d+)u?\b" % count, text)
+    if not m:
+        raise SystemExit("format-doc: array size %s is no number" % count)
+    return int(m.group(1))
+
+
 def parse_structs(text):
     structs = {}
     order = []
@@ -111,14 +124,15 @@ def parse_structs(text):
         name, body = m.group(1), m.group(2)
         fields = []
         for line in body.split("\n"):
-            fm = re.match(r"\s*((?:struct )?\w+)\s+(\w+)(\[(\d*)\])?;"
+            fm = re.match(r"\s*((?:struct )?\w+)\s+(\w+)(\[(\w*)\])?;"
                           r"\s*(?:/\*\s*(.*?)\s*(?:\*/)?)?\s*$", line)
             if not fm:
                 continue
             ftype, fname, arr, count, comment = fm.groups()
             fields.append({"type": ftype, "name": fname,
                            "array": arr is not None,
-                           "count": int(count) if count else 0,
+                           "count": array_count(text, count),
+                           "count_name": count or "",
                            "comment": comment or ""})
         structs[name] = fields
         order.append(name)
@@ -172,7 +186,7 @@ def parse_defines(text, prefix):
 
 def type_str(f):
     if f["array"]:
-        return "%s[%s]" % (f["type"], f["count"] if f["count"] else "")
+        return "%s[%s]" % (f["type"], f["count_name"])
     return f["type"]
 
 

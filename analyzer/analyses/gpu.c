@@ -1,5 +1,6 @@
 #include "gpu.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ void dlt_gpu_free(struct dlt_gpu *g)
 	free(g->opens);
 	free(g->deep);
 	free(g->tids);
+	dlt_gpu_calls_free(&g->run);
 	dlt_conv_free(&g->conv);
 	dlt_arena_free(g->arena);
 	memset(g, 0, sizeof(*g));
@@ -192,16 +194,217 @@ static void dlt_gpu_on_error(struct dlt_gpu *g,
 	memcpy(e->v, r->v, e->nv * sizeof(e->v[0]));
 }
 
+/* ---- the whole run's calls (format 2.6) -------------------------------- */
+
+/* Distinct API ids and threads kept: a damaged trace could name every
+ * uint16_t, and a thread id per AGG. */
+#define DLT_GPU_STATS_MAX 1024
+#define DLT_GPU_AGG_THREADS_MAX 4096
+
+unsigned dlt_agg_bucket(uint64_t ns)
+{
+	if (ns < 128)
+		return 0;
+	unsigned log2 = 63u - (unsigned)__builtin_clzll(ns);
+	return log2 - 6 < DLT_AGG_HIST - 1 ? log2 - 6 : DLT_AGG_HIST - 1;
+}
+
+uint64_t dlt_hist_quantile(const uint64_t hist[DLT_AGG_HIST], double q,
+			   uint64_t min_ns, uint64_t max_ns)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < DLT_AGG_HIST; i++)
+		n += hist[i];
+	if (n == 0)
+		return 0;
+	if (!(q > 0))
+		return min_ns;
+	double target = (q < 1 ? q : 1) * (double)n;
+	uint64_t below = 0;
+	unsigned b = 0;
+	for (; b < DLT_AGG_HIST - 1; b++) {
+		if ((double)(below + hist[b]) >= target && hist[b])
+			break;
+		below += hist[b];
+	}
+	if (hist[b] == 0)
+		return max_ns; /* only past the last call: rounding */
+	/* The bucket's bounds; the last has none above, the first none
+	 * below but 1 ns (a log scale has no 0). */
+	double lo = b == 0 ? 1.0 : ldexp(1.0, (int)b + 6);
+	double hi =
+		b == DLT_AGG_HIST - 1 ? ldexp(1.0, 30) : ldexp(1.0, (int)b + 7);
+	/* The fastest and slowest calls narrow the bucket they fall in: a
+	 * run of calls of one duration then reads as that duration. */
+	if (b == DLT_AGG_HIST - 1 && max_ns != UINT64_MAX &&
+	    (double)max_ns > hi)
+		hi = (double)max_ns;
+	if ((double)min_ns >= lo && (double)min_ns <= hi)
+		lo = (double)min_ns;
+	if ((double)max_ns >= lo && (double)max_ns <= hi)
+		hi = (double)max_ns;
+	double f = (target - (double)below) / (double)hist[b];
+	f = f < 0 ? 0 : f > 1 ? 1 : f;
+	return (uint64_t)(lo * pow(hi / lo, f) + 0.5);
+}
+
+uint64_t dlt_call_stats_quantile(const struct dlt_call_stats *s, double q)
+{
+	return dlt_hist_quantile(s->hist, q, s->timed ? s->min_ns : 0,
+				 s->timed ? s->max_ns : UINT64_MAX);
+}
+
+/* The figures of one API, made on its first call; NULL past the cap. */
+static struct dlt_call_stats *dlt_gpu_stats(struct dlt_gpu_calls *c,
+					    uint16_t api)
+{
+	if (api < DLT_GPU_API_MAX && c->slot[api])
+		return &c->api[c->slot[api] - 1];
+	if (api >= DLT_GPU_API_MAX)
+		for (size_t i = 0; i < c->napi; i++)
+			if (c->api[i].api == api)
+				return &c->api[i];
+	if (c->napi == DLT_GPU_STATS_MAX)
+		return NULL;
+	c->api = dlt_gpu_grow(c->api, &c->capapi, c->napi, sizeof(*c->api));
+	struct dlt_call_stats *st = &c->api[c->napi++];
+	memset(st, 0, sizeof(*st));
+	st->api = api;
+	st->min_ns = UINT64_MAX;
+	if (api < DLT_GPU_API_MAX)
+		c->slot[api] = (uint16_t)c->napi;
+	return st;
+}
+
+static void dlt_gpu_count(struct dlt_gpu *g, uint16_t api, uint64_t calls,
+			  uint64_t errors)
+{
+	g->api_calls += calls;
+	if (api < DLT_GPU_API_MAX) {
+		g->calls[api] += calls;
+		g->errors[api] += errors;
+	}
+}
+
+/* An individual call's duration in the same figures an AGG row has. */
+static void dlt_gpu_stats_call(struct dlt_gpu *g,
+			       const struct dlt_rec_api_call *r)
+{
+	struct dlt_call_stats *st = dlt_gpu_stats(&g->run, r->h.flags);
+	if (st == NULL)
+		return;
+	st->calls++;
+	st->errors += r->ret != 0;
+	/* 0xfffffffe says "longer still", and before format 1.2 so did
+	 * DLT_DUR_OPEN: no duration to count. */
+	if (r->dur >= 0xfffffffeu)
+		return;
+	uint64_t ns = dlt_dur_ns(r->dur);
+	st->timed++;
+	st->total_ns += ns;
+	if (ns < st->min_ns)
+		st->min_ns = ns;
+	if (ns > st->max_ns)
+		st->max_ns = ns;
+	st->hist[dlt_agg_bucket(ns)]++;
+}
+
+static void dlt_gpu_agg_thread(struct dlt_gpu_calls *c, uint32_t tid,
+			       uint64_t last_ts)
+{
+	if (last_ts > c->individual_from)
+		c->individual_from = last_ts;
+	for (size_t i = 0; i < c->nthreads; i++)
+		if (c->threads[i].tid == tid) {
+			if (last_ts > c->threads[i].individual_from)
+				c->threads[i].individual_from = last_ts;
+			return;
+		}
+	if (c->nthreads == DLT_GPU_AGG_THREADS_MAX)
+		return;
+	c->threads = dlt_gpu_grow(c->threads, &c->capthreads, c->nthreads,
+				  sizeof(*c->threads));
+	c->threads[c->nthreads++] = (struct dlt_agg_thread){tid, last_ts};
+}
+
+/* A ring chunk summed up: its calls count as if read one by one. */
+static void dlt_gpu_on_agg(struct dlt_gpu *g, const struct dlt_rec_agg *r)
+{
+	uint64_t room = (r->h.len - sizeof(*r)) / sizeof(r->rows[0]);
+	uint32_t n = r->n < room ? r->n : (uint32_t)room;
+	g->run.aggs++;
+	dlt_gpu_agg_thread(&g->run, r->tid, r->last_ts);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct dlt_agg_row *row = &r->rows[i];
+		if (row->count == 0)
+			continue;
+		dlt_gpu_count(g, row->api, row->count, row->errors);
+		struct dlt_call_stats *st = dlt_gpu_stats(&g->run, row->api);
+		if (st == NULL)
+			continue;
+		st->calls += row->count;
+		st->errors += row->errors;
+		st->aggregated += row->count;
+		uint64_t timed = 0;
+		for (unsigned b = 0; b < DLT_AGG_HIST; b++) {
+			st->hist[b] += row->hist[b];
+			timed += row->hist[b];
+		}
+		if (timed == 0)
+			continue;
+		st->timed += timed;
+		st->total_ns += row->total_ns;
+		if (row->min_ns < st->min_ns)
+			st->min_ns = row->min_ns;
+		if (row->max_ns > st->max_ns)
+			st->max_ns = row->max_ns;
+	}
+}
+
+static int dlt_call_stats_order(const void *a, const void *b)
+{
+	const struct dlt_call_stats *x = a, *y = b;
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	return (x->api > y->api) - (x->api < y->api);
+}
+
+static int dlt_agg_thread_order(const void *a, const void *b)
+{
+	const struct dlt_agg_thread *x = a, *y = b;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* Most calls first, for people; the slots no longer apply. */
+static void dlt_gpu_calls_finish(struct dlt_gpu_calls *c)
+{
+	if (c->napi > 1)
+		qsort(c->api, c->napi, sizeof(*c->api), dlt_call_stats_order);
+	if (c->nthreads > 1)
+		qsort(c->threads, c->nthreads, sizeof(*c->threads),
+		      dlt_agg_thread_order);
+	memset(c->slot, 0, sizeof(c->slot));
+}
+
+void dlt_gpu_calls_take(struct dlt_gpu *g, struct dlt_gpu_calls *out)
+{
+	*out = g->run;
+	memset(&g->run, 0, sizeof(g->run));
+}
+
+void dlt_gpu_calls_free(struct dlt_gpu_calls *c)
+{
+	free(c->api);
+	free(c->threads);
+	memset(c, 0, sizeof(*c));
+}
+
 static void dlt_gpu_on_call(struct dlt_gpu *g, const struct dlt_rec_api_call *r,
 			    uint32_t tid)
 {
 	uint16_t api = r->h.flags;
-	g->api_calls++;
-	if (api < DLT_GPU_API_MAX) {
-		g->calls[api]++;
-		if (r->ret != 0)
-			g->errors[api]++;
-	}
+	dlt_gpu_count(g, api, 1, r->ret != 0);
+	dlt_gpu_stats_call(g, r);
 	if (r->ret != 0)
 		dlt_gpu_on_error(g, r, tid);
 	struct dlt_gpu_tid *th = dlt_gpu_thread(g, tid);
@@ -297,6 +500,9 @@ void dlt_gpu_rec(void *ctx, struct dlt_trace *t, const struct dlt_rec_view *v)
 	case DLT_REC_ALGO_RESULT:
 		dlt_gpu_on_algo(g, (const void *)h, v->tid);
 		break;
+	case DLT_REC_AGG:
+		dlt_gpu_on_agg(g, (const void *)h);
+		break;
 	case DLT_REC_BK_FINALIZE: {
 		const struct dlt_rec_bk_finalize *r = (const void *)h;
 		uint64_t room = (h->len - sizeof(*r)) / sizeof(r->knobs[0]);
@@ -319,6 +525,7 @@ void dlt_gpu_finish(struct dlt_gpu *g)
 	free(g->tids);
 	g->tids = NULL;
 	g->ntids = g->captids = 0;
+	dlt_gpu_calls_finish(&g->run);
 	dlt_conv_finish(&g->conv);
 }
 

@@ -74,6 +74,48 @@ struct dlt_gpu_tid;
 
 #define DLT_GPU_API_MAX 256 /* api ids below this get call counts */
 
+/* What one API's calls came to over the whole run (format 2.6): the calls
+ * AGG records sum up (ring chunks used again, format.h) and the API_CALL
+ * records still read, added together.  An AGG row's histogram buckets
+ * (DLT_AGG_HIST) take the individual calls' durations too, so the median
+ * of the run is one estimate over both kinds of calls. */
+struct dlt_call_stats {
+	uint16_t api;
+	uint64_t calls;	     /* API_CALL records and AGG rows' counts */
+	uint64_t errors;     /* of calls: returned other than 0 */
+	uint64_t aggregated; /* of calls: summed up in AGG rows */
+	/* Of calls: those with a duration (an old trace's "longer than 35
+	 * minutes" has none), which total_ns, min_ns, max_ns and hist are
+	 * about; min_ns is UINT64_MAX while there is none. */
+	uint64_t timed;
+	uint64_t total_ns, min_ns, max_ns;
+	uint64_t hist[DLT_AGG_HIST];
+};
+
+/* A thread whose earlier calls of the frequent APIs survive only as
+ * aggregates: the last call of the latest ring chunk an AGG summed up. */
+struct dlt_agg_thread {
+	uint32_t tid;
+	uint64_t individual_from; /* the largest AGG last_ts, monotonic ns */
+};
+
+/* The whole run's calls per API, and where the individual ones begin. */
+struct dlt_gpu_calls {
+	/* One per API called; in first-seen order while the trace is read,
+	 * most calls first after dlt_gpu_finish. */
+	struct dlt_call_stats *api;
+	size_t napi, capapi;
+	/* Threads with an AGG (4,096 at most), by tid. */
+	struct dlt_agg_thread *threads;
+	size_t nthreads, capthreads;
+	/* The latest of the threads' individual_from: before it, some
+	 * thread's calls are only aggregates.  0: no AGG record. */
+	uint64_t individual_from;
+	uint64_t aggs; /* AGG records read */
+	/* Private: index + 1 in api[] of ids below DLT_GPU_API_MAX. */
+	uint16_t slot[DLT_GPU_API_MAX];
+};
+
 struct dlt_gpu {
 	struct dlt_arena_blk *arena;
 	struct dlt_gpu_family *fams; /* after a first call: what rules read */
@@ -90,9 +132,11 @@ struct dlt_gpu {
 	size_t nopens;
 	struct dlt_gpu_deepbind *deep;
 	size_t ndeep, capdeep;
-	uint64_t calls[DLT_GPU_API_MAX];  /* API_CALL records per api id */
+	/* Calls per api id: API_CALL records and (2.6) AGG rows' counts. */
+	uint64_t calls[DLT_GPU_API_MAX];
 	uint64_t errors[DLT_GPU_API_MAX]; /* of which returned non-zero */
 	uint64_t api_calls;
+	struct dlt_gpu_calls run;   /* the same per API, with durations */
 	uint64_t first_ts, last_ts; /* over every record with a time */
 	struct dlt_conv_set conv;
 	/* Private: per-thread pairing state while the trace is read. */
@@ -111,6 +155,24 @@ void dlt_gpu_free(struct dlt_gpu *g);
 /* Reads an opened trace with its GPU aggregate (g initialised here). */
 struct dlt_process *dlt_process_read_gpu(struct dlt_trace *t,
 					 struct dlt_gpu *g);
+
+/* The histogram bucket (DLT_AGG_HIST) of a call of ns nanoseconds: 0
+ * under 128 ns, i for [2^(i+6), 2^(i+7)), the last from 2^29 ns. */
+unsigned dlt_agg_bucket(uint64_t ns);
+/* The q-quantile (0 < q <= 1: 0.5 the median) of the n calls in hist's
+ * DLT_AGG_HIST buckets, estimated by geometric interpolation inside the
+ * bucket it falls in (durations spread evenly on a log scale there), the
+ * bucket's bounds narrowed to [min_ns, max_ns] (pass 0 and UINT64_MAX when
+ * unknown).  0 when the histogram is empty. */
+uint64_t dlt_hist_quantile(const uint64_t hist[DLT_AGG_HIST], double q,
+			   uint64_t min_ns, uint64_t max_ns);
+/* The same for an API's whole-run calls. */
+uint64_t dlt_call_stats_quantile(const struct dlt_call_stats *s, double q);
+/* Moves g's whole-run calls into *out (which the caller frees with
+ * dlt_gpu_calls_free), leaving g without them: for a command that keeps
+ * them for many processes (summary) but not the rest. */
+void dlt_gpu_calls_take(struct dlt_gpu *g, struct dlt_gpu_calls *out);
+void dlt_gpu_calls_free(struct dlt_gpu_calls *c);
 
 /* The first LIB_FAMILY of a family, or NULL. */
 const struct dlt_gpu_family *dlt_gpu_family(const struct dlt_gpu *g,

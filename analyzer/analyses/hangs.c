@@ -399,6 +399,27 @@ static void dlt_hp_coll(struct dlt_hang_proc *hp, uint16_t api,
 	}
 }
 
+/* A ring chunk summed up (format 2.6): its collectives and sends or
+ * receives still count in their communicator's sequence, so that the
+ * first individual call after them has its true number.  An AGG row's key
+ * is the call's communicator.  Aggregated calls carry no values, so the
+ * communicator's last call stays the last individual one. */
+static void dlt_hp_agg(struct dlt_hang_proc *hp, const struct dlt_rec_agg *r)
+{
+	uint64_t room = (r->h.len - sizeof(*r)) / sizeof(r->rows[0]);
+	uint32_t n = r->n < room ? r->n : (uint32_t)room;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct dlt_agg_row *row = &r->rows[i];
+		if (row->key == 0 || row->count == 0 ||
+		    !(dlt_api_roles(row->api) &
+		      (DLT_ROLE_COLLECTIVE | DLT_ROLE_P2P)))
+			continue;
+		struct dlt_hang_comm *c = dlt_hp_comm_slot(hp, row->key);
+		if (c)
+			c->done += row->count;
+	}
+}
+
 static void dlt_hp_add_sock(struct dlt_hang_proc *hp,
 			    const struct dlt_rec_sock_ends *r,
 			    const struct dlt_trace *t)
@@ -600,6 +621,9 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 		hp->last_api_tid = v->tid;
 		break;
 	}
+	case DLT_REC_AGG:
+		dlt_hp_agg(hp, (const void *)h);
+		break;
 	case DLT_REC_STALL:
 		dlt_hp_add_stall(hp, (const void *)h, l->t);
 		break;

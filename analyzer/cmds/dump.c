@@ -2,6 +2,7 @@
  * debugging dltrace itself, so it shows the raw facts (ids, offsets, flag
  * bits) next to their meaning and hides nothing the reader accepted. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -23,7 +24,9 @@ const char dlt_dump_usage[] =
 	"version\n"
 	"does not know are shown as \"type N len L\".  A call written as an\n"
 	"8-byte compact entry (format 2.0) is shown as the API_CALL it stands\n"
-	"for, marked \"compact\".\n"
+	"for, marked \"compact\".  An AGG record (format 2.6: a ring chunk\n"
+	"summed up) shows the chunk it stands for and each row: API, second,\n"
+	"key, count, errors, durations and the histogram's non-empty buckets.\n"
 	"\n"
 	"  --run ID   only the traces of that run of the launcher (summary\n"
 	"             shows each run's identity)\n"
@@ -418,6 +421,47 @@ static void dlt_dump_gpu(struct dlt_dump *d, const struct dlt_rec_hdr *h)
 	}
 }
 
+/* A ring chunk summed up (format 2.6): which chunk, then its rows, one
+ * per API, key and second, as the record has them. */
+static void dlt_dump_agg(struct dlt_dump *d, const struct dlt_rec_agg *r)
+{
+	FILE *out = d->out;
+	uint64_t room = (r->h.len - sizeof(*r)) / sizeof(r->rows[0]);
+	uint32_t n = r->n < room ? r->n : (uint32_t)room;
+	fprintf(out,
+		" chunk_off=%" PRIu64 " seq=%" PRIu32 " tid=%" PRIu32
+		" first=%+.6f last=%+.6f",
+		r->chunk_off, r->chunk_seq, r->tid,
+		(double)(int64_t)(r->first_ts - d->start) / 1e9,
+		(double)(int64_t)(r->last_ts - d->start) / 1e9);
+	fprintf(out, " calls=%" PRIu32 " rows=%" PRIu32 "%s", r->calls, r->n,
+		n < r->n ? " (cut)" : "");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct dlt_agg_row *w = &r->rows[i];
+		const struct dlt_api_desc *a = dlt_api_by_id(w->api);
+		fputs(" [", out);
+		if (a)
+			fputs(a->name, out);
+		else
+			fprintf(out, "api#%u", (unsigned)w->api);
+		fprintf(out,
+			" second=%" PRIu32 " key=0x%" PRIx64 " count=%" PRIu32
+			" errors=%" PRIu32 " total=%" PRIu64 "ns min=%" PRIu64
+			"ns max=%" PRIu64 "ns hist=",
+			w->interval, w->key, w->count, w->errors, w->total_ns,
+			w->min_ns, w->max_ns);
+		/* Buckets that hold calls, by index: most are empty. */
+		bool any = false;
+		for (unsigned b = 0; b < DLT_AGG_HIST; b++)
+			if (w->hist[b]) {
+				fprintf(out, "%s%u:%" PRIu32, any ? "," : "", b,
+					w->hist[b]);
+				any = true;
+			}
+		fputs(any ? "]" : "-]", out);
+	}
+}
+
 static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 {
 	struct dlt_dump *d = ctx;
@@ -632,6 +676,9 @@ static int dlt_dump_rec(void *ctx, const struct dlt_rec_view *v)
 		}
 		break;
 	}
+	case DLT_REC_AGG:
+		dlt_dump_agg(d, (const void *)h);
+		break;
 	case DLT_REC_MARK: {
 		const struct dlt_rec_mark *r = (const void *)h;
 		fprintf(out,
@@ -672,13 +719,14 @@ static void dlt_dump_header(FILE *out, const char *path,
 		"  start %s  realtime_ns %" PRIu64 "  monotonic_ns %" PRIu64
 		"\n",
 		when, h->start_realtime_ns, h->start_monotonic_ns);
-	fprintf(out, "  features 0x%" PRIx64 "%s%s%s%s%s%s\n", h->features,
+	fprintf(out, "  features 0x%" PRIx64 "%s%s%s%s%s%s%s\n", h->features,
 		h->features & DLT_FEAT_AUDIT ? " audit" : "",
 		h->features & DLT_FEAT_PRELOAD ? " preload" : "",
 		h->features & DLT_FEAT_ARGV_REDACTED ? " argv_redacted" : "",
 		h->features & DLT_FEAT_NO_LOCK ? " no_lock" : "",
 		h->features & DLT_FEAT_WATCHER ? " watcher" : "",
-		h->features & DLT_FEAT_WATCH ? " watch" : "");
+		h->features & DLT_FEAT_WATCH ? " watch" : "",
+		h->features & DLT_FEAT_RING ? " ring" : "");
 	/* Zero in traces before 2.1 (and 1.3): no run, no heartbeat. */
 	fprintf(out, "  run_id 0x%016" PRIx64 "  alive_ns %" PRIu64, h->run_id,
 		h->alive_ns);
@@ -687,6 +735,10 @@ static void dlt_dump_header(FILE *out, const char *path,
 			(double)(h->alive_ns - h->start_monotonic_ns) / 1e9);
 	if (h->rss_peak_kb)
 		fprintf(out, "  rss_peak_kb %" PRIu64, h->rss_peak_kb);
+	/* Zero before 2.6, and in any trace that kept everything. */
+	if (h->lost_calls || h->lost_records)
+		fprintf(out, "  lost_calls %" PRIu32 "  lost_records %" PRIu32,
+			h->lost_calls, h->lost_records);
 	fputc('\n', out);
 	fprintf(out, "%10s %7s %-8s %14s %s\n", "offset", "tid", "writer",
 		"time", "record");

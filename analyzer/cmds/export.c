@@ -4,7 +4,10 @@
  * thread; GPU library calls as complete slices, calls that never returned
  * as slices up to the end of the trace, blocking waits (stalls) as slices,
  * library loads, dlopen calls and other events as instants, and check
- * findings as process-wide instant markers.
+ * findings as process-wide instant markers.  Calls a bounded trace summed
+ * up (format 2.6 AGG records) are counter tracks of calls per second, one
+ * per API, and each thread whose calls were summed up has an instant where
+ * its individual calls begin.
  *
  * Times are microseconds since the earliest trace started, on the wall
  * clock, so that processes of one job line up.  Each trace is read twice
@@ -35,6 +38,10 @@ const char dlt_export_usage[] =
 	"slices (calls that never returned run to the end of the trace),\n"
 	"blocking waits as slices, library loads and other events as instant\n"
 	"events, and the findings of `check` (hangs included) as markers.\n"
+	"Where a bounded trace kept the early calls of the frequent APIs only\n"
+	"as per-second aggregates, each such API has a counter track (\"NAME\n"
+	"calls/s\") and each thread a marker where its individual calls "
+	"begin.\n"
 	"Open it in https://ui.perfetto.dev or chrome://tracing.\n"
 	"\n"
 	"  --format chrome   the only format so far (and the default)\n"
@@ -43,6 +50,13 @@ const char dlt_export_usage[] =
 	"\n"
 	"exit status: 0 the timeline was written (inputs that cannot be read\n"
 	"are reported on stderr), 2 bad arguments or no usable trace.\n";
+
+/* Calls of one API in one second of the process (AGG rows' intervals),
+ * for the calls-per-second counters of a bounded trace (format 2.6). */
+struct dlt_ex_rate {
+	uint64_t key; /* api << 32 | interval; 0 an empty slot (+1) */
+	uint64_t calls;
+};
 
 struct dlt_export {
 	struct dlt_json *j;
@@ -53,6 +67,12 @@ struct dlt_export {
 	uint32_t *tids;	    /* threads named so far */
 	size_t ntids, captids;
 	int64_t cudnn_version;
+	/* APIs some AGG summed up (a bit per id): their individual calls
+	 * count in the same seconds, so the counter runs on past the
+	 * aggregates instead of dropping to nothing. */
+	uint8_t *agg_api;
+	struct dlt_ex_rate *rates; /* open addressing, caprates slots */
+	size_t nrates, caprates;
 };
 
 /* Microseconds since the origin of one of a process's monotonic
@@ -167,6 +187,139 @@ static void dlt_ex_call(struct dlt_export *x, const struct dlt_rec_view *v)
 	dlt_args_values(x->j, a, r->v, (r->h.len - sizeof(*r)) / 8);
 	dlt_json_object_end(x->j);
 	dlt_json_object_end(x->j);
+}
+
+/* ---- a bounded trace's aggregates (format 2.6) ---------------------- */
+
+static uint64_t dlt_ex_rate_hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	return k ^ (k >> 33);
+}
+
+static void dlt_ex_rate_add(struct dlt_export *x, uint16_t api,
+			    uint32_t interval, uint64_t calls)
+{
+	if (2 * (x->nrates + 1) > x->caprates) {
+		struct dlt_ex_rate *old = x->rates;
+		size_t oldcap = x->caprates;
+		x->caprates = oldcap ? oldcap * 2 : 256;
+		x->rates = dlt_xcalloc(x->caprates, sizeof(*x->rates));
+		x->nrates = 0;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].key) {
+				size_t k = dlt_ex_rate_hash(old[i].key) &
+					   (x->caprates - 1);
+				while (x->rates[k].key)
+					k = (k + 1) & (x->caprates - 1);
+				x->rates[k] = old[i];
+				x->nrates++;
+			}
+		free(old);
+	}
+	/* + 1: api 0 in second 0 is a key too. */
+	uint64_t key = ((uint64_t)api << 32 | interval) + 1;
+	size_t k = dlt_ex_rate_hash(key) & (x->caprates - 1);
+	while (x->rates[k].key && x->rates[k].key != key)
+		k = (k + 1) & (x->caprates - 1);
+	if (x->rates[k].key == 0) {
+		x->rates[k].key = key;
+		x->nrates++;
+	}
+	x->rates[k].calls += calls;
+}
+
+static bool dlt_ex_agg_api(const struct dlt_export *x, uint16_t api)
+{
+	return x->agg_api && (x->agg_api[api / 8] >> (api % 8) & 1);
+}
+
+static void dlt_ex_agg(struct dlt_export *x, const struct dlt_rec_agg *r)
+{
+	uint64_t room = (r->h.len - sizeof(*r)) / sizeof(r->rows[0]);
+	uint32_t n = r->n < room ? r->n : (uint32_t)room;
+	for (uint32_t i = 0; i < n; i++)
+		if (r->rows[i].count)
+			dlt_ex_rate_add(x, r->rows[i].api, r->rows[i].interval,
+					r->rows[i].count);
+}
+
+static int dlt_ex_rate_order(const void *a, const void *b)
+{
+	uint64_t x = ((const struct dlt_ex_rate *)a)->key;
+	uint64_t y = ((const struct dlt_ex_rate *)b)->key;
+	return (x > y) - (x < y);
+}
+
+static void dlt_ex_counter(struct dlt_export *x, const char *name,
+			   uint32_t interval, uint64_t calls)
+{
+	struct dlt_json *j = x->j;
+	dlt_json_object_begin(j);
+	dlt_json_kv_string(j, "name", name);
+	dlt_json_kv_string(j, "cat", "gpu");
+	dlt_json_kv_string(j, "ph", "C");
+	dlt_json_kv_uint(j, "pid", x->xpid);
+	dlt_json_kv_double_fine(
+		j, "ts",
+		dlt_us(x, x->p->hdr.start_monotonic_ns +
+				  (uint64_t)interval * DLT_AGG_INTERVAL_NS));
+	dlt_json_key(j, "args");
+	dlt_json_object_begin(j);
+	dlt_json_kv_uint(j, "calls", calls);
+	dlt_json_object_end(j);
+	dlt_json_object_end(j);
+}
+
+/* A counter track per API, "cudaLaunchKernel calls/s": one point per
+ * second with calls, and a 0 after each run of seconds (a counter holds
+ * its value until the next point). */
+static void dlt_ex_rates(struct dlt_export *x)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < x->caprates; i++)
+		if (x->rates[i].key)
+			x->rates[n++] = x->rates[i];
+	if (n == 0)
+		return;
+	qsort(x->rates, n, sizeof(*x->rates), dlt_ex_rate_order);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key = x->rates[i].key - 1;
+		uint16_t api = (uint16_t)(key >> 32);
+		uint32_t interval = (uint32_t)key;
+		const struct dlt_api_desc *a = dlt_api_by_id(api);
+		char name[96];
+		if (a)
+			snprintf(name, sizeof(name), "%s calls/s", a->name);
+		else
+			snprintf(name, sizeof(name), "api#%u calls/s",
+				 (unsigned)api);
+		dlt_ex_counter(x, name, interval, x->rates[i].calls);
+		uint64_t next = i + 1 < n ? x->rates[i + 1].key - 1 : 0;
+		if (interval < UINT32_MAX && next != key + 1)
+			dlt_ex_counter(x, name, interval + 1, 0);
+	}
+}
+
+/* Where each thread's individual calls begin: before it, its calls of
+ * the frequent APIs are only the counters' per-second aggregates. */
+static void dlt_ex_agg_marks(struct dlt_export *x, const struct dlt_gpu *g)
+{
+	for (size_t i = 0; i < g->run.nthreads; i++) {
+		const struct dlt_agg_thread *th = &g->run.threads[i];
+		dlt_instant(x,
+			    "individual calls from here (earlier: aggregates)",
+			    "dltrace", th->tid, th->individual_from);
+		dlt_json_key(x->j, "args");
+		dlt_json_object_begin(x->j);
+		dlt_json_kv_string(x->j, "before",
+				   "calls of the frequent APIs are counted "
+				   "per second (the calls/s counters), not "
+				   "shown one by one");
+		dlt_json_object_end(x->j);
+		dlt_json_object_end(x->j);
+	}
 }
 
 static void dlt_ex_args_str(struct dlt_export *x, const char *key, uint32_t id)
@@ -490,6 +643,17 @@ static int dlt_ex_rec(void *ctx, const struct dlt_rec_view *v)
 	switch (h->type) {
 	case DLT_REC_API_CALL:
 		dlt_ex_call(x, v);
+		if (dlt_ex_agg_api(x, h->flags) &&
+		    h->ts >= x->p->hdr.start_monotonic_ns)
+			dlt_ex_rate_add(
+				x, h->flags,
+				(uint32_t)((h->ts -
+					    x->p->hdr.start_monotonic_ns) /
+					   DLT_AGG_INTERVAL_NS),
+				1);
+		break;
+	case DLT_REC_AGG:
+		dlt_ex_agg(x, (const void *)h);
 		break;
 	case DLT_REC_LIB_LOAD:
 	case DLT_REC_LIB_FAIL:
@@ -632,9 +796,22 @@ void dlt_export_events(struct dlt_json *j, struct dlt_trace *t,
 	x.origin_ns = origin;
 	x.cudnn_version = dlt_gpu_cudnn_version(g);
 	dlt_ex_metadata(&x, p, index);
+	if (g->run.aggs) {
+		x.agg_api = dlt_xcalloc(65536 / 8, 1);
+		for (size_t i = 0; i < g->run.napi; i++)
+			if (g->run.api[i].aggregated) {
+				uint16_t api = g->run.api[i].api;
+				x.agg_api[api / 8] |=
+					(uint8_t)(1u << (api % 8));
+			}
+	}
 	x.t = t;
 	dlt_trace_foreach(x.t, dlt_ex_rec, &x);
 	dlt_ex_open_calls(&x, g);
+	dlt_ex_rates(&x);
+	dlt_ex_agg_marks(&x, g);
+	free(x.agg_api);
+	free(x.rates);
 	*track = (struct dlt_ex_track){x.xpid, p->hdr.pid,
 				       p->hdr.start_realtime_ns,
 				       p->hdr.start_monotonic_ns};

@@ -6,9 +6,12 @@
 
 #include "apinames.h"
 #include "check.h"
+#include "gpu.h"
 #include "report.h"
 #include "commands.h"
 #include "model.h"
+#include "ranges.h"
+#include "units.h"
 #include "reaps.h"
 #include "status.h"
 #include "runs.h"
@@ -19,9 +22,10 @@ const char dlt_summary_usage[] =
 	"\n"
 	"One block per traced process (process image), in start order: pid,\n"
 	"parent, rank, host, program, command line, start time (UTC), how it\n"
-	"ended, record count, libraries loaded and failed, the tracer's "
-	"notes,\n"
-	"and which other trace it was forked or exec'ed from.  A tree of the\n"
+	"ended, record count, libraries loaded and failed, the GPU calls per\n"
+	"API (the whole run's: calls a bounded trace summed up per second\n"
+	"count too; median and max duration), the tracer's notes, and which\n"
+	"other trace it was forked or exec'ed from.  A tree of the\n"
 	"processes follows, one per run of the dltrace launcher when the\n"
 	"inputs hold several (a directory used more than once).\n"
 	"\n"
@@ -161,8 +165,123 @@ static void dlt_put_system(FILE *out, const struct dlt_process *p)
 	}
 }
 
+/* The GPU calls of each process, gathered in the set's one pass over its
+ * traces (the rest of a GPU aggregate is dropped as each trace ends). */
+struct dlt_sum_calls {
+	const struct dlt_process *p;
+	struct dlt_gpu_calls c;
+};
+struct dlt_sum_gpu {
+	struct dlt_gpu g; /* of the trace being read */
+	struct dlt_sum_calls *v;
+	size_t n, cap;
+};
+
+static struct dlt_load_hook dlt_sum_begin(void *ctx)
+{
+	struct dlt_sum_gpu *sg = ctx;
+	dlt_gpu_init(&sg->g);
+	return (struct dlt_load_hook){dlt_gpu_rec, &sg->g};
+}
+
+static void dlt_sum_end(void *ctx, const struct dlt_process *p)
+{
+	struct dlt_sum_gpu *sg = ctx;
+	dlt_gpu_finish(&sg->g);
+	if (sg->g.run.napi) {
+		sg->v = dlt_util_grow(sg->v, &sg->cap, sg->n, sizeof(*sg->v));
+		sg->v[sg->n].p = p;
+		dlt_gpu_calls_take(&sg->g, &sg->v[sg->n].c);
+		sg->n++;
+	}
+	dlt_gpu_free(&sg->g);
+}
+
+static int dlt_sum_calls_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct dlt_sum_calls *)a)->p;
+	uintptr_t y = (uintptr_t)((const struct dlt_sum_calls *)b)->p;
+	return (x > y) - (x < y);
+}
+
+static const struct dlt_gpu_calls *
+dlt_sum_calls_of(const struct dlt_sum_gpu *sg, const struct dlt_process *p)
+{
+	struct dlt_sum_calls key = {.p = p};
+	const struct dlt_sum_calls *k =
+		sg->n ? bsearch(&key, sg->v, sg->n, sizeof(*sg->v),
+				dlt_sum_calls_cmp)
+		      : NULL;
+	return k ? &k->c : NULL;
+}
+
+/* APIs listed per process; the rest are counted (check --json has all). */
+#define DLT_SUM_APIS 20
+
+/* "cudaLaunchKernel 3,000,000 calls, 0 errors, median 4.1 µs, max 2.3 ms":
+ * the whole run's, aggregated calls included. */
+static void dlt_put_call_stats(FILE *out, const struct dlt_call_stats *st)
+{
+	const struct dlt_api_desc *a = dlt_api_by_id(st->api);
+	char n[32], e[32], med[32], max[32];
+	if (a)
+		fputs(a->name, out);
+	else
+		fprintf(out, "api#%u", (unsigned)st->api);
+	fprintf(out, " %s call%s, %s error%s",
+		dlt_ranges_num((int64_t)st->calls, n, sizeof(n)),
+		st->calls == 1 ? "" : "s",
+		dlt_ranges_num((int64_t)st->errors, e, sizeof(e)),
+		st->errors == 1 ? "" : "s");
+	if (st->timed)
+		fprintf(out, ", median %s, max %s",
+			dlt_units_dur(dlt_call_stats_quantile(st, 0.5), med,
+				      sizeof(med)),
+			dlt_units_dur(st->max_ns, max, sizeof(max)));
+}
+
+/* The GPU calls block: one line per API, most calls first, then where
+ * the individual calls begin when a bounded trace summed up the earlier
+ * ones; and what the trace had no room for. */
+static void dlt_put_gpu_calls(FILE *out, const struct dlt_process *p,
+			      const struct dlt_gpu_calls *c)
+{
+	char n[32], d[32];
+	const char *label = "\n  GPU calls ", *more = "\n            ";
+	for (size_t i = 0; c && i < c->napi && i < DLT_SUM_APIS; i++) {
+		fputs(i ? more : label, out);
+		dlt_put_call_stats(out, &c->api[i]);
+	}
+	if (c && c->napi > DLT_SUM_APIS)
+		fprintf(out, "%s… and %zu more APIs (check --json lists all)",
+			more, c->napi - DLT_SUM_APIS);
+	if (c && c->individual_from) {
+		uint64_t start = p->hdr.start_monotonic_ns;
+		uint64_t at = c->individual_from > start
+				      ? c->individual_from - start
+				      : 0;
+		fprintf(out,
+			"%sindividual calls from +%s (earlier ones as "
+			"per-second aggregates)",
+			more, dlt_units_dur(at, d, sizeof(d)));
+	}
+	if (p->hdr.lost_calls == 0 && p->hdr.lost_records == 0)
+		return;
+	fputs("\n  lost      not recorded: ", out);
+	if (p->hdr.lost_calls)
+		fprintf(out, "%s call%s (the ring had no free chunk)%s",
+			dlt_ranges_num(p->hdr.lost_calls, n, sizeof(n)),
+			p->hdr.lost_calls == 1 ? "" : "s",
+			p->hdr.lost_records ? ", " : "");
+	if (p->hdr.lost_records)
+		fprintf(out, "%s other record%s (the size limit was reached)",
+			dlt_ranges_num(p->hdr.lost_records, n, sizeof(n)),
+			p->hdr.lost_records == 1 ? "" : "s");
+}
+
 static void dlt_put_process(FILE *out, const struct dlt_set *s,
-			    const struct dlt_process *p)
+			    const struct dlt_process *p,
+			    const struct dlt_gpu_calls *calls)
 {
 	char buf[4096];
 	fprintf(out, "pid %" PRIu32 "  ppid %" PRIu32, p->hdr.pid, p->hdr.ppid);
@@ -229,6 +348,7 @@ static void dlt_put_process(FILE *out, const struct dlt_set *s,
 			probes, probes == 1 ? "" : "s");
 	dlt_put_versions(out, p);
 	dlt_put_system(out, p);
+	dlt_put_gpu_calls(out, p, calls);
 	for (size_t i = 0; i < p->nnotes; i++) {
 		fprintf(out, "\n  note      [%s] ",
 			dlt_note_level_name(p->notes[i].level));
@@ -378,8 +498,12 @@ int dlt_cmd_summary(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	struct dlt_set s;
-	dlt_set_read(&s, &j, stderr);
+	struct dlt_sum_gpu sg = {0};
+	const struct dlt_set_hooks hooks = {dlt_sum_begin, dlt_sum_end, &sg};
+	dlt_set_read_hooked(&s, &j, stderr, &hooks);
 	dlt_job_close(&j);
+	if (sg.n > 1)
+		qsort(sg.v, sg.n, sizeof(*sg.v), dlt_sum_calls_cmp);
 	size_t nruns = dlt_set_runs(&s);
 	if (nruns > 1)
 		printf("These traces come from %zu runs (a directory used "
@@ -389,10 +513,14 @@ int dlt_cmd_summary(int argc, char **argv)
 	for (size_t i = 0; i < s.nprocs; i++) {
 		if (i)
 			fputc('\n', stdout);
-		dlt_put_process(stdout, &s, s.procs[i]);
+		dlt_put_process(stdout, &s, s.procs[i],
+				dlt_sum_calls_of(&sg, s.procs[i]));
 	}
 	fputc('\n', stdout);
 	dlt_put_tree(stdout, &s);
+	for (size_t i = 0; i < sg.n; i++)
+		dlt_gpu_calls_free(&sg.v[i].c);
+	free(sg.v);
 	dlt_set_free(&s);
 	return DLT_EXIT_OK;
 }

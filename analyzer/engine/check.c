@@ -152,6 +152,45 @@ static void dlt_versions(struct dlt_check *c, struct dlt_val *o,
 	dlt_engine_versions_loaded(o, g);
 }
 
+/* The whole run's calls per API (gpu.h), raw: nanoseconds and counts for
+ * programs, as every JSON output gives them. */
+static struct dlt_val *dlt_gpu_calls_val(struct dlt_check *c,
+					 const struct dlt_gpu *g)
+{
+	struct dlt_val *arr = dlt_val_array(&c->arena);
+	for (size_t i = 0; i < g->run.napi; i++) {
+		const struct dlt_call_stats *st = &g->run.api[i];
+		const struct dlt_api_desc *a = dlt_api_by_id(st->api);
+		struct dlt_val *o = dlt_arr_object(arr);
+		if (a)
+			dlt_obj_str(o, "api", a->name);
+		else
+			dlt_obj_strf(o, "api", "api#%u", (unsigned)st->api);
+		dlt_obj_uint(o, "calls", st->calls);
+		dlt_obj_uint(o, "errors", st->errors);
+		dlt_obj_uint(o, "aggregated", st->aggregated);
+		dlt_obj_uint(o, "timed", st->timed);
+		dlt_obj_uint(o, "total_ns", st->total_ns);
+		if (st->timed) {
+			dlt_obj_uint(o, "min_ns", st->min_ns);
+			dlt_obj_uint(o, "max_ns", st->max_ns);
+			dlt_obj_uint(o, "median_ns",
+				     dlt_call_stats_quantile(st, 0.5));
+			dlt_obj_uint(o, "p99_ns",
+				     dlt_call_stats_quantile(st, 0.99));
+		} else {
+			dlt_obj_null(o, "min_ns");
+			dlt_obj_null(o, "max_ns");
+			dlt_obj_null(o, "median_ns");
+			dlt_obj_null(o, "p99_ns");
+		}
+		struct dlt_val *h = dlt_obj_array(o, "hist");
+		for (unsigned b = 0; b < DLT_AGG_HIST; b++)
+			dlt_arr_int(h, (int64_t)st->hist[b]);
+	}
+	return arr;
+}
+
 static size_t dlt_add_proc(struct dlt_check *c, const struct dlt_process *p,
 			   const struct dlt_gpu *g)
 {
@@ -181,6 +220,10 @@ static size_t dlt_add_proc(struct dlt_check *c, const struct dlt_process *p,
 	cp->dltrace_ts = p->end.dltrace_sig ? p->end.dltrace_ts : 0;
 	cp->versions = dlt_val_object(&c->arena);
 	dlt_versions(c, cp->versions, g);
+	cp->gpu_calls = dlt_gpu_calls_val(c, g);
+	cp->individual_from_ns = g->run.individual_from;
+	cp->lost_calls = p->hdr.lost_calls;
+	cp->lost_records = p->hdr.lost_records;
 	return c->nprocs++;
 }
 

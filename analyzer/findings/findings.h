@@ -79,6 +79,16 @@ struct dlt_check_proc {
 	 * none), whatever ended it. */
 	uint64_t dltrace_ts;
 	struct dlt_val *versions; /* object: what the libraries reported */
+	/* The whole run's GPU calls per API, AGG rows (format 2.6) and
+	 * individual calls together, most calls first: an array of {api,
+	 * calls, errors, total_ns, min_ns, max_ns, median_ns, p99_ns, hist}
+	 * (engine/check.c); NULL for a process known without its trace. */
+	struct dlt_val *gpu_calls;
+	/* Monotonic ns before which some thread's calls survive only as
+	 * aggregates (gpu.h's individual_from), 0 none. */
+	uint64_t individual_from_ns;
+	/* The header's counts of what the budget had no room for (2.6). */
+	uint32_t lost_calls, lost_records;
 	/* What shaped its environment (rules/envprof.h), for processes with
 	 * a rank; in the check's arena.  NULL for the others. */
 	struct dlt_envprof *env;

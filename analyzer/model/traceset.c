@@ -35,6 +35,12 @@ static int dlt_ref_cmp(const void *a, const void *b)
 
 int dlt_set_read(struct dlt_set *s, struct dlt_job *j, FILE *diag)
 {
+	return dlt_set_read_hooked(s, j, diag, NULL);
+}
+
+int dlt_set_read_hooked(struct dlt_set *s, struct dlt_job *j, FILE *diag,
+			const struct dlt_set_hooks *h)
+{
 	memset(s, 0, sizeof(*s));
 	s->unusable =
 		dlt_xcalloc(j->nerrors ? j->nerrors : 1, sizeof(*s->unusable));
@@ -45,7 +51,13 @@ int dlt_set_read(struct dlt_set *s, struct dlt_job *j, FILE *diag)
 	s->procs = dlt_xcalloc(j->ntraces ? j->ntraces : 1, sizeof(*s->procs));
 	for (size_t i = 0; i < j->ntraces; i++) {
 		struct dlt_trace *t = dlt_job_take(j, i);
-		struct dlt_process *p = dlt_process_read(t);
+		struct dlt_load_hook hook;
+		if (h)
+			hook = h->begin(h->ctx);
+		struct dlt_process *p =
+			dlt_process_read_hooked(t, h ? &hook : NULL);
+		if (h)
+			h->end(h->ctx, p);
 		dlt_trace_close(t);
 		if (diag)
 			for (size_t k = 0; k < p->nproblems; k++)

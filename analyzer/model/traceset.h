@@ -28,6 +28,17 @@ struct dlt_set {
  * least one trace loaded, -1 when none did (then also says so on diag).
  * The set must be freed either way. */
 int dlt_set_read(struct dlt_set *s, struct dlt_job *j, FILE *diag);
+/* What a command reads of each trace in the same pass as its model
+ * (summary: the GPU calls): begin gives the hook the trace's records go
+ * to, end gets the process read from it (which the set keeps). */
+struct dlt_set_hooks {
+	struct dlt_load_hook (*begin)(void *ctx);
+	void (*end)(void *ctx, const struct dlt_process *p);
+	void *ctx;
+};
+/* dlt_set_read with hooks (NULL: none). */
+int dlt_set_read_hooked(struct dlt_set *s, struct dlt_job *j, FILE *diag,
+			const struct dlt_set_hooks *h);
 void dlt_set_free(struct dlt_set *s);
 /* The process whose trace has this id, NULL if none (or id 0).  Copies of
  * one trace share its id: the one that sorts first by start wins. */

@@ -75,6 +75,27 @@ static void dlt_json_proc(struct dlt_json *j, const struct dlt_check_proc *p)
 	dlt_json_kv_bool(j, "killed_by_dltrace", p->killed_by_dltrace);
 	dlt_json_key(j, "versions");
 	dlt_val_json(j, p->versions);
+	dlt_json_key(j, "gpu_calls");
+	if (p->gpu_calls) {
+		dlt_val_json(j, p->gpu_calls);
+	} else {
+		dlt_json_array_begin(j);
+		dlt_json_array_end(j);
+	}
+	/* Monotonic as the trace has it, and since the trace's start (as
+	 * summary says it: "+12.4 s"). */
+	if (p->individual_from_ns) {
+		dlt_json_kv_uint(j, "individual_from_ns",
+				 p->individual_from_ns);
+		dlt_json_kv_int(j, "individual_from_offset_ns",
+				(int64_t)(p->individual_from_ns -
+					  p->start_monotonic_ns));
+	} else {
+		dlt_json_kv_null(j, "individual_from_ns");
+		dlt_json_kv_null(j, "individual_from_offset_ns");
+	}
+	dlt_json_kv_uint(j, "lost_calls", p->lost_calls);
+	dlt_json_kv_uint(j, "lost_records", p->lost_records);
 	dlt_json_key(j, "findings");
 	dlt_json_object_begin(j);
 	for (int s = DLT_SEV_ERROR; s >= DLT_SEV_INFO; s--)

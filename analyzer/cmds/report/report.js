@@ -108,7 +108,7 @@
 			(redacted ? plural(redacted, "value") + " shown as <redacted> (names that look secret)."
 				  : "no value was redacted in this report."))));
 	var nav = el("nav");
-	[["verdict", "Verdict"]].concat(D.diff ? [["changes", "What changed"]] : []).concat([["job", "Processes"], ["hangs", "Hangs"], ["libs", "Libraries"],
+	[["verdict", "Verdict"]].concat(D.diff ? [["changes", "What changed"]] : []).concat([["job", "Processes"], ["gpu", "GPU calls"], ["hangs", "Hangs"], ["libs", "Libraries"],
 	 ["env", "Environment"], ["cudnn", "cuDNN"], ["timeline", "Timeline"]]).forEach(function (s) {
 		nav.appendChild(el("a", {href: "#" + s[0], text: s[1], "data-section": s[0]}));
 	});
@@ -307,6 +307,54 @@
 	}
 	[fFailed, fRank, fHost].forEach(function (c) { c.addEventListener("change", drawTree); });
 	drawTree();
+
+	/* ---- GPU calls: the whole run's per API, as summary says them ---- */
+	/* Durations as analyzer/util/units.c writes them. */
+	function dur(ns) {
+		var us = ns / 1e3, ms = us / 1e3, s = ms / 1e3;
+		if (ns === 0) return "0 \u00b5s";
+		if (ns < 5) return "< 0.01 \u00b5s";
+		if (us < 0.995) return us.toFixed(2) + " \u00b5s";
+		if (us < 9.95) return us.toFixed(1) + " \u00b5s";
+		if (us < 999.5) return us.toFixed(0) + " \u00b5s";
+		if (ms < 9.95) return ms.toFixed(1) + " ms";
+		if (ms < 999.5) return ms.toFixed(0) + " ms";
+		if (s < 59.95) return s.toFixed(1) + " s";
+		if (s < 59.95 * 60) return (s / 60).toFixed(1) + " min";
+		return (s / 3600).toFixed(1) + " h";
+	}
+	function num(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
+	var sg = section("gpu", "GPU calls");
+	var gp = procs.filter(function (p) {
+		return (p.gpu_calls || []).length || p.lost_calls || p.lost_records;
+	});
+	if (!gp.length)
+		sg.appendChild(el("p", {cls: "muted", text: "No traced GPU library call."}));
+	gp.forEach(function (p) {
+		sg.appendChild(el("p", null, el("strong", {text: who(p) + " " + base(p.exe) + (p.host ? " on " + p.host : "")})));
+		var calls = p.gpu_calls || [];
+		if (calls.length) {
+			var t = el("table", {cls: "gpu-calls", "data-pid": String(p.pid)}, el("tr", null,
+				el("th", {text: "API"}), el("th", {text: "calls"}), el("th", {text: "errors"}),
+				el("th", {text: "median"}), el("th", {text: "max"})));
+			calls.forEach(function (c) {
+				var timed = c.median_ns !== null && c.median_ns !== undefined;
+				t.appendChild(el("tr", null, el("td", {cls: "mono", text: c.api}),
+					el("td", {text: num(c.calls)}), el("td", {text: num(c.errors)}),
+					el("td", {text: timed ? dur(c.median_ns) : "-"}),
+					el("td", {text: timed ? dur(c.max_ns) : "-"})));
+			});
+			sg.appendChild(t);
+		}
+		if (p.individual_from_offset_ns !== null && p.individual_from_offset_ns !== undefined)
+			sg.appendChild(el("p", {cls: "muted individual-from", text: "individual calls from +" +
+				dur(Math.max(0, p.individual_from_offset_ns)) + " (earlier ones as per-second aggregates)"}));
+		if (p.lost_calls || p.lost_records)
+			sg.appendChild(el("p", {cls: "sev-warning", text: "not recorded: " +
+				[p.lost_calls ? num(p.lost_calls) + (p.lost_calls === 1 ? " call" : " calls") + " (the ring had no free chunk)" : "",
+				 p.lost_records ? num(p.lost_records) + (p.lost_records === 1 ? " other record" : " other records") + " (the size limit was reached)" : ""]
+				.filter(Boolean).join(", ")}));
+	});
 
 	/* ---- hangs ---- */
 	var sh = section("hangs", "Hangs");
@@ -560,6 +608,9 @@
 			if (e.name === "process_name") names[e.pid] = e.args.name;
 			return;
 		}
+		/* Counters (calls per second of a bounded trace) are Perfetto's
+		 * to draw: the saved JSON keeps them. */
+		if (e.ph === "C") return;
 		var k = e.pid + ":" + e.tid;
 		if (!(k in rowsOf)) { rowsOf[k] = tracks.length; tracks.push({pid: e.pid, tid: e.tid}); }
 		evs.push(e);
