@@ -929,6 +929,62 @@ if [ -x "$GEN" ] && [ -x /usr/bin/time ]; then
 	done
 fi
 
+# ---- 9c. always on: a long run in the default budget (issue 32) ------------
+# LONG_N launches (300 million by default) of the fake runtime, plain and
+# traced with the default DLTRACE_MAX_SIZE (256 MiB), once each: the time
+# per call, the trace's size, what `summary` counts, the program's peak RSS
+# and the bytes of AGG records per call, which give the size a 24-hour job
+# at 5,000 launches a second would reach.
+LONG_N=${LONG_N:-300000000}
+log "== always on: $LONG_N launches in the default budget"
+"$W/bench_hot" launch "$LONG_N" >"$W/long.out"
+read -r lp _ _ <"$W/long.out"
+traced "$W/bench_hot" launch "$LONG_N" >"$W/long.out"
+read -r lt _ _ <"$W/long.out"
+lf=("$W"/t/*[0-9].dltrace)
+lsize=$(stat -c %s "${lf[0]}")
+lcalls=$("$ANALYZE" summary "$W/t" 2>/dev/null |
+	grep -o 'cudaLaunchKernel [0-9,]* calls' | tr -dc 0-9)
+lrss=$("$ANALYZE" summary "$W/t" 2>/dev/null | awk '$1 == "peak" { print $3 $4; exit }')
+# Bytes of AGG records in the trace (its chunks in file order, their
+# records; compact entries are 8 bytes with low bits 1 or 2).
+laggb=$(python3 - "${lf[0]}" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+alloc, data = struct.unpack_from("<QQ", d, 32)
+c, agg = data, 0
+while c + 24 <= alloc:
+    ln, ty = struct.unpack_from("<IH", d, c)
+    if ty != 1 or ln == 0:
+        break
+    p = c + 24
+    while p + 8 <= c + ln:
+        w, = struct.unpack_from("<Q", d, p)
+        if w == 0:
+            break
+        if w & 7:
+            p += 8
+            continue
+        l2, t2 = struct.unpack_from("<IH", d, p)
+        if l2 == 0:
+            break
+        agg += l2 if t2 == 65 else 0
+        p += l2
+    c += ln
+print(agg)
+PY
+)
+lday=$(calc "$laggb / $LONG_N * 432e6 / 1048576")
+row "always on: $LONG_N launches, default budget (ns/call; result: traced − plain)" \
+	"$lp" "$lt" "**$(calc "$lt - $lp")**" "hot-call rows unchanged" "-"
+row "same: trace size (MiB), launches summary counts, program's peak RSS" "-" "-" \
+	"**$(calc "$lsize / 1048576") MiB**, $lcalls, $lrss" "≤ 256 MiB" \
+	"$(yes_no "$lsize <= 268435456 && ${lcalls:-0} == $LONG_N")"
+row "same: AGG bytes per call; a 24-hour job at 5,000 launches/s (MiB of AGG records)" \
+	"-" "-" "$(calc "$laggb / $LONG_N") B, **$lday MiB**" \
+	"within the budget's other quarter (64 MiB) and what it may take from the ring" \
+	"$(yes_no "$lday <= 64")"
+
 END=$(date +%s)
 echo
 echo "dltrace benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $ROUNDS rounds, median (min-max); took $((END - START)) s"

@@ -1486,6 +1486,36 @@ static void test_ring_hang(void)
 			 "%s: ncclAllReduce not in flight", g->path);
 	}
 	tu_traceset_free(&s);
+	/* What a person reads: the whole run's count, and a timeline with
+	 * the last calls one by one after the mark where they begin. */
+	struct tu_proc q;
+	tu_analyze_dir(&q, "summary", NULL, dir);
+	TU_CHECK(tu_contains(q.out, "cudaLaunchKernel 3,000,000 calls, 0 "
+				    "errors"),
+		 "summary does not count the launches:\n%s", q.out);
+	tu_proc_free(&q);
+	tu_analyze_dir(&q, "export", NULL, dir);
+	/* Events are not in time order in the file: each launch slice's
+	 * "ts" against the mark's. */
+	const char *mark = strstr(q.out, "individual calls from here");
+	const char *mts = mark ? strstr(mark, "\"ts\":") : NULL;
+	double mark_ts = mts ? strtod(mts + 5, NULL) : 0;
+	size_t marks = 0, after = 0;
+	for (const char *x = q.out;
+	     (x = strstr(x, "individual calls from here")); x++)
+		marks++;
+	for (const char *x = q.out;
+	     mark && (x = strstr(x, "\"name\":\"cudaLaunchKernel\",")); x++) {
+		const char *ts = strstr(x, "\"ts\":");
+		after += ts && ts - x < 200 && strtod(ts + 5, NULL) >= mark_ts;
+	}
+	TU_CHECK(marks >= 1 && after > 100000 &&
+			 tu_contains(q.out, "cudaLaunchKernel calls/s"),
+		 "export: %zu marks, %zu launches after the first, counters "
+		 "%s",
+		 marks, after,
+		 tu_contains(q.out, "cudaLaunchKernel calls/s") ? "yes" : "no");
+	tu_proc_free(&q);
 	tu_proc_free(&p);
 	tu_rmtree(dir);
 	tu_rmtree(rdv);

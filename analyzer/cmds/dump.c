@@ -436,6 +436,9 @@ static void dlt_dump_agg(struct dlt_dump *d, const struct dlt_rec_agg *r)
 		(double)(int64_t)(r->last_ts - d->start) / 1e9);
 	fprintf(out, " calls=%" PRIu32 " rows=%" PRIu32 "%s", r->calls, r->n,
 		n < r->n ? " (cut)" : "");
+	/* Rows wider than a second: a thread that called seldom. */
+	if (r->span_s > 1)
+		fprintf(out, " span=%" PRIu32 "s", r->span_s);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct dlt_agg_row *w = &r->rows[i];
 		const struct dlt_api_desc *a = dlt_api_by_id(w->api);

@@ -239,10 +239,19 @@ static void dlt_ex_agg(struct dlt_export *x, const struct dlt_rec_agg *r)
 {
 	uint64_t room = (r->h.len - sizeof(*r)) / sizeof(r->rows[0]);
 	uint32_t n = r->n < room ? r->n : (uint32_t)room;
-	for (uint32_t i = 0; i < n; i++)
-		if (r->rows[i].count)
-			dlt_ex_rate_add(x, r->rows[i].api, r->rows[i].interval,
-					r->rows[i].count);
+	/* A row of a wider interval (span_s seconds: a thread that called
+	 * seldom) is spread over its seconds, the remainder on the first. */
+	uint32_t span = r->span_s > 1 && r->span_s <= 4096 ? r->span_s : 1;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct dlt_agg_row *w = &r->rows[i];
+		if (w->count == 0)
+			continue;
+		uint64_t each = w->count / span, rest = w->count % span;
+		for (uint32_t s = 0; s < span; s++)
+			if (each + (s == 0 ? rest : 0))
+				dlt_ex_rate_add(x, w->api, w->interval + s,
+						each + (s == 0 ? rest : 0));
+	}
 }
 
 static int dlt_ex_rate_order(const void *a, const void *b)

@@ -25,6 +25,21 @@ struct dlt_slot_def {
 	uint16_t nv;
 	uint64_t v[DLT_API_DEF_MAX_VALS];
 };
+/* What reading one chunk's records builds, per chunk being read (format
+ * 2.6 reads a thread's ring chunks and its other chunks side by side):
+ * the API_ENTER an open API_CALL stands for (dlt_open_as_enter), the
+ * API_CALL an API_DEF or a compact entry stands for, and the slots the
+ * chunk has defined. */
+struct dlt_lane {
+	uint8_t *enter_buf;
+	size_t enter_cap;
+	uint64_t call_buf[(sizeof(struct dlt_rec_api_call) +
+			   8 * DLT_API_DEF_MAX_VALS) /
+			  8];
+	struct dlt_slot_def *slots;
+	uint32_t chunk_no; /* of the chunk being read, from 1 */
+};
+
 /* Bytes read at once.  The file is read through this window rather than
  * mapped whole: a mapping's pages stay resident once touched, so memory
  * would grow with the trace, and a file cut short by another process would
@@ -78,17 +93,8 @@ struct dlt_trace {
 	size_t ncomps;
 	uint32_t comp_no;
 	uint64_t comp_bytes; /* the companions' sizes, for the string limit */
-	/* An open API_CALL (format 1.2) shown as the API_ENTER it stands
-	 * for (dlt_open_as_enter). */
-	uint8_t *enter_buf;
-	size_t enter_cap;
-	/* Format 2.0: the API_CALL an API_DEF or a compact entry stands for
-	 * is built here; the slots the chunk being read has defined. */
-	uint64_t call_buf[(sizeof(struct dlt_rec_api_call) +
-			   8 * DLT_API_DEF_MAX_VALS) /
-			  8];
-	struct dlt_slot_def *slots;
-	uint32_t chunk_no; /* of the chunk being read, from 1 */
+	/* The records built while reading a chunk in file order. */
+	struct dlt_lane lane;
 	char *problems[DLT_MAX_PROBLEMS];
 	size_t nproblems;
 	size_t dropped_problems;
@@ -101,10 +107,15 @@ struct dlt_trace {
 	 * offset. */
 	struct dlt_chunk_ref {
 		uint64_t off, len;
-		uint32_t seq;
+		uint32_t seq, tid;
+		uint16_t flags; /* the CHUNK record's */
+		uint8_t done;	/* read through, in this walk */
+		int32_t lane;	/* t->lanes, -1 none */
 	} * chunks, *folded;
 	size_t nchunks, capchunks, nfolded, capfolded;
 	int chunks_known;
+	struct dlt_mlane *lanes; /* while a walk reads them */
+	size_t nlanes;
 };
 
 /* Indexed by type: the walk looks up every record's type, so a search
@@ -144,6 +155,7 @@ const char *dlt_rec_type_name(uint16_t type)
  * returned: every consumer sees it as the API_ENTER of the older format,
  * which means exactly that. */
 static const struct dlt_rec_hdr *dlt_open_as_enter(struct dlt_trace *t,
+						   struct dlt_lane *L,
 						   const struct dlt_rec_hdr *r)
 {
 	if (r->type != DLT_REC_API_CALL ||
@@ -153,15 +165,15 @@ static const struct dlt_rec_hdr *dlt_open_as_enter(struct dlt_trace *t,
 	const struct dlt_rec_api_call *c = (const void *)r;
 	if (c->dur != DLT_DUR_OPEN)
 		return r;
-	if (t->enter_cap < r->len) {
-		uint8_t *b = realloc(t->enter_buf, r->len);
+	if (L->enter_cap < r->len) {
+		uint8_t *b = realloc(L->enter_buf, r->len);
 		if (b == NULL)
 			return r;
-		t->enter_buf = b;
-		t->enter_cap = r->len;
+		L->enter_buf = b;
+		L->enter_cap = r->len;
 	}
 	size_t nv = (r->len - sizeof(*c)) / 8;
-	struct dlt_rec_api_enter *e = (void *)t->enter_buf;
+	struct dlt_rec_api_enter *e = (void *)L->enter_buf;
 	e->h = *r;
 	e->h.type = DLT_REC_API_ENTER;
 	e->h.len = (uint32_t)(sizeof(*e) + nv * 8);
@@ -441,8 +453,8 @@ void dlt_trace_close(struct dlt_trace *t)
 	free(t->stab[0].off);
 	free(t->stab[1].off);
 	free(t->sdata);
-	free(t->enter_buf);
-	free(t->slots);
+	free(t->lane.enter_buf);
+	free(t->lane.slots);
 	free(t->chunks);
 	free(t->folded);
 	dlt_drop_window(t);
@@ -620,8 +632,10 @@ static const uint8_t *dlt_bytes(struct dlt_trace *t, uint64_t off, size_t len)
 
 /* Format 2.0: an API_DEF read as the API_CALL it is (the slot left out),
  * and its values kept for the compact entries of its chunk. */
-static const struct dlt_rec_hdr *
-dlt_def_call(struct dlt_trace *t, const struct dlt_rec_hdr *r, uint64_t off)
+static const struct dlt_rec_hdr *dlt_def_call(struct dlt_trace *t,
+					      struct dlt_lane *L,
+					      const struct dlt_rec_hdr *r,
+					      uint64_t off)
 {
 	const struct dlt_rec_api_def *d = (const void *)r;
 	size_t nv = (r->len - sizeof(*d)) / 8;
@@ -632,17 +646,17 @@ dlt_def_call(struct dlt_trace *t, const struct dlt_rec_hdr *r, uint64_t off)
 			   (unsigned long long)off, d->slot, nv);
 		return NULL;
 	}
-	if (t->slots == NULL) {
-		t->slots = calloc(DLT_ENTRY_SLOTS, sizeof(*t->slots));
-		if (t->slots == NULL)
+	if (L->slots == NULL) {
+		L->slots = calloc(DLT_ENTRY_SLOTS, sizeof(*L->slots));
+		if (L->slots == NULL)
 			return NULL;
 	}
-	struct dlt_slot_def *sd = &t->slots[d->slot];
-	sd->chunk = t->chunk_no;
+	struct dlt_slot_def *sd = &L->slots[d->slot];
+	sd->chunk = L->chunk_no;
 	sd->id = r->flags;
 	sd->nv = (uint16_t)nv;
 	memcpy(sd->v, d->v, nv * 8);
-	struct dlt_rec_api_call *c = (void *)t->call_buf;
+	struct dlt_rec_api_call *c = (void *)L->call_buf;
 	c->h = *r;
 	c->h.type = DLT_REC_API_CALL;
 	c->h.len = (uint32_t)(sizeof(*c) + nv * 8);
@@ -655,7 +669,7 @@ dlt_def_call(struct dlt_trace *t, const struct dlt_rec_hdr *r, uint64_t off)
 /* Format 2.0: the API_CALL a compact entry stands for; NULL when its
  * chunk does not define its slot.  *base is the start of the previous
  * API_DEF or entry of the chunk. */
-static const struct dlt_rec_hdr *dlt_entry_call(struct dlt_trace *t,
+static const struct dlt_rec_hdr *dlt_entry_call(struct dlt_lane *L,
 						uint64_t word, uint64_t *base)
 {
 	uint32_t slot = (uint32_t)(word >> DLT_ENTRY_SLOT_SHIFT) &
@@ -667,11 +681,11 @@ static const struct dlt_rec_hdr *dlt_entry_call(struct dlt_trace *t,
 		     (64 - DLT_ENTRY_DT_BITS);
 	uint32_t dur =
 		(uint32_t)(word >> DLT_ENTRY_DUR_SHIFT) & DLT_ENTRY_DUR_OPEN;
-	const struct dlt_slot_def *sd = t->slots ? &t->slots[slot] : NULL;
-	if (sd == NULL || sd->chunk != t->chunk_no)
+	const struct dlt_slot_def *sd = L->slots ? &L->slots[slot] : NULL;
+	if (sd == NULL || sd->chunk != L->chunk_no)
 		return NULL;
 	*base += (uint64_t)dt;
-	struct dlt_rec_api_call *c = (void *)t->call_buf;
+	struct dlt_rec_api_call *c = (void *)L->call_buf;
 	c->h.len = (uint32_t)(sizeof(*c) + sd->nv * 8u);
 	c->h.type = DLT_REC_API_CALL;
 	c->h.flags = sd->id;
@@ -750,13 +764,14 @@ static int dlt_folded(const struct dlt_trace *t, uint64_t off, uint32_t seq)
 }
 
 static void dlt_ref_add(struct dlt_chunk_ref **a, size_t *n, size_t *cap,
-			uint64_t off, uint64_t len, uint32_t seq)
+			uint64_t off, uint64_t len, uint32_t seq, uint32_t tid,
+			uint16_t flags)
 {
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 64;
 		*a = dlt_xrealloc(*a, *cap, sizeof(**a));
 	}
-	(*a)[(*n)++] = (struct dlt_chunk_ref){off, len, seq};
+	(*a)[(*n)++] = (struct dlt_chunk_ref){off, len, seq, tid, flags, 0, -1};
 }
 
 static int dlt_ref_by_seq(const void *a, const void *b)
@@ -775,80 +790,90 @@ static int dlt_ref_by_off(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The records of the chunk at c (clen bytes, its CHUNK header valid) handed
- * to fn, or its STRING records filed (strings_only).  Damage stops the
- * chunk. */
-static int dlt_walk_chunk(struct dlt_trace *t, uint64_t c, uint64_t clen,
-			  int strings_only, dlt_rec_fn fn, void *ctx,
-			  struct dlt_trace_stats *stp)
+/* One chunk read record by record: its bytes at base (the window, or a
+ * copy), from c (its CHUNK record) to cend. */
+struct dlt_ccur {
+	struct dlt_lane *L;
+	const uint8_t *base;
+	uint64_t c, cend, clen, off;
+	uint64_t ebase; /* time of the last API_DEF or entry */
+	int have_base;
+	int strings_only;
+	struct dlt_rec_view v; /* the record next() found */
+};
+
+static void dlt_ccur_open(struct dlt_trace *t, struct dlt_ccur *k,
+			  struct dlt_lane *L, const uint8_t *base, uint64_t c,
+			  uint64_t cend, uint64_t clen, int strings_only)
 {
-	struct dlt_trace_stats st = *stp;
-	int v2 = t->hdr.version_major >= 2;
-	uint64_t cend = c + clen < t->end ? c + clen : t->end;
-	const uint8_t *base = dlt_bytes(t, c, (size_t)(cend - c));
-	if (base == NULL || c + sizeof(struct dlt_rec_chunk) > t->end)
-		return -1;
-	if (cend > t->end)
-		cend = t->end;
 	const struct dlt_rec_chunk *ch = (const void *)base;
-	st.chunks++;
-	st.records++;
-	t->chunk_no++;
-	uint64_t ebase = 0; /* time of the last API_DEF or entry */
-	int have_base = 0;
-	struct dlt_rec_view v = {NULL,	  0,
-				 ch->tid, ch->h.flags & DLT_CHUNK_KIND_MASK,
-				 0,	  t->comp_no};
-	uint64_t off = c + sizeof(*ch);
-	while (off + 8 <= cend) {
-		const uint8_t *rp = base + (off - c);
+	memset(k, 0, sizeof(*k));
+	k->L = L;
+	k->base = base;
+	k->c = c;
+	k->cend = cend;
+	k->clen = clen;
+	k->off = c + sizeof(*ch);
+	k->strings_only = strings_only;
+	k->v.tid = ch->tid;
+	k->v.writer = ch->h.flags & DLT_CHUNK_KIND_MASK;
+	k->v.companion = t->comp_no;
+	L->chunk_no++;
+}
+
+/* The chunk's next record for the callbacks in k->v: 1, or 0 at its end
+ * (or at damage, which stops the chunk).  With strings_only its STRING
+ * records are filed (and AGG records noted) instead, and it returns 0. */
+static int dlt_ccur_next(struct dlt_trace *t, struct dlt_ccur *k,
+			 struct dlt_trace_stats *st)
+{
+	int v2 = t->hdr.version_major >= 2;
+	int strings_only = k->strings_only;
+	uint64_t c = k->c, cend = k->cend;
+	k->v.compact = 0;
+	while (k->off + 8 <= cend) {
+		uint64_t off = k->off;
+		const uint8_t *rp = k->base + (off - c);
 		uint64_t word;
 		memcpy(&word, rp, 8);
 		if (word == 0)
-			break; /* end of what was committed */
+			return 0; /* end of what was committed */
 		uint32_t tag =
 			(uint32_t)word & ((1u << DLT_ENTRY_TAG_BITS) - 1);
 		if (v2 && (tag == DLT_ENTRY_CALL || tag == DLT_ENTRY_SKIP)) {
-			st.records++;
-			const struct dlt_rec_hdr *e = NULL;
-			if (tag == DLT_ENTRY_CALL && !strings_only) {
-				e = have_base ? dlt_entry_call(t, word, &ebase)
-					      : NULL;
-				/* A slot its chunk never defined: the
-				 * word is damage, not an entry. */
-				if (e == NULL) {
-					dlt_damage(t, off,
-						   "compact entry at "
-						   "offset %llu refers to "
-						   "no definition in its "
-						   "chunk; the rest of "
-						   "that chunk is skipped",
-						   (unsigned long long)off);
-					break;
-				}
-				v.rec = dlt_open_as_enter(t, e);
-				v.offset = off;
-				v.compact = 1;
-				int stop = fn(ctx, &v);
-				v.compact = 0;
-				if (stop) {
-					*stp = st;
-					return stop;
-				}
+			st->records++;
+			k->off += 8;
+			if (tag != DLT_ENTRY_CALL || strings_only)
+				continue;
+			const struct dlt_rec_hdr *e =
+				k->have_base
+					? dlt_entry_call(k->L, word, &k->ebase)
+					: NULL;
+			/* A slot its chunk never defined: the word is
+			 * damage, not an entry. */
+			if (e == NULL) {
+				dlt_damage(t, off,
+					   "compact entry at offset %llu "
+					   "refers to no definition in its "
+					   "chunk; the rest of that chunk is "
+					   "skipped",
+					   (unsigned long long)off);
+				k->off = cend;
+				return 0;
 			}
-			off += 8;
-			continue;
+			k->v.rec = dlt_open_as_enter(t, k->L, e);
+			k->v.offset = off;
+			k->v.compact = 1;
+			return 1;
 		}
 		const struct dlt_rec_hdr *r = (const void *)rp;
 		if (off + sizeof(*r) > cend || r->len < sizeof(*r) ||
 		    r->len % 8 != 0 || r->len > cend - off) {
 			if (off + r->len > t->size && cend == t->end &&
-			    r->len <= clen)
+			    r->len <= k->clen)
 				dlt_damage(t, off,
-					   "file is cut inside a "
-					   "record at "
-					   "offset %llu; reading "
-					   "stops there",
+					   "file is cut inside a record at "
+					   "offset %llu; reading stops there",
 					   (unsigned long long)off);
 			else
 				dlt_damage(t, off,
@@ -856,16 +881,18 @@ static int dlt_walk_chunk(struct dlt_trace *t, uint64_t c, uint64_t clen,
 					   "(length %u); the rest of that "
 					   "chunk is skipped",
 					   (unsigned long long)off, r->len);
-			break;
+			k->off = cend;
+			return 0;
 		}
-		st.records++;
+		k->off += r->len;
+		st->records++;
 		uint32_t min = dlt_rec_min_size(r->type);
 		if (min == 0)
-			st.unknown++;
+			st->unknown++;
 		if (min != 0 && r->len < min) {
 			dlt_damage(t, off,
-				   "record at offset %llu is shorter "
-				   "than its type %s needs; skipped",
+				   "record at offset %llu is shorter than its "
+				   "type %s needs; skipped",
 				   (unsigned long long)off,
 				   dlt_rec_type_name(r->type));
 		} else if (r->type == DLT_REC_STRING) {
@@ -874,34 +901,202 @@ static int dlt_walk_chunk(struct dlt_trace *t, uint64_t c, uint64_t clen,
 		} else if (r->type == DLT_REC_AGG && strings_only) {
 			const struct dlt_rec_agg *a = (const void *)r;
 			dlt_ref_add(&t->folded, &t->nfolded, &t->capfolded,
-				    a->chunk_off, 0, a->chunk_seq);
+				    a->chunk_off, 0, a->chunk_seq, 0, 0);
 		} else if (r->type == DLT_REC_API_DEF && v2) {
 			const struct dlt_rec_hdr *d =
-				strings_only ? NULL : dlt_def_call(t, r, off);
-			ebase = r->ts;
-			have_base = 1;
+				strings_only ? NULL
+					     : dlt_def_call(t, k->L, r, off);
+			k->ebase = r->ts;
+			k->have_base = 1;
 			if (d) {
-				v.rec = dlt_open_as_enter(t, d);
-				v.offset = off;
-				int stop = fn(ctx, &v);
-				if (stop) {
-					*stp = st;
-					return stop;
-				}
+				k->v.rec = dlt_open_as_enter(t, k->L, d);
+				k->v.offset = off;
+				return 1;
 			}
 		} else if (!strings_only && r->type != DLT_REC_CHUNK &&
 			   r->type != DLT_REC_API_DEF) {
-			v.rec = dlt_open_as_enter(t, r);
-			v.offset = off;
-			int stop = fn(ctx, &v);
-			if (stop) {
-				*stp = st;
-				return stop;
-			}
+			k->v.rec = dlt_open_as_enter(t, k->L, r);
+			k->v.offset = off;
+			return 1;
 		}
-		off += r->len;
 	}
-	*stp = st;
+	return 0;
+}
+
+/* The records of the chunk at c (clen bytes, its CHUNK header valid) handed
+ * to fn, or its STRING records filed (strings_only).  Damage stops the
+ * chunk.  -1 when the chunk cannot be read, else what fn returned to stop,
+ * or 0. */
+static int dlt_walk_chunk(struct dlt_trace *t, uint64_t c, uint64_t clen,
+			  int strings_only, dlt_rec_fn fn, void *ctx,
+			  struct dlt_trace_stats *st)
+{
+	uint64_t cend = c + clen < t->end ? c + clen : t->end;
+	const uint8_t *base = dlt_bytes(t, c, (size_t)(cend - c));
+	if (base == NULL || c + sizeof(struct dlt_rec_chunk) > t->end)
+		return -1;
+	if (cend > t->end)
+		cend = t->end;
+	st->chunks++;
+	st->records++;
+	struct dlt_ccur k;
+	dlt_ccur_open(t, &k, &t->lane, base, c, cend, clen, strings_only);
+	while (dlt_ccur_next(t, &k, st)) {
+		int stop = fn(ctx, &k.v);
+		if (stop)
+			return stop;
+	}
+	return 0;
+}
+
+/* ---- format 2.6: a thread's ring chunks and its other chunks ----------- */
+
+/* One thread's two streams of chunks (0 its other chunks, 1 its ring
+ * chunks), read side by side, each record taken from the stream whose
+ * next record is earlier (the ring's first on a tie: a call opened in the
+ * ring that returned an error has its complete record in the other stream,
+ * at the same time).  Each stream reads a copy of its chunk. */
+struct dlt_mlane {
+	uint32_t tid;
+	struct dlt_lane L[2];
+	struct dlt_ccur k[2];
+	uint8_t *copy[2];
+	size_t ccap[2];
+	size_t *idx[2]; /* the stream's chunks (t->chunks), seq order */
+	size_t n[2], cap[2], at[2];
+	size_t cur[2]; /* t->chunks of the open chunk, SIZE_MAX none */
+	int head[2];   /* k[s].v holds a record not handed out yet */
+};
+
+static int dlt_lane_by_tid(const void *a, const void *b)
+{
+	uint32_t x = ((const struct dlt_mlane *)a)->tid;
+	uint32_t y = ((const struct dlt_mlane *)b)->tid;
+	return (x > y) - (x < y);
+}
+
+/* The lanes: a thread with ring chunks has one, and each of its chunks
+ * written by the shim (ring or not) is read through it. */
+static void dlt_lanes_make(struct dlt_trace *t)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->nchunks; i++)
+		n += (t->chunks[i].flags & DLT_CHUNK_F_RING) != 0;
+	t->lanes = dlt_xrealloc(NULL, n ? n : 1, sizeof(*t->lanes));
+	t->nlanes = 0;
+	for (size_t i = 0; i < t->nchunks; i++) {
+		const struct dlt_chunk_ref *r = &t->chunks[i];
+		if (!(r->flags & DLT_CHUNK_F_RING))
+			continue;
+		size_t l = 0;
+		while (l < t->nlanes && t->lanes[l].tid != r->tid)
+			l++;
+		if (l == t->nlanes) {
+			memset(&t->lanes[l], 0, sizeof(t->lanes[l]));
+			t->lanes[l].tid = r->tid;
+			t->lanes[l].cur[0] = t->lanes[l].cur[1] = SIZE_MAX;
+			t->nlanes++;
+		}
+	}
+	qsort(t->lanes, t->nlanes, sizeof(*t->lanes), dlt_lane_by_tid);
+	for (size_t i = 0; i < t->nchunks; i++) {
+		struct dlt_chunk_ref *r = &t->chunks[i];
+		r->lane = -1;
+		if ((r->flags & DLT_CHUNK_KIND_MASK) != DLT_WRITER_SHIM)
+			continue;
+		struct dlt_mlane key = {.tid = r->tid};
+		struct dlt_mlane *m =
+			bsearch(&key, t->lanes, t->nlanes, sizeof(*t->lanes),
+				dlt_lane_by_tid);
+		if (m == NULL)
+			continue;
+		int s = (r->flags & DLT_CHUNK_F_RING) != 0;
+		r->lane = (int32_t)(m - t->lanes);
+		if (m->n[s] == m->cap[s]) {
+			m->cap[s] = m->cap[s] ? m->cap[s] * 2 : 16;
+			m->idx[s] = dlt_xrealloc(m->idx[s], m->cap[s],
+						 sizeof(*m->idx[s]));
+		}
+		m->idx[s][m->n[s]++] = i;
+	}
+}
+
+static void dlt_lanes_free(struct dlt_trace *t)
+{
+	for (size_t l = 0; l < t->nlanes; l++)
+		for (int s = 0; s < 2; s++) {
+			free(t->lanes[l].idx[s]);
+			free(t->lanes[l].copy[s]);
+			free(t->lanes[l].L[s].enter_buf);
+			free(t->lanes[l].L[s].slots);
+		}
+	free(t->lanes);
+	t->lanes = NULL;
+	t->nlanes = 0;
+}
+
+/* Stream s of m holds a record in k[s].v, opening its next chunks as
+ * needed (those summed up are left out); 0 when it has none left. */
+static int dlt_lane_fill(struct dlt_trace *t, struct dlt_mlane *m, int s,
+			 struct dlt_trace_stats *st)
+{
+	while (!m->head[s]) {
+		if (m->cur[s] != SIZE_MAX && dlt_ccur_next(t, &m->k[s], st)) {
+			m->head[s] = 1;
+			break;
+		}
+		if (m->cur[s] != SIZE_MAX)
+			t->chunks[m->cur[s]].done = 1;
+		m->cur[s] = SIZE_MAX;
+		if (m->at[s] == m->n[s])
+			return 0;
+		size_t i = m->idx[s][m->at[s]++];
+		struct dlt_chunk_ref *r = &t->chunks[i];
+		if (r->done || dlt_folded(t, r->off, r->seq)) {
+			r->done = 1;
+			continue;
+		}
+		uint64_t cend =
+			r->off + r->len < t->end ? r->off + r->len : t->end;
+		const uint8_t *b =
+			dlt_bytes(t, r->off, (size_t)(cend - r->off));
+		if (b == NULL ||
+		    r->off + sizeof(struct dlt_rec_chunk) > t->end) {
+			r->done = 1;
+			continue;
+		}
+		size_t len = (size_t)(cend - r->off);
+		if (m->ccap[s] < len) {
+			m->copy[s] = dlt_xrealloc(m->copy[s], len, 1);
+			m->ccap[s] = len;
+		}
+		memcpy(m->copy[s], b, len);
+		st->chunks++;
+		st->records++;
+		dlt_ccur_open(t, &m->k[s], &m->L[s], m->copy[s], r->off, cend,
+			      r->len, 0);
+		m->cur[s] = i;
+	}
+	return 1;
+}
+
+/* Hands out m's records in time order until the chunk at t->chunks[i] is
+ * read through; what fn returned to stop, or 0. */
+static int dlt_lane_until(struct dlt_trace *t, struct dlt_mlane *m, size_t i,
+			  dlt_rec_fn fn, void *ctx, struct dlt_trace_stats *st)
+{
+	while (!t->chunks[i].done) {
+		int h0 = dlt_lane_fill(t, m, 0, st);
+		int h1 = dlt_lane_fill(t, m, 1, st);
+		if (!h0 && !h1)
+			break;
+		int s = !h0 || (h1 && m->k[1].v.rec->ts <= m->k[0].v.rec->ts);
+		m->head[s] = 0;
+		int stop = fn(ctx, &m->k[s].v);
+		if (stop)
+			return stop;
+	}
+	t->chunks[i].done = 1;
 	return 0;
 }
 
@@ -920,17 +1115,27 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 	int ring = v2 && (t->hdr.features & DLT_FEAT_RING);
 	uint32_t last_seq = UINT32_MAX;
 	uint64_t last_ts = t->hdr.start_monotonic_ns;
-	t->chunk_no = 0;
+	t->lane.chunk_no = 0;
 	if (ring && !strings_only && t->chunks_known) {
-		for (size_t i = 0; i < t->nchunks; i++) {
-			const struct dlt_chunk_ref *r = &t->chunks[i];
-			if (dlt_folded(t, r->off, r->seq))
+		for (size_t i = 0; i < t->nchunks; i++)
+			t->chunks[i].done = 0;
+		dlt_lanes_make(t);
+		int stop = 0;
+		for (size_t i = 0; i < t->nchunks && stop <= 0; i++) {
+			struct dlt_chunk_ref *r = &t->chunks[i];
+			if (r->done || dlt_folded(t, r->off, r->seq))
 				continue;
-			int stop = dlt_walk_chunk(t, r->off, r->len, 0, fn, ctx,
-						  &st);
-			if (stop > 0)
-				return stop;
+			if (r->lane >= 0)
+				stop = dlt_lane_until(t, &t->lanes[r->lane], i,
+						      fn, ctx, &st);
+			else
+				stop = dlt_walk_chunk(t, r->off, r->len, 0, fn,
+						      ctx, &st);
+			r->done = 1;
 		}
+		dlt_lanes_free(t);
+		if (stop > 0)
+			return stop;
 		t->stats = st;
 		return 0;
 	}
@@ -941,6 +1146,8 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 	uint64_t c = t->hdr.data_offset;
 	while (c + sizeof(struct dlt_rec_chunk) <= t->end) {
 		uint64_t clen = t->chunk_size;
+		uint32_t ctid = 0;
+		uint16_t cflags = 0;
 		if (v2) {
 			const uint8_t *hb =
 				dlt_bytes(t, c, sizeof(struct dlt_rec_chunk));
@@ -985,6 +1192,8 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 			clen = ch->h.len;
 			last_seq = ch->seq;
 			last_ts = ch->h.ts;
+			ctid = ch->tid;
+			cflags = ch->h.flags;
 		}
 		if (!v2) {
 			const uint8_t *hb =
@@ -1010,7 +1219,7 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 		}
 		if (ring && strings_only)
 			dlt_ref_add(&t->chunks, &t->nchunks, &t->capchunks, c,
-				    clen, last_seq);
+				    clen, last_seq, ctid, cflags);
 		int stop =
 			dlt_walk_chunk(t, c, clen, strings_only, fn, ctx, &st);
 		if (stop < 0)
