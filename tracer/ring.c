@@ -57,14 +57,6 @@ static struct dlt_fold *dlt_fold_get(struct dlt_tls *t)
 	return t->fold;
 }
 
-static uint32_t dlt_agg_bucket(uint64_t ns)
-{
-	if (ns < 128)
-		return 0;
-	uint32_t b = 63u - (uint32_t)__builtin_clzll(ns) - 6u;
-	return b < DLT_AGG_HIST ? b : DLT_AGG_HIST - 1;
-}
-
 static void dlt_row_add(struct dlt_agg_row *a, const struct dlt_agg_row *b)
 {
 	if (a->count == 0 || b->min_ns < a->min_ns)
@@ -148,12 +140,6 @@ static void dlt_fold_call(struct dlt_fold *f, uint64_t start_ns, uint16_t api,
 		g->first_ts = ts;
 	if (ts > g->last_ts)
 		g->last_ts = ts;
-}
-
-static uint64_t dlt_dur_ns(uint32_t d)
-{
-	return (d & DLT_DUR_US_FLAG) ? (uint64_t)(d & ~DLT_DUR_US_FLAG) * 1000
-				     : d;
 }
 
 static uint64_t dlt_fold_key(uint16_t api, const uint64_t *v, uint32_t nv)

@@ -201,14 +201,6 @@ static void dlt_gpu_on_error(struct dlt_gpu *g,
 #define DLT_GPU_STATS_MAX 1024
 #define DLT_GPU_AGG_THREADS_MAX 4096
 
-unsigned dlt_agg_bucket(uint64_t ns)
-{
-	if (ns < 128)
-		return 0;
-	unsigned log2 = 63u - (unsigned)__builtin_clzll(ns);
-	return log2 - 6 < DLT_AGG_HIST - 1 ? log2 - 6 : DLT_AGG_HIST - 1;
-}
-
 uint64_t dlt_hist_quantile(const uint64_t hist[DLT_AGG_HIST], double q,
 			   uint64_t min_ns, uint64_t max_ns)
 {

@@ -156,9 +156,6 @@ void dlt_gpu_free(struct dlt_gpu *g);
 struct dlt_process *dlt_process_read_gpu(struct dlt_trace *t,
 					 struct dlt_gpu *g);
 
-/* The histogram bucket (DLT_AGG_HIST) of a call of ns nanoseconds: 0
- * under 128 ns, i for [2^(i+6), 2^(i+7)), the last from 2^29 ns. */
-unsigned dlt_agg_bucket(uint64_t ns);
 /* The q-quantile (0 < q <= 1: 0.5 the median) of the n calls in hist's
  * DLT_AGG_HIST buckets, estimated by geometric interpolation inside the
  * bucket it falls in (durations spread evenly on a log scale there), the

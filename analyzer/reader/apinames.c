@@ -180,15 +180,6 @@ const char *dlt_family_slot_name(int family, size_t i)
 	return NULL;
 }
 
-uint64_t dlt_dur_ns(uint32_t dur)
-{
-	if (dur == 0xffffffffu)
-		return UINT64_MAX;
-	if (dur & DLT_DUR_US_FLAG)
-		return (uint64_t)(dur & ~DLT_DUR_US_FLAG) * 1000u;
-	return dur;
-}
-
 int dlt_label_is_handle(const char *label)
 {
 	static const char *const names[] = {"ptr",     "func",	 "comm",

@@ -57,7 +57,5 @@ const char *dlt_api_check_roles(char *buf, size_t cap);
 const char *dlt_family_slot_name(int family, size_t i);
 /* Values that are addresses or hashes (shown in hex). */
 int dlt_label_is_handle(const char *label);
-/* Decodes API_CALL.dur into nanoseconds. */
-uint64_t dlt_dur_ns(uint32_t dur);
 
 #endif

@@ -445,6 +445,16 @@ struct dlt_rec_mark {
 /* Format 1.2: API_CALL.dur of a call that has not returned (see below). */
 #define DLT_DUR_OPEN 0xffffffffu
 
+/* An API_CALL.dur in nanoseconds; UINT64_MAX for DLT_DUR_OPEN. */
+static inline uint64_t dlt_dur_ns(uint32_t dur)
+{
+	if (dur == DLT_DUR_OPEN)
+		return UINT64_MAX;
+	if (dur & DLT_DUR_US_FLAG)
+		return (uint64_t)(dur & ~DLT_DUR_US_FLAG) * 1000u;
+	return dur;
+}
+
 /* A wrapped call returned.  flags = API id; the values are those named by
  * the API's values in apis.def.  With one value the record is 32 bytes.
  *
@@ -883,11 +893,20 @@ struct dlt_rec_rank {
 /* The most rows one AGG has. */
 #define DLT_AGG_MAX_ROWS 32
 
+/* The bucket of a duration of ns nanoseconds (above). */
+static inline uint32_t dlt_agg_bucket(uint64_t ns)
+{
+	if (ns < 128)
+		return 0;
+	uint32_t log2 = 63u - (uint32_t)__builtin_clzll(ns);
+	return log2 - 6 < DLT_AGG_HIST - 1 ? log2 - 6 : DLT_AGG_HIST - 1;
+}
+
 /* The calls of one API with one key (its communicator, else its stream,
  * else 0) in one interval, of the chunk an AGG sums up.  Durations in
  * nanoseconds; an open call (never returned) is not counted. */
 struct dlt_agg_row {
-	uint16_t api;	   /* API id (apis.def) */
+	uint16_t api; /* API id (apis.def) */
 	uint16_t pad;
 	uint32_t interval; /* first second of the row's interval, a multiple
 			      of the AGG's span_s */
