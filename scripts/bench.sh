@@ -641,40 +641,12 @@ else
 fi
 
 # ---- 7b. Python stacks ----------------------------------------------------------
-# tests/bench/py_wd_cost.py: 64 threads waiting 13 Python frames deep under
-# the watchdog, with and without DLTRACE_PYSTACK=0, alternately.  The
-# watchdog thread's CPU in the first 7 s (the first report: a STALL, STACK
-# and PYSTACK per thread), its steady state, and from the trace the wall
-# time from that report's STALLs to its last record.
-PYBENCH=$ROOT/tests/bench/py_wd_cost.py
-if [ -x /usr/bin/python3 ]; then
-	declare -A pyc pys pyw
-	for r in $(seq "$ROUNDS"); do
-		for pv in 1 0; do
-			d=$W/pystack-$pv-$r
-			out=$(DLTRACE_WATCHDOG=1 DLTRACE_PYSTACK=$pv "$DLTRACE" -o "$d" -- \
-				/usr/bin/python3 "$PYBENCH" 64 8 2>/dev/null | head -1)
-			log "PYSTACK=$pv: $out"
-			pyc[$pv]+="$(printf '%s\n' "$out" | awk '{print $3}') "
-			pys[$pv]+="$(printf '%s\n' "$out" | sed -n 's/.*, \([0-9.]*\) ms\/s after.*/\1/p') "
-			pyw[$pv]+="$("$ANALYZE" dump "$d" | awk '$5 == "STALL" || $5 == "STACK" || $5 == "PYSTACK" {
-				t = substr($4, 2) + 0; if (!f) f = t; if (t > f + 0.9) next; l = t }
-				END { printf "%.1f", (l - f) * 1e3 }') "
-			rm -rf "$d"
-		done
-	done
-	m=$(med ${pyw[1]})
-	row "Python stacks: first report of 65 threads waiting 13 frames deep, STALLs to last record (ms, wall)" \
-		"$(med ${pyw[0]}) ($(rng ${pyw[0]})) without" "$m ($(rng ${pyw[1]}))" \
-		"watchdog CPU in the first 7 s: $(med ${pyc[1]}) ms ($(med ${pyc[0]}) without)" \
-		"< 50 ms" "$(yes_no "$m < 50")"
-	m=$(med ${pys[1]})
-	row "Python stacks: watchdog steady state, 64 Python threads (ms CPU/s)" \
-		"$(med ${pys[0]}) without" "$m ($(rng ${pys[1]}))" "-" "≤ 10 ms/s (1% of a core)" \
-		"$(yes_no "$m <= 10")"
-else
-	row "Python stacks" "-" "-" "not run: no /usr/bin/python3" "< 50 ms" "-"
-fi
+# A Python program's watchdog thread was measured here, inside the process,
+# which left it in issue 27 (section 7 measures the watcher outside, with
+# 64 threads; its Python stacks are read there).  Kept as a row so that the
+# table says why it is gone.
+row "Python stacks: the in-process watchdog's cost" "-" "-" \
+	"not run: no such thread since issue 27 (section 7: the watcher)" "-" "-"
 
 # ---- 8. analyzer -------------------------------------------------------------
 # The traces are written to $W: room for 1.25 times ANA_MB is needed.

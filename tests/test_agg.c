@@ -382,6 +382,71 @@ static void test_hang_sequence(void)
 	ta_free(&tr);
 }
 
+/* Another thread's ring chunk summed up into a chunk handed out before
+ * the one with the communicator's init (read first: chunks in seq order):
+ * the init keeps the sums of calls made after it. */
+static void test_hang_agg_first(void)
+{
+	struct ta_trace tr;
+	memset(&tr, 0, sizeof(tr));
+	tr.dir = tu_tmpdir("agg-first");
+	TU_CHECK_FATAL(tr.dir != NULL, "no scratch directory");
+	tr.start = dlt_now_ns();
+	struct dlt_open_params p = {.dir = tr.dir,
+				    .host = "agg-host",
+				    .rank = 0,
+				    .pid = (pid_t)TA_PID,
+				    .ppid = 1,
+				    .parent_kind = DLT_PARENT_NONE,
+				    .features = DLT_FEAT_PRELOAD,
+				    .start_monotonic_ns = tr.start,
+				    .start_realtime_ns =
+					    1700000000000000000ull};
+	TU_CHECK_FATAL(dlt_writer_create(&ta_w, &p) == 0, "no writer");
+	struct dlt_tls early, t;
+	memset(&early, 0, sizeof(early));
+	memset(&t, 0, sizeof(t));
+	uint64_t s = tr.start;
+	uint16_t reduce = ta_api("ncclAllReduce");
+	uint64_t lv[1] = {0x7f0000001000ull};
+	/* The early chunk: one launch at +0.1 s, then (at +9 s) the sum. */
+	ta_call(&early, ta_api("cudaLaunchKernel"), s + TA_SEC / 10, 4000, lv,
+		1);
+	uint64_t iv[4];
+	iv[DLT_V_ncclCommInitRank_nranks] = 1;
+	iv[DLT_V_ncclCommInitRank_rank] = 0;
+	iv[DLT_V_ncclCommInitRank_id_hash] = 0x1234;
+	iv[DLT_V_ncclCommInitRank_comm] = TA_COMM;
+	ta_call(&t, ta_api("ncclCommInitRank"), s + TA_SEC / 2,
+		DLT_DUR_US_FLAG | 5000, iv, 4);
+	struct dlt_agg_row row;
+	ta_row(&row, reduce, 1, TA_COMM, 700, 1000000, 900000, 2000000);
+	ta_agg(&early, t.tid, 9, s + TA_SEC, s + 8 * TA_SEC, &row, 1);
+	uint64_t rv[5];
+	rv[DLT_V_ncclAllReduce_count] = 1024;
+	rv[DLT_V_ncclAllReduce_type] = 7;
+	rv[DLT_V_ncclAllReduce_op] = 0;
+	rv[DLT_V_ncclAllReduce_comm] = TA_COMM;
+	rv[DLT_V_ncclAllReduce_stream] = TA_STREAM;
+	ta_call(&t, reduce, s + 9 * TA_SEC, DLT_DUR_US_FLAG | 1000, rv, 5);
+	snprintf(tr.path, sizeof(tr.path), "%s", ta_w.path);
+	dlt_writer_cut_tls(&ta_w, &early, 0);
+	dlt_writer_close(&ta_w, &t);
+	char err[512];
+	struct dlt_trace *tt = dlt_trace_open(tr.path, err, sizeof(err));
+	TU_CHECK_FATAL(tt != NULL, "%s: %s", tr.path, err);
+	struct dlt_hang_proc hp;
+	memset(&hp, 0, sizeof(hp));
+	dlt_hang_read(tt, &hp);
+	const struct dlt_hang_comm *c = dlt_hang_comm_of(&hp, TA_COMM);
+	TU_CHECK(c != NULL && c->done == 701 && c->id == 0x1234,
+		 "communicator: %s, %u collectives done (701 made)",
+		 c ? "known" : "unknown", c ? c->done : 0);
+	dlt_hang_proc_free(&hp);
+	dlt_trace_close(tt);
+	ta_free(&tr);
+}
+
 static void test_summary(void)
 {
 	struct ta_trace tr;
@@ -590,6 +655,8 @@ static const struct tu_test helper_tests[] = {
 static const struct tu_test consumer_tests[] = {
 	{"GPU counts add AGG rows to individual calls", test_gpu_counts},
 	{"a collective's number counts aggregated ones", test_hang_sequence},
+	{"an init read after the sum of its calls keeps it",
+	 test_hang_agg_first},
 	{"summary: the GPU calls block", test_summary},
 	{"check --json: gpu_calls and the lost counts", test_check_json},
 	{"export: calls/s counters and the marker", test_export},

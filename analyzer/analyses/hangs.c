@@ -371,7 +371,7 @@ static struct dlt_hang_comm *dlt_hp_comm_slot(struct dlt_hang_proc *hp,
 /* A returned call: a communicator made (its handle joins its id), or one
  * more collective of one. */
 static void dlt_hp_coll(struct dlt_hang_proc *hp, uint16_t api,
-			const uint64_t *v, size_t nv, int32_t ret)
+			const uint64_t *v, size_t nv, int32_t ret, uint64_t ts)
 {
 	const struct dlt_api_desc *a = dlt_api_by_id(api);
 	uint64_t comm, id, rank, nranks;
@@ -383,8 +383,14 @@ static void dlt_hp_coll(struct dlt_hang_proc *hp, uint16_t api,
 	    dlt_role_val(a, DLT_RV_COMM_INIT_nranks, v, nv, &nranks)) {
 		struct dlt_hang_comm *c = dlt_hp_comm_slot(hp, comm);
 		if (c) {
-			/* A handle freed and made again is a new one. */
+			/* A handle freed and made again is a new one; sums of
+			 * calls made after this init (read before it) stay. */
+			uint32_t after =
+				c->agg_first_ts >= ts ? c->agg_done : 0;
+			uint64_t first = after ? c->agg_first_ts : 0;
 			memset(c, 0, sizeof(*c));
+			c->done = c->agg_done = after;
+			c->agg_first_ts = first;
 			c->handle = comm;
 			c->id = id;
 			c->rank = (int32_t)rank;
@@ -415,8 +421,12 @@ static void dlt_hp_agg(struct dlt_hang_proc *hp, const struct dlt_rec_agg *r)
 		      (DLT_ROLE_COLLECTIVE | DLT_ROLE_P2P)))
 			continue;
 		struct dlt_hang_comm *c = dlt_hp_comm_slot(hp, row->key);
-		if (c)
-			c->done += row->count;
+		if (c == NULL)
+			continue;
+		c->done += row->count;
+		c->agg_done += row->count;
+		if (c->agg_first_ts == 0 || r->first_ts < c->agg_first_ts)
+			c->agg_first_ts = r->first_ts;
 	}
 }
 
@@ -615,7 +625,7 @@ static int dlt_hang_rec(void *ctx, const struct dlt_rec_view *v)
 		dlt_hp_comm(hp, h->flags, r->v, (h->len - sizeof(*r)) / 8, true,
 			    r->ret, h->ts);
 		dlt_hp_coll(hp, h->flags, r->v, (h->len - sizeof(*r)) / 8,
-			    r->ret);
+			    r->ret, h->ts);
 		hp->last_api = h->flags;
 		hp->last_api_ts = h->ts;
 		hp->last_api_tid = v->tid;

@@ -81,6 +81,12 @@ struct dlt_hang_comm {
 	int32_t rank, nranks;
 	uint32_t done; /* collectives and sends/receives that returned */
 	struct dlt_hang_coll last;
+	/* Of done, those from AGG rows (format 2.6), and the earliest call
+	 * they sum up: a thread's AGG can be read before another thread's
+	 * init of the communicator (chunks in seq order), and the init must
+	 * not forget the calls made after it. */
+	uint32_t agg_done;
+	uint64_t agg_first_ts;
 };
 
 struct dlt_hang_obj {
