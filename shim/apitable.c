@@ -24,16 +24,23 @@ const struct dlt_api_info dlt_apis[DLT_API_N] = {
 struct dlt_api_slot dlt_slots[DLT_API_N];
 
 /* Each function's recorded values as apis.def spells them, for the key of
- * its AGG rows (format 2.6). */
+ * its AGG rows (format 2.6).  The text in the table, not pointers to it: a
+ * pointer is a relocation, and the page of relocations one more page fault
+ * at every process's start. */
+#define DLT_VALUES_MAX 48
 static const struct {
 	uint16_t id;
-	const char *values;
+	char values[DLT_VALUES_MAX];
 } dlt_api_values[DLT_API_N] = {
 #define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
 	[DLT_IDX_##name] = {id, #values},
 #include "dltrace/apis.def"
 #undef DLT_API
 };
+#define DLT_API(id, fam, name, params, args, flags, roles, values, pre, post) \
+	_Static_assert(sizeof(#values) <= DLT_VALUES_MAX, #name "'s values");
+#include "dltrace/apis.def"
+#undef DLT_API
 
 #define DLT_API_ID_MAX 256
 /* By API id: 1 + the key's index, 0 none; made on the first ring chunk

@@ -40,7 +40,8 @@ struct dlt_fold {
 		uint16_t pad;
 		uint64_t key;
 	} slot[DLT_ENTRY_SLOTS];
-	uint32_t last; /* the row the previous call went to */
+	uint32_t last;	 /* the row the previous call went to */
+	uint64_t lo, hi; /* its interval, in the trace's clock */
 	struct dlt_rec_agg agg;
 	struct dlt_agg_row rows[DLT_AGG_MAX_ROWS];
 };
@@ -91,50 +92,61 @@ static void dlt_fold_widen(struct dlt_fold *f)
 	}
 	g->n = n;
 	f->last = 0;
+	f->hi = 0;
 }
 
-/* One call returned: counted in its row. */
-static void dlt_fold_call(struct dlt_fold *f, uint64_t start_ns, uint16_t api,
-			  uint64_t key, uint64_t ts, uint64_t dur, int32_t ret)
+/* The row of api and key for a call at ts, made (empty) if new; its
+ * interval's bounds cached in f for the calls that follow. */
+static struct dlt_agg_row *dlt_fold_row(struct dlt_fold *f, uint64_t start_ns,
+					uint16_t api, uint64_t key, uint64_t ts)
 {
 	struct dlt_rec_agg *g = &f->agg;
 	uint64_t s = ts > start_ns ? (ts - start_ns) / DLT_AGG_INTERVAL_NS : 0;
 	uint32_t sec = s < UINT32_MAX ? (uint32_t)s : UINT32_MAX;
-	struct dlt_agg_row one = {0};
-	one.api = api;
-	one.key = key;
-	one.count = 1;
-	one.errors = ret != 0;
-	one.total_ns = dur;
-	one.min_ns = one.max_ns = dur;
-	one.hist[dlt_agg_bucket(dur)] = 1;
 	for (;;) {
-		one.interval = sec - sec % g->span_s;
-		/* Calls come in runs of one API: the previous row first. */
-		struct dlt_agg_row *r = g->n ? &f->rows[f->last] : NULL;
-		if (r == NULL || r->api != api || r->key != key ||
-		    r->interval != one.interval) {
-			r = NULL;
-			for (uint32_t i = 0; i < g->n && r == NULL; i++) {
-				struct dlt_agg_row *x = &f->rows[i];
-				if (x->api == api && x->key == key &&
-				    x->interval == one.interval) {
-					r = x;
-					f->last = i;
-				}
-			}
+		uint32_t iv = sec - sec % g->span_s;
+		uint32_t i = 0;
+		while (i < g->n &&
+		       !(f->rows[i].api == api && f->rows[i].key == key &&
+			 f->rows[i].interval == iv))
+			i++;
+		if (i == g->n && g->n == DLT_AGG_MAX_ROWS) {
+			dlt_fold_widen(f);
+			continue;
 		}
-		if (r) {
-			dlt_row_add(r, &one);
-			break;
+		if (i == g->n) {
+			memset(&f->rows[i], 0, sizeof(f->rows[i]));
+			f->rows[i].api = api;
+			f->rows[i].key = key;
+			f->rows[i].interval = iv;
+			g->n++;
 		}
-		if (g->n < DLT_AGG_MAX_ROWS) {
-			f->last = g->n;
-			f->rows[g->n++] = one;
-			break;
-		}
-		dlt_fold_widen(f);
+		f->last = i;
+		f->lo = start_ns + (uint64_t)iv * DLT_AGG_INTERVAL_NS;
+		f->hi = f->lo + (uint64_t)g->span_s * DLT_AGG_INTERVAL_NS;
+		return &f->rows[i];
 	}
+}
+
+/* One call returned: counted in its row.  Per call of the chunk, so
+ * without a division or a copy: calls come in runs of one API in one
+ * second, and the previous call's row is tried first. */
+static void dlt_fold_call(struct dlt_fold *f, uint64_t start_ns, uint16_t api,
+			  uint64_t key, uint64_t ts, uint64_t dur, int32_t ret)
+{
+	struct dlt_rec_agg *g = &f->agg;
+	struct dlt_agg_row *r = g->n ? &f->rows[f->last] : NULL;
+	if (r == NULL || r->api != api || r->key != key || ts < f->lo ||
+	    ts >= f->hi)
+		r = dlt_fold_row(f, start_ns, api, key, ts);
+	r->count++;
+	r->errors += ret != 0;
+	r->total_ns += dur;
+	if (r->count == 1 || dur < r->min_ns)
+		r->min_ns = dur;
+	if (dur > r->max_ns)
+		r->max_ns = dur;
+	r->hist[dlt_agg_bucket(dur)]++;
 	g->calls++;
 	if (g->first_ts == 0 || ts < g->first_ts)
 		g->first_ts = ts;
@@ -161,6 +173,7 @@ static void dlt_fold_chunk(struct dlt_writer *w, struct dlt_fold *f,
 	f->agg.tid = c->tid;
 	f->agg.span_s = 1;
 	f->last = 0;
+	f->hi = 0;
 	if (++f->gen == 0)
 		f->gen = 1;
 	const uint8_t *p = (const uint8_t *)(c + 1);
@@ -223,6 +236,17 @@ static void dlt_fold_chunk(struct dlt_writer *w, struct dlt_fold *f,
 		}
 		p += h->len;
 	}
+}
+
+/* The pages of a chunk given back (MADV_DONTNEED) made present and
+ * writable in one system call: summing it up, zeroing it and filling it
+ * again would otherwise take two faults a page (a read, then a write).
+ * Kernels before 5.14 refuse it; the faults then happen. */
+static void dlt_ring_populate(struct dlt_rec_chunk *c, uint32_t clen)
+{
+	uintptr_t a = (uintptr_t)c & ~(uintptr_t)4095;
+	uintptr_t b = ((uintptr_t)c + clen + 4095) & ~(uintptr_t)4095;
+	(void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
 }
 
 /* ---- the queue of ring chunks given back (under w->lock) ------------- */
@@ -322,6 +346,7 @@ uint8_t *dlt_ring_reuse(struct dlt_writer *w, struct dlt_tls *t, uint64_t off)
 		(struct dlt_rec_chunk *)((uint8_t *)w->hdr + off);
 	uint32_t clen = c->h.len;
 	struct dlt_fold *f = dlt_fold_get(t);
+	dlt_ring_populate(c, clen);
 	if (f == NULL) {
 		dlt_spin_lock(&w->lock);
 		(void)dlt_ring_push(w, off);
@@ -372,6 +397,7 @@ uint8_t *dlt_ring_steal(struct dlt_writer *w, struct dlt_tls *t, uint64_t off)
 		(struct dlt_rec_chunk *)((uint8_t *)w->hdr + off);
 	uint32_t clen = c->h.len;
 	struct dlt_fold *f = dlt_fold_get(t);
+	dlt_ring_populate(c, clen);
 	if (f)
 		dlt_fold_chunk(w, f, c);
 	/* The chunk's sums go into the chunk itself, its first record: a
