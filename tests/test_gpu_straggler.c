@@ -662,6 +662,7 @@ static void synth_rank(struct dlt_hang_proc *hp, int rank, int world)
 static void set_py(struct dlt_hang_proc *hp, const char *frame)
 {
 	struct dlt_hang_stall *st = &hp->stalls[hp->nstalls - 1];
+	free(st->py); /* set again by a later check */
 	st->py = calloc(1, sizeof(*st->py));
 	st->py->tid = st->tid;
 	st->py->n = st->py->depth = 1;

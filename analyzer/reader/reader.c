@@ -1228,12 +1228,13 @@ static int dlt_walk(struct dlt_trace *t, int strings_only, dlt_rec_fn fn,
 			return stop;
 		c += clen;
 	}
-	if (ring && strings_only) {
+	/* qsort of no array: an empty list is NULL. */
+	if (ring && strings_only && t->nchunks)
 		qsort(t->chunks, t->nchunks, sizeof(*t->chunks),
 		      dlt_ref_by_seq);
+	if (ring && strings_only && t->nfolded)
 		qsort(t->folded, t->nfolded, sizeof(*t->folded),
 		      dlt_ref_by_off);
-	}
 	t->stats = st;
 	return 0;
 }
