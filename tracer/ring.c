@@ -42,9 +42,16 @@ struct dlt_fold {
 	} slot[DLT_ENTRY_SLOTS];
 	uint32_t last;	 /* the row the previous call went to */
 	uint64_t lo, hi; /* its interval, in the trace's clock */
-	struct dlt_rec_agg agg;
-	struct dlt_agg_row rows[DLT_AGG_MAX_ROWS];
+	/* The AGG being made, rows included, as it is written. */
+	uint64_t agg[(sizeof(struct dlt_rec_agg) +
+		      DLT_AGG_MAX_ROWS * sizeof(struct dlt_agg_row)) /
+		     8];
 };
+
+static struct dlt_rec_agg *dlt_fold_agg(struct dlt_fold *f)
+{
+	return (struct dlt_rec_agg *)(void *)f->agg;
+}
 
 static struct dlt_fold *dlt_fold_get(struct dlt_tls *t)
 {
@@ -74,21 +81,21 @@ static void dlt_row_add(struct dlt_agg_row *a, const struct dlt_agg_row *b)
 /* Every row twice as wide: rows that now share an interval become one. */
 static void dlt_fold_widen(struct dlt_fold *f)
 {
-	struct dlt_rec_agg *g = &f->agg;
+	struct dlt_rec_agg *g = dlt_fold_agg(f);
 	g->span_s *= 2;
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < g->n; i++) {
-		struct dlt_agg_row *r = &f->rows[i];
+		struct dlt_agg_row *r = &g->rows[i];
 		r->interval -= r->interval % g->span_s;
 		uint32_t j = 0;
 		while (j < n &&
-		       !(f->rows[j].api == r->api && f->rows[j].key == r->key &&
-			 f->rows[j].interval == r->interval))
+		       !(g->rows[j].api == r->api && g->rows[j].key == r->key &&
+			 g->rows[j].interval == r->interval))
 			j++;
 		if (j < n)
-			dlt_row_add(&f->rows[j], r);
+			dlt_row_add(&g->rows[j], r);
 		else
-			f->rows[n++] = *r;
+			g->rows[n++] = *r;
 	}
 	g->n = n;
 	f->last = 0;
@@ -100,31 +107,31 @@ static void dlt_fold_widen(struct dlt_fold *f)
 static struct dlt_agg_row *dlt_fold_row(struct dlt_fold *f, uint64_t start_ns,
 					uint16_t api, uint64_t key, uint64_t ts)
 {
-	struct dlt_rec_agg *g = &f->agg;
+	struct dlt_rec_agg *g = dlt_fold_agg(f);
 	uint64_t s = ts > start_ns ? (ts - start_ns) / DLT_AGG_INTERVAL_NS : 0;
 	uint32_t sec = s < UINT32_MAX ? (uint32_t)s : UINT32_MAX;
 	for (;;) {
 		uint32_t iv = sec - sec % g->span_s;
 		uint32_t i = 0;
 		while (i < g->n &&
-		       !(f->rows[i].api == api && f->rows[i].key == key &&
-			 f->rows[i].interval == iv))
+		       !(g->rows[i].api == api && g->rows[i].key == key &&
+			 g->rows[i].interval == iv))
 			i++;
 		if (i == g->n && g->n == DLT_AGG_MAX_ROWS) {
 			dlt_fold_widen(f);
 			continue;
 		}
 		if (i == g->n) {
-			memset(&f->rows[i], 0, sizeof(f->rows[i]));
-			f->rows[i].api = api;
-			f->rows[i].key = key;
-			f->rows[i].interval = iv;
+			memset(&g->rows[i], 0, sizeof(g->rows[i]));
+			g->rows[i].api = api;
+			g->rows[i].key = key;
+			g->rows[i].interval = iv;
 			g->n++;
 		}
 		f->last = i;
 		f->lo = start_ns + (uint64_t)iv * DLT_AGG_INTERVAL_NS;
 		f->hi = f->lo + (uint64_t)g->span_s * DLT_AGG_INTERVAL_NS;
-		return &f->rows[i];
+		return &g->rows[i];
 	}
 }
 
@@ -134,8 +141,8 @@ static struct dlt_agg_row *dlt_fold_row(struct dlt_fold *f, uint64_t start_ns,
 static void dlt_fold_call(struct dlt_fold *f, uint64_t start_ns, uint16_t api,
 			  uint64_t key, uint64_t ts, uint64_t dur, int32_t ret)
 {
-	struct dlt_rec_agg *g = &f->agg;
-	struct dlt_agg_row *r = g->n ? &f->rows[f->last] : NULL;
+	struct dlt_rec_agg *g = dlt_fold_agg(f);
+	struct dlt_agg_row *r = g->n ? &g->rows[f->last] : NULL;
 	if (r == NULL || r->api != api || r->key != key || ts < f->lo ||
 	    ts >= f->hi)
 		r = dlt_fold_row(f, start_ns, api, key, ts);
@@ -160,18 +167,19 @@ static uint64_t dlt_fold_key(uint16_t api, const uint64_t *v, uint32_t nv)
 	return k >= 0 && (uint32_t)k < nv ? v[k] : 0;
 }
 
-/* Sums up the ring chunk c into f->agg and f->rows.  The chunk was written
+/* Sums up the ring chunk c into f->agg.  The chunk was written
  * by this process and given back, but it is read as a reader would:
  * nothing in it is trusted to stay within the chunk. */
 static void dlt_fold_chunk(struct dlt_writer *w, struct dlt_fold *f,
 			   const struct dlt_rec_chunk *c)
 {
 	uint64_t start = w->hdr->start_monotonic_ns;
-	memset(&f->agg, 0, sizeof(f->agg));
-	f->agg.chunk_off = (uint64_t)((const uint8_t *)c - (uint8_t *)w->hdr);
-	f->agg.chunk_seq = c->seq;
-	f->agg.tid = c->tid;
-	f->agg.span_s = 1;
+	struct dlt_rec_agg *g = dlt_fold_agg(f);
+	memset(g, 0, sizeof(*g));
+	g->chunk_off = (uint64_t)((const uint8_t *)c - (uint8_t *)w->hdr);
+	g->chunk_seq = c->seq;
+	g->tid = c->tid;
+	g->span_s = 1;
 	f->last = 0;
 	f->hi = 0;
 	if (++f->gen == 0)
@@ -236,6 +244,22 @@ static void dlt_fold_chunk(struct dlt_writer *w, struct dlt_fold *f,
 		}
 		p += h->len;
 	}
+}
+
+static uint32_t dlt_agg_len(const struct dlt_rec_agg *g)
+{
+	return (uint32_t)(sizeof(*g) + g->n * sizeof(struct dlt_agg_row));
+}
+
+/* The AGG made in g written at a, reserved for it, and committed. */
+static void dlt_agg_put(struct dlt_rec_agg *a, const struct dlt_rec_agg *g,
+			uint64_t ts)
+{
+	uint32_t len = dlt_agg_len(g);
+	memcpy((uint8_t *)a + sizeof(a->h), (const uint8_t *)g + sizeof(a->h),
+	       len - sizeof(a->h));
+	a->h.ts = ts;
+	dlt_rec_commit(a, DLT_REC_AGG, 0, len);
 }
 
 /* The pages of a chunk given back (MADV_DONTNEED) made present and
@@ -358,18 +382,14 @@ uint8_t *dlt_ring_reuse(struct dlt_writer *w, struct dlt_tls *t, uint64_t off)
 	/* The sum is on disk before the chunk changes: a process killed
 	 * from here on leaves the sum, which tells readers to skip the
 	 * chunk, or the chunk itself. */
-	uint32_t alen = (uint32_t)(sizeof(struct dlt_rec_agg) +
-				   f->agg.n * sizeof(struct dlt_agg_row));
-	uint8_t *r = f->agg.calls ? dlt_rec_reserve(w, t->rare, alen) : NULL;
-	if (r) {
-		struct dlt_rec_agg *a = (struct dlt_rec_agg *)(void *)r;
-		memcpy(r + sizeof(a->h), (uint8_t *)&f->agg + sizeof(a->h),
-		       sizeof(*a) - sizeof(a->h));
-		a->h.ts = dlt_now_ns();
-		memcpy(a->rows, f->rows, f->agg.n * sizeof(struct dlt_agg_row));
-		dlt_rec_commit(a, DLT_REC_AGG, 0, alen);
-	} else if (f->agg.calls) {
-		dlt_ring_lost(w, 1, f->agg.calls);
+	const struct dlt_rec_agg *g = dlt_fold_agg(f);
+	uint32_t alen = dlt_agg_len(g);
+	struct dlt_rec_agg *a =
+		g->calls ? dlt_rec_reserve(w, t->rare, alen) : NULL;
+	if (a) {
+		dlt_agg_put(a, g, dlt_now_ns());
+	} else if (g->calls) {
+		dlt_ring_lost(w, 1, g->calls);
 	}
 	dlt_stage(2);
 	/* Zeroed before its new CHUNK record: a reader never takes the old
@@ -411,19 +431,13 @@ uint8_t *dlt_ring_steal(struct dlt_writer *w, struct dlt_tls *t, uint64_t off)
 		c, DLT_REC_CHUNK,
 		(uint16_t)(w->kind >= 0 ? w->kind : dlt_writer_kind_self),
 		clen);
-	if (f == NULL || f->agg.calls == 0) {
+	if (f == NULL || dlt_fold_agg(f)->calls == 0) {
 		if (f == NULL)
 			dlt_ring_lost(w, 1, 1);
 		return (uint8_t *)c;
 	}
-	struct dlt_rec_agg *a = (struct dlt_rec_agg *)(void *)(c + 1);
-	uint32_t alen =
-		(uint32_t)(sizeof(*a) + f->agg.n * sizeof(struct dlt_agg_row));
-	memcpy((uint8_t *)a + sizeof(a->h), (uint8_t *)&f->agg + sizeof(a->h),
-	       sizeof(*a) - sizeof(a->h));
-	a->h.ts = c->h.ts;
-	memcpy(a->rows, f->rows, f->agg.n * sizeof(struct dlt_agg_row));
-	dlt_rec_commit(a, DLT_REC_AGG, 0, alen);
+	dlt_agg_put((struct dlt_rec_agg *)(void *)(c + 1), dlt_fold_agg(f),
+		    c->h.ts);
 	return (uint8_t *)c;
 }
 
