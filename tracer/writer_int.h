@@ -28,28 +28,6 @@ static inline void dlt_spin_unlock(_Atomic int *l)
  * and the pages are then made by the first stores instead. */
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
-/* The ring (ring.c), format 2.6. */
-/* A ring chunk t gave back joins the queue. */
-void dlt_ring_retired(struct dlt_writer *w, const struct dlt_tls *t);
-/* Under w->lock, for a ring chunk of clen bytes at off: 0 when the ring may
- * grow (within its share and the budget), else the oldest ring chunk given
- * back (taken off the queue), or 0 when none is. */
-uint64_t dlt_ring_take(struct dlt_writer *w, uint64_t off, uint64_t clen,
-		       uint64_t limit);
-/* The ring chunk at off, taken, summed up into an AGG (t->rare's) and made
- * t's anew; NULL when it cannot be (it is queued again). */
-uint8_t *dlt_ring_reuse(struct dlt_writer *w, struct dlt_tls *t, uint64_t off);
-/* Under w->lock: a ring chunk given back that can hold an AGG and need
- * more bytes, taken out of the ring for the other records (the ring keeps
- * at least ring_min bytes), or 0. */
-uint64_t dlt_ring_take_for(struct dlt_writer *w, uint64_t need);
-/* The ring chunk at off, taken by dlt_ring_take_for, summed up and made
- * t's (a chunk of the other records) with its AGG as its first record. */
-uint8_t *dlt_ring_steal(struct dlt_writer *w, struct dlt_tls *t, uint64_t off);
-/* n calls (calls) or other records were not written: counted in the
- * header, the latter said once on stderr. */
-void dlt_ring_lost(struct dlt_writer *w, int calls, uint32_t n);
-
 #endif
 
 /* The writer's file opened again by path, checked to be the same file
