@@ -105,13 +105,12 @@ static uint8_t *dlt_chunk_claim(struct dlt_writer *w, struct dlt_tls *t,
 		 * turned off, what does not fit is counted (format 2.6). */
 		uint64_t old = t->rare ? 0 : dlt_ring_take_for(w, need);
 		dlt_spin_unlock(&w->lock);
-		if (old) {
-			uint8_t *c = dlt_ring_steal(w, t, old);
+		uint8_t *c = old ? dlt_ring_steal(w, t, old) : NULL;
+		if (c) {
 			uint8_t *cur = dlt_chunk_take(
 				t, c, ((struct dlt_rec_hdr *)c)->len);
-			/* Past the chunk's own AGG. */
-			uint32_t agg = ((struct dlt_rec_hdr *)cur)->len;
-			t->cur = cur + agg;
+			/* Past the chunk's own AGG, if it has one. */
+			t->cur = cur + ((struct dlt_rec_hdr *)cur)->len;
 			return t->cur;
 		}
 		dlt_ring_lost(w, t->rare != NULL, 1);

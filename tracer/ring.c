@@ -364,33 +364,58 @@ void dlt_ring_lost(struct dlt_writer *w, int calls, uint32_t n)
 	(void)r;
 }
 
+/* The ring chunk at off, taken off the queue, summed up into t's scratch
+ * (its pages made present first); NULL when t has none: the chunk goes
+ * back to the queue (and to the ring's bytes, stolen says it had left). */
+static struct dlt_fold *dlt_ring_sum(struct dlt_writer *w, struct dlt_tls *t,
+				     struct dlt_rec_chunk *c, int stolen)
+{
+	struct dlt_fold *f = dlt_fold_get(t);
+	if (f == NULL) {
+		dlt_spin_lock(&w->lock);
+		if (dlt_ring_push(w, (uint64_t)((uint8_t *)c -
+						(uint8_t *)w->hdr)) == 0 &&
+		    stolen)
+			w->ring_bytes += c->h.len;
+		dlt_spin_unlock(&w->lock);
+		return NULL;
+	}
+	dlt_ring_populate(c, c->h.len);
+	dlt_fold_chunk(w, f, c);
+	return f;
+}
+
+/* c made t's anew: its CHUNK record with the next seq and flags (the
+ * writer kind added). */
+static void dlt_chunk_renew(struct dlt_writer *w, const struct dlt_tls *t,
+			    struct dlt_rec_chunk *c, uint16_t flags)
+{
+	c->h.ts = dlt_now_ns();
+	c->tid = t->tid;
+	c->seq = atomic_fetch_add(&w->chunk_seq, 1);
+	flags |= (uint16_t)(w->kind >= 0 ? w->kind : dlt_writer_kind_self);
+	dlt_rec_commit(c, DLT_REC_CHUNK, flags, c->h.len);
+}
+
 uint8_t *dlt_ring_reuse(struct dlt_writer *w, struct dlt_tls *t, uint64_t off)
 {
 	struct dlt_rec_chunk *c =
 		(struct dlt_rec_chunk *)((uint8_t *)w->hdr + off);
 	uint32_t clen = c->h.len;
-	struct dlt_fold *f = dlt_fold_get(t);
-	dlt_ring_populate(c, clen);
-	if (f == NULL) {
-		dlt_spin_lock(&w->lock);
-		(void)dlt_ring_push(w, off);
-		dlt_spin_unlock(&w->lock);
+	struct dlt_fold *f = dlt_ring_sum(w, t, c, 0);
+	if (f == NULL)
 		return NULL;
-	}
-	dlt_fold_chunk(w, f, c);
 	dlt_stage(1);
 	/* The sum is on disk before the chunk changes: a process killed
 	 * from here on leaves the sum, which tells readers to skip the
 	 * chunk, or the chunk itself. */
 	const struct dlt_rec_agg *g = dlt_fold_agg(f);
-	uint32_t alen = dlt_agg_len(g);
 	struct dlt_rec_agg *a =
-		g->calls ? dlt_rec_reserve(w, t->rare, alen) : NULL;
-	if (a) {
+		g->calls ? dlt_rec_reserve(w, t->rare, dlt_agg_len(g)) : NULL;
+	if (a)
 		dlt_agg_put(a, g, dlt_now_ns());
-	} else if (g->calls) {
+	else if (g->calls)
 		dlt_ring_lost(w, 1, g->calls);
-	}
 	dlt_stage(2);
 	/* Zeroed before its new CHUNK record: a reader never takes the old
 	 * records for the new chunk's.  In two halves for the crash test. */
@@ -399,14 +424,7 @@ uint8_t *dlt_ring_reuse(struct dlt_writer *w, struct dlt_tls *t, uint64_t off)
 	dlt_stage(3);
 	memset((uint8_t *)(c + 1) + half, 0, clen - sizeof(*c) - half);
 	dlt_stage(4);
-	c->h.ts = dlt_now_ns();
-	c->tid = t->tid;
-	c->seq = atomic_fetch_add(&w->chunk_seq, 1);
-	dlt_rec_commit(
-		c, DLT_REC_CHUNK,
-		(uint16_t)((w->kind >= 0 ? w->kind : dlt_writer_kind_self) |
-			   DLT_CHUNK_F_RING),
-		clen);
+	dlt_chunk_renew(w, t, c, DLT_CHUNK_F_RING);
 	dlt_stage(5);
 	return (uint8_t *)c;
 }
@@ -415,29 +433,17 @@ uint8_t *dlt_ring_steal(struct dlt_writer *w, struct dlt_tls *t, uint64_t off)
 {
 	struct dlt_rec_chunk *c =
 		(struct dlt_rec_chunk *)((uint8_t *)w->hdr + off);
-	uint32_t clen = c->h.len;
-	struct dlt_fold *f = dlt_fold_get(t);
-	dlt_ring_populate(c, clen);
-	if (f)
-		dlt_fold_chunk(w, f, c);
+	struct dlt_fold *f = dlt_ring_sum(w, t, c, 1);
+	if (f == NULL)
+		return NULL;
 	/* The chunk's sums go into the chunk itself, its first record: a
 	 * process killed between the zeroing and that record loses this
 	 * chunk's sums (never counts them twice). */
-	memset(c + 1, 0, clen - sizeof(*c));
-	c->h.ts = dlt_now_ns();
-	c->tid = t->tid;
-	c->seq = atomic_fetch_add(&w->chunk_seq, 1);
-	dlt_rec_commit(
-		c, DLT_REC_CHUNK,
-		(uint16_t)(w->kind >= 0 ? w->kind : dlt_writer_kind_self),
-		clen);
-	if (f == NULL || dlt_fold_agg(f)->calls == 0) {
-		if (f == NULL)
-			dlt_ring_lost(w, 1, 1);
-		return (uint8_t *)c;
-	}
-	dlt_agg_put((struct dlt_rec_agg *)(void *)(c + 1), dlt_fold_agg(f),
-		    c->h.ts);
+	memset(c + 1, 0, c->h.len - sizeof(*c));
+	dlt_chunk_renew(w, t, c, 0);
+	if (dlt_fold_agg(f)->calls)
+		dlt_agg_put((struct dlt_rec_agg *)(void *)(c + 1),
+			    dlt_fold_agg(f), c->h.ts);
 	return (uint8_t *)c;
 }
 

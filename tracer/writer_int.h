@@ -75,7 +75,8 @@ uint8_t *dlt_ring_reuse(struct dlt_writer *w, struct dlt_tls *t, uint64_t off);
  * at least ring_min bytes), or 0. */
 uint64_t dlt_ring_take_for(struct dlt_writer *w, uint64_t need);
 /* The ring chunk at off, taken by dlt_ring_take_for, summed up and made
- * t's (a chunk of the other records) with its AGG as its first record. */
+ * t's (a chunk of the other records) with its AGG as its first record;
+ * NULL when it cannot be (it is queued again). */
 uint8_t *dlt_ring_steal(struct dlt_writer *w, struct dlt_tls *t, uint64_t off);
 /* n calls (calls) or other records were not written: counted in the
  * header, the latter said once on stderr. */
