@@ -274,6 +274,10 @@ static void expect_damaged(const char *what, const char *path, uint64_t lo,
 			 "%s: '%s' lacks '%s'", what, ended ? ended : "", want);
 		TU_CHECK(tu_contains(tu_jmsg(f), "damaged"), "%s: message '%s'",
 			 what, tu_jmsg(f));
+		/* Lost evidence is a warning: a CI gate sees it. */
+		TU_CHECK(strcmp(tu_jstr(f, "severity"), "warning") == 0,
+			 "%s: TRACE_INCOMPLETE is %s, not a warning", what,
+			 tu_jstr(f, "severity"));
 	}
 	TU_CHECK(seen,
 		 "%s: TRACE_INCOMPLETE with damaged_at in [%llu, %llu] "
@@ -323,6 +327,58 @@ static void test_damaged_not_killed(void)
 	free(cut);
 	free(path);
 	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A crashed process's trace cut in half (a full disk, a copy cut short):
+ * `check --fail-on warning` fails on it, with a warning that names the
+ * process and what may be missing. */
+static void test_crash_cut(void)
+{
+	char *dir = tu_tmpdir("crash-cut");
+	char *fx = tu_fx("fx_crash");
+	const char *cmd[] = {fx, "segv", NULL};
+	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	struct tu_proc p;
+	tu_run(&p, argv, NULL, RUN_MS);
+	free(argv);
+	tu_proc_free(&p);
+	char **paths = NULL;
+	TU_CHECK_FATAL(tu_list_traces(dir, &paths) == 1, "not one trace in %s",
+		       dir);
+	struct stat st;
+	TU_CHECK_FATAL(stat(paths[0], &st) == 0, "stat %s", paths[0]);
+	TU_CHECK_FATAL(truncate(paths[0], st.st_size / 2) == 0, "truncate");
+	const char *cargv[] = {
+		DLT_TEST_ANALYZE, "check",  "--json", "--fail-on",
+		"warning",	  paths[0], NULL};
+	tu_run(&p, cargv, NULL, RUN_MS);
+	char err[256];
+	struct tu_json *j = tu_json_parse(p.out, err, sizeof(err));
+	TU_CHECK(j != NULL && tu_exit_code(p.status) == 1,
+		 "check --fail-on warning of a cut trace: %s\n%s",
+		 tu_status_str(p.status), p.err);
+	const struct tu_json *fs = tu_jget(j, "findings");
+	const struct tu_json *w = NULL;
+	for (size_t i = 0; i < tu_jlen(fs) && !w; i++) {
+		const struct tu_json *f = tu_jat(fs, i);
+		if (strcmp(tu_jstr(f, "code"), "TRACE_INCOMPLETE") == 0 &&
+		    strcmp(tu_jstr(f, "severity"), "warning") == 0)
+			w = f;
+	}
+	TU_CHECK(w && tu_contains(tu_jmsg(w), "damaged at offset") &&
+			 tu_contains(tu_jmsg(w), "crash"),
+		 "no TRACE_INCOMPLETE warning naming the damage and what may "
+		 "be lost:\n%s",
+		 p.out);
+	const struct tu_json *pid = w ? tu_jget(w, "pid") : NULL;
+	TU_CHECK(pid && pid->type == TU_JNUM && pid->num > 0,
+		 "the warning names no process");
+	tu_json_free(j);
+	tu_proc_free(&p);
+	tu_free_list(paths);
+	tu_rmtree(dir);
+	free(fx);
 	free(dir);
 }
 
@@ -619,6 +675,7 @@ static void test_oom_kill(void)
 static const struct tu_test unit_tests[] = {
 	{"memory cgroup files: v1, v2, a container's root", test_memcg_layouts},
 	{"a damaged or cut trace is not a kill", test_damaged_not_killed},
+	{"a crashed process's trace cut in half is a warning", test_crash_cut},
 	{"a SIGKILL judged against the readings around it", test_judge},
 	{NULL, NULL}};
 

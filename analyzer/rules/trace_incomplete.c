@@ -37,8 +37,16 @@ static void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
 	if (no_end && p->end.damaged)
 		snprintf(why, sizeof(why),
 			 "the trace is damaged at offset %llu and holds no "
-			 "end: how the process ended is not known",
+			 "end: how the process ended is not known; what was "
+			 "lost may have held its end or a crash and its last "
+			 "calls",
 			 (unsigned long long)p->end.damage_off);
+	else if (p->end.damaged)
+		snprintf(why, sizeof(why),
+			 "the trace is damaged at offset %llu; its end "
+			 "survived (%s), records after the damage in that "
+			 "chunk are lost",
+			 (unsigned long long)p->end.damage_off, how);
 	else if (sig || no_end)
 		snprintf(why, sizeof(why), "the process %s", how);
 	else if (lost)
@@ -59,10 +67,11 @@ static void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
 	else
 		snprintf(why, sizeof(why),
 			 "the tracer turned part of itself off");
-	/* Evidence left out is a warning: a gate must see it. */
-	struct dlt_finding *f =
-		dlt_rule_finding(c, lost ? DLT_SEV_WARNING : DLT_SEV_INFO,
-				 "trace incomplete: %s", why);
+	/* Evidence left out or lost (a full disk, a copy cut short) is a
+	 * warning: a gate (--fail-on warning) must see it. */
+	struct dlt_finding *f = dlt_rule_finding(
+		c, lost || p->end.damaged ? DLT_SEV_WARNING : DLT_SEV_INFO,
+		"trace incomplete: %s", why);
 	dlt_obj_uint(f->evidence, "lost_records", lost);
 	dlt_obj_uint(f->evidence, "lost_calls", p->hdr.lost_calls);
 	f->ts = p->end.ts;
