@@ -60,7 +60,16 @@ static struct dlt_rec_api_def *dlt_call_def(struct dlt_writer *w,
 	struct dlt_rec_api_def *r = dlt_rec_reserve(w, t, len);
 	if (r == NULL)
 		return NULL;
+	/* Two kinds of calls whose values hash to one slot and that
+	 * alternate (the runtime's launch and the driver's it makes) would
+	 * take it from each other at every call, each call a definition: a
+	 * slot this chunk defined for another call is left alone when its
+	 * pair is free. */
 	uint32_t s = dlt_call_hash(id, v, n);
+	const struct dlt_call_slot *a = &c->slot[s];
+	if (a->chunk == t->nchunk && !dlt_slot_holds(a, t->nchunk, id, v, n) &&
+	    c->slot[s ^ 1].chunk != t->nchunk)
+		s ^= 1;
 	r->h.ts = t0;
 	r->ret = 0;
 	r->dur = dur;

@@ -68,6 +68,17 @@ DLT_CALL_INLINE uint32_t dlt_call_hash(uint16_t id, const uint64_t *v,
 			  (64 - DLT_ENTRY_SLOT_BITS));
 }
 
+/* Whether slot sl holds, for chunk number nchunk, API id with values v. */
+DLT_CALL_INLINE int dlt_slot_holds(const struct dlt_call_slot *sl,
+				   uint32_t nchunk, uint16_t id,
+				   const uint64_t *v, uint32_t n)
+{
+	int same = sl->chunk == nchunk && sl->id == id;
+	for (uint32_t i = 0; i < n; i++)
+		same &= sl->v[i] == v[i];
+	return same;
+}
+
 /* Writes the call as an entry if it can be one; returns its address, or
  * NULL when the caller must write a record.  dur DLT_ENTRY_DUR_OPEN: the
  * call has not returned yet. */
@@ -84,14 +95,17 @@ DLT_CALL_INLINE uint64_t *dlt_call_entry(struct dlt_writer *w, uint16_t id,
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint64_t *e = NULL;
 	uint32_t s = dlt_call_hash(id, v, n);
-	const struct dlt_call_slot *sl = &c->slot[s];
 	uint32_t nchunk = t->nchunk;
 	/* Signed: a call recorded after a call it made (the runtime's
 	 * launch after the driver's) started before it. */
 	uint64_t dt = t0 - c->base + (1ull << (DLT_ENTRY_DT_BITS - 1));
-	int same = sl->chunk == nchunk && sl->id == id;
-	for (uint32_t i = 0; i < n; i++)
-		same &= sl->v[i] == v[i];
+	/* Two slots a call may have (calls.c, dlt_call_def): the second
+	 * only looked at when the first holds another call. */
+	int same = dlt_slot_holds(&c->slot[s], nchunk, id, v, n);
+	if (__builtin_expect(!same, 0)) {
+		s ^= 1;
+		same = dlt_slot_holds(&c->slot[s], nchunk, id, v, n);
+	}
 	uint8_t *p = t->cur;
 	if (__builtin_expect(
 		    same && (dt >> DLT_ENTRY_DT_BITS) == 0 &&
