@@ -199,14 +199,9 @@ static void dlt_fold_chunk(struct dlt_writer *w, struct dlt_fold *f,
 			continue;
 		}
 		if (tag == DLT_ENTRY_CALL) {
-			uint32_t s = (uint32_t)(word >> DLT_ENTRY_SLOT_SHIFT) &
-				     (DLT_ENTRY_SLOTS - 1);
-			int64_t dt =
-				(int64_t)(word << (64 - DLT_ENTRY_DT_SHIFT -
-						   DLT_ENTRY_DT_BITS)) >>
-				(64 - DLT_ENTRY_DT_BITS);
-			uint32_t dur = (uint32_t)(word >> DLT_ENTRY_DUR_SHIFT) &
-				       DLT_ENTRY_DUR_OPEN;
+			uint32_t s = dlt_entry_slot(word);
+			int64_t dt = dlt_entry_dt(word);
+			uint32_t dur = dlt_entry_dur(word);
 			base += (uint64_t)dt;
 			if (f->slot[s].gen == f->gen &&
 			    dur != DLT_ENTRY_DUR_OPEN)

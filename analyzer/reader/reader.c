@@ -672,15 +672,9 @@ static const struct dlt_rec_hdr *dlt_def_call(struct dlt_trace *t,
 static const struct dlt_rec_hdr *dlt_entry_call(struct dlt_lane *L,
 						uint64_t word, uint64_t *base)
 {
-	uint32_t slot = (uint32_t)(word >> DLT_ENTRY_SLOT_SHIFT) &
-			(DLT_ENTRY_SLOTS - 1);
-	/* dt is signed: shifted up to the top and back, its sign comes
-	 * along. */
-	int64_t dt = (int64_t)(word << (64 - DLT_ENTRY_DT_SHIFT -
-					DLT_ENTRY_DT_BITS)) >>
-		     (64 - DLT_ENTRY_DT_BITS);
-	uint32_t dur =
-		(uint32_t)(word >> DLT_ENTRY_DUR_SHIFT) & DLT_ENTRY_DUR_OPEN;
+	uint32_t slot = dlt_entry_slot(word);
+	int64_t dt = dlt_entry_dt(word);
+	uint32_t dur = dlt_entry_dur(word);
 	const struct dlt_slot_def *sd = L->slots ? &L->slots[slot] : NULL;
 	if (sd == NULL || sd->chunk != L->chunk_no)
 		return NULL;

@@ -518,6 +518,26 @@ struct dlt_rec_api_def {
 #define DLT_ENTRY_DUR_BITS 24u
 #define DLT_ENTRY_DUR_OPEN ((1u << DLT_ENTRY_DUR_BITS) - 1u)
 
+/* An entry's fields (every reader of entries: the analyzer, and the
+ * writer summing up a ring chunk). */
+static inline uint32_t dlt_entry_slot(uint64_t word)
+{
+	return (uint32_t)(word >> DLT_ENTRY_SLOT_SHIFT) & (DLT_ENTRY_SLOTS - 1);
+}
+
+/* dt is signed: shifted up to the top and back, its sign comes along. */
+static inline int64_t dlt_entry_dt(uint64_t word)
+{
+	return (int64_t)(word
+			 << (64 - DLT_ENTRY_DT_SHIFT - DLT_ENTRY_DT_BITS)) >>
+	       (64 - DLT_ENTRY_DT_BITS);
+}
+
+static inline uint32_t dlt_entry_dur(uint64_t word)
+{
+	return (uint32_t)(word >> DLT_ENTRY_DUR_SHIFT) & DLT_ENTRY_DUR_OPEN;
+}
+
 enum dlt_family {
 	DLT_FAM_CUDART = 1, /* CUDA runtime */
 	DLT_FAM_CUDA = 2,   /* CUDA driver API */
