@@ -62,7 +62,8 @@ const char dlt_report_usage[] =
 	"trace, or the file could not be written.\n";
 
 /* The page's parts, made at build time from analyzer/cmds/report/. */
-extern const char dlt_report_html_head[], dlt_report_css[], dlt_report_js[];
+extern const char dlt_report_html_head[], dlt_report_css[],
+	dlt_report_timeline_js[], dlt_report_js[];
 
 /* One JSON document being written into memory. */
 struct dlt_rsec {
@@ -523,6 +524,7 @@ static int dlt_report_main(int argc, char **argv, bool said)
 	}
 	dlt_put_section(out, "timeline", &r.timeline, false);
 	fputs("}</script>\n<script>\n", out);
+	fputs(dlt_report_timeline_js, out);
 	fputs(dlt_report_js, out);
 	fputs("</script>\n</body>\n</html>\n", out);
 	int werr = ferror(out);
