@@ -23,7 +23,8 @@ PLT_N=${PLT_N:-100000000}
 DLOPEN_N=${DLOPEN_N:-2000}
 RANKS=${RANKS:-1024}
 PACED_N=${PACED_N:-200000}	# calls after ~1.5 us of other work each
-TREE_N=${TREE_N:-300}	# /bin/true in a shell loop
+TREE_N=${TREE_N:-1000}	# /bin/true in a shell loop (issue 31: 1,000 short commands)
+CC_N=${CC_N:-200}	# gcc -c processes of the compile job (issue 31)
 SPAWN_N=${SPAWN_N:-100}	# fork+exec of /bin/true per configuration and round
 DL_WORKERS=${DL_WORKERS:-4}	# DataLoader workers, forked each epoch
 DL_EPOCHS=${DL_EPOCHS:-5}
@@ -336,11 +337,59 @@ row "process tree: shell loop of $TREE_N /bin/true (ms, the loop; result: ms add
 	"$(med "${p[@]}") ($(rng "${p[@]}"))" \
 	"$(med "${t[@]}") ($(rng "${t[@]}"))" \
 	"**$m ms** ($(rng "${d[@]}"))" "≤ 0.5 ms" "$(yes_no "$m <= 0.5")" "$bv"
+rr=()
+for ((i = 0; i < ROUNDS; i++)); do rr+=("$(calc "${t[$i]} / ${p[$i]}")"); done
+m=$(med "${rr[@]}")
+row "same: the whole loop, traced / plain (issue 31)" "-" "-" \
+	"**$m×** ($(rng "${rr[@]}"))" "≤ 1.5×" "$(yes_no "$m <= 1.5")"
 m=$(med "${tk[@]}")
 bv=""
 [ ${#bk[@]} -gt 0 ] && bv="$(med "${bk[@]}") KiB, $BTREE_FILES files"
 row "same: KiB on disk per trace file ($TREE_FILES files)" "-" "-" \
 	"**$m KiB**" "≤ 32 KiB" "$(yes_no "$m <= 32")" "$bv"
+
+# A compile job (issue 31): a Python program that runs CC_N compiler
+# processes one after another, as torch.compile and Triton do (gcc -c of a
+# small file: the driver, cc1 and as, each a short process).
+if command -v gcc >/dev/null 2>&1; then
+	log "== compile job: $CC_N gcc -c from Python, $ROUNDS rounds"
+	printf 'int f(int x) { return x * 3 + 1; }\n' >"$W/cc.c"
+	printf '%s\n' 'import subprocess, sys' \
+		'for i in range(int(sys.argv[1])):' \
+		'    subprocess.run(["gcc", "-c", "-O1", sys.argv[2], "-o", sys.argv[3]], check=True)' \
+		>"$W/cc.py"
+	ccjob() { "$@" /usr/bin/python3 "$W/cc.py" "$CC_N" "$W/cc.c" "$W/cc.o"; }
+	p=() t=() rr=() br=()
+	for ((i = 0; i < ROUNDS; i++)); do
+		s=$(date +%s%N)
+		ccjob
+		e=$(date +%s%N)
+		a=$(calc "($e - $s) / 1e9")
+		s=$(date +%s%N)
+		ccjob traced
+		e=$(date +%s%N)
+		b=$(calc "($e - $s) / 1e9")
+		p+=("$a")
+		t+=("$b")
+		rr+=("$(calc "$b / $a")")
+		if [ -n "$BEFORE" ]; then
+			s=$(date +%s%N)
+			ccjob before
+			e=$(date +%s%N)
+			br+=("$(calc "($e - $s) / 1e9 / $a")")
+		fi
+	done
+	m=$(med "${rr[@]}")
+	bv=""
+	[ ${#br[@]} -gt 0 ] && bv="$(med "${br[@]}")× ($(rng "${br[@]}"))"
+	row "compile job: Python running $CC_N gcc -c (s; result: traced / plain)" \
+		"$(med "${p[@]}") ($(rng "${p[@]}"))" \
+		"$(med "${t[@]}") ($(rng "${t[@]}"))" \
+		"**$m×** ($(rng "${rr[@]}"))" "≤ 1.05×" "$(yes_no "$m <= 1.05")" "$bv"
+else
+	row "compile job: Python running $CC_N gcc -c" "-" "-" \
+		"not run: gcc not installed" "≤ 1.05×" "-"
+fi
 
 # A DataLoader whose workers are forked again every epoch.
 if /usr/bin/python3 -c "import torch" >/dev/null 2>&1; then
