@@ -362,7 +362,9 @@ function dltTimeline(st, TL, h) {
 			var segs = row.t ? threadSegs(p, row.t) : procSegs(p);
 			var lastX = -1, lastSt = null;
 			for (var i = 0; i < segs.length; i++) {
-				var sg = segs[i], xa = Math.max(LW - 1, X(sg.a)), xb = Math.min(W + 1, X(sg.b));
+				/* Whole pixels: no seam where one wait's record
+				 * follows another's. */
+				var sg = segs[i], xa = Math.round(Math.max(LW - 1, X(sg.a))), xb = Math.round(Math.min(W + 1, X(sg.b)));
 				if (xb < LW || xa > W) continue;
 				/* Many segments in one pixel: the first drawn there
 				 * stays unless a more telling one comes. */
@@ -402,9 +404,11 @@ function dltTimeline(st, TL, h) {
 	function argsText(a) {
 		var out = [];
 		Object.keys(a || {}).forEach(function (k) {
-			if (k === "state" || k === "background" || k === "evidence" || k === "fix") return;
+			/* The state is the tip's first line; "ended" is said as
+			 * "not over when last seen". */
+			if (k === "state" || k === "background" || k === "ended" || k === "evidence" || k === "fix") return;
 			var v = a[k];
-			if (v === null || v === "" || typeof v === "object") return;
+			if (v === null || v === "" || typeof v === "object" || (k === "fd" && v < 0)) return;
 			out.push(k.replace(/_/g, " ") + ": " + String(v).slice(0, 200));
 		});
 		return out.join("\n");
@@ -440,6 +444,8 @@ function dltTimeline(st, TL, h) {
 			lines.push(e.name + (e.tid !== p.pid && !row.t ? " (thread " + e.tid + ")" : "") +
 				(e.dur ? " for " + durUs(e.dur) : "") +
 				(e.args && e.args.ended === false ? ", not over when last seen" : ""));
+			if (e.args && e.args.background)
+				lines.push("a helper thread's idle wait: not counted in the process's row");
 			var more = argsText(e.args);
 			if (more) lines.push(more);
 		}
