@@ -64,6 +64,7 @@ check_case() { # NAME DIR [report_dom options]
 	else
 		fail "$name: the page differs from check --json"
 	fi
+	"$PY" "$HERE/report_timeline.py" "$W/$name.dom" "$W/$name.check.json" "$@" || fail "$name: the timeline differs from check --json"
 }
 
 # 1. The demo: a library shadowed through LD_LIBRARY_PATH, one not found.

@@ -175,18 +175,37 @@ static bool dlt_wait_open(const struct dlt_hang_stall *s)
 	return s && !s->ended;
 }
 
+bool dlt_wait_stall_for_peers(const struct dlt_hang_stall *s)
+{
+	return s && (dlt_wait_in_peer_code(s->stack) ||
+		     dlt_wait_py_peer(s, NULL, 0));
+}
+
+bool dlt_wait_stall_helper(const struct dlt_hang_stall *s)
+{
+	return s && dlt_wait_helper_loop(s->stack);
+}
+
+/* The roles of a call that waits for other ranks (or for the GPU running
+ * their collective) as long as it is in flight. */
+#define DLT_WAIT_ROLES_RANKS                                   \
+	(DLT_ROLE_INITS | DLT_ROLE_COLLECTIVE | DLT_ROLE_P2P | \
+	 DLT_ROLE_GROUP_END | DLT_ROLE_COMM_END | DLT_ROLE_SYNC)
+
+bool dlt_wait_api_for_ranks(uint16_t api)
+{
+	return (dlt_api_roles(api) & DLT_WAIT_ROLES_RANKS) != 0;
+}
+
 void dlt_wait_state_of(const struct dlt_hang_proc *hp,
 		       struct dlt_wait_state *ws)
 {
 	memset(ws, 0, sizeof(*ws));
-	const uint32_t waits_for_ranks = DLT_ROLE_INITS | DLT_ROLE_COLLECTIVE |
-					 DLT_ROLE_P2P | DLT_ROLE_GROUP_END |
-					 DLT_ROLE_COMM_END | DLT_ROLE_SYNC;
 	/* A traced call in flight that waits for other ranks (or for the
 	 * GPU running their collective) is where the job waits. */
 	for (size_t k = hp->ninflight; k-- > 0;) {
 		const struct dlt_hang_call *c = &hp->inflight[k];
-		if (dlt_api_roles(c->api) & waits_for_ranks) {
+		if (dlt_wait_api_for_ranks(c->api)) {
 			ws->call = c;
 			break;
 		}

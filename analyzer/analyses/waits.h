@@ -58,6 +58,16 @@ bool dlt_wait_sleeps_nr(int32_t nr);
  * groups and collectives, gloo, NCCL. */
 bool dlt_wait_in_peer_code(const char *stack);
 
+/* For the timeline (export): whether stall s waits for other ranks (its
+ * native or Python frames are in collective or rendezvous code), whether
+ * it is a helper thread's idle loop (gloo's loop and workers, the store's
+ * server), which waits for peers whatever the program does, and whether
+ * a call of api waits for other ranks while it is in flight (an init, a
+ * collective, a synchronisation). */
+bool dlt_wait_stall_for_peers(const struct dlt_hang_stall *s);
+bool dlt_wait_stall_helper(const struct dlt_hang_stall *s);
+bool dlt_wait_api_for_ranks(uint16_t api);
+
 /* A thread of process from blocked on a connection whose other end
  * process to holds (its SOCK_ENDS local address is the peer the wait
  * names; on one host for loopback addresses). */

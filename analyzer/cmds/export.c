@@ -9,6 +9,12 @@
  * per API, and each thread whose calls were summed up has an instant where
  * its individual calls begin.
  *
+ * For the report's timeline, each slice says what its thread was doing in
+ * args.state (waiting for a peer, blocked elsewhere, sleeping, in a GPU
+ * call), a process that died has an instant where it did (state dead),
+ * and each process's name carries its pid, rank, program, start and last
+ * sign of life.
+ *
  * Times are microseconds since the earliest trace started, on the wall
  * clock, so that processes of one job line up.  Each trace is read twice
  * (once for the model and the findings, once to stream its records), and
@@ -27,7 +33,10 @@
 #include "gpu.h"
 #include "hangs.h"
 #include "json.h"
+#include "death.h"
+#include "names.h"
 #include "status.h"
+#include "waits.h"
 
 const char dlt_export_usage[] =
 	"usage: dltrace-analyze export --format chrome [--run ID] PATH... > "
@@ -73,6 +82,11 @@ struct dlt_export {
 	uint8_t *agg_api;
 	struct dlt_ex_rate *rates; /* open addressing, caprates slots */
 	size_t nrates, caprates;
+	/* The hang analysis's summary of the process (NULL none): the
+	 * stacks of its waits, and the thread the job waits on (ws), which
+	 * say what each wait is for. */
+	const struct dlt_hang_proc *hp;
+	struct dlt_wait_state ws;
 };
 
 /* Microseconds since the origin of one of a process's monotonic
@@ -179,6 +193,7 @@ static void dlt_ex_call(struct dlt_export *x, const struct dlt_rec_view *v)
 	dlt_json_key(x->j, "args");
 	dlt_json_object_begin(x->j);
 	dlt_json_kv_int(x->j, "ret", r->ret);
+	dlt_json_kv_string(x->j, "state", "gpu");
 	if (r->ret != 0)
 		dlt_json_kv_string(x->j, "status",
 				   dlt_status_describe(a ? a->family : 0,
@@ -494,6 +509,70 @@ static void dlt_ex_process_event(struct dlt_export *x,
 	dlt_json_object_end(j);
 }
 
+/* The hang summary's record of a wait (one wait can have several STALL
+ * records: a continuation when the first left its chunk), or NULL: the
+ * summary keeps a process's first DLT_HANG_MAX_STALLS waits. */
+static const struct dlt_hang_stall *
+dlt_ex_hang_stall(const struct dlt_export *x, const struct dlt_rec_stall *r)
+{
+	if (x->hp == NULL)
+		return NULL;
+	for (size_t i = 0; i < x->hp->nstalls; i++)
+		if (x->hp->stalls[i].tid == r->tid &&
+		    x->hp->stalls[i].since == r->since)
+			return &x->hp->stalls[i];
+	return NULL;
+}
+
+/* A poll or select given no descriptor: a sleep by another name (Python's
+ * time.sleep before 3.11 was a select). */
+static bool dlt_ex_sleeps(const struct dlt_rec_stall *r)
+{
+	switch (r->syscall) {
+	case 7:	  /* poll */
+	case 271: /* ppoll */
+		return r->args[1] == 0;
+	case 23:  /* select */
+	case 270: /* pselect6 */
+		return r->args[0] == 0;
+	default:
+		return dlt_wait_sleeps_nr(r->syscall);
+	}
+}
+
+/* What a wait says its thread does, for the report's timeline (args.state):
+ * "sleeping" (a sleep, a poll without descriptors), "waiting" for a peer
+ * (the thread the hang analysis found waiting for other ranks, a wait in
+ * collective or rendezvous code, on a connection), else "blocked" (a lock,
+ * a pipe, a child, the disk).  args.background: the wait of a thread
+ * other than the main one that says nothing of what the process does (a
+ * helper's idle loop: gloo's, the store's; a pool's idle worker), which
+ * the timeline's row of the process leaves out. */
+static void dlt_ex_stall_state(struct dlt_export *x,
+			       const struct dlt_rec_stall *r)
+{
+	const struct dlt_hang_stall *s = dlt_ex_hang_stall(x, r);
+	const char *detail = dlt_trace_str(x->t, r->detail);
+	bool judged = s && s == x->ws.stall;
+	bool peers = dlt_wait_stall_for_peers(s);
+	bool helper = dlt_wait_stall_helper(s);
+	const char *state = "blocked";
+	if (dlt_ex_sleeps(r))
+		state = "sleeping";
+	else if ((judged && x->ws.kind == DLT_WAIT_PEERS) || peers ||
+		 (detail && (strstr(detail, "tcp ") || strstr(detail, "udp ") ||
+			     strstr(detail, "unix "))))
+		state = "waiting";
+	/* A stopped thread (SIGSTOP, a debugger) waits for nobody: the
+	 * others wait for it. */
+	if (s && (s->state == 'T' || s->state == 't'))
+		state = "blocked";
+	dlt_json_kv_string(x->j, "state", state);
+	dlt_json_kv_bool(x->j, "background",
+			 r->tid != x->p->hdr.pid && !judged &&
+				 (!peers || helper));
+}
+
 static void dlt_ex_gpu_event(struct dlt_export *x, const struct dlt_rec_view *v)
 {
 	const struct dlt_rec_hdr *h = v->rec;
@@ -605,6 +684,7 @@ static void dlt_ex_gpu_event(struct dlt_export *x, const struct dlt_rec_view *v)
 		dlt_ex_args_str(x, "detail", r->detail);
 		dlt_json_kv_int(j, "fd", r->fd);
 		dlt_json_kv_bool(j, "ended", r->ended != 0);
+		dlt_ex_stall_state(x, r);
 		dlt_json_object_end(j);
 		break;
 	}
@@ -685,6 +765,40 @@ static int dlt_ex_rec(void *ctx, const struct dlt_rec_view *v)
 	return 0;
 }
 
+/* Whether the process died (a signal it did not survive, a crash, killed
+ * by its launcher or by dltrace after --hang-timeout), when (monotonic) and
+ * how, in words.  An exit, whatever its status, is no death. */
+static bool dlt_ex_death(const struct dlt_process *p, uint64_t *ts, char *how,
+			 size_t cap)
+{
+	const struct dlt_signal_ev *s = dlt_death_signal(p);
+	const char *name;
+	if (s) {
+		name = dlt_signal_name(s->signo);
+		*ts = s->ts;
+		if (name)
+			snprintf(how, cap, "killed by %s (signal %" PRId32 ")",
+				 name, s->signo);
+		else
+			snprintf(how, cap, "killed by signal %" PRId32,
+				 s->signo);
+		return true;
+	}
+	/* An exit in answer to dltrace's SIGTERM is an exit. */
+	bool by_dltrace =
+		dlt_end_by_dltrace(&p->end) && dlt_end_exit_code(&p->end) < 0;
+	if (dlt_end_signal(&p->end) == 0 && p->end.how != DLT_END_ABORT &&
+	    !by_dltrace)
+		return false;
+	/* Without an end record, killed by dltrace: its last sign of life,
+	 * or the signal if that came later. */
+	*ts = p->end.ts ? p->end.ts : p->last_seen_ns;
+	if (by_dltrace && p->end.how == DLT_END_NONE && p->end.dltrace_ts > *ts)
+		*ts = p->end.dltrace_ts;
+	dlt_end_describe(&p->end, how, cap);
+	return *ts != 0;
+}
+
 static void dlt_ex_metadata(struct dlt_export *x, const struct dlt_process *p,
 			    size_t index)
 {
@@ -704,6 +818,18 @@ static void dlt_ex_metadata(struct dlt_export *x, const struct dlt_process *p,
 	dlt_json_key(j, "args");
 	dlt_json_object_begin(j);
 	dlt_json_kv_string(j, "name", name);
+	/* For the report's timeline: who, and the span of its row (times
+	 * as ts, microseconds since the job's start). */
+	dlt_json_kv_uint(j, "os_pid", p->hdr.pid);
+	if (p->rank >= 0)
+		dlt_json_kv_int(j, "rank", p->rank);
+	dlt_json_kv_string(j, "program", p->exe ? dlt_basename(p->exe) : NULL);
+	dlt_json_kv_double_fine(j, "start",
+				dlt_us(x, p->hdr.start_monotonic_ns));
+	uint64_t last =
+		p->last_seen_ns > p->end.ts ? p->last_seen_ns : p->end.ts;
+	if (last)
+		dlt_json_kv_double_fine(j, "last_seen", dlt_us(x, last));
 	dlt_json_object_end(j);
 	dlt_json_object_end(j);
 	dlt_json_object_begin(j);
@@ -717,6 +843,23 @@ static void dlt_ex_metadata(struct dlt_export *x, const struct dlt_process *p,
 			p->rank >= 0 ? p->rank : (int64_t)index + 100000);
 	dlt_json_object_end(j);
 	dlt_json_object_end(j);
+}
+
+/* Where the process died: an instant on its main thread, after which the
+ * timeline's row of it is dead. */
+static void dlt_ex_died(struct dlt_export *x)
+{
+	uint64_t ts;
+	char how[256];
+	if (!dlt_ex_death(x->p, &ts, how, sizeof(how)))
+		return;
+	dlt_instant(x, "died", "process", x->p->hdr.pid, ts);
+	dlt_json_key(x->j, "args");
+	dlt_json_object_begin(x->j);
+	dlt_json_kv_string(x->j, "state", "dead");
+	dlt_json_kv_string(x->j, "how", how);
+	dlt_json_object_end(x->j);
+	dlt_json_object_end(x->j);
 }
 
 /* Calls that never returned: slices from their start to the trace's end. */
@@ -739,6 +882,11 @@ static void dlt_ex_open_calls(struct dlt_export *x, const struct dlt_gpu *g)
 		dlt_json_key(x->j, "args");
 		dlt_json_object_begin(x->j);
 		dlt_json_kv_bool(x->j, "unfinished", true);
+		/* An init, a collective or a synchronisation that never
+		 * returned waits for the other ranks (waits.c). */
+		dlt_json_kv_string(x->j, "state",
+				   dlt_wait_api_for_ranks(o->api) ? "waiting"
+								  : "gpu");
 		dlt_args_values(x->j, a, o->v, o->nv);
 		dlt_json_object_end(x->j);
 		dlt_json_object_end(x->j);
@@ -795,12 +943,15 @@ static void dlt_ex_job_findings(struct dlt_json *j, struct dlt_ex_job *job,
 
 void dlt_export_events(struct dlt_json *j, struct dlt_trace *t,
 		       const struct dlt_process *p, const struct dlt_gpu *g,
-		       size_t index, uint64_t origin,
-		       struct dlt_ex_track *track)
+		       const struct dlt_hang_proc *hp, size_t index,
+		       uint64_t origin, struct dlt_ex_track *track)
 {
 	struct dlt_export x = {0};
 	x.j = j;
 	x.p = p;
+	x.hp = hp;
+	if (hp)
+		dlt_wait_state_of(hp, &x.ws);
 	x.xpid = (uint32_t)index + 1;
 	x.origin_ns = origin;
 	x.cudnn_version = dlt_gpu_cudnn_version(g);
@@ -817,6 +968,7 @@ void dlt_export_events(struct dlt_json *j, struct dlt_trace *t,
 	x.t = t;
 	dlt_trace_foreach(x.t, dlt_ex_rec, &x);
 	dlt_ex_open_calls(&x, g);
+	dlt_ex_died(&x);
 	dlt_ex_rates(&x);
 	dlt_ex_agg_marks(&x, g);
 	free(x.agg_api);
@@ -843,7 +995,7 @@ static void dlt_export_one(struct dlt_json *j, struct dlt_trace *t,
 	dlt_check_init(&c);
 	dlt_check_process(&c, p, &g);
 	struct dlt_ex_track tr;
-	dlt_export_events(j, t, p, &g, index, origin, &tr);
+	dlt_export_events(j, t, p, &g, hp, index, origin, &tr);
 	for (size_t i = 0; i < c.nf; i++)
 		dlt_export_marker(j, &tr, origin, &c.f[i]);
 	job->tracks[job->n] = tr;

@@ -187,7 +187,6 @@ static void dlt_report_trace(void *ctx, struct dlt_trace *t,
 			     const struct dlt_gpu *g,
 			     const struct dlt_hang_proc *hp, size_t proc)
 {
-	(void)hp;
 	(void)proc;
 	struct dlt_report *r = ctx;
 	struct dlt_json *j = &r->libs.j;
@@ -205,7 +204,7 @@ static void dlt_report_trace(void *ctx, struct dlt_trace *t,
 		dlt_algos_json_process(&r->algos.j, p, g);
 	struct dlt_rtrack *k = &r->tracks[r->ntracks++];
 	k->trace_id = p->hdr.trace_id;
-	dlt_export_events(&r->timeline.j, t, p, g, r->index++, r->origin,
+	dlt_export_events(&r->timeline.j, t, p, g, hp, r->index++, r->origin,
 			  &k->tr);
 }
 

@@ -62,11 +62,12 @@ struct dlt_ex_track {
 uint64_t dlt_export_origin(const struct dlt_job *jb);
 /* Opens the trace-event object and its "traceEvents" array. */
 void dlt_export_begin(struct dlt_json *j, uint64_t origin);
-/* The events of one trace (read again through t), on track index + 1. */
+/* The events of one trace (read again through t), on track index + 1;
+ * hp, its hang summary (NULL none), says what its waits are for. */
 void dlt_export_events(struct dlt_json *j, struct dlt_trace *t,
 		       const struct dlt_process *p, const struct dlt_gpu *g,
-		       size_t index, uint64_t origin,
-		       struct dlt_ex_track *track);
+		       const struct dlt_hang_proc *hp, size_t index,
+		       uint64_t origin, struct dlt_ex_track *track);
 /* A finding as a process-wide marker on a track. */
 void dlt_export_marker(struct dlt_json *j, const struct dlt_ex_track *t,
 		       uint64_t origin, const struct dlt_finding *f);
