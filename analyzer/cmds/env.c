@@ -298,8 +298,9 @@ static bool dlt_env_sources_differ(const struct dlt_envp_group *g, size_t ng)
 	return values && sources;
 }
 
-/* The longest line one library's difference is said in. */
-#define DLT_ENV_LINE_MAX 160
+/* The longest headline one library's difference is said in: 160
+ * characters on its line, indented by two. */
+#define DLT_ENV_LINE_MAX 158
 
 /* s cut to at most n bytes, not inside a UTF-8 character, with "…". */
 static void dlt_env_cut(char *s, size_t n)
@@ -317,8 +318,19 @@ static void dlt_env_cut(char *s, size_t n)
  * it, then whether the others' file is the same build: "libgomp: rank 1
  * (vm) loaded /tmp/x/libgomp.so.1 (found via LD_LIBRARY_PATH), rank 0
  * (vm) loaded the same build at /usr/lib/x86_64-linux-gnu/libgomp.so.1".
- * At most DLT_ENV_LINE_MAX bytes: when longer, the paths go first (the
- * lines below give them), then the lists of ranks are cut. */
+ * At most DLT_ENV_LINE_MAX bytes: when longer, the others' path goes
+ * first, then the odd one's (the lines below give them), then the lists
+ * of ranks are cut. */
+/* s without " (host)" wherever it says it. */
+static void dlt_env_drop_host(char *s, const char *host)
+{
+	char pat[300];
+	snprintf(pat, sizeof(pat), " (%s)", host);
+	size_t n = strlen(pat);
+	for (char *p = strstr(s, pat); p; p = strstr(p, pat))
+		memmove(p, p + n, strlen(p + n) + 1);
+}
+
 static const char *dlt_env_lib_headline(const struct dlt_env_job *e,
 					const struct dlt_envp_item *key,
 					const struct dlt_envp_group *g,
@@ -327,6 +339,17 @@ static const char *dlt_env_lib_headline(const struct dlt_env_job *e,
 	char w1[DLT_ENV_LINE_MAX + 1], w0[DLT_ENV_LINE_MAX + 1];
 	dlt_env_who(e, &g[1], w1, sizeof(w1));
 	dlt_env_who(e, &g[0], w0, sizeof(w0));
+	if (e->nu) {
+		/* On one host, its name after each rank says nothing. */
+		const char *h0 = e->units[0].prof->host;
+		bool one_host = true;
+		for (size_t i = 1; i < e->nu && one_host; i++)
+			one_host = strcmp(e->units[i].prof->host, h0) == 0;
+		if (one_host) {
+			dlt_env_drop_host(w1, h0);
+			dlt_env_drop_host(w0, h0);
+		}
+	}
 	const struct dlt_envp_item *a = g[1].item, *b = g[0].item;
 	char more[48] = "";
 	if (ng > 2)
@@ -335,9 +358,9 @@ static const char *dlt_env_lib_headline(const struct dlt_env_job *e,
 	 * can behave differently), said before the other side's path. */
 	bool known = a && b && a->identity && b->identity;
 	bool one = known && strcmp(a->identity, b->identity) == 0;
-	for (int form = 0; form < 3; form++) {
+	for (int form = 0; form < 4; form++) {
 		bool paths = form == 0;
-		if (form == 2) {
+		if (form == 3) {
 			/* Long lists of ranks: cut, the lines below list
 			 * them all. */
 			dlt_env_cut(w1, 40);
@@ -354,6 +377,18 @@ static const char *dlt_env_lib_headline(const struct dlt_env_job *e,
 				 : one	? "the same build at "
 					: "another build at ",
 				 b->path, more);
+		else if (a && b && a->path && b->path &&
+			 strcmp(a->path, b->path) != 0 && form == 1)
+			/* The odd file's path is the one to look at. */
+			snprintf(buf, cap,
+				 "%s: %s loaded %s (found via %s), not %s's "
+				 "file%s%s",
+				 key->key, w1, a->path, a->via ? a->via : "?",
+				 w0,
+				 !known ? ""
+				 : one	? " (the same build)"
+					: " (another build)",
+				 more);
 		else if (a && b && a->path && b->path &&
 			 strcmp(a->path, b->path) != 0)
 			snprintf(buf, cap,
