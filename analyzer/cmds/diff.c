@@ -765,10 +765,15 @@ static void dlt_text_pair(FILE *out, const struct dlt_pair *p)
 		bool us = strcmp(p->metric, "mean_call_us") == 0;
 		double diff = (p->tb - p->ta) * (us ? 1e3 : 1e6); /* ns */
 		char d[32];
-		fprintf(out, "    B-A: %s%s %s", diff < 0 ? "-" : "+",
-			dlt_units_dur(dlt_diff_ns(diff < 0 ? -diff : diff), d,
-				      sizeof(d)),
-			us ? "per call" : "(selection)");
+		dlt_units_dur(dlt_diff_ns(diff < 0 ? -diff : diff), d,
+			      sizeof(d));
+		/* No sign before "< 0.01 µs" or "0 µs": too small to have
+		 * one. */
+		fprintf(out, "    B-A: %s%s %s",
+			d[0] == '<' || strncmp(d, "0 ", 2) == 0 ? ""
+			: diff < 0				? "-"
+								: "+",
+			d, us ? "per call" : "(selection)");
 		if (p->ta > 0)
 			fprintf(out, " (%.2fx)", p->tb / p->ta);
 		fputc('\n', out);
