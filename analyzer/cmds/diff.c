@@ -33,7 +33,9 @@ const char dlt_diff_usage[] =
 	"plugins, other libraries whose file changed, libraries loaded on one\n"
 	"side only, the variables that shape loading and the GPU libraries,\n"
 	"then the system (OS, glibc, NVIDIA driver, CUDA driver API, Python,\n"
-	"torch).  Then the convolutions.  Convolution problems are\n"
+	"torch); a side whose ranks disagree is shown rank by rank, and a\n"
+	"section with nothing to say is left out.  Then the convolutions,\n"
+	"where either run has some.  Convolution problems are\n"
 	"matched by their id (a hash of the shape, types and parameters) and\n"
 	"direction.  For each: the algorithm (legacy API) or engine and knobs\n"
 	"(backend API) that ran most often in each run, its mean host-side\n"
@@ -240,9 +242,11 @@ static const char *dlt_envdiff_what_split(const struct dlt_envdiff_change *c,
 					  size_t cap)
 {
 	if (c->split_a && c->split_b) {
-		snprintf(buf, cap,
-			 "the ranks disagree in A and in B, "
-			 "not alike");
+		bool lib = dlt_envp_is_lib((c->a ? c->a : c->b)->kind);
+		snprintf(buf, cap, "%s",
+			 lib ? "in both runs some ranks loaded another file, "
+			       "not alike"
+			     : "in both runs the ranks disagree, not alike");
 		return buf;
 	}
 	const struct dlt_run *r = c->split_a ? ra : rb;
