@@ -258,8 +258,11 @@ static const char *dlt_envdiff_what_split(const struct dlt_envdiff_change *c,
 	dlt_envp_who(r->units, &s.g[1], who, sizeof(who));
 	const char *side = c->split_a ? "A" : "B";
 	if (!dlt_envp_is_lib(key->kind))
-		snprintf(buf, cap, "in %s, %s %s", side,
-			 odd ? "another value on" : "unset on", who);
+		snprintf(buf, cap, "in %s, %s %s%s", side,
+			 odd == NULL   ? "unset on"
+			 : maj == NULL ? "set on"
+				       : "another value on",
+			 who, odd && maj == NULL ? " only" : "");
 	else if (odd == NULL)
 		snprintf(buf, cap, "in %s, %s did not load it", side, who);
 	else
@@ -277,13 +280,11 @@ static const char *dlt_envdiff_what_any(const struct dlt_envdiff_change *c,
 					const struct dlt_run *rb, char *buf,
 					size_t cap)
 {
-	bool merged =
-		c->a == NULL || c->b == NULL ||
-		(!dlt_envp_same(c->a, c->b) ||
-		 (c->a->via && c->b->via && strcmp(c->a->via, c->b->via) != 0));
-	return merged || !(c->split_a || c->split_b)
-		       ? dlt_envdiff_what(c, buf, cap)
-		       : dlt_envdiff_what_split(c, ra, rb, buf, cap);
+	/* A side whose ranks disagree has no one value to compare: its
+	 * merged profile holds the first rank's to have one. */
+	return c->split_a || c->split_b
+		       ? dlt_envdiff_what_split(c, ra, rb, buf, cap)
+		       : dlt_envdiff_what(c, buf, cap);
 }
 
 static bool dlt_envdiff_differ(const struct dlt_envp_item *a,
@@ -943,11 +944,13 @@ static void dlt_diff_text(FILE *out, const struct dlt_run *a,
 		for (size_t i = 0; i < np; i++)
 			if (pairs[i].changed)
 				dlt_text_pair(out, &pairs[i]);
-	} else {
+	} else if (np) {
 		fprintf(out,
 			"\nconvolutions: no choice changed (%zu problem%s in "
 			"both runs)\n",
 			np, np == 1 ? "" : "s");
+	} else {
+		fputs("\nconvolutions: no problem in both runs\n", out);
 	}
 	if (np > nchanged) {
 		fprintf(out, "\nsame choice (%zu):\n", np - nchanged);
