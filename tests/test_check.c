@@ -921,6 +921,18 @@ static void test_unit_diff_text(void)
 		 tu_status_str(p.status), p.err);
 	TU_CHECK(!tu_contains(p.out, "selected, not executed"),
 		 "diff calls an algorithm that ran not executed:\n%s", p.out);
+	/* People's units, and no heading over an empty list (the runs'
+	 * libraries are the same: one line says so). */
+	TU_CHECK(tu_contains(p.out, "mean 5.0 \xc2\xb5s") &&
+			 !tu_contains(p.out, " us") &&
+			 tu_contains(p.out, "B-A: 0 \xc2\xb5s per call"),
+		 "diff: call times not in people's units:\n%s", p.out);
+	TU_CHECK(!tu_contains(p.out, "(0)") &&
+			 !tu_contains(p.out, "(0 differ") &&
+			 !tu_contains(p.out, "GPU libraries") &&
+			 tu_contains(p.out, "the same in both runs") &&
+			 tu_contains(p.out, "cuDNN 9.19.0"),
+		 "diff: empty sections, or cuDNN not said:\n%s", p.out);
 	TU_CHECK(tu_contains(p.out, "choice changed (1)") &&
 			 tu_contains(p.out, "changed: the set of algorithms "
 					    "run: A 2, B 2,5"),

@@ -2,9 +2,13 @@
  * ENV_DIFFERS finding (the odd rank out) and `diff` of two runs or two
  * hosts, on real traces: the fake NCCL and cuDNN (tests/fakes), two hosts
  * of one job made with UTS namespaces, pip- and conda-shaped install
- * trees, and the real CUDA libraries under ctypes where installed. */
+ * trees, a rank that loads its own copy of the real libgomp, and the real
+ * CUDA libraries under ctypes where installed. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <gnu/libc-version.h>
+#include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -555,6 +559,358 @@ static void test_install_trees(void)
 	free(idf);
 }
 
+/* ---- a rank with its own libgomp ---------------------------------------- */
+
+/* The real libgomp as the loader finds it here: the path it opens and the
+ * file behind it (libgomp.so.1 -> libgomp.so.1.0.0), and the version that
+ * file's name says ("1.0.0"). */
+static char gomp_path[PATH_MAX], gomp_file[PATH_MAX], gomp_version[64];
+
+static const char *gomp_skip(void)
+{
+	void *h = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_LOCAL);
+	struct link_map *lm = NULL;
+	if (h == NULL)
+		return "libgomp.so.1 (libgomp1) is not installed";
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL ||
+	    snprintf(gomp_path, sizeof(gomp_path), "%s", lm->l_name) <= 0 ||
+	    realpath(gomp_path, gomp_file) == NULL) {
+		dlclose(h);
+		return "the loader does not say where libgomp.so.1 is";
+	}
+	dlclose(h);
+	const char *so = strstr(strrchr(gomp_file, '/'), ".so.");
+	snprintf(gomp_version, sizeof(gomp_version), "%s", so ? so + 4 : "");
+	/* A copy named libgomp.so.1 says "1"; a system file named so too
+	 * gives no second spelling to tell apart. */
+	if (strchr(gomp_version, '.') == NULL)
+		return "libgomp's file is named by its soname here: no longer "
+		       "version in a name to compare with";
+	return NULL;
+}
+
+/* A directory with a copy of libgomp named by its soname, the way one is
+ * put on LD_LIBRARY_PATH: the same bytes, or another build. */
+static char *gomp_copy(const char *root, const char *name, int other_build)
+{
+	char *dir = tu_strfmt("%s/%s", root, name);
+	char *to = tu_strfmt("%s/libgomp.so.1", dir);
+	TU_CHECK_FATAL(mkdir(dir, 0755) == 0, "mkdir %s", dir);
+	int rc = other_build ? tu_copy_other_build(gomp_file, to)
+			     : tu_copy_file(gomp_file, to);
+	TU_CHECK_FATAL(rc == 0, "copy of %s to %s", gomp_file, to);
+	free(to);
+	return dir;
+}
+
+/* A program that loads libgomp (fx_loader dlopens it by its soname),
+ * traced into dir: rank r (-1: no rank), with libpath first on
+ * LD_LIBRARY_PATH (NULL: none). */
+static void gomp_run(const char *dir, int r, const char *libpath)
+{
+	char *rank = tu_strfmt("RANK=%d", r);
+	char *ld = libpath ? tu_strfmt("LD_LIBRARY_PATH=%s", libpath) : NULL;
+	const char *env[4] = {NULL};
+	size_t n = 0;
+	if (r >= 0) {
+		env[n++] = rank;
+		env[n++] = "WORLD_SIZE=2";
+	}
+	if (ld)
+		env[n++] = ld;
+	char *fx = tu_fx("fx_loader");
+	const char *cmd[] = {fx, "direct", "libgomp.so.1", NULL};
+	struct tu_proc p;
+	tu_run_traced(&p, dir, cmd, env, ENV_TIMEOUT_MS);
+	/* fx_loader then looks for a symbol libgomp has not: exit 1. */
+	char *got =
+		tu_strfmt("main: got %s/libgomp.so.1", libpath ? libpath : "");
+	TU_CHECK(libpath ? tu_contains(p.out, got)
+			 : tu_contains(p.out, "main: got /"),
+		 "fx_loader did not load %s: %s\n%s", got, p.out, p.err);
+	tu_proc_free(&p);
+	free(got);
+	free(fx);
+	free(rank);
+	free(ld);
+}
+
+/* Rank 0 with the system's libgomp, rank 1 with a copy found through
+ * LD_LIBRARY_PATH. */
+static char *gomp_job(const char *root, const char *name, const char *copy)
+{
+	char *dir = tu_strfmt("%s/%s", root, name);
+	TU_CHECK_FATAL(mkdir(dir, 0755) == 0, "mkdir %s", dir);
+	gomp_run(dir, 0, NULL);
+	gomp_run(dir, 1, copy);
+	return dir;
+}
+
+/* The value of an env item that rank r has (whatever its host). */
+static const struct tu_json *env_value_of_rank(const struct tu_json *item,
+					       int r)
+{
+	char want[32];
+	snprintf(want, sizeof(want), "rank %d (", r);
+	const struct tu_json *vals = tu_jget(item, "values");
+	for (size_t i = 0; i < tu_jlen(vals); i++) {
+		const struct tu_json *u = tu_jget(tu_jat(vals, i), "units");
+		for (size_t k = 0; k < tu_jlen(u); k++)
+			if (strncmp(tu_jat(u, k)->str, want, strlen(want)) == 0)
+				return tu_jat(vals, i);
+	}
+	return NULL;
+}
+
+/* The line of text that starts with prefix, as a copy, or NULL. */
+static char *line_of(const char *text, const char *prefix)
+{
+	for (const char *l = text; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		if (strncmp(l, prefix, strlen(prefix)) == 0)
+			return tu_strfmt("%.*s", (int)n, l);
+		l = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(hay, needle); p;
+	     p = strstr(p + strlen(needle), needle))
+		n++;
+	return n;
+}
+
+static int str_is(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/* env of a two-rank job whose rank 1 loads a copy of libgomp through
+ * LD_LIBRARY_PATH: the file each rank loaded, first and in one line, the
+ * variable beside it, and one version for one build (the copy's name,
+ * libgomp.so.1, says only "1"). */
+static void test_gomp_env(void)
+{
+	char *root = tu_tmpdir("env-gomp");
+	char *same = gomp_copy(root, "same", 0);
+	char *other = gomp_copy(root, "other", 1);
+	char *job = gomp_job(root, "job", same);
+	char *job2 = gomp_job(root, "job2", other);
+	char *copy = tu_strfmt("%s/libgomp.so.1", same);
+	struct tu_proc p;
+
+	const char *eargs[] = {"env", "--json", job, NULL};
+	struct tu_json *e = analyze(&p, eargs, 1);
+	tu_proc_free(&p);
+	const struct tu_json *it = env_item(e, "libgomp");
+	TU_CHECK_FATAL(it != NULL, "env --json: no item about libgomp");
+	const struct tu_json *v0 = env_value_of_rank(it, 0);
+	const struct tu_json *v1 = env_value_of_rank(it, 1);
+	TU_CHECK_FATAL(v0 && v1 && v0 != v1,
+		       "env --json: libgomp not told apart by rank");
+	char real0[PATH_MAX];
+	TU_CHECK(str_is(tu_jstr(it, "kind"), "library") &&
+			 !tu_jget(it, "same")->b,
+		 "env --json: libgomp is kind %s, same %d", tu_jstr(it, "kind"),
+		 tu_jget(it, "same")->b);
+	TU_CHECK(str_is(tu_jstr(v1, "path"), copy) &&
+			 str_is(tu_jstr(v1, "found_via"), "LD_LIBRARY_PATH") &&
+			 str_is(tu_jstr(v1, "found_via_value"), same),
+		 "env --json: rank 1's libgomp %s via %s (%s)",
+		 tu_jstr(v1, "path"), tu_jstr(v1, "found_via"),
+		 tu_jstr(v1, "found_via_value"));
+	char *path0 = tu_strfmt("%s", tu_jstr(v0, "path"));
+	TU_CHECK(tu_jstr(v0, "path") && realpath(tu_jstr(v0, "path"), real0) &&
+			 strcmp(real0, gomp_file) == 0,
+		 "env --json: rank 0's libgomp %s, not %s", tu_jstr(v0, "path"),
+		 gomp_file);
+	/* One build, one version: the copy's name says "1" only. */
+	TU_CHECK(str_is(tu_jstr(v0, "value"), gomp_version) &&
+			 str_is(tu_jstr(v1, "value"), gomp_version) &&
+			 str_is(tu_jstr(v0, "identity"),
+				tu_jstr(v1, "identity")),
+		 "env --json: one build of libgomp as %s and %s (%s)",
+		 tu_jstr(v0, "value"), tu_jstr(v1, "value"), gomp_version);
+	const char *h = tu_jstr(it, "headline");
+	TU_CHECK(h && strlen(h) <= 160 && tu_contains(h, "rank 1") &&
+			 tu_contains(h, "LD_LIBRARY_PATH") &&
+			 tu_contains(h, "the same build"),
+		 "env --json: headline %s", h ? h : "(none)");
+	tu_json_free(e);
+
+	const char *targs[] = {"env", job, NULL};
+	analyze(&p, targs, 0);
+	char *head = line_of(p.out, "  libgomp: ");
+	char *l0 = tu_strfmt("): %s  %s", gomp_version, path0);
+	char *l1 = tu_strfmt("): %s  %s", gomp_version, copy);
+	const char *libs = strstr(p.out, "libraries that differ between ranks");
+	const char *envs = strstr(p.out, "\nenvironment:");
+	TU_CHECK(libs && envs && libs < envs,
+		 "env: the files that differ do not come first:\n%s", p.out);
+	/* The line names rank 1's file where it fits; the lines below it
+	 * name both in any case. */
+	TU_CHECK(head && strlen(head) <= 160 && tu_contains(head, "rank 1") &&
+			 tu_contains(head, "LD_LIBRARY_PATH"),
+		 "env: libgomp's line (at most 160 characters): %s\n%s",
+		 head ? head : "(none)", p.out);
+	TU_CHECK(tu_contains(p.out, l1) && tu_contains(p.out, l0),
+		 "env: each rank's file and version (%s):\n%s", gomp_version,
+		 p.out);
+	char *vline = line_of(p.out, "    LD_LIBRARY_PATH:");
+	TU_CHECK(
+		vline && tu_contains(vline, same) &&
+			tu_contains(vline, "(unset)"),
+		"env: the variable that found rank 1's copy not beside it:\n%s",
+		p.out);
+	char *one = tu_strfmt("): 1  %s", copy);
+	TU_CHECK(!tu_contains(p.out, one),
+		 "env: the copy's version in its soname's form:\n%s", p.out);
+	free(one);
+	free(vline);
+	free(path0);
+	free(l0);
+	free(l1);
+	free(head);
+	tu_proc_free(&p);
+
+	/* Another build: two versions not known to differ, each with its
+	 * source, and "another build" said. */
+	const char *t2[] = {"env", job2, NULL};
+	analyze(&p, t2, 0);
+	head = line_of(p.out, "  libgomp: ");
+	TU_CHECK(head && strlen(head) <= 160 &&
+			 tu_contains(head, "another build") &&
+			 tu_contains(p.out, "version from its soname only") &&
+			 tu_contains(p.out, "version from its file name"),
+		 "env: another build of libgomp on rank 1:\n%s", p.out);
+	free(head);
+	tu_proc_free(&p);
+
+	tu_rmtree(root);
+	free(copy);
+	free(job2);
+	free(job);
+	free(other);
+	free(same);
+	free(root);
+}
+
+/* diff of two runs (one with the copy) and of two jobs (rank 1 with the
+ * copy in B only): one version form, the variable beside the file, rank 1
+ * named, and no section without something to say in a CPU-only pair. */
+static void test_gomp_diff(void)
+{
+	char *root = tu_tmpdir("env-gomp-diff");
+	char *same = gomp_copy(root, "same", 0);
+	char *copy = tu_strfmt("%s/libgomp.so.1", same);
+	char *ra = tu_strfmt("%s/run-a", root),
+	     *rb = tu_strfmt("%s/run-b", root);
+	TU_CHECK_FATAL(mkdir(ra, 0755) == 0 && mkdir(rb, 0755) == 0, "mkdir");
+	gomp_run(ra, -1, NULL);
+	gomp_run(rb, -1, same);
+	struct tu_proc p;
+
+	const char *jargs[] = {"diff", "--json", ra, rb, NULL};
+	struct tu_json *d = analyze(&p, jargs, 1);
+	tu_proc_free(&p);
+	const struct tu_json *c = diff_change(d, "libgomp");
+	TU_CHECK_FATAL(c != NULL, "diff --json: no change of libgomp");
+	const struct tu_json *a = tu_jget(c, "a"), *b = tu_jget(c, "b");
+	TU_CHECK(str_is(tu_jstr(c, "section"), "library") &&
+			 str_is(tu_jstr(c, "what_changed"),
+				"the same build, another place"),
+		 "diff --json: libgomp %s: %s", tu_jstr(c, "section"),
+		 tu_jstr(c, "what_changed"));
+	TU_CHECK(str_is(tu_jstr(a, "value"), gomp_version) &&
+			 str_is(tu_jstr(b, "value"), gomp_version),
+		 "diff --json: one build of libgomp as %s and %s (%s)",
+		 tu_jstr(a, "value"), tu_jstr(b, "value"), gomp_version);
+	TU_CHECK(str_is(tu_jstr(b, "path"), copy) &&
+			 str_is(tu_jstr(b, "found_via_value"), same),
+		 "diff --json: B's libgomp %s found via LD_LIBRARY_PATH=%s",
+		 tu_jstr(b, "path"), tu_jstr(b, "found_via_value"));
+	tu_json_free(d);
+
+	const char *targs[] = {"diff", ra, rb, NULL};
+	analyze(&p, targs, 0);
+	char *la = tu_strfmt("    A: %s  ", gomp_version);
+	char *lb = tu_strfmt("    B: %s  %s (LD_LIBRARY_PATH=%s)", gomp_version,
+			     copy, same);
+	TU_CHECK(count_of(p.out, "no cuDNN in either run") == 1 &&
+			 !tu_contains(p.out, "cuDNN ?"),
+		 "diff: no cuDNN not said once:\n%s", p.out);
+	/* No heading over nothing: no count of zero, no empty GPU or
+	 * convolution section. */
+	static const char *const empty[] = {
+		"(0)",		"(0 differ",   "GPU libraries", "NCCL plugins",
+		"convolutions", "same choice", "\nonly in A",	"\nonly in B"};
+	for (size_t i = 0; i < sizeof(empty) / sizeof(empty[0]); i++)
+		TU_CHECK(!tu_contains(p.out, empty[i]),
+			 "diff: an empty section (%s):\n%s", empty[i], p.out);
+	TU_CHECK(tu_contains(p.out, "other libraries whose file changed (1 "
+				    "differs):") &&
+			 tu_contains(p.out, la) && tu_contains(p.out, lb),
+		 "diff: libgomp's two files in one version form:\n%s", p.out);
+	free(la);
+	free(lb);
+	tu_proc_free(&p);
+
+	/* Two jobs: rank 1 loads the copy in B only.  B's ranks disagree:
+	 * each said, rank 1 named. */
+	char *ja = tu_strfmt("%s/job-a", root);
+	TU_CHECK_FATAL(mkdir(ja, 0755) == 0, "mkdir %s", ja);
+	gomp_run(ja, 0, NULL);
+	gomp_run(ja, 1, NULL);
+	char *jb = gomp_job(root, "job-b", same);
+	const char *j2[] = {"diff", "--json", ja, jb, NULL};
+	d = analyze(&p, j2, 1);
+	tu_proc_free(&p);
+	c = diff_change(d, "libgomp");
+	TU_CHECK_FATAL(c != NULL, "diff --json of two jobs: no change of "
+				  "libgomp (rank 1 of B loaded a copy)");
+	const struct tu_json *bu = tu_jget(c, "b_units");
+	int named = 0;
+	for (size_t i = 0; i < tu_jlen(bu); i++) {
+		const struct tu_json *g = tu_jat(bu, i);
+		const struct tu_json *u = tu_jget(g, "units");
+		named |= str_is(tu_jstr(g, "path"), copy) && tu_jlen(u) == 1 &&
+			 strncmp(tu_jat(u, 0)->str, "rank 1 (", 8) == 0;
+	}
+	TU_CHECK(
+		tu_jlen(bu) == 2 && named && tu_jget(c, "a_units") == NULL &&
+			tu_contains(tu_jstr(c, "what_changed"),
+				    "in B, rank 1 (") &&
+			tu_contains(tu_jstr(c, "what_changed"), "another file"),
+		"diff --json: B's ranks: %zu groups, rank 1's copy named %d, "
+		"%s",
+		tu_jlen(bu), named, tu_jstr(c, "what_changed"));
+	tu_json_free(d);
+	const char *t2[] = {"diff", ja, jb, NULL};
+	analyze(&p, t2, 0);
+	char *r1 = line_of(p.out, "    B rank 1 (");
+	char *r0 = line_of(p.out, "    B rank 0 (");
+	TU_CHECK(
+		r1 && r0 && tu_contains(r1, copy) &&
+			tu_contains(r0, gomp_version) && !tu_contains(r0, root),
+		"diff: B's ranks one by one, rank 1 with %s:\n%s", copy, p.out);
+	free(r1);
+	free(r0);
+	tu_proc_free(&p);
+
+	tu_rmtree(root);
+	free(ja);
+	free(jb);
+	free(ra);
+	free(rb);
+	free(copy);
+	free(same);
+	free(root);
+}
+
 /* ---- the real libraries -------------------------------------------------- */
 
 #define REAL_CUDA "/usr/local/cuda/lib64"
@@ -764,6 +1120,13 @@ static const struct tu_test fake_tests[] = {
 	{"env: pip- and conda-installed libraries", test_install_trees},
 	{NULL, NULL}};
 
+static const struct tu_test gomp_tests[] = {
+	{"env: rank 1 loads a copy of libgomp through LD_LIBRARY_PATH",
+	 test_gomp_env},
+	{"diff: a copy of libgomp, in a run and on one rank of a job",
+	 test_gomp_diff},
+	{NULL, NULL}};
+
 static const struct tu_test real_tests[] = {
 	{"cuDNN, cudart and NCCL under ctypes: env, libs, summary",
 	 test_real_ctypes},
@@ -775,6 +1138,7 @@ static const struct tu_test torch_tests[] = {
 static const struct tu_suite suites[] = {
 	{"env_hosts", host_tests, unshare_skip},
 	{"env_fakes", fake_tests, NULL},
+	{"env_gomp", gomp_tests, gomp_skip},
 	{"env_real", real_tests, real_skip},
 	{"env_torch", torch_tests, torch_skip},
 	{NULL, NULL, NULL}};

@@ -22,22 +22,26 @@ const char dlt_env_usage[] =
 	"usage: dltrace-analyze env [--json] DIR...\n"
 	"\n"
 	"Each DIR (a directory of *.dltrace files, or one trace) is one job.\n"
-	"For each: the hosts and ranks, then the system (OS, kernel, glibc,\n"
-	"NVIDIA driver, CUDA driver API, Python, torch), the GPU libraries\n"
-	"(version, file, the loader rule that chose it, how it was\n"
-	"installed), NCCL plugins and the variables that shape loading and\n"
-	"the GPU libraries (LD_*, CUDA_*, NCCL_*, CUDNN_*, TORCH_*, OMP_*,\n"
-	"PYTHON* ...).  A value every rank has is printed once; where ranks\n"
-	"differ, each value names the ranks (and hosts) that have it.  The\n"
-	"processes of a rank are taken together; without ranks, each process\n"
-	"that loaded a GPU library or ran Python is one.  A DIR without\n"
-	"traces whose folders hold them (one per node: DIR/node0042/...) is\n"
-	"one job.  Over more than 32 ranks, ranks are given as ranges.\n"
+	"For each: the hosts and ranks; first the libraries that ranks loaded\n"
+	"from different files (any library: who loaded which file, found by\n"
+	"which rule, the same build or another, and the variable that found\n"
+	"it); then the system (OS, kernel, glibc, NVIDIA driver, CUDA driver\n"
+	"API, Python, torch), the GPU libraries (version, file, the loader\n"
+	"rule that chose it, how it was installed), NCCL plugins and the\n"
+	"variables that shape loading and the GPU libraries (LD_*, CUDA_*,\n"
+	"NCCL_*, CUDNN_*, TORCH_*, OMP_*, PYTHON* ...).  A value every rank\n"
+	"has is printed once; where ranks differ, each value names the ranks\n"
+	"(and hosts) that have it.  One build of a library is one version,\n"
+	"however each file's name spells it.  The processes of a rank are\n"
+	"taken together; without ranks, each process that loaded a GPU\n"
+	"library or ran Python is one.  A DIR without traces whose folders\n"
+	"hold them (one per node: DIR/node0042/...) is one job.  Over more\n"
+	"than 32 ranks, ranks are given as ranges.\n"
 	"\n"
 	"  --json   {\"jobs\": [{\"input\", \"units\", \"items\"}]}; each "
 	"item\n"
 	"           has kind, key, same and values (each with the units that\n"
-	"           have it)\n"
+	"           have it); other libraries only where ranks differ\n"
 	"\n"
 	"exit status: 0 shown, 2 bad arguments or a job without a usable\n"
 	"trace.\n";
@@ -49,7 +53,9 @@ void dlt_env_job_add(struct dlt_env_job *e, const struct dlt_process *p,
 		e->cap = e->cap ? 2 * e->cap : 16;
 		e->profs = dlt_xrealloc(e->profs, e->cap, sizeof(*e->profs));
 	}
-	e->profs[e->n++] = dlt_envprof_build(&e->arena, p, g, false);
+	/* Every library: a rank that loaded another libgomp than the others
+	 * is a difference worth saying, not only a GPU library. */
+	e->profs[e->n++] = dlt_envprof_build(&e->arena, p, g, true);
 }
 
 size_t dlt_env_job_finish(struct dlt_env_job *e)
@@ -166,7 +172,7 @@ static void dlt_env_text_value(FILE *out, const struct dlt_envp_item *it,
 	dlt_fput_text(out, it ? it->value : dlt_env_absent(k), "");
 	if (it == NULL)
 		return;
-	if (it->path && (k == DLT_ENVP_GPU_LIB || k == DLT_ENVP_PLUGIN)) {
+	if (it->path && dlt_envp_is_lib(k)) {
 		fputs("  ", out);
 		dlt_fput_text(out, it->path, "");
 		fprintf(out, " (%s", it->via ? it->via : "?");
@@ -264,6 +270,241 @@ static void dlt_env_text_units(FILE *out, const struct dlt_env_job *e)
 	free(at);
 }
 
+/* The value of variable name in the unit that stands for group g. */
+static const struct dlt_envp_item *
+dlt_env_var_of(const struct dlt_env_job *e, const struct dlt_envp_group *g,
+	       const char *name)
+{
+	return g->n ? dlt_envprof_get(e->units[g->units[0]].prof, DLT_ENVP_VAR,
+				      name)
+		    : NULL;
+}
+
+/* Whether the groups' versions differ and came from sources of
+ * different worth (one from the library, another from a file name): then
+ * each says its source, since two spellings ("9.19.0", "9") are not
+ * comparable as they stand. */
+static bool dlt_env_sources_differ(const struct dlt_envp_group *g, size_t ng)
+{
+	const struct dlt_envp_item *first = NULL;
+	bool values = false, sources = false;
+	for (size_t i = 0; i < ng; i++) {
+		const struct dlt_envp_item *it = g[i].item;
+		if (it == NULL)
+			continue;
+		if (first) {
+			values |= strcmp(first->value, it->value) != 0;
+			sources |= strcmp(dlt_envp_version_source(first),
+					  dlt_envp_version_source(it)) != 0;
+		}
+		first = first ? first : it;
+	}
+	return values && sources;
+}
+
+/* The longest headline one library's difference is said in: 160
+ * characters on its line, indented by two. */
+#define DLT_ENV_LINE_MAX 158
+
+/* s cut to at most n bytes, not inside a UTF-8 character, with "…". */
+static void dlt_env_cut(char *s, size_t n)
+{
+	if (strlen(s) <= n)
+		return;
+	n -= 3; /* the ellipsis */
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	memcpy(s + n, "\xe2\x80\xa6", 4);
+}
+
+/* One library's line for people: who loaded which file, the odd group
+ * first (it is what to look at) with the rule that found its file beside
+ * it, then whether the others' file is the same build: "libgomp: rank 1
+ * (vm) loaded /tmp/x/libgomp.so.1 (found via LD_LIBRARY_PATH), rank 0
+ * (vm) loaded the same build at /usr/lib/x86_64-linux-gnu/libgomp.so.1".
+ * At most DLT_ENV_LINE_MAX bytes: when longer, the others' path goes
+ * first, then the odd one's (the lines below give them), then the lists
+ * of ranks are cut. */
+/* s without " (host)" wherever it says it. */
+static void dlt_env_drop_host(char *s, const char *host)
+{
+	char pat[300];
+	snprintf(pat, sizeof(pat), " (%s)", host);
+	size_t n = strlen(pat);
+	for (char *p = strstr(s, pat); p; p = strstr(p, pat))
+		memmove(p, p + n, strlen(p + n) + 1);
+}
+
+static const char *dlt_env_lib_headline(const struct dlt_env_job *e,
+					const struct dlt_envp_item *key,
+					const struct dlt_envp_group *g,
+					size_t ng, char *buf, size_t cap)
+{
+	char w1[DLT_ENV_LINE_MAX + 1], w0[DLT_ENV_LINE_MAX + 1];
+	dlt_env_who(e, &g[1], w1, sizeof(w1));
+	dlt_env_who(e, &g[0], w0, sizeof(w0));
+	if (e->nu) {
+		/* On one host, its name after each rank says nothing. */
+		const char *h0 = e->units[0].prof->host;
+		bool one_host = true;
+		for (size_t i = 1; i < e->nu && one_host; i++)
+			one_host = strcmp(e->units[i].prof->host, h0) == 0;
+		if (one_host) {
+			dlt_env_drop_host(w1, h0);
+			dlt_env_drop_host(w0, h0);
+		}
+	}
+	const struct dlt_envp_item *a = g[1].item, *b = g[0].item;
+	char more[48] = "";
+	if (ng > 2)
+		snprintf(more, sizeof(more), "; %zu different in all", ng);
+	/* Whether the other file is the same build (whether the program
+	 * can behave differently), said before the other side's path. */
+	bool known = a && b && a->identity && b->identity;
+	bool one = known && strcmp(a->identity, b->identity) == 0;
+	for (int form = 0; form < 4; form++) {
+		bool paths = form == 0;
+		if (form == 3) {
+			/* Long lists of ranks: cut, the lines below list
+			 * them all. */
+			dlt_env_cut(w1, 40);
+			dlt_env_cut(w0, 40);
+		}
+		if (a && b && a->path && b->path &&
+		    strcmp(a->path, b->path) != 0 && paths)
+			snprintf(buf, cap,
+				 "%s: %s loaded %s (found via %s), %s loaded "
+				 "%s%s%s",
+				 key->key, w1, a->path, a->via ? a->via : "?",
+				 w0,
+				 !known ? ""
+				 : one	? "the same build at "
+					: "another build at ",
+				 b->path, more);
+		else if (a && b && a->path && b->path &&
+			 strcmp(a->path, b->path) != 0 && form == 1)
+			/* The odd file's path is the one to look at. */
+			snprintf(buf, cap,
+				 "%s: %s loaded %s (found via %s), not %s's "
+				 "file%s%s",
+				 key->key, w1, a->path, a->via ? a->via : "?",
+				 w0,
+				 !known ? ""
+				 : one	? " (the same build)"
+					: " (another build)",
+				 more);
+		else if (a && b && a->path && b->path &&
+			 strcmp(a->path, b->path) != 0)
+			snprintf(buf, cap,
+				 "%s: %s loaded another file (found via %s) "
+				 "than %s%s%s",
+				 key->key, w1, a->via ? a->via : "?", w0,
+				 !known ? ""
+				 : one	? " (the same build)"
+					: " (another build)",
+				 more);
+		else if (a && b && !dlt_envp_same(a, b) && a->identity &&
+			 b->identity && strcmp(a->identity, b->identity) != 0)
+			snprintf(buf, cap,
+				 "%s: %s loaded another build at %s (%s), %s "
+				 "%s%s",
+				 key->key, w1,
+				 paths ? a->path : "the same path", a->value,
+				 w0, b->value, more);
+		else if (a && b)
+			snprintf(buf, cap,
+				 "%s: %s has %s, %s %s (one file%s%s)%s",
+				 key->key, w1, a->value, w0, b->value,
+				 paths && a->path ? ": " : "",
+				 paths && a->path ? a->path : "", more);
+		else if (a)
+			snprintf(
+				buf, cap,
+				"%s: %s loaded %s (found via %s), %s did not%s",
+				key->key, w1, paths ? a->path : "it",
+				a->via ? a->via : "?", w0, more);
+		else
+			snprintf(buf, cap,
+				 "%s: %s did not load it, %s loaded %s%s",
+				 key->key, w1, w0,
+				 paths && b && b->path ? b->path : "it", more);
+		if (strlen(buf) <= DLT_ENV_LINE_MAX)
+			break;
+	}
+	dlt_env_cut(buf, DLT_ENV_LINE_MAX); /* a long library name */
+	return buf;
+}
+
+/* Each library whose file differs between units, its line first, then
+ * each group's file and what it is, then the variable that found a file
+ * where one did.  Returns how many libraries. */
+static size_t dlt_env_text_libs(FILE *out, const struct dlt_env_job *e,
+				const struct dlt_envp_item **keys, size_t nk,
+				struct dlt_envp_group *groups, size_t *idx,
+				bool ranks)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < nk; i++) {
+		if (!dlt_envp_is_lib(keys[i]->kind))
+			continue;
+		struct dlt_envp_group absent;
+		size_t ng = dlt_envp_present(
+			keys[i], groups,
+			dlt_envp_groups(e->units, e->nu, keys[i], groups, idx),
+			&absent);
+		if (ng < 2)
+			continue;
+		if (n++ == 0)
+			fprintf(out, "\nlibraries that differ between %s:\n",
+				ranks ? "ranks" : "the processes shown");
+		char line[1024];
+		fputs("  ", out);
+		dlt_fput_text(out,
+			      dlt_env_lib_headline(e, keys[i], groups, ng, line,
+						   sizeof(line)),
+			      "");
+		fputc('\n', out);
+		bool src = dlt_env_sources_differ(groups, ng);
+		const char *vars[2] = {NULL, NULL};
+		size_t nv = 0;
+		for (size_t g = 0; g < ng; g++) {
+			char who[512], id[128];
+			const struct dlt_envp_item *it = groups[g].item;
+			fprintf(out, "    %s: ",
+				dlt_env_who(e, &groups[g], who, sizeof(who)));
+			dlt_env_text_value(out, it, keys[i]->kind);
+			if (it && it->identity)
+				fprintf(out, " %s",
+					dlt_envp_identity_text(it->identity, id,
+							       sizeof(id)));
+			if (it && src)
+				fprintf(out, "; version from %s",
+					dlt_envp_version_source(it));
+			fputc('\n', out);
+			const char *v = dlt_envp_via_var(it);
+			if (v && nv < 2 && (nv == 0 || strcmp(vars[0], v) != 0))
+				vars[nv++] = v;
+		}
+		dlt_env_text_absent(out, e, &absent, keys[i]->kind);
+		/* The variable that chose a file, as each group has it. */
+		for (size_t k = 0; k < nv; k++) {
+			fprintf(out, "    %s:", vars[k]);
+			for (size_t g = 0; g < ng; g++) {
+				char who[512];
+				const struct dlt_envp_item *v =
+					dlt_env_var_of(e, &groups[g], vars[k]);
+				fprintf(out, "%s %s ", g ? ";" : "",
+					dlt_env_who(e, &groups[g], who,
+						    sizeof(who)));
+				dlt_fput_text(out, v ? v->value : "(unset)",
+					      "");
+			}
+			fputc('\n', out);
+		}
+	}
+	return n;
+}
+
 static void dlt_env_text(FILE *out, const struct dlt_env_job *e)
 {
 	fputs("job ", out);
@@ -290,11 +531,14 @@ static void dlt_env_text(FILE *out, const struct dlt_env_job *e)
 	struct dlt_envp_group *groups =
 		dlt_xcalloc(e->nu ? e->nu : 1, sizeof(*groups));
 	size_t *idx = dlt_xcalloc(e->nu ? e->nu : 1, sizeof(*idx));
-	size_t ndiff = 0;
+	/* What the units loaded from different files first: the
+	 * consequence, where the variables below are what may explain it. */
+	size_t ndiff = dlt_env_text_libs(out, e, keys, nk, groups, idx, ranks);
 	static const enum dlt_envp_kind order[] = {
 		DLT_ENVP_SYS, DLT_ENVP_GPU_LIB, DLT_ENVP_PLUGIN, DLT_ENVP_VAR};
+	const char *empty[4];
+	size_t nempty = 0;
 	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
-		fprintf(out, "\n%s:\n", dlt_envp_kind_name(order[o]));
 		size_t shown = 0;
 		for (size_t i = 0; i < nk; i++) {
 			if (keys[i]->kind != order[o])
@@ -305,13 +549,22 @@ static void dlt_env_text(FILE *out, const struct dlt_env_job *e)
 				dlt_envp_groups(e->units, e->nu, keys[i],
 						groups, idx),
 				&absent);
-			shown++;
+			if (shown++ == 0)
+				fprintf(out, "\n%s:\n",
+					dlt_envp_kind_name(order[o]));
 			fprintf(out, "  %-22s ", keys[i]->key);
 			if (ng == 1) {
 				dlt_env_text_value(out, groups[0].item,
 						   order[o]);
 				fputc('\n', out);
 				dlt_env_text_absent(out, e, &absent, order[o]);
+				continue;
+			}
+			if (dlt_envp_is_lib(order[o])) {
+				/* Said in full above. */
+				fputs("DIFFERS (see \"libraries that "
+				      "differ\" above)\n",
+				      out);
 				continue;
 			}
 			ndiff++;
@@ -334,8 +587,18 @@ static void dlt_env_text(FILE *out, const struct dlt_env_job *e)
 			dlt_env_text_absent(out, e, &absent, order[o]);
 		}
 		if (shown == 0)
-			fputs("  (none)\n", out);
+			empty[nempty++] =
+				order[o] == DLT_ENVP_VAR
+					? "variables that shape loading"
+				: order[o] == DLT_ENVP_SYS
+					? "system versions"
+					: dlt_envp_kind_name(order[o]);
 	}
+	/* Sections with nothing to list: one line, not a heading each. */
+	for (size_t i = 0; i < nempty; i++)
+		fprintf(out, "%s%s%s",
+			i ? ", " : "\nnone in this job: ", empty[i],
+			i + 1 == nempty ? "\n" : "");
 	if (e->nu > 1)
 		fprintf(out, "\n%s\n",
 			ndiff ? "(values without a list of ranks are the same "
@@ -348,7 +611,8 @@ static void dlt_env_text(FILE *out, const struct dlt_env_job *e)
 	free(keys);
 }
 
-static void dlt_env_json_item(struct dlt_json *j,
+static void dlt_env_json_item(struct dlt_json *j, const struct dlt_env_job *e,
+			      const struct dlt_envp_group *g,
 			      const struct dlt_envp_item *it)
 {
 	dlt_json_kv_string(j, "value", it->value);
@@ -362,6 +626,13 @@ static void dlt_env_json_item(struct dlt_json *j,
 	dlt_json_kv_string(j, "found_via", it->via);
 	dlt_json_kv_string(j, "installed_by", it->installed);
 	dlt_json_kv_string(j, "identity", it->identity);
+	/* The variable that found the file, as these units have it. */
+	const char *v = dlt_envp_via_var(it);
+	if (v) {
+		const struct dlt_envp_item *val = dlt_env_var_of(e, g, v);
+		dlt_json_kv_string(j, "found_via_value",
+				   val ? val->value : NULL);
+	}
 }
 
 void dlt_env_json(struct dlt_json *j, const struct dlt_env_job *e)
@@ -397,10 +668,20 @@ void dlt_env_json(struct dlt_json *j, const struct dlt_env_job *e)
 			keys[i], groups,
 			dlt_envp_groups(e->units, e->nu, keys[i], groups, idx),
 			&absent);
+		/* Hundreds of libraries: those that differ only. */
+		if (keys[i]->kind == DLT_ENVP_LIB && ng < 2)
+			continue;
 		dlt_json_object_begin(j);
 		dlt_json_kv_string(j, "kind", kinds[keys[i]->kind]);
 		dlt_json_kv_string(j, "key", keys[i]->key);
 		dlt_json_kv_bool(j, "same", ng == 1);
+		if (dlt_envp_is_lib(keys[i]->kind) && ng > 1) {
+			char line[1024];
+			dlt_json_kv_string(
+				j, "headline",
+				dlt_env_lib_headline(e, keys[i], groups, ng,
+						     line, sizeof(line)));
+		}
 		/* Units without a library or a version: no difference. */
 		dlt_json_key(j, "absent");
 		dlt_json_array_begin(j);
@@ -412,7 +693,8 @@ void dlt_env_json(struct dlt_json *j, const struct dlt_env_job *e)
 		for (size_t g = 0; g < ng; g++) {
 			dlt_json_object_begin(j);
 			if (groups[g].item)
-				dlt_env_json_item(j, groups[g].item);
+				dlt_env_json_item(j, e, &groups[g],
+						  groups[g].item);
 			else
 				dlt_json_kv_null(j, "value");
 			dlt_json_key(j, "units");

@@ -63,16 +63,26 @@ static struct dlt_envp_item *dlt_envp_add(struct dlt_arena_blk **arena,
 		e->cap = cap;
 	}
 	struct dlt_envp_item *it = &e->items[e->n++];
+	e->sorted = false;
 	*it = (struct dlt_envp_item){.kind = kind,
 				     .key = dlt_arena_strdup(arena, key),
 				     .value = dlt_arena_strdup(arena, value)};
 	return it;
 }
 
+static int dlt_envp_item_cmp(const void *x, const void *y);
+
 const struct dlt_envp_item *dlt_envprof_get(const struct dlt_envprof *e,
 					    enum dlt_envp_kind kind,
 					    const char *key)
 {
+	if (e->sorted) {
+		/* A rank's profile with every library holds hundreds of
+		 * items, looked up once per key and unit. */
+		struct dlt_envp_item k = {.kind = kind, .key = key};
+		return bsearch(&k, e->items, e->n, sizeof(*e->items),
+			       dlt_envp_item_cmp);
+	}
 	for (size_t i = 0; i < e->n; i++)
 		if (e->items[i].kind == kind &&
 		    strcmp(e->items[i].key, key) == 0)
@@ -182,6 +192,13 @@ static void dlt_envp_libs(struct dlt_arena_blk **arena, struct dlt_envprof *e,
 		it->identity = dlt_arena_strdup(
 			arena, dlt_envp_identity(lib, id, sizeof(id)));
 		it->from = from;
+		/* libgomp.so.1 copied as a file of its own: its name is its
+		 * soname, whose number is the ABI's, not the release's. */
+		it->soname_only =
+			from && strcmp(from, "file name") == 0 && lib->soname &&
+			strcmp(dlt_basename(lib->realpath ? lib->realpath
+							  : lib->path),
+			       lib->soname) == 0;
 		if (here && kind != DLT_ENVP_LIB) {
 			/* Only this machine's files can be looked up. */
 			struct dlt_install in;
@@ -408,17 +425,37 @@ struct dlt_envprof *dlt_envprof_build(struct dlt_arena_blk **arena,
 	dlt_envp_system(arena, e, p, g);
 	if (e->n)
 		qsort(e->items, e->n, sizeof(*e->items), dlt_envp_item_cmp);
+	e->sorted = true;
 	return e;
+}
+
+struct dlt_envprof *dlt_envprof_copy(struct dlt_arena_blk **arena,
+				     const struct dlt_envprof *src)
+{
+	struct dlt_envprof *c = dlt_arena_alloc(arena, sizeof(*c));
+	*c = *src;
+	c->items =
+		dlt_arena_alloc(arena, (c->n ? c->n : 1) * sizeof(*c->items));
+	if (c->n)
+		memcpy(c->items, src->items, c->n * sizeof(*c->items));
+	c->cap = c->n ? c->n : 1;
+	return c;
 }
 
 void dlt_envprof_merge(struct dlt_arena_blk **arena, struct dlt_envprof *dst,
 		       const struct dlt_envprof *src)
 {
 	size_t n0 = dst->n;
+	bool sorted = dst->sorted;
 	for (size_t i = 0; i < src->n; i++) {
 		const struct dlt_envp_item *s = &src->items[i];
 		bool have = false;
-		for (size_t k = 0; k < n0 && !have; k++)
+		if (sorted)
+			/* Only dst's own items, which are in order: those
+			 * added here come from src, whose keys are distinct. */
+			have = bsearch(s, dst->items, n0, sizeof(*dst->items),
+				       dlt_envp_item_cmp) != NULL;
+		for (size_t k = 0; !sorted && k < n0 && !have; k++)
 			have = dst->items[k].kind == s->kind &&
 			       strcmp(dst->items[k].key, s->key) == 0;
 		if (have)
@@ -433,6 +470,7 @@ void dlt_envprof_merge(struct dlt_arena_blk **arena, struct dlt_envprof *dst,
 	if (dst->n)
 		qsort(dst->items, dst->n, sizeof(*dst->items),
 		      dlt_envp_item_cmp);
+	dst->sorted = true;
 }
 
 static int dlt_envp_key_cmp(const void *x, const void *y)
@@ -560,15 +598,7 @@ struct dlt_envp_unit *dlt_envp_units(struct dlt_arena_blk **arena,
 			}
 			/* A copy: merging must not change the process's own
 			 * profile. */
-			struct dlt_envprof *c =
-				dlt_arena_alloc(arena, sizeof(*c));
-			*c = *s[i];
-			c->items = dlt_arena_alloc(
-				arena, (c->n ? c->n : 1) * sizeof(*c->items));
-			if (c->n)
-				memcpy(c->items, s[i]->items,
-				       c->n * sizeof(*c->items));
-			c->cap = c->n ? c->n : 1;
+			struct dlt_envprof *c = dlt_envprof_copy(arena, s[i]);
 			u[m].prof = c;
 			snprintf(u[m].label, sizeof(u[m].label), "rank %d (%s)",
 				 (int)c->rank, c->host);
@@ -587,6 +617,11 @@ struct dlt_envp_unit *dlt_envp_units(struct dlt_arena_blk **arena,
 		}
 	}
 	*nu = m;
+	struct dlt_envprof **up = dlt_xcalloc(m ? m : 1, sizeof(*up));
+	for (size_t i = 0; i < m; i++)
+		up[i] = u[i].prof;
+	dlt_envp_unify(arena, up, m);
+	free(up);
 	return u;
 }
 
@@ -688,7 +723,8 @@ size_t dlt_envp_present(const struct dlt_envp_item *key,
 			struct dlt_envp_group *absent)
 {
 	*absent = (struct dlt_envp_group){.item = NULL};
-	if (key->kind != DLT_ENVP_GPU_LIB && key->kind != DLT_ENVP_SYS)
+	if (key->kind != DLT_ENVP_GPU_LIB && key->kind != DLT_ENVP_LIB &&
+	    key->kind != DLT_ENVP_SYS)
 		return ng;
 	size_t k = 0;
 	for (size_t g = 0; g < ng; g++) {
@@ -698,4 +734,191 @@ size_t dlt_envp_present(const struct dlt_envp_item *key,
 			*absent = groups[g];
 	}
 	return k;
+}
+
+bool dlt_envp_is_lib(enum dlt_envp_kind k)
+{
+	return k == DLT_ENVP_GPU_LIB || k == DLT_ENVP_PLUGIN ||
+	       k == DLT_ENVP_LIB;
+}
+
+#define DLT_ENVP_COPY_FROM "another copy of this build ("
+
+/* How much a library's version is worth, by where it came from: the
+ * library's own answer, then what the shim read in the file, then a
+ * sibling library's answer, then the file's name, then a soname's
+ * number, then nothing. */
+static int dlt_envp_source_rank(const char *from, bool soname_only)
+{
+	size_t l = strlen(DLT_ENVP_COPY_FROM);
+	if (from && strncmp(from, DLT_ENVP_COPY_FROM, l) == 0)
+		return dlt_envp_source_rank(from + l, false);
+	if (from == NULL)
+		return 0;
+	if (strncmp(from, "library", 7) == 0)
+		return 5;
+	if (strncmp(from, "file name", 9) == 0)
+		return soname_only ? 1 : 2;
+	if (strncmp(from, "file", 4) == 0)
+		return 4;
+	return 3; /* its family's library in that directory */
+}
+
+static int dlt_envp_unify_cmp(const void *x, const void *y)
+{
+	const struct dlt_envp_item *a = *(const struct dlt_envp_item *const *)x;
+	const struct dlt_envp_item *b = *(const struct dlt_envp_item *const *)y;
+	int c = dlt_envp_item_cmp(a, b);
+	return c ? c : strcmp(a->identity, b->identity);
+}
+
+/* Whether a is a better version than b: a better source, else a longer
+ * name ("1.0.0" over "1"). */
+static bool dlt_envp_better(const struct dlt_envp_item *a,
+			    const struct dlt_envp_item *b)
+{
+	int ra = dlt_envp_source_rank(a->from, a->soname_only),
+	    rb = dlt_envp_source_rank(b->from, b->soname_only);
+	if (ra != rb)
+		return ra > rb;
+	return strlen(a->value) > strlen(b->value);
+}
+
+void dlt_envp_unify(struct dlt_arena_blk **arena,
+		    struct dlt_envprof *const *profs, size_t n)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += profs[i]->n;
+	struct dlt_envp_item **v = dlt_xcalloc(total ? total : 1, sizeof(*v));
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < profs[i]->n; k++) {
+			struct dlt_envp_item *it = &profs[i]->items[k];
+			if (dlt_envp_is_lib(it->kind) && it->identity)
+				v[m++] = it;
+		}
+	if (m)
+		qsort(v, m, sizeof(*v), dlt_envp_unify_cmp);
+	for (size_t i = 0; i < m;) {
+		size_t j = i + 1;
+		while (j < m && dlt_envp_unify_cmp(&v[i], &v[j]) == 0)
+			j++;
+		const struct dlt_envp_item *best = v[i];
+		for (size_t k = i + 1; k < j; k++)
+			if (dlt_envp_better(v[k], best))
+				best = v[k];
+		int rb = dlt_envp_source_rank(best->from, best->soname_only);
+		for (size_t k = i; k < j; k++) {
+			struct dlt_envp_item *it = v[k];
+			/* Two answers of the libraries themselves that differ
+			 * are a difference (dlt_envp_same), whatever the
+			 * files. */
+			if (it == best || strcmp(it->value, best->value) == 0 ||
+			    (rb == 5 &&
+			     dlt_envp_source_rank(it->from, false) == 5))
+				continue;
+			const char *bf = best->from ? best->from : "?";
+			size_t l = strlen(DLT_ENVP_COPY_FROM);
+			if (strncmp(bf, DLT_ENVP_COPY_FROM, l) == 0)
+				bf += l, l = strlen(bf) - 1;
+			else
+				l = strlen(bf);
+			char from[160];
+			snprintf(from, sizeof(from), DLT_ENVP_COPY_FROM "%.*s)",
+				 (int)l, bf);
+			it->value = best->value;
+			it->from = dlt_arena_strdup(arena, from);
+			it->soname_only = false;
+		}
+		i = j;
+	}
+	free(v);
+}
+
+bool dlt_envp_version_vague(const struct dlt_envp_item *a,
+			    const struct dlt_envp_item *b)
+{
+	if (a == NULL || b == NULL || a->kind == DLT_ENVP_VAR ||
+	    strcmp(a->value, b->value) == 0)
+		return false;
+	int ra, rb;
+	if (a->kind == DLT_ENVP_SYS) {
+		/* Python's "3.11" of python3.11 against Py_GetVersion's
+		 * "3.11.2". */
+		ra = a->from && strstr(a->from, "name") ? 2 : 5;
+		rb = b->from && strstr(b->from, "name") ? 2 : 5;
+	} else {
+		ra = dlt_envp_source_rank(a->from, a->soname_only);
+		rb = dlt_envp_source_rank(b->from, b->soname_only);
+	}
+	if (ra == 0 || rb == 0)
+		return true; /* one side has no version */
+	bool a_short = strlen(a->value) < strlen(b->value);
+	const char *s = a_short ? a->value : b->value;
+	const char *l = a_short ? b->value : a->value;
+	size_t n = strlen(s);
+	return (a_short ? ra : rb) <= 2 && strncmp(l, s, n) == 0 && l[n] == '.';
+}
+
+const char *dlt_envp_version_source(const struct dlt_envp_item *it)
+{
+	if (it->kind == DLT_ENVP_SYS)
+		return it->from;
+	if (!dlt_envp_is_lib(it->kind))
+		return NULL;
+	if (it->from == NULL)
+		return "no version known";
+	if (strcmp(it->from, "library") == 0)
+		return "the library's answer";
+	if (strcmp(it->from, "file name") == 0)
+		return it->soname_only ? "its soname only" : "its file name";
+	if (strcmp(it->from, "file") == 0)
+		return "read in the file";
+	return it->from;
+}
+
+/* n bytes as people read them: "512 B", "283.6 KiB", "1.2 GiB". */
+static const char *dlt_envp_bytes(unsigned long long n, char *buf, size_t cap)
+{
+	static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
+	if (n < 1024) {
+		snprintf(buf, cap, "%llu B", n);
+		return buf;
+	}
+	double x = (double)n / 1024;
+	size_t u = 0;
+	while (x >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+		x /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, x < 100 ? "%.1f %s" : "%.0f %s", x, unit[u]);
+	return buf;
+}
+
+const char *dlt_envp_identity_text(const char *identity, char *buf, size_t cap)
+{
+	unsigned long long size;
+	char h[32], exact[32];
+	if (identity && sscanf(identity, "size %llu", &size) == 1) {
+		/* The exact count too: two files of 283.6 KiB may differ by
+		 * a byte, which is what tells them apart. */
+		snprintf(buf, cap, "size %s (%s bytes)",
+			 dlt_envp_bytes(size, h, sizeof(h)),
+			 dlt_ranges_num((int64_t)size, exact, sizeof(exact)));
+		return buf;
+	}
+	snprintf(buf, cap, "%s", identity ? identity : "");
+	return buf;
+}
+
+const char *dlt_envp_via_var(const struct dlt_envp_item *it)
+{
+	if (it == NULL || it->via == NULL)
+		return NULL;
+	if (strcmp(it->via, "LD_LIBRARY_PATH") == 0)
+		return "LD_LIBRARY_PATH";
+	if (strcmp(it->via, "PRELOAD") == 0)
+		return "LD_PRELOAD";
+	return NULL;
 }

@@ -44,6 +44,9 @@ struct dlt_envp_item {
 	/* Where the value came from ("library", "file name", "/etc/os-release"
 	 * ...), NULL when it says itself (variables). */
 	const char *from;
+	/* A library's version read from a file name that is only its soname
+	 * (libgomp.so.1 says "1": the ABI, not the release). */
+	bool soname_only;
 };
 
 struct dlt_envprof {
@@ -58,6 +61,8 @@ struct dlt_envprof {
 	bool forked;
 	/* Every library is kept (DLT_ENVP_LIB) only when asked for. */
 	bool all_libs;
+	/* items are in dlt_envp_item_cmp's order: looked up by bisection. */
+	bool sorted;
 };
 
 /* The profile of one process, allocated in *arena.  all_libs: keep the
@@ -72,6 +77,10 @@ bool dlt_envp_busy(const struct dlt_envprof *e);
  * rank: the first to load a library says where it came from). */
 void dlt_envprof_merge(struct dlt_arena_blk **arena, struct dlt_envprof *dst,
 		       const struct dlt_envprof *src);
+/* A copy of src in *arena whose items can be added to (merged) without
+ * changing src's. */
+struct dlt_envprof *dlt_envprof_copy(struct dlt_arena_blk **arena,
+				     const struct dlt_envprof *src);
 /* The item with this kind and key, or NULL. */
 const struct dlt_envp_item *dlt_envprof_get(const struct dlt_envprof *e,
 					    enum dlt_envp_kind kind,
@@ -80,6 +89,35 @@ const struct dlt_envp_item *dlt_envprof_get(const struct dlt_envprof *e,
  * the identity and the path too. */
 bool dlt_envp_same(const struct dlt_envp_item *a,
 		   const struct dlt_envp_item *b);
+/* Whether a kind is a library's (GPU library, NCCL plugin, other). */
+bool dlt_envp_is_lib(enum dlt_envp_kind k);
+/* One build is one version: the libraries of these profiles that are
+ * the same file (one identity) at several places, some of whose versions
+ * were only read from a name (libgomp.so.1 says "1", libgomp.so.1.0.0
+ * "1.0.0"; cuDNN 9's copy "9", the library "9.19.0"), all take the
+ * version from the best source among them (the library's answer, then
+ * the file, then the longest name), with `from` saying whence ("another
+ * copy of this build (file name)").  Call it once all profiles that are
+ * compared are built. */
+void dlt_envp_unify(struct dlt_arena_blk **arena,
+		    struct dlt_envprof *const *profs, size_t n);
+/* Whether two versions of one library (or of Python ...) may be one
+ * version said in two forms: one read from a file name (a soname, an
+ * executable's name) that the other starts with, dot by dot ("1" and
+ * "1.0.0", "9" and "9.19.0", python3.11's "3.11" and "3.11.2"), or one
+ * side without a version: not known to differ. */
+bool dlt_envp_version_vague(const struct dlt_envp_item *a,
+			    const struct dlt_envp_item *b);
+/* Where a version came from, for people: "the library's answer", "its
+ * file name", "its soname only", "Py_GetVersion" ... (NULL: a
+ * variable's). */
+const char *dlt_envp_version_source(const struct dlt_envp_item *it);
+/* An identity for people: "build-id 3f2a..." as it is, "size 290392"
+ * as "size 283.6 KiB (290,392 bytes)".  Into buf; returns buf. */
+const char *dlt_envp_identity_text(const char *identity, char *buf, size_t cap);
+/* The name of the variable that made the loader pick a library's file,
+ * when one did (found via LD_LIBRARY_PATH, LD_PRELOAD); NULL otherwise. */
+const char *dlt_envp_via_var(const struct dlt_envp_item *it);
 /* "GPU libraries", "NCCL plugins" ... */
 const char *dlt_envp_kind_name(enum dlt_envp_kind k);
 /* Whether a variable shapes loading or the GPU libraries (LD_*, CUDA_*,
@@ -117,9 +155,10 @@ size_t dlt_envp_groups(const struct dlt_envp_unit *u, size_t nu,
 		       const struct dlt_envp_item *key,
 		       struct dlt_envp_group *groups, size_t *idx);
 /* Leaves out the group of units without the key where absence says
- * nothing (a GPU library a process never loaded, a version it never
- * reported: it may have ended first, or be a worker forked after the
- * loads): it goes to *absent (n 0 when there is none).  Returns how many
+ * nothing (a GPU library or another library a process never loaded, a
+ * version it never reported: it may have ended first, or be a worker
+ * forked after the loads): it goes to *absent (n 0 when there is none).
+ * An NCCL plugin on some ranks only is a difference.  Returns how many
  * groups are left. */
 size_t dlt_envp_present(const struct dlt_envp_item *key,
 			struct dlt_envp_group *groups, size_t ng,
@@ -129,7 +168,8 @@ size_t dlt_envp_present(const struct dlt_envp_item *key,
  * known, else one per process that loaded a GPU library or ran Python
  * (forked children left out: they share their parent's libraries), else
  * one per process.  profs in start order; *nu gets how many units
- * (malloc'ed array, labels filled). */
+ * (malloc'ed array, labels filled).  The units' versions are unified
+ * (dlt_envp_unify). */
 struct dlt_envp_unit *dlt_envp_units(struct dlt_arena_blk **arena,
 				     struct dlt_envprof *const *profs, size_t n,
 				     size_t *nu);
