@@ -186,7 +186,14 @@
 				return fold(fs.length, "frame", el("pre", {cls: "frames", text: fs.join("\n")}));
 			}
 			var h = scalar(k, v, o);
-			return el("span", {cls: h === null ? "mono" : "", text: h === null ? prose(String(v)) : h});
+			if (h !== null && WALL.test(k)) {
+				/* The time and how long after the start, each kept whole. */
+				var at = / \((.*)\)$/.exec(h);
+				return el("span", null, el("span", {cls: "nw", text: at ? h.slice(0, at.index) : h}),
+					at ? " " : null, at ? el("span", {cls: "nw muted", text: "(" + at[1] + ")"}) : null);
+			}
+			/* A number for people stays on one line ("4.0 s"). */
+			return el("span", {cls: h === null ? "mono" : h.length < 24 ? "nw" : "", text: h === null ? prose(String(v)) : h});
 		}
 		if (Array.isArray(v)) {
 			var out, scalars = v.every(function (x) { return x === null || typeof x !== "object"; });
@@ -581,8 +588,11 @@
 			path.appendChild(svgEl("title", null, e.why.filter(Boolean).join("\n") || "waits for"));
 			svg.appendChild(path);
 		});
-		var names = function (k) { var n = nodes[k]; return n.title || (has(n.rank) && n.rank >= 0 ? "rank " + n.rank : "pid " + n.pid); };
-		var says = edges.map(function (e) { return names(e.a) + " waits for " + names(e.b); });
+		var names = function (k) {
+			var n = nodes[k];
+			return n.aggregate ? n.doing || n.title : has(n.rank) && n.rank >= 0 ? "rank " + n.rank : "pid " + n.pid;
+		};
+		var says = edges.map(function (e) { return names(e.a) + (nodes[e.a].aggregate ? " wait for " : " waits for ") + names(e.b); });
 		return el("figure", {cls: "picture hang", "data-code": f.code},
 			el("div", {cls: "scroll"}, svg),
 			el("figcaption", null, el("a", {href: "#" + g.id, "data-goto": g.id, text: f.code}),
@@ -599,14 +609,25 @@
 		function item(i) {
 			var p = procs[i], f = deadOf[i];
 			var li = el("li", {"data-pid": String(p.pid)});
-			li.appendChild(el("span", {cls: "name", text: procName(p)}));
+			var ev = (f && f.evidence) || {};
+			/* A DataLoader's worker is a python3 like its parent: its
+			 * stack says which it is. */
+			var worker = (ev.python_stack || []).some(function (x) { return /torch\/utils\/data\/_utils\/worker\.py/.test(x); });
+			li.appendChild(el("span", {cls: "name", text: procName(p) + (worker ? " \u00b7 DataLoader worker" : "")}));
 			if (f) {
 				li.className = "dead";
 				li.setAttribute("data-dead", f.code);
 				li.appendChild(el("span", {cls: "sev-" + f.severity, text: " \u2716 "}));
 				var gi = gindex[[f.severity, f.code, f.message].join("\u0000")];
 				li.appendChild(el("a", {href: "#" + groups[gi].id, "data-goto": groups[gi].id, cls: "sev-" + f.severity, text: f.code}));
-				li.appendChild(el("span", {text: ": " + prose(p.ended || f.message)}));
+				/* Where it died: the innermost frame, in prose, and its
+				 * Python line. */
+				var fr = Array.isArray(ev.frames) && ev.frames.length ? frame(ev.frames[0]) : "";
+				fr = /\(no symbol\)$/.test(fr) ? "" : fr.replace(/\+0x[0-9a-fA-F]+/, "");
+				var py = ev.culprit && ev.culprit.python_at;
+				if (fr || py)
+					li.appendChild(el("span", {cls: "where", text: (fr ? " in " + fr : "") + (py ? " at " + py : "")}));
+				li.appendChild(el("span", {cls: "muted", text: ": " + prose(p.ended || f.message)}));
 			} else {
 				li.appendChild(el("span", {cls: "muted", text: ": " + (p.ended || "?")}));
 			}
@@ -646,8 +667,19 @@
 	/* ---- what changed since run A (report --diff A B) ---- */
 	function side(x) {
 		if (!x) return "(absent)";
-		return [x.value, x.path ? "at " + x.path : null, x.found_via ? "(" + x.found_via + ")" : null,
+		return [x.value, x.path ? "at " + x.path : null,
+			x.found_via ? "(" + x.found_via + (x.found_via_value ? " " + x.found_via_value : "") + ")" : null,
 			x.installed_by ? "installed by " + x.installed_by : null].filter(Boolean).join(" ");
+	}
+	/* A side whose ranks loaded different files: each file with who. */
+	function sideCell(x, units) {
+		if (!Array.isArray(units) || units.length < 2) return el("td", {cls: "path", text: side(x)});
+		var td = el("td", {cls: "path"});
+		units.forEach(function (u) {
+			td.appendChild(el("div", null, side(u.value === null ? null : u),
+				el("span", {cls: "muted", text: " \u2014 " + (u.units || []).join(", ")})));
+		});
+		return td;
 	}
 	if (D.diff) {
 		var sd = section("changes", "What changed");
@@ -662,7 +694,7 @@
 			envc.forEach(function (c) {
 				et.appendChild(el("tr", {"data-key": c.key}, el("td", {text: c.section}),
 					el("td", {cls: "mono", text: c.key}), el("td", {text: c.what_changed || ""}),
-					el("td", {cls: "path", text: side(c.a)}), el("td", {cls: "path", text: side(c.b)})));
+					sideCell(c.a, c.a_units), sideCell(c.b, c.b_units)));
 			});
 			sd.appendChild(el("h3", {text: "Libraries and environment, most consequential first"}));
 			sd.appendChild(et);
@@ -993,6 +1025,12 @@
 			text: plural((ej.units || []).length, "unit") + " compared (ranks, or processes without one): " +
 				(differ.length ? plural(differ.length, "item") + " differ" : "all agree") +
 				(same.length ? ", " + plural(same.length, "item") + " the same everywhere" : "")}));
+		/* The analyzer's one line on each library loaded from different
+		 * files, where it says one. */
+		var heads = differ.filter(function (it) { return it.headline; });
+		if (heads.length)
+			se.appendChild(el.apply(null, ["ul", {id: "env-headlines"}].concat(heads.map(function (it) {
+				return el("li", {"data-key": it.key, text: it.headline}); }))));
 		if (differ.length) se.appendChild(envTable(differ, "env-table"));
 		if (same.length)
 			se.appendChild(el("details", {id: "env-same"}, el("summary", {text: plural(same.length, "item") +
