@@ -274,8 +274,8 @@
 			(redacted ? plural(redacted, "value") + " shown as <redacted> (names that look secret)."
 				  : "no value was redacted in this report."))));
 	var nav = el("nav");
-	[["verdict", "Verdict"]].concat(D.diff ? [["changes", "What changed"]] : []).concat([["hangs", "Hangs"], ["job", "Processes"],
-	 ["timeline", "Timeline"], ["gpu", "GPU calls"], ["libs", "Libraries"], ["env", "Environment"], ["cudnn", "cuDNN"]]).forEach(function (s) {
+	[["verdict", "Verdict"]].concat(D.diff ? [["changes", "What changed"]] : []).concat([["timeline", "Timeline"], ["hangs", "Hangs"],
+	 ["job", "Processes"], ["gpu", "GPU calls"], ["libs", "Libraries"], ["env", "Environment"], ["cudnn", "cuDNN"]]).forEach(function (s) {
 		nav.appendChild(el("a", {href: "#" + s[0], text: s[1], "data-section": s[0]}));
 	});
 	function goTo(id) {
@@ -731,6 +731,11 @@
 		});
 	}
 
+	/* ---- timeline (timeline.js): what each process did, right under
+	 * the verdict, where it shows the straggler's sleep against the
+	 * others' wait ---- */
+	dltTimeline(section("timeline", "Timeline"), D.timeline || {traceEvents: []}, {el: el, dur: dur, num: num, plural: plural, P: P});
+
 	/* ---- hangs ---- */
 	var sh = section("hangs", "Hangs");
 	var HANG = /HANG|RANK|STALL|STRAGGLER|COLLECTIVE|WAIT/;
@@ -861,9 +866,6 @@
 	}
 	[fFailed, fRank, fHost].forEach(function (c) { c.addEventListener("change", drawTree); });
 	drawTree();
-
-	/* ---- timeline (timeline.js) ---- */
-	dltTimeline(section("timeline", "Timeline"), D.timeline || {traceEvents: []}, {el: el, dur: dur, num: num, plural: plural, P: P});
 
 	/* ---- GPU calls: the whole run's per API, as summary says them ---- */
 	var sg = section("gpu", "GPU calls");
