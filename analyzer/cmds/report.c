@@ -296,10 +296,12 @@ static void dlt_put_html_text(FILE *out, const char *s)
 	}
 }
 
-/* The command line that made the report, for the page to say. */
+/* The command line that made the report, for the page to say; origin:
+ * the job's start (the earliest trace's, the timeline's zero), from which
+ * the page counts "+12.4 s after start". */
 static void dlt_report_meta(struct dlt_rsec *m, int argc, char **argv,
 			    const struct dlt_check *c, const char *title,
-			    size_t redacted)
+			    size_t redacted, uint64_t origin)
 {
 	struct dlt_json *j = &m->j;
 	dlt_json_object_begin(j);
@@ -322,6 +324,8 @@ static void dlt_report_meta(struct dlt_rsec *m, int argc, char **argv,
 	dlt_json_kv_string(j, "title", title);
 	dlt_json_kv_uint(j, "processes", c->nprocs);
 	dlt_json_kv_uint(j, "redacted", redacted);
+	if (origin != UINT64_MAX)
+		dlt_json_kv_uint(j, "start_unix_ns", origin);
 	dlt_json_object_end(j);
 }
 
@@ -469,7 +473,7 @@ static int dlt_report_main(int argc, char **argv, bool said)
 			  dlt_count_redacted(r.algos.buf, r.algos.len) +
 			  dlt_count_redacted(r.timeline.buf, r.timeline.len);
 	dlt_rsec_open(&meta);
-	dlt_report_meta(&meta, nargs, given, &c, title, redacted);
+	dlt_report_meta(&meta, nargs, given, &c, title, redacted, r.origin);
 	bad |= dlt_rsec_close(&meta);
 	free(given);
 	free(r.tracks);
