@@ -1365,7 +1365,11 @@ static void kill_once(unsigned long delay_us, int early,
 	struct timespec d = {(time_t)(delay_us / 1000000),
 			     (long)(delay_us % 1000000) * 1000};
 	nanosleep(&d, NULL);
-	for (int i = 0; i < 5000 && pid <= 0; i++) {
+	/* The launcher forks its command at once, but a loaded machine may
+	 * not run it for a while: wait as long as the suite waits for any
+	 * line (30 s), not a guess at the scheduler (1 s here once failed
+	 * under a parallel ctest). */
+	for (int i = 0; i < 150000 && pid <= 0; i++) {
 		pid = child_of(p.pid);
 		if (pid <= 0)
 			usleep(200);
