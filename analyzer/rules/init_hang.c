@@ -105,16 +105,18 @@ static void dlt_init_hang_rendezvous(struct dlt_job_ctx *c, size_t i,
 				     const struct dlt_hang_stall *s)
 {
 	const struct dlt_hang_proc *hp = c->procs[i];
-	char wait[512], where[256], who[96];
+	char wait[512], raw[256], where[300], who[96];
 	dlt_hang_wait_text(s, wait, sizeof(wait));
-	dlt_hang_own_frame(s, where, sizeof(where));
+	/* "lib.so!func+0x12" reads "func (lib.so)" in prose. */
+	dlt_hang_own_frame(s, raw, sizeof(raw));
+	dlt_frame_prose(raw, where, sizeof(where));
 	struct dlt_finding *f = dlt_job_finding(
 		c, i, dlt_hang_told(c, i, DLT_SEV_ERROR, who, sizeof(who)),
 		"the rendezvous (%s%s%s) never completed; thread %" PRIu32
 		" %s%s%s",
 		hp->master_addr[0] ? hp->master_addr : "store",
 		hp->master_port[0] ? ":" : "", hp->master_port, s->tid, wait,
-		where[0] ? " under " : "", where);
+		where[0] ? " in " : "", where);
 	f->ts = s->since;
 	dlt_ev_hang_stall(f->evidence, hp, s);
 	dlt_ev_hang_job(f->evidence, hp);
