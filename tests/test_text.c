@@ -236,6 +236,8 @@ static void test_after_start(void)
 	TU_CHECK(strcmp(buf, "1.56 s") == 0, "at_s 1.56326: \"%s\"", buf);
 	dlt_units_secs(12.44, buf, sizeof(buf));
 	TU_CHECK(strcmp(buf, "12.4 s") == 0, "at_s 12.44: \"%s\"", buf);
+	dlt_units_secs(0.0123, buf, sizeof(buf));
+	TU_CHECK(strcmp(buf, "12 ms") == 0, "at_s 0.0123: \"%s\"", buf);
 	dlt_units_secs(-1, buf, sizeof(buf));
 	TU_CHECK(strcmp(buf, "0 s") == 0, "at_s -1: \"%s\"", buf);
 }

@@ -44,6 +44,8 @@ char *dlt_units_secs(double s, char *buf, size_t cap)
 		return buf;
 	if (!isfinite(s) || s <= 0)
 		snprintf(buf, cap, "0 s");
+	else if (s < 1)
+		dlt_units_dur((uint64_t)(s * 1e9), buf, cap);
 	/* A moment in a process's life reads to the hundredth below ten
 	 * seconds ("1.56 s"): two events of one second stay apart. */
 	else if (s < 9.995)

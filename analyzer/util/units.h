@@ -17,8 +17,9 @@
 char *dlt_units_dur(uint64_t ns, char *buf, size_t cap);
 
 /* Seconds (a double, as evidence keeps a moment after a process's start):
- * "0.42 s", "1.56 s", "12.4 s", then as dlt_units_dur ("3.2 min"); a
- * negative or non-finite value as "0 s".  Returns buf. */
+ * "1.56 s", "12.4 s"; below a second and from a minute as dlt_units_dur
+ * ("412 ms", "3.2 min"); a negative or non-finite value as "0 s".  Returns
+ * buf. */
 char *dlt_units_secs(double s, char *buf, size_t cap);
 
 /* A byte count: "512 B", "5.2 KiB", "13.2 MiB", "412 KiB", "1.5 GiB",

@@ -690,18 +690,13 @@ static const char *dlt_str_of(const struct dlt_val *o, const char *key)
 }
 
 /* What a wait waits on, from its detail: the sockets ("tcp
- * 127.0.0.1:29500, tcp [::1]:4242"), a child; "" for a futex or a sleep,
- * which name nothing. */
+ * 127.0.0.1:29500, tcp [::1]:4242"); "" for a futex, a sleep or a child,
+ * which the system call says as much as the detail. */
 static void dlt_wait_target(const char *d, char *buf, size_t cap)
 {
 	buf[0] = '\0';
-	if (d == NULL || strncmp(d, "futex", 5) == 0 ||
-	    strncmp(d, "sleeping", 8) == 0)
+	if (d == NULL || strstr(d, "fd ") == NULL)
 		return;
-	if (strstr(d, "fd ") == NULL) {
-		snprintf(buf, cap, "%s", d);
-		return;
-	}
 	/* "poll nfds=2 fd 18 fd 16 tcp [::ffff:127.0.0.1]:35587": the
 	 * descriptors that say where they lead. */
 	size_t used = 0, named = 0, more = 0;
@@ -853,9 +848,14 @@ static bool dlt_all_scalars(const struct dlt_val *a)
 	return true;
 }
 
+/* Members an object may have and still be one line ("sender: pid=1
+ * uid=0 command=sh"); a library's row of a dozen reads better a member a
+ * line. */
+#define DLT_VT_FLAT_MAX 6
+
 static bool dlt_is_flat(const struct dlt_val *o)
 {
-	if (dlt_is_thread(o))
+	if (dlt_is_thread(o) || o->n > DLT_VT_FLAT_MAX)
 		return false;
 	for (const struct dlt_val *c = o->first; c; c = c->next)
 		if (c->type == DLT_V_OBJ ||
