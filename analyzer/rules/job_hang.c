@@ -89,6 +89,9 @@ static void dlt_jh_code(const struct dlt_wait_state *ws, char *buf, size_t cap)
 	buf[0] = '\0';
 	if (ws->where[0] && (ws->own[0] || ws->py[0]))
 		dlt_frame_prose(ws->where, buf, cap);
+	/* A library's address no symbol covers names no code. */
+	if (strstr(buf, "(no symbol)"))
+		buf[0] = '\0';
 }
 
 /* evidence.culprit (dlt_ev_culprit): a stopped straggler's cause says
@@ -600,7 +603,12 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 			du += (size_t)snprintf(detail + du, sizeof(detail) - du,
 					       "%s waits in %s; ", who, code);
 	}
-	const char *them = member || g->missing_rank >= 0 ? " for it" : "";
+	/* "for it" when the straggler is not among them (a rank behind or
+	 * in another collective waits too). */
+	const char *them =
+		(member && ws.kind != DLT_WAIT_PEERS) || g->missing_rank >= 0
+			? " for it"
+			: "";
 	if (du < sizeof(detail) && nwait > 1)
 		du += (size_t)snprintf(detail + du, sizeof(detail) - du,
 				       "ranks%s wait%s; rank %" PRId32 ": %s",
@@ -699,6 +707,9 @@ static void dlt_jh_tree_chain(const struct dlt_job_ctx *c,
 			snprintf(own, sizeof(own), "for pid %" PRIu32, nx->pid);
 			if (!ws.py[0] && ws.where[0])
 				dlt_frame_prose(ws.where, fr, sizeof(fr));
+			/* An address no symbol covers names no code. */
+			if (strstr(fr, "(no symbol)"))
+				fr[0] = '\0';
 			used += (size_t)snprintf(
 				text + used, cap - used,
 				"%spid %" PRIu32 " (%s) waits for pid %" PRIu32
@@ -794,13 +805,17 @@ static void dlt_job_hang_tree(struct dlt_job_ctx *c,
 	else
 		f = dlt_job_finding(c, si, DLT_SEV_ERROR,
 				    "%s holds the run up: %s", who, head);
+	/* The straggler's whole wait, unless the headline said it in these
+	 * words. */
+	char mine[1400] = "";
+	if (strstr(f->message, doing) == NULL)
+		snprintf(mine, sizeof(mine), "%s: %s; ", who, doing);
 	if (t->n > 1)
-		dlt_finding_detail(c->chk, f, "%s: %s; %s; %s", who, doing,
-				   chain, ended);
+		dlt_finding_detail(c->chk, f, "%s%s; %s", mine, chain, ended);
 	else
 		dlt_finding_detail(c->chk, f,
-				   "%s: %s; no other process waits for it; %s",
-				   who, doing, ended);
+				   "%sno other process waits for it; %s", mine,
+				   ended);
 	f->ts = ws.since;
 	struct dlt_val *ev = f->evidence;
 	dlt_obj_str(ev, "why", "end of the chain");
