@@ -344,7 +344,7 @@ static void test_evidence_view(void)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
-	struct dlt_val_view view = {0, start_of_pid, NULL};
+	struct dlt_val_view view = {0, 0, start_of_pid, NULL};
 	dlt_val_text_view(m, ev, 4, &view);
 	fclose(m);
 	unsetenv("TZ");

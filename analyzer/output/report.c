@@ -428,6 +428,7 @@ size_t dlt_check_text_findings(FILE *out, const struct dlt_check *c)
 						   ? NULL
 						   : &c->procs[f->proc]};
 				struct dlt_val_view view = {
+					st.own ? st.own->pid : 0,
 					st.own ? st.own->start_realtime_ns : 0,
 					dlt_text_start_of, &st};
 				fputs("  evidence:\n", out);

@@ -319,7 +319,18 @@ struct dlt_vt {
 	size_t nstacks, capstacks;
 	struct dlt_vt_thread *threads;
 	size_t nthreads, capthreads;
+	/* The next member goes on the line already begun ("- " of a list's
+	 * element), without its indent. */
+	bool inline_first;
 };
+
+static void dlt_vt_pad(struct dlt_vt *t, int indent)
+{
+	if (t->inline_first)
+		t->inline_first = false;
+	else
+		fprintf(t->out, "%*s", indent, "");
+}
 
 static uint64_t dlt_num(const struct dlt_val *v, bool *ok)
 {
@@ -601,7 +612,8 @@ static void dlt_vt_frames(struct dlt_vt *t, const char *label,
 			  const struct dlt_span *sp, size_t n, int indent,
 			  const char *id)
 {
-	fprintf(t->out, "%*s%s:", indent, "", label);
+	dlt_vt_pad(t, indent);
+	fprintf(t->out, "%s:", label);
 	if (id && dlt_vt_stack_shown(t, id)) {
 		fputs(" the same as above\n", t->out);
 		return;
@@ -735,9 +747,12 @@ static void dlt_own_frame(const char *stack, char *buf, size_t cap)
 	size_t n = dlt_stack_split(stack, &sp);
 	for (size_t i = 0; i < n; i++) {
 		const char *f = sp[i].p;
+		/* The C library's, the loader's and dltrace's own wrappers
+		 * (its dlopen) are how, not where. */
 		if (strncmp(f, "libc.so", 7) == 0 ||
 		    strncmp(f, "libpthread", 10) == 0 ||
-		    strncmp(f, "ld-linux", 8) == 0)
+		    strncmp(f, "ld-linux", 8) == 0 ||
+		    strncmp(f, "libdltrace.so", 13) == 0)
 			continue;
 		if (strncmp(f, "python", 6) == 0 ||
 		    strncmp(f, "libpython", 9) == 0)
@@ -951,9 +966,17 @@ static void dlt_vt_nested(struct dlt_vt *t, const struct dlt_val *o, int indent,
 		dlt_flat_object(t, o);
 		fputc('\n', t->out);
 	} else {
-		fputc('\n', t->out);
+		/* A list's element begins on its "- " line; a member's
+		 * members go below it. */
+		if (lead[0])
+			fputc('\n', t->out);
+		else
+			t->inline_first = true;
 		dlt_vt_enter(t, o);
 		dlt_vt_object(t, o, indent + 2, false);
+		if (t->inline_first)
+			fputc('\n', t->out);
+		t->inline_first = false;
 	}
 	t->pid = pid;
 	t->start = start;
@@ -1084,19 +1107,21 @@ static void dlt_vt_object(struct dlt_vt *t, const struct dlt_val *o, int indent,
 			continue;
 		}
 		if (c->type == DLT_V_OBJ) {
-			fprintf(t->out, "%*s%s:", indent, "", key);
+			dlt_vt_pad(t, indent);
+			fprintf(t->out, "%s:", key);
 			dlt_vt_nested(t, c, indent, " ");
 			continue;
 		}
 		if (c->type == DLT_V_ARR) {
-			fprintf(t->out, "%*s%s:", indent, "", key);
+			dlt_vt_pad(t, indent);
+			fprintf(t->out, "%s:", key);
 			if (strcmp(key, "stalls") == 0)
 				dlt_vt_waits(t, c, indent);
 			else
 				dlt_vt_array(t, c, indent);
 			continue;
 		}
-		fprintf(t->out, "%*s", indent, "");
+		dlt_vt_pad(t, indent);
 		dlt_vt_member(t, o, c, ": ");
 		fputc('\n', t->out);
 	}
@@ -1111,6 +1136,7 @@ void dlt_val_text_view(FILE *out, const struct dlt_val *o, int indent,
 	memset(&t, 0, sizeof(t));
 	t.out = out;
 	t.view = view;
+	t.pid = view ? view->pid : 0;
 	t.start = view ? view->start_unix_ns : 0;
 	/* The threads a member names (the straggler, the waiting ranks)
 	 * come before the lists that would repeat them. */

@@ -80,8 +80,9 @@ void dlt_val_json(struct dlt_json *j, const struct dlt_val *v);
 
 /* Where the moments of evidence count from: the start (ns since the
  * epoch) of the process a pid names, 0 when unknown; start_unix_ns for
- * members that name no pid (the finding's process). */
+ * members that name no pid (the finding's process, pid; 0 none). */
 struct dlt_val_view {
+	uint64_t pid;
 	uint64_t start_unix_ns;
 	uint64_t (*start_of)(void *arg, uint64_t pid);
 	void *arg;
