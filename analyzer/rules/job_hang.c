@@ -666,8 +666,12 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 	dlt_jh_chain(c, e, g, member ? g->straggler : SIZE_MAX, chain,
 		     sizeof(chain), dlt_obj_array(ev, "chain"));
 	dlt_jh_stalls(c, g, dlt_obj_array(ev, "stalls"));
-	char where[256];
-	snprintf(where, sizeof(where), "%s", ws.py[0] ? ws.py : ws.where);
+	char where[300];
+	/* A frame in prose: "main (train)", not "train!main+0xd6". */
+	if (ws.py[0])
+		snprintf(where, sizeof(where), "%s", ws.py);
+	else
+		dlt_frame_prose(ws.where, where, sizeof(where));
 	dlt_jh_fix(c, f, g, who, where);
 }
 
@@ -841,7 +845,9 @@ static void dlt_job_hang_tree(struct dlt_job_ctx *c,
 			dlt_ev_hang_stall(o, hp, &hp->stalls[k]);
 		}
 	}
-	const char *at = ws.py[0] ? ws.py : ws.where;
+	char atb[300];
+	const char *at =
+		ws.py[0] ? ws.py : dlt_frame_prose(ws.where, atb, sizeof(atb));
 	dlt_job_fix(c, f,
 		    "look at what %s does%s%s: the processes before it in the "
 		    "chain wait for it.  A child that sleeps, reads input "
