@@ -69,6 +69,7 @@ static void dlt_hang_py_line(const struct dlt_hang_stall *s)
 			at[n++] = q + sl;
 		printf("%-6s stack: ", "");
 		size_t shown = 0, k = 0;
+		char last[700] = "";
 		for (; k < n && shown < 4; k++) {
 			const char *f = at[n - 1 - k];
 			size_t len = k == 0 ? strlen(f)
@@ -76,11 +77,14 @@ static void dlt_hang_py_line(const struct dlt_hang_stall *s)
 			char fr[700];
 			dlt_frame_people(f, len, false, fr, sizeof(fr));
 			/* The C library's frames under the one that waits
-			 * say little; a Python frame without its
+			 * say little, nor does a frame again (one library's
+			 * unnamed code); a Python frame without its
 			 * directory. */
-			if (k > 0 && strstr(fr, "(libc.so") &&
-			    !strstr(fr, " in "))
+			if ((k > 0 && strstr(fr, "(libc.so") &&
+			     !strstr(fr, " in ")) ||
+			    strcmp(fr, last) == 0)
 				continue;
+			snprintf(last, sizeof(last), "%s", fr);
 			const char *in = strstr(fr, " in "), *b = fr;
 			for (const char *q = fr; in && q < in; q++)
 				if (*q == '/')
@@ -155,6 +159,16 @@ void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 		char who[16] = "-";
 		if (hp->rank >= 0)
 			snprintf(who, sizeof(who), "%" PRId32, hp->rank);
+		/* The text names an unnamed frame "sh (no symbol)", not
+		 * "sh+0xbcf0" (waiting_in keeps it). */
+		if (s && ws.what[0] && ws.call == NULL && ws.stall == s &&
+		    dlt_frame_is_raw(ws.what, strlen(ws.what))) {
+			char fr[300];
+			dlt_hang_wait_text(s, wait, sizeof(wait));
+			size_t n = strlen(wait);
+			snprintf(wait + n, sizeof(wait) - n, " in %s",
+				 dlt_frame_prose(ws.what, fr, sizeof(fr)));
+		}
 		printf("%-6s %-8" PRIu32 " %-10s %-8s %-28s %s\n", who, hp->pid,
 		       state, proc, a ? a->name : "-", wait[0] ? wait : "-");
 		dlt_hang_py_line(s);

@@ -110,13 +110,23 @@ static void dlt_init_hang_rendezvous(struct dlt_job_ctx *c, size_t i,
 	/* "lib.so!func+0x12" reads "func (lib.so)" in prose. */
 	dlt_hang_own_frame(s, raw, sizeof(raw));
 	dlt_frame_prose(raw, where, sizeof(where));
+	/* The wait's particulars (its descriptors) after the code it waits
+	 * in: a long list of them goes to the detail. */
+	size_t dl = strlen(s->detail);
+	char *paren = strstr(wait, " (");
+	if (paren && dl && strlen(paren) == dl + 3 &&
+	    strncmp(paren + 2, s->detail, dl) == 0)
+		*paren = '\0';
+	else
+		paren = NULL;
 	struct dlt_finding *f = dlt_job_finding(
 		c, i, dlt_hang_told(c, i, DLT_SEV_ERROR, who, sizeof(who)),
-		"the rendezvous (%s%s%s) never completed; thread %" PRIu32
-		" %s%s%s",
+		"the rendezvous (%s%s%s) never completed: thread %" PRIu32
+		" %s%s%s%s%s",
 		hp->master_addr[0] ? hp->master_addr : "store",
 		hp->master_port[0] ? ":" : "", hp->master_port, s->tid, wait,
-		where[0] ? " in " : "", where);
+		where[0] ? " in " : "", where, paren ? "; " : "",
+		paren ? s->detail : "");
 	f->ts = s->since;
 	dlt_ev_hang_stall(f->evidence, hp, s);
 	dlt_ev_hang_job(f->evidence, hp);
