@@ -325,12 +325,28 @@ static void dlt_put_wrapped(FILE *out, const char *s, size_t width, int cont,
 	}
 }
 
+/* The next "; " of d outside parentheses ("(limit 64 MiB; peak RSS 66
+ * MiB)" is one clause), or NULL. */
+static const char *dlt_clause_end(const char *d)
+{
+	int depth = 0;
+	for (const char *p = d; *p; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && depth > 0)
+			depth--;
+		else if (*p == ';' && p[1] == ' ' && depth == 0)
+			return p;
+	}
+	return NULL;
+}
+
 /* A finding's detail below its headline: a clause ("; ") a line, a clause
  * longer than a headline continued on the next. */
 static void dlt_detail_text(FILE *out, const char *d)
 {
 	while (d && *d) {
-		const char *e = strstr(d, "; ");
+		const char *e = dlt_clause_end(d);
 		size_t n = e ? (size_t)(e - d) : strlen(d);
 		char line[4096];
 		snprintf(line, sizeof(line), "%.*s", (int)n, d);

@@ -458,9 +458,14 @@ static bool dlt_vt_unit_text(const struct dlt_vt *t, enum dlt_unit u,
 	switch (u) {
 	case DLT_U_WALL:
 		dlt_units_wall(n, a, sizeof(a));
-		if (t->start && n)
+		if (t->start && n >= t->start)
 			snprintf(buf, cap, "%s (%s after start)", a,
 				 dlt_units_after(n, t->start, b, sizeof(b)));
+		else if (t->start && n)
+			/* A reading taken before the process started (its
+			 * parent's, the launcher's). */
+			snprintf(buf, cap, "%s (%s before start)", a,
+				 dlt_units_dur(t->start - n, b, sizeof(b)));
 		else
 			snprintf(buf, cap, "%s", a);
 		break;
