@@ -14,6 +14,7 @@
 
 #include "ranges.h"
 #include "rules.h"
+#include "units.h"
 #include "waits.h"
 
 /* "3.2 s" of the state's wait, measured to the last sign of life. */
@@ -25,7 +26,7 @@ static void dlt_jh_for(const struct dlt_hang_proc *hp,
 		ns = ws->stall->dur_ns;
 	else if (ws->since && hp->last_ts > ws->since)
 		ns = hp->last_ts - ws->since;
-	dlt_hang_fmt_dur(ns, buf, cap);
+	dlt_units_dur(ns, buf, cap);
 }
 
 /* The headline's words for what the process does: "sleeping in

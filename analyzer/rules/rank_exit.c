@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "rules.h"
+#include "units.h"
 #include "waits.h"
 
 /* Ended on its own with a non-zero status. */
@@ -122,8 +123,8 @@ static void dlt_rank_exit_job(struct dlt_job_ctx *c, size_t i0)
 		char w[96], d[32];
 		dlt_hang_end_words(hp, w, sizeof(w));
 		uint64_t at = dlt_hang_wall(hp, hp->last_ts);
-		dlt_hang_fmt_dur(at > first_wall ? at - first_wall : 0, d,
-				 sizeof(d));
+		dlt_units_dur(at > first_wall ? at - first_wall : 0, d,
+			      sizeof(d));
 		used += (size_t)snprintf(after + used, sizeof(after) - used,
 					 "%srank %" PRId32 " %s %s later",
 					 used ? ", " : "", hp->rank, w, d);
