@@ -146,6 +146,33 @@ static char *headline_of(const char *text, const char *code)
 	return strndup(h, e ? (size_t)(e - h) : strlen(h));
 }
 
+/* The launcher's verdict (its "dltrace: " lines on stderr): for people
+ * too, a finding's line at most DLT_HEADLINE_MAX characters (the others
+ * name paths, as long as they are). */
+static void expect_verdict(const char *what, const char *err)
+{
+	char *v = tu_strfmt("%s", "");
+	for (const char *l = err ? err : ""; *l;) {
+		const char *eol = strchr(l, '\n');
+		size_t n = eol ? (size_t)(eol - l) : strlen(l);
+		if (strncmp(l, "dltrace: ", 9) == 0) {
+			bool finding = strncmp(l + 9, "error ", 6) == 0 ||
+				       strncmp(l + 9, "warning ", 8) == 0;
+			TU_CHECK(!finding || line_chars(l) <= DLT_HEADLINE_MAX,
+				 "%s: a verdict line of %zu characters: %.*s",
+				 what, line_chars(l), (int)n, l);
+			char *w = tu_strfmt("%s%.*s\n", v, (int)n, l);
+			free(v);
+			v = w;
+		}
+		l = eol ? eol + 1 : l + n;
+	}
+	TU_CHECK(tu_contains(v, "dltrace: error CRASH "),
+		 "%s: the verdict names no crash:\n%s", what, err);
+	expect_for_people(what, v);
+	free(v);
+}
+
 /* `check` in text over dir, in the time zone UTC. */
 static char *check_text(const char *dir)
 {
@@ -554,6 +581,7 @@ static void test_crash_text(void)
 	const char *cmd[] = {fx, "segv", NULL};
 	struct tu_proc p;
 	tu_run_traced(&p, dir, cmd, NULL, 60000);
+	expect_verdict("the verdict (crash)", p.err);
 	tu_proc_free(&p);
 	char *text = check_text(dir);
 	expect_for_people("check (crash)", text);
@@ -596,6 +624,7 @@ static void test_python_crash_text(void)
 	const char *cmd[] = {tu_python(), script, NULL};
 	struct tu_proc p;
 	tu_run_traced(&p, trace, cmd, NULL, 60000);
+	expect_verdict("the verdict (Python crash)", p.err);
 	tu_proc_free(&p);
 	char *text = check_text(trace);
 	expect_for_people("check (Python crash)", text);
