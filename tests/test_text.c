@@ -120,9 +120,11 @@ static void expect_short_lines(const char *what, const char *text)
 				 line_chars(l + 2), (int)n, l);
 			in_detail = true;
 		} else if (in_detail && strncmp(l, "    ", 4) == 0) {
-			TU_CHECK(line_chars(l + 4) <= DLT_HEADLINE_MAX,
+			/* A clause's line, or one it goes on over. */
+			const char *t = l + strspn(l, " ");
+			TU_CHECK(line_chars(t) <= DLT_HEADLINE_MAX,
 				 "%s: a detail line of %zu characters: %.*s",
-				 what, line_chars(l + 4), (int)n, l);
+				 what, line_chars(t), (int)n, l);
 		} else {
 			in_detail = false;
 		}

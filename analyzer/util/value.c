@@ -209,7 +209,7 @@ bool dlt_frame_is_raw(const char *s, size_t len)
 	if (len == 0 || dlt_frame_is_python(s, len))
 		return false;
 	const char *bang = memchr(s, '!', len);
-	if (bang && bang > s) {
+	if (bang && bang > s && bang + 1 < s + len) {
 		/* The object's file name has no blanks; a C++ function may
 		 * ("std::map<int, int>::find"). */
 		for (const char *q = s; q < bang; q++)
