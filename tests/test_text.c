@@ -415,7 +415,8 @@ static void test_evidence_view(void)
  * environment, as a launcher gives them): rank 1 sleeps in load_batch,
  * rank 0 waits for it in a collective of a stand-in for torch.distributed
  * (its Python frame is in torch/distributed/, as the real one's), on a
- * socket to rank 1. */
+ * socket from rank 1.  Rank 1 connects once rank 0 listens (a file says
+ * so): a refused connect would make it a rank that cannot connect. */
 static const char job_py[] =
 	"import os, socket, sys, time\n"
 	"sys.path.insert(0, os.path.join(os.path.dirname(__file__), 'pkg'))\n"
@@ -429,20 +430,20 @@ static const char job_py[] =
 	"\n"
 	"rank = int(os.environ['RANK'])\n"
 	"port = int(os.environ['MASTER_PORT'])\n"
-	"if rank == 1:\n"
+	"ready = os.path.join(os.path.dirname(__file__), 'listening')\n"
+	"if rank == 0:\n"
 	"    lst = socket.socket()\n"
 	"    lst.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
 	"    lst.bind(('127.0.0.1', port))\n"
 	"    lst.listen(4)\n"
-	"    load_batch(rank)\n"
+	"    open(ready, 'w').close()\n"
+	"    s, _ = lst.accept()\n"
+	"    dist.all_reduce(s)\n"
 	"else:\n"
-	"    while True:\n"
-	"        try:\n"
-	"            s = socket.create_connection(('127.0.0.1', port))\n"
-	"            break\n"
-	"        except OSError:\n"
-	"            time.sleep(0.05)\n"
-	"    dist.all_reduce(s)\n";
+	"    while not os.path.exists(ready):\n"
+	"        time.sleep(0.05)\n"
+	"    s = socket.create_connection(('127.0.0.1', port))\n"
+	"    load_batch(rank)\n";
 
 static const char dist_py[] = "def all_reduce(sock):\n"
 			      "    return sock.recv(1)\n";
