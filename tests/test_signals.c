@@ -234,7 +234,7 @@ static void test_segv_in_library(void)
 	TU_CHECK(f && strstr(tu_jmsg(f), "SEGV_MAPERR") &&
 			 strstr(tu_jmsg(f), "at address 0x0") &&
 			 strstr(tu_jmsg(f),
-				"in fx_crash_deref+0x0 (libfx_crashlib.so)") &&
+				"in fx_crash_deref (libfx_crashlib.so)") &&
 			 !strcmp(tu_jstr(f, "severity"), "error"),
 		 "no CRASH error naming fx_crash_deref in libfx_crashlib.so");
 	TU_CHECK(f && ev_arr_has(f, "frames", "fx_crash_nested") &&
@@ -271,7 +271,7 @@ static void test_fpe(void)
 	char *dir;
 	struct tu_json *j = run_both("fpe", NULL, &dir, NULL);
 	const struct tu_json *f = find_for(j, "CRASH", 0, "FPE_INTDIV");
-	TU_CHECK(f && strstr(tu_jmsg(f), "in main+"),
+	TU_CHECK(f && strstr(tu_jmsg(f), "in main (fx_crash)"),
 		 "no CRASH naming SIGFPE's FPE_INTDIV in main");
 	if (f == NULL)
 		print_all(j);

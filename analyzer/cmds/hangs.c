@@ -17,6 +17,7 @@
 #include "live.h"
 #include "model.h"
 #include "ranges.h"
+#include "value.h"
 #include "waits.h"
 
 const char dlt_hangs_usage[] =
@@ -55,18 +56,42 @@ static int dlt_cmp_rank(const void *a, const void *b)
 static void dlt_hang_py_line(const struct dlt_hang_stall *s)
 {
 	if (s && s->merged[0]) {
-		/* The unwound stack, Python frames in place: its innermost
-		 * part, which says where the thread is. */
+		/* The unwound stack, Python frames in place (outermost
+		 * first): its innermost frames, innermost first, as prose
+		 * (the findings below show the stack a frame a line). */
 		const char *sep = " \xe2\x86\x92 ", *m = s->merged;
-		const char *at[64];
+		size_t sl = strlen(sep);
+		const char *at[96];
 		size_t n = 0;
-		for (const char *q = strstr(m, sep); q && n < 64;
-		     q = strstr(q + 1, sep))
-			at[n++] = q;
-		if (n > 5)
-			printf("%-6s stack: ...%s\n", "", at[n - 6]);
-		else
-			printf("%-6s stack: %s\n", "", m);
+		at[n++] = m;
+		for (const char *q = strstr(m, sep); q && n < 96;
+		     q = strstr(q + sl, sep))
+			at[n++] = q + sl;
+		printf("%-6s stack: ", "");
+		size_t shown = 0, k = 0;
+		char last[700] = "";
+		for (; k < n && shown < 4; k++) {
+			const char *f = at[n - 1 - k];
+			size_t len = k == 0 ? strlen(f)
+					    : (size_t)(at[n - k] - sl - f);
+			char fr[700];
+			dlt_frame_people(f, len, false, fr, sizeof(fr));
+			/* The C library's frames under the one that waits
+			 * say little, nor does a frame again (one library's
+			 * unnamed code); a Python frame without its
+			 * directory. */
+			if ((k > 0 && strstr(fr, "(libc.so") &&
+			     !strstr(fr, " in ")) ||
+			    strcmp(fr, last) == 0)
+				continue;
+			snprintf(last, sizeof(last), "%s", fr);
+			const char *in = strstr(fr, " in "), *b = fr;
+			for (const char *q = fr; in && q < in; q++)
+				if (*q == '/')
+					b = q + 1;
+			printf("%s%s", shown++ ? " < " : "", b);
+		}
+		puts(k < n ? " < ..." : "");
 		return;
 	}
 	if (s == NULL || s->py == NULL)
@@ -134,6 +159,16 @@ void dlt_hang_row(struct dlt_json *j, const struct dlt_hang_proc *hp)
 		char who[16] = "-";
 		if (hp->rank >= 0)
 			snprintf(who, sizeof(who), "%" PRId32, hp->rank);
+		/* The text names an unnamed frame "sh (no symbol)", not
+		 * "sh+0xbcf0" (waiting_in keeps it). */
+		if (s && ws.what[0] && ws.call == NULL && ws.stall == s &&
+		    dlt_frame_is_raw(ws.what, strlen(ws.what))) {
+			char fr[300];
+			dlt_hang_wait_text(s, wait, sizeof(wait));
+			size_t n = strlen(wait);
+			snprintf(wait + n, sizeof(wait) - n, " in %s",
+				 dlt_frame_prose(ws.what, fr, sizeof(fr)));
+		}
 		printf("%-6s %-8" PRIu32 " %-10s %-8s %-28s %s\n", who, hp->pid,
 		       state, proc, a ? a->name : "-", wait[0] ? wait : "-");
 		dlt_hang_py_line(s);
@@ -251,8 +286,11 @@ static void dlt_hang_fold_text(const struct dlt_hang_proc *hp, char *buf,
 		DLT_FOLD_ADD(" at %s", own);
 	else if (ws.py[0])
 		DLT_FOLD_ADD(" at %s", ws.py);
-	else if (ws.where[0])
-		DLT_FOLD_ADD(" at %s", ws.where);
+	else if (ws.where[0]) {
+		char fr[300];
+		DLT_FOLD_ADD(" in %s",
+			     dlt_frame_prose(ws.where, fr, sizeof(fr)));
+	}
 	if (!c && coll)
 		DLT_FOLD_ADD(", %s collective%s",
 			     dlt_ranges_num(wc.comm->done, num, sizeof(num)),

@@ -308,7 +308,9 @@ static void dlt_put_process(FILE *out, const struct dlt_set *s,
 		fputs("\n  cwd       ", out);
 		dlt_fput_text(out, p->cwd, "");
 	}
-	dlt_format_utc(p->hdr.start_realtime_ns, buf, sizeof(buf));
+	/* Wall-clock time in the local zone (TZ), as people read a clock;
+	 * check --json keeps the UTC form ("started"). */
+	dlt_units_wall(p->hdr.start_realtime_ns, buf, sizeof(buf));
 	fprintf(out, "\n  started   %s", buf);
 	dlt_end_describe(&p->end, buf, sizeof(buf));
 	fputs("\n  ended     ", out);
@@ -334,8 +336,8 @@ static void dlt_put_process(FILE *out, const struct dlt_set *s,
 	}
 	/* The watchdog's, the launcher's or the reaping parent's rusage. */
 	if (p->rss_peak_kb)
-		fprintf(out, "\n  peak RSS  %.1f MiB",
-			(double)p->rss_peak_kb / 1024.0);
+		fprintf(out, "\n  peak RSS  %s",
+			dlt_units_kib(p->rss_peak_kb, buf, sizeof(buf)));
 	fprintf(out, "\n  records   %" PRIu64, p->records);
 	size_t failed, probes;
 	dlt_lib_fail_counts(p, &failed, &probes);
@@ -433,7 +435,7 @@ static void dlt_put_tree(FILE *out, const struct dlt_set *s)
 			char when[64] = "?";
 			for (size_t i = 0; i < n; i++)
 				if (s->procs[i]->hdr.run_id == runs[r]) {
-					dlt_format_utc(
+					dlt_units_wall(
 						s->procs[i]
 							->hdr.start_realtime_ns,
 						when, sizeof(when));

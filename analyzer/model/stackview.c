@@ -298,6 +298,18 @@ const char *dlt_sv_line(const struct dlt_stack_view *v, size_t max, char *buf,
 	size_t used = 0;
 	buf[0] = '\0';
 	size_t n = v->nrows < max ? v->nrows : max;
+	/* The rows that fit, counted from the innermost: a long stack loses
+	 * its outermost rows (the interpreter's start), never the frame that
+	 * waits or a part of one. */
+	size_t need = 0, fit = 0;
+	for (; fit < n; fit++) {
+		const struct dlt_sv_row *r = &v->rows[fit];
+		need += strlen(r->text) + (fit ? 5 : 0) +
+			(r->repeat > 1 ? 16 : 0);
+		if (need >= cap)
+			break;
+	}
+	n = fit;
 	for (size_t k = n; k-- > 0;) {
 		const struct dlt_sv_row *r = &v->rows[k];
 		char rep[32] = "";

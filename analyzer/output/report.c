@@ -267,20 +267,119 @@ static bool *dlt_group(const struct dlt_check *c, size_t *next)
 	return first;
 }
 
-/* A finding's detail below its headline: a clause ("; ") a line. */
+/* Characters (not bytes) of s[0..n). */
+static size_t dlt_chars_n(const char *s, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return k;
+}
+
+/* Text in lines of at most width characters: the first after what the
+ * caller wrote, the others indented by cont.  A clause is broken after
+ * "; " or ", ", else before " (", else at a blank, so that each piece
+ * still reads as one; prose (clauses false) at the last blank that
+ * fits. */
+static void dlt_put_wrapped(FILE *out, const char *s, size_t width, int cont,
+			    bool clauses)
+{
+	while (s && *s) {
+		size_t len = strlen(s);
+		if (dlt_chars_n(s, len) <= width) {
+			dlt_fput_text(out, s, "");
+			break;
+		}
+		/* The byte where the width runs out. */
+		size_t lim = 0;
+		for (size_t chars = 0; lim < len && chars < width; chars++) {
+			lim++;
+			while (((unsigned char)s[lim] & 0xc0) == 0x80)
+				lim++;
+		}
+		/* "; " and ", " end their line (the blank after them is
+		 * dropped); " (" and " " begin the next one. */
+		static const char *const seps[] = {"; ", ", ", " (", " "};
+		size_t cut = 0, skip = 0;
+		for (size_t k = clauses ? 0 : 3; k < 4 && cut == 0; k++) {
+			for (const char *q = strstr(s, seps[k]); q;
+			     q = strstr(q + 1, seps[k])) {
+				size_t end = (size_t)(q - s) + (k < 2);
+				if (end > lim)
+					break;
+				if (end >= lim / 3) {
+					cut = end;
+					skip = 1;
+				}
+			}
+		}
+		if (cut == 0) {
+			cut = lim;
+			skip = 0;
+		}
+		char line[1024];
+		snprintf(line, sizeof(line), "%.*s", (int)cut, s);
+		dlt_fput_text(out, line, "");
+		fprintf(out, "\n%*s", cont, "");
+		s += cut + skip;
+	}
+}
+
+/* The next "; " of d outside parentheses ("(limit 64 MiB; peak RSS 66
+ * MiB)" is one clause), or NULL. */
+static const char *dlt_clause_end(const char *d)
+{
+	int depth = 0;
+	for (const char *p = d; *p; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && depth > 0)
+			depth--;
+		else if (*p == ';' && p[1] == ' ' && depth == 0)
+			return p;
+	}
+	return NULL;
+}
+
+/* A finding's detail below its headline: a clause ("; ") a line, a clause
+ * longer than a headline continued on the next. */
 static void dlt_detail_text(FILE *out, const char *d)
 {
 	while (d && *d) {
-		const char *e = strstr(d, "; ");
+		const char *e = dlt_clause_end(d);
 		size_t n = e ? (size_t)(e - d) : strlen(d);
-		char line[2048];
+		char line[4096];
 		snprintf(line, sizeof(line), "%.*s", (int)n, d);
 		fputs("    ", out);
-		dlt_fput_text(out, line, "");
+		dlt_put_wrapped(out, line, DLT_HEADLINE_MAX, 6, true);
 		fputc('\n', out);
 		d = e ? e + 2 : NULL;
 	}
 }
+
+/* The start of the process a pid of the evidence names, for "+12.4 s
+ * after start": the finding's own when the pid is its, else the first
+ * process read with that pid. */
+struct dlt_text_starts {
+	const struct dlt_check *c;
+	const struct dlt_check_proc *own;
+};
+
+static uint64_t dlt_text_start_of(void *arg, uint64_t pid)
+{
+	const struct dlt_text_starts *s = arg;
+	if (s->own && s->own->pid == pid)
+		return s->own->start_realtime_ns;
+	for (size_t i = 0; i < s->c->nprocs; i++)
+		if (s->c->procs[i].pid == pid &&
+		    (s->own == NULL ||
+		     s->c->procs[i].run_group == s->own->run_group))
+			return s->c->procs[i].start_realtime_ns;
+	return 0;
+}
+
+/* Width of the fix's lines: a terminal's, less its indent. */
+#define DLT_TEXT_FIX_WIDTH 100
 
 size_t dlt_check_text_findings(FILE *out, const struct dlt_check *c)
 {
@@ -338,12 +437,23 @@ size_t dlt_check_text_findings(FILE *out, const struct dlt_check *c)
 			fputc('\n', out);
 			dlt_detail_text(out, f->detail);
 			if (f->evidence && f->evidence->n) {
+				/* Values for people; moments after the start
+				 * of the process they are about. */
+				struct dlt_text_starts st = {
+					c, f->proc == DLT_NO_PROC
+						   ? NULL
+						   : &c->procs[f->proc]};
+				struct dlt_val_view view = {
+					st.own ? st.own->pid : 0,
+					st.own ? st.own->start_realtime_ns : 0,
+					dlt_text_start_of, &st};
 				fputs("  evidence:\n", out);
-				dlt_val_text(out, f->evidence, 4);
+				dlt_val_text_view(out, f->evidence, 4, &view);
 			}
 			if (f->fix) {
 				fputs("  fix: ", out);
-				dlt_fput_text(out, f->fix, "");
+				dlt_put_wrapped(out, f->fix, DLT_TEXT_FIX_WIDTH,
+						7, false);
 				fputc('\n', out);
 			}
 			char lower[64];

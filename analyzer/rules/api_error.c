@@ -13,6 +13,7 @@
 
 #include "dltrace/gpu_abi.h"
 #include "rules.h"
+#include "units.h"
 
 /* The runtime and the driver share these numbers: one test serves both. */
 _Static_assert(
@@ -143,13 +144,18 @@ static void dlt_rule_api_error(struct dlt_rule_ctx *c)
 				"%s %" PRIu64 " time%s: an earlier "
 				"call, possibly untraced, failed",
 				call, e->count, e->count == 1 ? "" : "s");
-		else
-			f = dlt_rule_finding(
-				c, sev,
-				"%s %" PRIu64 " time%s, first at +%.3f s in "
-				"thread %" PRIu32,
-				call, e->count, e->count == 1 ? "" : "s",
-				dlt_rel_s(c->p, e->first_ts), e->first_tid);
+		else {
+			/* "first at +12 ms": after the process's start. */
+			char at[32];
+			dlt_units_secs(dlt_rel_s(c->p, e->first_ts), at,
+				       sizeof(at));
+			f = dlt_rule_finding(c, sev,
+					     "%s %" PRIu64 " time%s, first at "
+					     "+%s in thread %" PRIu32,
+					     call, e->count,
+					     e->count == 1 ? "" : "s", at,
+					     e->first_tid);
+		}
 		f->ts = e->first_ts;
 		struct dlt_val *ev = f->evidence;
 		dlt_obj_str(ev, "function", a ? a->name : NULL);

@@ -184,7 +184,7 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 			site = 0;
 	}
 	const char *name = dlt_signal_name(ev->signo);
-	char code[96], where[768] = "", addr[64] = "";
+	char code[96], addr[64] = "";
 	dlt_signal_code_name(ev->signo, ev->code, code, sizeof(code));
 	bool overflow = exact && ev->signo == SIGSEGV &&
 			dlt_sv_overflow(ev->raw, ev->addr);
@@ -194,38 +194,46 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 	const char *frompy =
 		exact ? dlt_crash_from_python(&sv, site, ext, sizeof(ext))
 		      : NULL;
+	/* Where, as prose (no offsets): the frame that faulted, and the
+	 * caller to look at when the fault is in the C library's or the
+	 * runtime's code. */
+	char site_w[400] = "", caller_w[400] = "";
 	if (nf) {
-		char fb[400], ib[400];
-		if (exact && site > 0)
-			/* Where it faulted, then the caller to look at. */
-			snprintf(where, sizeof(where), ", in %s called from %s",
-				 dlt_uframe_format(&sv.nat[0], ib, sizeof(ib)),
-				 dlt_uframe_format(&sv.nat[site], fb,
-						   sizeof(fb)));
-		else
-			snprintf(where, sizeof(where), ", in %s",
-				 exact ? dlt_uframe_format(&sv.nat[site], fb,
-							   sizeof(fb))
-				       : dlt_frame_format(&fr[site], fb,
-							  sizeof(fb)));
+		char fb[400];
+		if (exact && site > 0 && ev->signo != SIGABRT) {
+			dlt_frame_prose(
+				dlt_uframe_format(&sv.nat[0], fb, sizeof(fb)),
+				site_w, sizeof(site_w));
+			dlt_frame_prose(dlt_uframe_format(&sv.nat[site], fb,
+							  sizeof(fb)),
+					caller_w, sizeof(caller_w));
+		} else {
+			/* abort() and raise() are how, not where: the
+			 * program's frame that called them is. */
+			dlt_frame_prose(exact ? dlt_uframe_format(&sv.nat[site],
+								  fb,
+								  sizeof(fb))
+					      : dlt_frame_format(&fr[site], fb,
+								 sizeof(fb)),
+					site_w, sizeof(site_w));
+		}
 	}
-	if (frompy && ev->py_top) {
-		size_t l = strlen(where);
-		if (strcmp(frompy, "ctypes") == 0)
-			snprintf(where + l, sizeof(where) - l,
-				 ": an invalid pointer or argument passed "
-				 "from Python through ctypes at %s",
-				 ev->py_top);
-		else
-			snprintf(where + l, sizeof(where) - l,
-				 ", called by the extension %s from Python "
-				 "at %s",
-				 ext, ev->py_top);
-	} else if (ev->py_top) {
-		size_t l = strlen(where);
-		snprintf(where + l, sizeof(where) - l, ", from Python at %s",
+	/* What Python did: the line that passed a pointer through ctypes,
+	 * called an extension, or ran when the crash came. */
+	char py_w[640] = "", py_short[320] = "";
+	if (ev->py_top)
+		snprintf(py_short, sizeof(py_short), ", at %s", ev->py_top);
+	if (frompy && ev->py_top && strcmp(frompy, "ctypes") == 0)
+		snprintf(py_w, sizeof(py_w),
+			 ": an invalid pointer passed from Python through "
+			 "ctypes at %s",
 			 ev->py_top);
-	}
+	else if (frompy && ev->py_top)
+		snprintf(py_w, sizeof(py_w),
+			 ", called by the extension %s from Python at %s", ext,
+			 ev->py_top);
+	else if (ev->py_top)
+		snprintf(py_w, sizeof(py_w), ", from Python at %s", ev->py_top);
 	bool fault = ev->code > 0 && ev->signo != SIGABRT;
 	if (fault && (ev->signo == SIGSEGV || ev->signo == SIGBUS))
 		snprintf(addr, sizeof(addr), " at address 0x%llx",
@@ -233,28 +241,74 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 	/* abort() raises SIGABRT on its own thread: SI_TKILL says nothing
 	 * a person needs. */
 	bool aborted = ev->signo == SIGABRT && !dlt_signal_sent_by_other(p, ev);
-	char recb[400] = "";
-	if (rec >= 0)
+	char recb[400] = "", recp[400] = "";
+	if (rec >= 0) {
 		dlt_uframe_format(&sv.nat[rec], recb, sizeof(recb));
-	struct dlt_finding *f =
-		overflow ? dlt_rule_finding(
-				   c, DLT_SEV_ERROR,
-				   "stack overflow: thread %u ran out of stack "
-				   "(SIGSEGV at 0x%llx, below its stack)%s%s%s",
-				   ev->tid, (unsigned long long)ev->addr,
-				   rec >= 0 ? "; recursing in " : "", recb,
-				   ev->py_top && rec < 0 ? where : "")
-		: aborted
-			? dlt_rule_finding(
-				  c, DLT_SEV_ERROR,
-				  "aborted: SIGABRT (abort(), a failed "
-				  "assert or C++'s terminate) in "
-				  "thread %u%s",
-				  ev->tid, where)
-			: dlt_rule_finding(c, DLT_SEV_ERROR,
-					   "crashed: %s (%s)%s in thread %u%s",
-					   name ? name : "signal", code, addr,
-					   ev->tid, where);
+		dlt_frame_prose(recb, recp, sizeof(recp));
+	}
+	/* The headline: who, what, where, why; "rank 1 (pid 22156) crashed
+	 * with SIGSEGV in __strlen_evex (libc.so.6): an invalid pointer or
+	 * argument passed from Python through ctypes at train.py:12 in step".
+	 * What does not fit in a headline moves to the detail, the caller
+	 * first, then the Python words; the detail begins with the signal's
+	 * particulars. */
+	const struct dlt_check_proc *cp = &c->chk->procs[c->proc];
+	char who[128], what[256];
+	if (cp->rank >= 0)
+		snprintf(who, sizeof(who), "rank %" PRId32 " (pid %" PRIu32 ")",
+			 cp->rank, cp->pid);
+	else
+		snprintf(who, sizeof(who), "pid %" PRIu32 " (%s)", cp->pid,
+			 cp->exe ? dlt_basename(cp->exe) : "?");
+	char sigw[400];
+	if (overflow) {
+		snprintf(what, sizeof(what), "%s crashed: stack overflow%s%s",
+			 who, rec >= 0 ? ", recursing in " : "", recp);
+		snprintf(sigw, sizeof(sigw),
+			 "thread %u ran out of stack (SIGSEGV at 0x%llx, "
+			 "below its stack)",
+			 ev->tid, (unsigned long long)ev->addr);
+		/* The recursing function is where. */
+		if (rec >= 0)
+			site_w[0] = caller_w[0] = '\0';
+		if (rec >= 0 || !ev->py_top)
+			py_w[0] = '\0';
+	} else if (aborted) {
+		snprintf(what, sizeof(what), "%s aborted with SIGABRT", who);
+		snprintf(sigw, sizeof(sigw),
+			 "abort(), a failed assert or C++'s terminate, in "
+			 "thread %u",
+			 ev->tid);
+	} else {
+		snprintf(what, sizeof(what), "%s crashed with %s", who,
+			 name ? name : "a signal");
+		snprintf(sigw, sizeof(sigw), "%s (%s)%s in thread %u",
+			 name ? name : "signal", code, addr, ev->tid);
+	}
+	char head[2048], det[2048];
+	/* Less and less: the caller goes first, then the Python words but
+	 * the line, then the line. */
+	const char *pys[] = {py_w, py_w, py_short, ""};
+	int pass = 0;
+	for (; pass < 4; pass++) {
+		bool caller = pass == 0 && caller_w[0];
+		snprintf(head, sizeof(head), "%s%s%s%s%s%s", what,
+			 site_w[0] ? " in " : "", site_w,
+			 caller ? " called from " : "", caller ? caller_w : "",
+			 pys[pass]);
+		if (dlt_text_chars(head) <= DLT_HEADLINE_MAX)
+			break;
+	}
+	size_t dl = (size_t)snprintf(det, sizeof(det), "%s", sigw);
+	if (pass > 0 && caller_w[0] && dl < sizeof(det))
+		dl += (size_t)snprintf(det + dl, sizeof(det) - dl,
+				       "; in %s called from %s", site_w,
+				       caller_w);
+	/* The Python words without the ": " or ", " that joined them. */
+	if (pass > 1 && py_w[0] && dl < sizeof(det))
+		snprintf(det + dl, sizeof(det) - dl, "; %s", py_w + 2);
+	struct dlt_finding *f = dlt_rule_finding(c, DLT_SEV_ERROR, "%s", head);
+	dlt_finding_detail(c->chk, f, "%s", det);
 	f->ts = ev->ts;
 	struct dlt_val *e = f->evidence;
 	dlt_obj_int(e, "signal", ev->signo);
@@ -332,7 +386,7 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 			"stack (ulimit -s for the main thread, "
 			"pthread_attr_setstacksize or threading.stack_size "
 			"for others)",
-			rec >= 0 ? recb : "a function",
+			rec >= 0 ? recp : "a function",
 			rec >= 0 ? " calls itself without end or too deep"
 				 : " recursed too deep");
 		goto done;

@@ -7,9 +7,23 @@
 
 #include "live.h"
 #include "rules.h"
+#include "units.h"
 
 /* Whether ranks of hp's communicator (comm) or job have no process that
  * entered it (comm) or left a trace (job): what MISSING_RANK reports. */
+/* A clause after what the detail already says (the rest of a headline
+ * cut at 160 characters comes first). */
+static void dlt_detail_after(struct dlt_check *chk, struct dlt_finding *f,
+			     const char *clause)
+{
+	if (clause == NULL || clause[0] == '\0')
+		return;
+	if (f->detail)
+		dlt_finding_detail(chk, f, "%s; %s", f->detail, clause);
+	else
+		dlt_finding_detail(chk, f, "%s", clause);
+}
+
 static bool dlt_init_ranks_missing(const struct dlt_job_ctx *c,
 				   const struct dlt_hang_proc *hp, bool comm)
 {
@@ -50,9 +64,18 @@ static void dlt_init_call(struct dlt_job_ctx *c, size_t i,
 	const struct dlt_api_desc *a = dlt_api_by_id(call->api);
 	const struct dlt_hang_stall *s = dlt_hang_stall_of(hp, call->tid);
 	char d[32], wait[512] = "";
-	dlt_hang_fmt_dur(hp->last_ts - call->ts, d, sizeof(d));
+	dlt_units_dur(hp->last_ts - call->ts, d, sizeof(d));
 	if (s)
 		dlt_hang_wait_text(s, wait, sizeof(wait));
+	/* The wait's particulars (a futex's word, descriptors) go to the
+	 * detail: "blocked in futex for 2.0 s; futex op=9 word=0x7ffc…". */
+	size_t dl = s ? strlen(s->detail) : 0;
+	char *paren = strstr(wait, " (");
+	if (paren && dl && strlen(paren) == dl + 3 &&
+	    strncmp(paren + 2, s->detail, dl) == 0)
+		*paren = '\0';
+	else
+		paren = NULL;
 	/* Ended on its own while inside: it did not wait for ever, and a
 	 * job that completed did not hang. */
 	char who[96];
@@ -75,6 +98,8 @@ static void dlt_init_call(struct dlt_job_ctx *c, size_t i,
 					  "least %s%s%s",
 					  a ? a->name : "?", d,
 					  wait[0] ? ", " : "", wait);
+	if (paren)
+		dlt_detail_after(c->chk, f, s->detail);
 	f->ts = call->ts;
 	dlt_ev_hang_call(f->evidence, hp, call);
 	dlt_ev_hang_stall(f->evidence, hp, s);
@@ -105,16 +130,29 @@ static void dlt_init_hang_rendezvous(struct dlt_job_ctx *c, size_t i,
 				     const struct dlt_hang_stall *s)
 {
 	const struct dlt_hang_proc *hp = c->procs[i];
-	char wait[512], where[256], who[96];
+	char wait[512], raw[256], where[300], who[96];
 	dlt_hang_wait_text(s, wait, sizeof(wait));
-	dlt_hang_own_frame(s, where, sizeof(where));
+	/* "lib.so!func+0x12" reads "func (lib.so)" in prose. */
+	dlt_hang_own_frame(s, raw, sizeof(raw));
+	dlt_frame_prose(raw, where, sizeof(where));
+	/* The wait's particulars (its descriptors) after the code it waits
+	 * in: a long list of them goes to the detail. */
+	size_t dl = strlen(s->detail);
+	char *paren = strstr(wait, " (");
+	if (paren && dl && strlen(paren) == dl + 3 &&
+	    strncmp(paren + 2, s->detail, dl) == 0)
+		*paren = '\0';
+	else
+		paren = NULL;
 	struct dlt_finding *f = dlt_job_finding(
 		c, i, dlt_hang_told(c, i, DLT_SEV_ERROR, who, sizeof(who)),
-		"the rendezvous (%s%s%s) never completed; thread %" PRIu32
+		"the rendezvous (%s%s%s) never completed: thread %" PRIu32
 		" %s%s%s",
 		hp->master_addr[0] ? hp->master_addr : "store",
 		hp->master_port[0] ? ":" : "", hp->master_port, s->tid, wait,
-		where[0] ? " under " : "", where);
+		where[0] ? " in " : "", where);
+	if (paren)
+		dlt_detail_after(c->chk, f, s->detail);
 	f->ts = s->since;
 	dlt_ev_hang_stall(f->evidence, hp, s);
 	dlt_ev_hang_job(f->evidence, hp);

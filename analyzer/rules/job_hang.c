@@ -14,6 +14,7 @@
 
 #include "ranges.h"
 #include "rules.h"
+#include "units.h"
 #include "waits.h"
 
 /* "3.2 s" of the state's wait, measured to the last sign of life. */
@@ -25,48 +26,7 @@ static void dlt_jh_for(const struct dlt_hang_proc *hp,
 		ns = ws->stall->dur_ns;
 	else if (ws->since && hp->last_ts > ws->since)
 		ns = hp->last_ts - ws->since;
-	dlt_hang_fmt_dur(ns, buf, cap);
-}
-
-/* "in clock_nanosleep for 3.2 s under python3.11!time_sleep+0x8c". */
-static void dlt_jh_doing(const struct dlt_hang_proc *hp,
-			 const struct dlt_wait_state *ws, char *buf, size_t cap)
-{
-	char d[32], nr[32];
-	dlt_jh_for(hp, ws, d, sizeof(d));
-	if (ws->call)
-		snprintf(buf, cap, "in %s for %s", ws->what, d);
-	else if (ws->stall &&
-		 (ws->stall->state == 'T' || ws->stall->state == 't')) {
-		char w[256];
-		dlt_hang_wait_text(ws->stall, w, sizeof(w));
-		snprintf(buf, cap, "%s%s%s", w, ws->py[0] ? " at " : "",
-			 ws->py);
-	} else if (ws->stall) {
-		/* The program's line, and the package's function it called
-		 * when they differ (hang.py:12 in <module> (distributed_c10d
-		 * .py:1541 in all_reduce)). */
-		char at[600] = "";
-		if (ws->own[0] && strcmp(ws->own, ws->py) != 0)
-			snprintf(at, sizeof(at), " at %s (%s)", ws->own,
-				 ws->py);
-		else if (ws->py[0])
-			snprintf(at, sizeof(at), " at %s", ws->py);
-		/* A futex names no owner: which thread would wake it is not
-		 * recorded, and the frame is what there is to go on. */
-		/* The loader's lock is one futex whose holder the stacks
-		 * name (LOADER_LOCK says who). */
-		snprintf(buf, cap, "blocked in %s for %s%s%s%s%s",
-			 dlt_syscall_label(ws->stall->syscall, nr, sizeof(nr)),
-			 d,
-			 ws->stall->syscall != 202 /* futex */ ? ""
-			 : dlt_loader_lock_stall(ws->stall)
-				 ? " (the loader's lock: see LOADER_LOCK)"
-				 : " (a futex, holder unknown)",
-			 at, ws->where[0] ? " under " : "", ws->where);
-	} else
-		snprintf(buf, cap, "not seen waiting (running)%s%s",
-			 ws->py[0] ? " at " : "", ws->py);
+	dlt_units_dur(ns, buf, cap);
 }
 
 /* The headline's words for what the process does: "sleeping in
@@ -79,12 +39,8 @@ static void dlt_jh_short(const struct dlt_hang_proc *hp,
 	const struct dlt_hang_stall *s = ws->stall;
 	const char *at = ws->own[0] ? ws->own : ws->py;
 	if (!at[0] && ws->where[0]) {
-		/* "lib.so!func+0x12": the function says enough. */
-		const char *b = strchr(ws->where, '!');
-		snprintf(fn, sizeof(fn), "%s", b ? b + 1 : ws->where);
-		char *plus = strrchr(fn, '+');
-		if (plus && b)
-			*plus = '\0';
+		/* "lib.so!func+0x12" reads "func (lib.so)". */
+		dlt_frame_prose(ws->where, fn, sizeof(fn));
 		at = fn;
 	}
 	const char *sep = !at[0] ? "" : at == fn ? " in " : " at ";
@@ -104,6 +60,39 @@ static void dlt_jh_short(const struct dlt_hang_proc *hp,
 		snprintf(buf, cap, "ended");
 	else
 		snprintf(buf, cap, "running, never seen waiting%s%s", sep, at);
+}
+
+/* The detail's words for a wait: the headline's (dlt_jh_short), with the
+ * package's place the program's line called when they differ ("at
+ * train.py:12 in step (distributed_c10d.py:1541 in all_reduce)"), and a
+ * futex that is the loader's lock. */
+static void dlt_jh_doing(const struct dlt_hang_proc *hp,
+			 const struct dlt_wait_state *ws, char *buf, size_t cap)
+{
+	dlt_jh_short(hp, ws, buf, cap);
+	size_t used = strlen(buf);
+	if (ws->own[0] && ws->py[0] && strcmp(ws->own, ws->py) != 0 &&
+	    used < cap)
+		used += (size_t)snprintf(buf + used, cap - used, " (%s)",
+					 ws->py);
+	/* The loader's lock is one futex whose holder the stacks name
+	 * (LOADER_LOCK says who). */
+	if (ws->stall && ws->stall->syscall == 202 /* futex */ &&
+	    dlt_loader_lock_stall(ws->stall) && used < cap)
+		snprintf(buf + used, cap - used,
+			 " (the loader's lock: see LOADER_LOCK)");
+}
+
+/* The code a wait is in, when the headline's words did not name it:
+ * "c10d::Work::wait (libtorch_cpu.so.1.13.0)", else "". */
+static void dlt_jh_code(const struct dlt_wait_state *ws, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	if (ws->where[0] && (ws->own[0] || ws->py[0]))
+		dlt_frame_prose(ws->where, buf, cap);
+	/* A library's address no symbol covers names no code. */
+	if (strstr(buf, "(no symbol)"))
+		buf[0] = '\0';
 }
 
 /* evidence.culprit (dlt_ev_culprit): a stopped straggler's cause says
@@ -150,13 +139,17 @@ static void dlt_jh_ev_state(struct dlt_val *o, const struct dlt_hang_proc *hp,
 		dlt_obj_uint(o, "blocked_ns", ws->stall->dur_ns);
 		dlt_obj_str(o, "wait", ws->stall->detail);
 		dlt_obj_str(o, "stack", ws->stall->stack);
+		/* The Python frames in place of the interpreter's: the stack
+		 * people read (check's text shows it, once). */
+		if (ws->stall->merged[0])
+			dlt_obj_str(o, "merged_stack", ws->stall->merged);
 	}
 }
 
 /* The waiting members, "0 1 2", and the first of them. */
 static size_t dlt_jh_waiting(const struct dlt_job_ctx *c,
 			     const struct dlt_wait_group *g, char *text,
-			     size_t cap, struct dlt_val *arr)
+			     size_t cap, struct dlt_val *arr, size_t *count)
 {
 	size_t first = SIZE_MAX, nr = 0;
 	int64_t *ranks = dlt_xcalloc(g->n ? g->n : 1, sizeof(*ranks));
@@ -177,6 +170,8 @@ static size_t dlt_jh_waiting(const struct dlt_job_ctx *c,
 	text[0] = ' ';
 	dlt_ranges_text(ranks, nr, text + 1, cap - 1);
 	free(ranks);
+	if (count)
+		*count = nr;
 	return first;
 }
 
@@ -187,7 +182,7 @@ static void dlt_jh_chain(const struct dlt_job_ctx *c,
 			 const struct dlt_wait_group *g, size_t to_first,
 			 char *text, size_t cap, struct dlt_val *arr)
 {
-	size_t used = 0;
+	size_t used = 0, shown = 0, more = 0;
 	text[0] = '\0';
 	for (size_t m = 0; m < g->n; m++) {
 		struct dlt_wait_link l[16];
@@ -209,19 +204,28 @@ static void dlt_jh_chain(const struct dlt_job_ctx *c,
 				dlt_obj_str(o, "address", l[k].addr);
 			}
 			/* The text names the links into the straggler, once
-			 * per waiting process. */
+			 * per waiting process, a clause each; the first few
+			 * (the evidence has them all). */
 			bool into = to_first == SIZE_MAX || l[k].to == to_first;
 			for (size_t q = 0; q < k && into; q++)
 				into = l[q].to != l[k].to;
-			if (into && used + 128 < cap)
+			if (into && shown >= 4)
+				more++;
+			else if (into && used + 160 < cap) {
 				used += (size_t)snprintf(
 					text + used, cap - used,
 					"%srank %" PRId32 " -> rank %" PRId32
 					" (thread %" PRIu32 " in %s on %s)",
-					used ? ", " : "", a->rank, b->rank,
+					used ? "; " : "", a->rank, b->rank,
 					l[k].tid, sc, l[k].addr);
+				shown++;
+			}
 		}
 	}
+	if (more && used < cap)
+		snprintf(text + used, cap - used,
+			 "; and %zu more link%s (evidence: chain)", more,
+			 more == 1 ? "" : "s");
 }
 
 static void dlt_jh_stalls(const struct dlt_job_ctx *c,
@@ -435,7 +439,7 @@ static void dlt_jh_places(const struct dlt_job_ctx *c,
 {
 	char first[256] = "";
 	bool differ = false;
-	size_t lu = 0;
+	size_t lu = 0, named = 0, more = 0;
 	buf[0] = '\0';
 	for (size_t m = 0; m < g->n; m++) {
 		const struct dlt_hang_proc *hp = c->procs[g->members[m]];
@@ -446,11 +450,16 @@ static void dlt_jh_places(const struct dlt_job_ctx *c,
 		if (first[0] == '\0')
 			snprintf(first, sizeof(first), "%s", mw.py);
 		differ |= strcmp(first, mw.py) != 0;
-		if (lu < cap)
+		if (named < 4 && lu < cap)
 			lu += (size_t)snprintf(buf + lu, cap - lu,
 					       "%srank %" PRId32 " at %s",
 					       lu ? ", " : "", hp->rank, mw.py);
+		else
+			more++;
+		named++;
 	}
+	if (more && lu < cap)
+		snprintf(buf + lu, cap - lu, " and %zu more ranks", more);
 	if (!differ)
 		buf[0] = '\0';
 }
@@ -521,7 +530,9 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 			 "%s",
 			 who, ip->pid, ishort);
 	}
-	size_t w0 = dlt_jh_waiting(c, g, waiting, sizeof(waiting), NULL);
+	size_t nwait = 0;
+	size_t w0 =
+		dlt_jh_waiting(c, g, waiting, sizeof(waiting), NULL, &nwait);
 	struct dlt_wait_state wws;
 	dlt_wait_state_of(c->procs[w0], &wws);
 	dlt_jh_doing(c->procs[w0], &wws, wdoing, sizeof(wdoing));
@@ -557,27 +568,62 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 		c, member ? g->straggler : g->first,
 		cause ? DLT_SEV_INFO : DLT_SEV_ERROR, "%s%s%s%s", head,
 		cause ? " (see " : "", cause ? cause : "", cause ? ")" : "");
-	/* Detail, a clause each: the straggler's whole wait, who waits, the
-	 * links into it, the places that differ. */
-	char detail[4096];
+	/* Detail, a clause each (a line each in check's text): what the
+	 * headline leaves out of the straggler's wait and the code it is in,
+	 * who waits and where, the links into it, the places that differ. */
+	char detail[4096], code[400];
 	size_t du = 0;
 	detail[0] = '\0';
-	if (wp)
-		du += (size_t)snprintf(detail, sizeof(detail),
-				       "its worker pid %" PRIu32 ": %s; ",
-				       wp->pid, wdo);
-	if (sdoing[0] && du < sizeof(detail))
+	if (wp) {
+		char wshort[512];
+		dlt_jh_short(wp, &wk, wshort, sizeof(wshort));
+		if (strcmp(wdo, wshort) != 0)
+			du += (size_t)snprintf(detail, sizeof(detail),
+					       "its worker pid %" PRIu32
+					       ": %s; ",
+					       wp->pid, wdo);
+		dlt_jh_code(&wk, code, sizeof(code));
+		if (code[0] && du < sizeof(detail))
+			du += (size_t)snprintf(detail + du, sizeof(detail) - du,
+					       "its worker waits in %s; ",
+					       code);
+	}
+	bool alone = g->why == DLT_WHY_NOT_WAITING && sp->nsocks == 0;
+	/* The headline said the straggler's wait in these words already,
+	 * unless it spoke of its worker. */
+	if (sdoing[0] && du < sizeof(detail) &&
+	    (wp || alone || strstr(head, sdoing) == NULL))
 		du += (size_t)snprintf(detail + du, sizeof(detail) - du,
 				       "%s: %s%s; ", who, sdoing,
-				       g->why == DLT_WHY_NOT_WAITING &&
-						       sp->nsocks == 0
-					       ? ", never connected to "
-						 "another rank"
-					       : "");
-	if (du < sizeof(detail))
+				       alone ? ", never connected to "
+					       "another rank"
+					     : "");
+	if (sp && g->why != DLT_WHY_ENDED && du < sizeof(detail)) {
+		dlt_jh_code(&ws, code, sizeof(code));
+		if (code[0])
+			du += (size_t)snprintf(detail + du, sizeof(detail) - du,
+					       "%s waits in %s; ", who, code);
+	}
+	/* "for it" when the straggler is not among them (a rank behind or
+	 * in another collective waits too). */
+	const char *them =
+		(member && ws.kind != DLT_WAIT_PEERS) || g->missing_rank >= 0
+			? " for it"
+			: "";
+	if (du < sizeof(detail) && nwait > 1)
 		du += (size_t)snprintf(detail + du, sizeof(detail) - du,
-				       "rank(s)%s wait (rank %" PRId32 " %s)",
-				       waiting, c->procs[w0]->rank, wdoing);
+				       "ranks%s wait%s; rank %" PRId32 ": %s",
+				       waiting, them, c->procs[w0]->rank,
+				       wdoing);
+	else if (du < sizeof(detail))
+		du += (size_t)snprintf(detail + du, sizeof(detail) - du,
+				       "rank %" PRId32 " waits%s: %s",
+				       c->procs[w0]->rank, them, wdoing);
+	dlt_jh_code(&wws, code, sizeof(code));
+	if (code[0] && du < sizeof(detail))
+		du += (size_t)snprintf(detail + du, sizeof(detail) - du,
+				       "; rank %" PRId32 " waits in %s",
+				       c->procs[w0]->rank, code);
 	if (chain[0] && du < sizeof(detail))
 		du += (size_t)snprintf(detail + du, sizeof(detail) - du, "; %s",
 				       chain);
@@ -592,6 +638,10 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 		dlt_jh_ev_state(dlt_obj_object(ev, "straggler"), sp, &ws);
 	else
 		dlt_obj_null(ev, "straggler");
+	/* The straggler's DataLoader worker: where to look, its wait and
+	 * stack (it is no member of the job, its waits no stalls of it). */
+	if (wp)
+		dlt_jh_ev_state(dlt_obj_object(ev, "worker"), wp, &wk);
 	if (wp)
 		dlt_obj_int(dlt_jh_culprit(ev, wp, &wk, -1,
 					   "not waiting: its worker"),
@@ -613,12 +663,16 @@ static void dlt_job_hang_one(struct dlt_job_ctx *c,
 	}
 	dlt_obj_int(ev, "size", g->size);
 	dlt_jh_waiting(c, g, waiting, sizeof(waiting),
-		       dlt_obj_array(ev, "waiting"));
+		       dlt_obj_array(ev, "waiting"), NULL);
 	dlt_jh_chain(c, e, g, member ? g->straggler : SIZE_MAX, chain,
 		     sizeof(chain), dlt_obj_array(ev, "chain"));
 	dlt_jh_stalls(c, g, dlt_obj_array(ev, "stalls"));
-	char where[256];
-	snprintf(where, sizeof(where), "%s", ws.py[0] ? ws.py : ws.where);
+	char where[300];
+	/* A frame in prose: "main (train)", not "train!main+0xd6". */
+	if (ws.py[0])
+		snprintf(where, sizeof(where), "%s", ws.py);
+	else
+		dlt_frame_prose(ws.where, where, sizeof(where));
 	dlt_jh_fix(c, f, g, who, where);
 }
 
@@ -647,16 +701,36 @@ static void dlt_jh_tree_chain(const struct dlt_job_ctx *c,
 							      nr, sizeof(nr))
 					  : "";
 		const char *via = t->chain[k].via;
-		if (used < cap)
+		/* A clause per link, "pid 4711 (sh) waits for pid 4712
+		 * (sleep) in wait4", the first few (the evidence has them
+		 * all); the last of the chain is the straggler, which the
+		 * detail's first clause describes. */
+		if (k + 1 < t->n && k < 6 && used < cap) {
+			const struct dlt_hang_proc *nx =
+				c->procs[t->chain[k + 1].proc];
+			char own[64], fr[300] = "";
+			snprintf(own, sizeof(own), "for pid %" PRIu32, nx->pid);
+			if (!ws.py[0] && ws.where[0])
+				dlt_frame_prose(ws.where, fr, sizeof(fr));
+			/* An address no symbol covers names no code. */
+			if (strstr(fr, "(no symbol)"))
+				fr[0] = '\0';
 			used += (size_t)snprintf(
 				text + used, cap - used,
-				"%spid %" PRIu32 " (%s) %s%s%s%s%s%s%s%s%s",
-				k ? " -> " : "", hp->pid, dlt_jh_exe(hp),
-				ws.stall ? "in " : "not seen waiting", sc,
-				via[0] ? " (" : "", via, via[0] ? ")" : "",
+				"%spid %" PRIu32 " (%s) waits for pid %" PRIu32
+				" (%s)%s%s%s%s%s%s%s%s",
+				used ? "; " : "", hp->pid, dlt_jh_exe(hp),
+				nx->pid, dlt_jh_exe(nx), ws.stall ? " in " : "",
+				sc, via[0] && strcmp(via, own) ? " " : "",
+				strcmp(via, own) ? via : "",
 				ws.py[0] ? " at " : "", ws.py,
-				!ws.py[0] && ws.where[0] ? " under " : "",
-				ws.py[0] ? "" : ws.where);
+				fr[0] ? " in " : "", fr);
+		} else if (k + 1 < t->n && k == 6 && used < cap) {
+			used += (size_t)snprintf(
+				text + used, cap - used,
+				"; and %zu more links (evidence: chain)",
+				t->n - 1 - k);
+		}
 		if (arr == NULL)
 			continue;
 		struct dlt_val *o = dlt_arr_object(arr);
@@ -736,14 +810,17 @@ static void dlt_job_hang_tree(struct dlt_job_ctx *c,
 	else
 		f = dlt_job_finding(c, si, DLT_SEV_ERROR,
 				    "%s holds the run up: %s", who, head);
+	/* The straggler's whole wait, unless the headline said it in these
+	 * words. */
+	char mine[1400] = "";
+	if (strstr(f->message, doing) == NULL)
+		snprintf(mine, sizeof(mine), "%s: %s; ", who, doing);
 	if (t->n > 1)
-		dlt_finding_detail(c->chk, f,
-				   "%s: %s; the chain of waits: %s; %s", who,
-				   doing, chain, ended);
+		dlt_finding_detail(c->chk, f, "%s%s; %s", mine, chain, ended);
 	else
 		dlt_finding_detail(c->chk, f,
-				   "%s: %s; no other process waits for it; %s",
-				   who, doing, ended);
+				   "%sno other process waits for it; %s", mine,
+				   ended);
 	f->ts = ws.since;
 	struct dlt_val *ev = f->evidence;
 	dlt_obj_str(ev, "why", "end of the chain");
@@ -769,7 +846,9 @@ static void dlt_job_hang_tree(struct dlt_job_ctx *c,
 			dlt_ev_hang_stall(o, hp, &hp->stalls[k]);
 		}
 	}
-	const char *at = ws.py[0] ? ws.py : ws.where;
+	char atb[300];
+	const char *at =
+		ws.py[0] ? ws.py : dlt_frame_prose(ws.where, atb, sizeof(atb));
 	dlt_job_fix(c, f,
 		    "look at what %s does%s%s: the processes before it in the "
 		    "chain wait for it.  A child that sleeps, reads input "

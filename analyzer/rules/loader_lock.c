@@ -188,8 +188,8 @@ static void dlt_rule_loader_lock(struct dlt_job_ctx *c)
 					c, i, sev,
 					"thread %" PRIu32 " waits %.1f s for "
 					"the loader's lock, which thread "
-					"%" PRIu32 " holds while it runs %s: "
-					"%s",
+					"%" PRIu32 " holds while it runs %s; "
+					"the holder is %s",
 					s->tid, (double)s->dur_ns / 1e9,
 					holder->tid, ct, hw);
 			} else {

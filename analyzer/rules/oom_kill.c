@@ -32,17 +32,19 @@ static void dlt_oom_kill_one(struct dlt_job_ctx *c, const struct dlt_oom_set *s,
 				 "): which of them the killer ended is "
 				 "ambiguous");
 	}
+	/* The headline: the verdict and the numbers that make it; the
+	 * cgroup's path (as long as a line) in the detail. */
 	if (v->kind == DLT_OOM_CGROUP)
 		snprintf(msg, sizeof(msg),
-			 "killed by the out-of-memory killer: memory cgroup "
-			 "%s%s counted %llu OOM kill%s before it died and %llu "
-			 "after (%s%s%s%s)%s",
-			 v->cgroup, v->own ? "" : " (its parent's)",
+			 "killed by the out-of-memory killer: %s memory "
+			 "cgroup counted %llu OOM kill%s before it died and "
+			 "%llu after (%s%s%s%s); the cgroup: %s%s",
+			 v->own ? "its" : "its parent's",
 			 (unsigned long long)v->before->oom_kills,
 			 v->before->oom_kills == 1 ? "" : "s",
 			 (unsigned long long)a->oom_kills, lim,
-			 rss[0] ? (lim[0] ? "; " : "") : "",
-			 rss[0] ? "peak RSS " : "", rss, more);
+			 rss[0] ? (lim[0] ? ", " : "") : "",
+			 rss[0] ? "peak RSS " : "", rss, v->cgroup, more);
 	else
 		snprintf(msg, sizeof(msg),
 			 "probably killed by the out-of-memory killer: the "

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "rules.h"
+#include "units.h"
 #include "waits.h"
 
 /* Ended on its own with a non-zero status. */
@@ -105,17 +106,25 @@ static void dlt_rank_exit_job(struct dlt_job_ctx *c, size_t i0)
 	char who[64], how[96], after[1024] = "";
 	dlt_hang_who(fp, who, sizeof(who));
 	dlt_hang_end_words(fp, how, sizeof(how));
-	size_t used = 0;
+	/* The first three that followed, in one clause that fits a line;
+	 * the others counted (the evidence of their own findings says how
+	 * each ended). */
+	size_t used = 0, listed = 0, more = 0;
 	for (size_t j = i0; j < c->n && used < sizeof(after); j++) {
 		const struct dlt_hang_proc *hp = c->procs[j];
 		if (j == first || hp->rank < 0 ||
 		    !dlt_rx_same(c->procs[i0], hp) || !hp->ended)
 			continue;
+		if (listed == 3) {
+			more++;
+			continue;
+		}
+		listed++;
 		char w[96], d[32];
 		dlt_hang_end_words(hp, w, sizeof(w));
 		uint64_t at = dlt_hang_wall(hp, hp->last_ts);
-		dlt_hang_fmt_dur(at > first_wall ? at - first_wall : 0, d,
-				 sizeof(d));
+		dlt_units_dur(at > first_wall ? at - first_wall : 0, d,
+			      sizeof(d));
 		used += (size_t)snprintf(after + used, sizeof(after) - used,
 					 "%srank %" PRId32 " %s %s later",
 					 used ? ", " : "", hp->rank, w, d);
@@ -124,8 +133,12 @@ static void dlt_rank_exit_job(struct dlt_job_ctx *c, size_t i0)
 		c, first, DLT_SEV_ERROR, "%s %s first%s", who, how,
 		nfailed > 1 ? "; the other failures followed it" : "");
 	f->ts = fp->last_ts;
+	char rest[64] = "";
+	if (more)
+		snprintf(rest, sizeof(rest), "; and %zu more ended after it",
+			 more);
 	if (after[0])
-		dlt_finding_detail(c->chk, f, "then: %s", after);
+		dlt_finding_detail(c->chk, f, "then: %s%s", after, rest);
 	struct dlt_val *ev = f->evidence;
 	dlt_obj_str(ev, "ended", how);
 	dlt_obj_uint(ev, "failed_ranks", nfailed);

@@ -14,6 +14,19 @@
 #include "rules.h"
 #include "waits.h"
 
+/* A clause after what the detail already says (the rest of a headline
+ * cut at 160 characters comes first). */
+static void dlt_detail_after(struct dlt_check *chk, struct dlt_finding *f,
+			     const char *clause)
+{
+	if (clause == NULL || clause[0] == '\0')
+		return;
+	if (f->detail)
+		dlt_finding_detail(chk, f, "%s; %s", f->detail, clause);
+	else
+		dlt_finding_detail(chk, f, "%s", clause);
+}
+
 static bool dlt_told_by_init_hang(const struct dlt_hang_proc *hp,
 				  const struct dlt_hang_stall *s,
 				  const struct dlt_hang_call *call)
@@ -52,11 +65,23 @@ static void dlt_rule_stall(struct dlt_job_ctx *c)
 			char wait[512], py[256];
 			dlt_hang_wait_text(s, wait, sizeof(wait));
 			dlt_pystack_sum_top(s->py, py, sizeof(py));
+			/* Who, where and for how long first; the wait's
+			 * particulars (its descriptors, a futex's word) after
+			 * them, which a long list moves to the detail. */
+			size_t dl = strlen(s->detail);
+			char *paren = strstr(wait, " (");
+			if (paren && dl && strlen(paren) == dl + 3 &&
+			    strncmp(paren + 2, s->detail, dl) == 0)
+				*paren = '\0';
+			else
+				paren = NULL;
 			struct dlt_finding *f = dlt_job_finding(
 				c, i, sev, "thread %" PRIu32 " %s%s%s%s%s%s",
 				s->tid, wait, a ? " inside " : "",
 				a ? a->name : "", py[0] ? ", Python at " : "",
 				py, s->ended ? " (it ended)" : "");
+			if (paren)
+				dlt_detail_after(c->chk, f, s->detail);
 			f->ts = s->since;
 			dlt_ev_hang_stall(f->evidence, hp, s);
 			dlt_ev_hang_call(f->evidence, hp, call);

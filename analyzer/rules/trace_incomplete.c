@@ -48,7 +48,8 @@ static void dlt_rule_trace_incomplete(struct dlt_rule_ctx *c)
 			 "chunk are lost",
 			 (unsigned long long)p->end.damage_off, how);
 	else if (sig || no_end)
-		snprintf(why, sizeof(why), "the process %s", how);
+		/* How it ended says why ("killed by SIGKILL (signal 9)"). */
+		snprintf(why, sizeof(why), "%s", how);
 	else if (lost)
 		snprintf(why, sizeof(why),
 			 "%u record%s did not fit DLTRACE_MAX_SIZE (%.0f MiB) "
