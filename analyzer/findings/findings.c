@@ -111,6 +111,17 @@ void dlt_finding_detail(struct dlt_check *c, struct dlt_finding *f,
 	f->detail = buf[0] ? dlt_check_str(c, buf) : NULL;
 }
 
+void dlt_finding_detail_add(struct dlt_check *c, struct dlt_finding *f,
+			    const char *clause)
+{
+	if (clause == NULL || clause[0] == '\0')
+		return;
+	if (f->detail)
+		dlt_finding_detail(c, f, "%s; %s", f->detail, clause);
+	else
+		dlt_finding_detail(c, f, "%s", clause);
+}
+
 struct dlt_finding *dlt_check_finding(struct dlt_check *c, const char *code,
 				      size_t rule, enum dlt_severity sev,
 				      size_t proc, const char *message)

@@ -130,6 +130,10 @@ struct dlt_finding *dlt_check_finding(struct dlt_check *c, const char *code,
 void dlt_finding_detail(struct dlt_check *c, struct dlt_finding *f,
 			const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Adds clause after what f's detail already says (the rest of a headline
+ * cut at 160 characters comes first); nothing for NULL or "". */
+void dlt_finding_detail_add(struct dlt_check *c, struct dlt_finding *f,
+			    const char *clause);
 /* Characters (UTF-8 code points) in s. */
 size_t dlt_text_chars(const char *s);
 

@@ -11,19 +11,6 @@
 
 /* Whether ranks of hp's communicator (comm) or job have no process that
  * entered it (comm) or left a trace (job): what MISSING_RANK reports. */
-/* A clause after what the detail already says (the rest of a headline
- * cut at 160 characters comes first). */
-static void dlt_detail_after(struct dlt_check *chk, struct dlt_finding *f,
-			     const char *clause)
-{
-	if (clause == NULL || clause[0] == '\0')
-		return;
-	if (f->detail)
-		dlt_finding_detail(chk, f, "%s; %s", f->detail, clause);
-	else
-		dlt_finding_detail(chk, f, "%s", clause);
-}
-
 static bool dlt_init_ranks_missing(const struct dlt_job_ctx *c,
 				   const struct dlt_hang_proc *hp, bool comm)
 {
@@ -99,7 +86,7 @@ static void dlt_init_call(struct dlt_job_ctx *c, size_t i,
 					  a ? a->name : "?", d,
 					  wait[0] ? ", " : "", wait);
 	if (paren)
-		dlt_detail_after(c->chk, f, s->detail);
+		dlt_finding_detail_add(c->chk, f, s->detail);
 	f->ts = call->ts;
 	dlt_ev_hang_call(f->evidence, hp, call);
 	dlt_ev_hang_stall(f->evidence, hp, s);
@@ -152,7 +139,7 @@ static void dlt_init_hang_rendezvous(struct dlt_job_ctx *c, size_t i,
 		hp->master_port[0] ? ":" : "", hp->master_port, s->tid, wait,
 		where[0] ? " in " : "", where);
 	if (paren)
-		dlt_detail_after(c->chk, f, s->detail);
+		dlt_finding_detail_add(c->chk, f, s->detail);
 	f->ts = s->since;
 	dlt_ev_hang_stall(f->evidence, hp, s);
 	dlt_ev_hang_job(f->evidence, hp);

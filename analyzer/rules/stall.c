@@ -14,19 +14,6 @@
 #include "rules.h"
 #include "waits.h"
 
-/* A clause after what the detail already says (the rest of a headline
- * cut at 160 characters comes first). */
-static void dlt_detail_after(struct dlt_check *chk, struct dlt_finding *f,
-			     const char *clause)
-{
-	if (clause == NULL || clause[0] == '\0')
-		return;
-	if (f->detail)
-		dlt_finding_detail(chk, f, "%s; %s", f->detail, clause);
-	else
-		dlt_finding_detail(chk, f, "%s", clause);
-}
-
 static bool dlt_told_by_init_hang(const struct dlt_hang_proc *hp,
 				  const struct dlt_hang_stall *s,
 				  const struct dlt_hang_call *call)
@@ -81,7 +68,7 @@ static void dlt_rule_stall(struct dlt_job_ctx *c)
 				a ? a->name : "", py[0] ? ", Python at " : "",
 				py, s->ended ? " (it ended)" : "");
 			if (paren)
-				dlt_detail_after(c->chk, f, s->detail);
+				dlt_finding_detail_add(c->chk, f, s->detail);
 			f->ts = s->since;
 			dlt_ev_hang_stall(f->evidence, hp, s);
 			dlt_ev_hang_call(f->evidence, hp, call);
