@@ -985,6 +985,18 @@ void dlt_hang_wait_text(const struct dlt_hang_stall *s, char *buf, size_t cap)
 			 s->detail[0] ? ")" : "");
 }
 
+bool dlt_hang_wait_short(const struct dlt_hang_stall *s, char *buf, size_t cap)
+{
+	dlt_hang_wait_text(s, buf, cap);
+	size_t dl = strlen(s->detail);
+	char *paren = strstr(buf, " (");
+	if (paren == NULL || dl == 0 || strlen(paren) != dl + 3 ||
+	    strncmp(paren + 2, s->detail, dl) != 0)
+		return false;
+	*paren = '\0';
+	return true;
+}
+
 /* The stall of thread tid that covers time ts, if any. */
 const struct dlt_hang_stall *dlt_hang_stall_of(const struct dlt_hang_proc *hp,
 					       uint32_t tid)

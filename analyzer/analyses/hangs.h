@@ -264,6 +264,11 @@ const struct dlt_hang_stall *dlt_hang_stall_of(const struct dlt_hang_proc *hp,
 					       uint32_t tid);
 /* "blocked in futex for 3.2 s (...)". */
 void dlt_hang_wait_text(const struct dlt_hang_stall *s, char *buf, size_t cap);
+/* The same without the wait's particulars when they are s's detail (its
+ * descriptors, a futex's word): a headline says who, where and for how
+ * long first and leaves a long list of them to the detail.  Returns
+ * whether they were left out. */
+bool dlt_hang_wait_short(const struct dlt_hang_stall *s, char *buf, size_t cap);
 /* The name of an x86-64 system call a thread can wait in, or NULL. */
 const char *dlt_syscall_name(int nr);
 /* The same, never NULL: "syscall 999" for one without a name here. */

@@ -9,6 +9,7 @@
 #include "install.h"
 #include "live.h"
 #include "rules.h"
+#include "units.h"
 
 /* Variables that shape loading and the GPU libraries: prefixes end in
  * '*'.  All of them are on the writer's allow-list (docs/privacy.md). */
@@ -878,24 +879,6 @@ const char *dlt_envp_version_source(const struct dlt_envp_item *it)
 	return it->from;
 }
 
-/* n bytes as people read them: "512 B", "283.6 KiB", "1.2 GiB". */
-static const char *dlt_envp_bytes(unsigned long long n, char *buf, size_t cap)
-{
-	static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
-	if (n < 1024) {
-		snprintf(buf, cap, "%llu B", n);
-		return buf;
-	}
-	double x = (double)n / 1024;
-	size_t u = 0;
-	while (x >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
-		x /= 1024;
-		u++;
-	}
-	snprintf(buf, cap, x < 100 ? "%.1f %s" : "%.0f %s", x, unit[u]);
-	return buf;
-}
-
 const char *dlt_envp_identity_text(const char *identity, char *buf, size_t cap)
 {
 	unsigned long long size;
@@ -904,7 +887,7 @@ const char *dlt_envp_identity_text(const char *identity, char *buf, size_t cap)
 		/* The exact count too: two files of 283.6 KiB may differ by
 		 * a byte, which is what tells them apart. */
 		snprintf(buf, cap, "size %s (%s bytes)",
-			 dlt_envp_bytes(size, h, sizeof(h)),
+			 dlt_units_bytes(size, h, sizeof(h)),
 			 dlt_ranges_num((int64_t)size, exact, sizeof(exact)));
 		return buf;
 	}

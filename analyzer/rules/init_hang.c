@@ -52,17 +52,9 @@ static void dlt_init_call(struct dlt_job_ctx *c, size_t i,
 	const struct dlt_hang_stall *s = dlt_hang_stall_of(hp, call->tid);
 	char d[32], wait[512] = "";
 	dlt_units_dur(hp->last_ts - call->ts, d, sizeof(d));
-	if (s)
-		dlt_hang_wait_text(s, wait, sizeof(wait));
 	/* The wait's particulars (a futex's word, descriptors) go to the
 	 * detail: "blocked in futex for 2.0 s; futex op=9 word=0x7ffc…". */
-	size_t dl = s ? strlen(s->detail) : 0;
-	char *paren = strstr(wait, " (");
-	if (paren && dl && strlen(paren) == dl + 3 &&
-	    strncmp(paren + 2, s->detail, dl) == 0)
-		*paren = '\0';
-	else
-		paren = NULL;
+	bool paren = s && dlt_hang_wait_short(s, wait, sizeof(wait));
 	/* Ended on its own while inside: it did not wait for ever, and a
 	 * job that completed did not hang. */
 	char who[96];
@@ -118,19 +110,12 @@ static void dlt_init_hang_rendezvous(struct dlt_job_ctx *c, size_t i,
 {
 	const struct dlt_hang_proc *hp = c->procs[i];
 	char wait[512], raw[256], where[300], who[96];
-	dlt_hang_wait_text(s, wait, sizeof(wait));
+	/* The wait's particulars (its descriptors) after the code it waits
+	 * in: a long list of them goes to the detail. */
+	bool paren = dlt_hang_wait_short(s, wait, sizeof(wait));
 	/* "lib.so!func+0x12" reads "func (lib.so)" in prose. */
 	dlt_hang_own_frame(s, raw, sizeof(raw));
 	dlt_frame_prose(raw, where, sizeof(where));
-	/* The wait's particulars (its descriptors) after the code it waits
-	 * in: a long list of them goes to the detail. */
-	size_t dl = strlen(s->detail);
-	char *paren = strstr(wait, " (");
-	if (paren && dl && strlen(paren) == dl + 3 &&
-	    strncmp(paren + 2, s->detail, dl) == 0)
-		*paren = '\0';
-	else
-		paren = NULL;
 	struct dlt_finding *f = dlt_job_finding(
 		c, i, dlt_hang_told(c, i, DLT_SEV_ERROR, who, sizeof(who)),
 		"the rendezvous (%s%s%s) never completed: thread %" PRIu32

@@ -50,18 +50,11 @@ static void dlt_rule_stall(struct dlt_job_ctx *c)
 			const struct dlt_api_desc *a =
 				call ? dlt_api_by_id(call->api) : NULL;
 			char wait[512], py[256];
-			dlt_hang_wait_text(s, wait, sizeof(wait));
+			bool paren = dlt_hang_wait_short(s, wait, sizeof(wait));
 			dlt_pystack_sum_top(s->py, py, sizeof(py));
 			/* Who, where and for how long first; the wait's
 			 * particulars (its descriptors, a futex's word) after
 			 * them, which a long list moves to the detail. */
-			size_t dl = strlen(s->detail);
-			char *paren = strstr(wait, " (");
-			if (paren && dl && strlen(paren) == dl + 3 &&
-			    strncmp(paren + 2, s->detail, dl) == 0)
-				*paren = '\0';
-			else
-				paren = NULL;
 			struct dlt_finding *f = dlt_job_finding(
 				c, i, sev, "thread %" PRIu32 " %s%s%s%s%s%s",
 				s->tid, wait, a ? " inside " : "",
