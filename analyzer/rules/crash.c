@@ -253,7 +253,7 @@ static void dlt_rule_crash(struct dlt_rule_ctx *c)
 	 * first, then the Python words; the detail begins with the signal's
 	 * particulars. */
 	const struct dlt_check_proc *cp = &c->chk->procs[c->proc];
-	char who[128], what[256];
+	char who[128], what[640];
 	if (cp->rank >= 0)
 		snprintf(who, sizeof(who), "rank %" PRId32 " (pid %" PRIu32 ")",
 			 cp->rank, cp->pid);

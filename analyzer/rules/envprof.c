@@ -77,6 +77,8 @@ const struct dlt_envp_item *dlt_envprof_get(const struct dlt_envprof *e,
 					    enum dlt_envp_kind kind,
 					    const char *key)
 {
+	if (e->n == 0)
+		return NULL; /* items is NULL: bsearch may not be given it */
 	if (e->sorted) {
 		/* A rank's profile with every library holds hundreds of
 		 * items, looked up once per key and unit. */
@@ -451,7 +453,7 @@ void dlt_envprof_merge(struct dlt_arena_blk **arena, struct dlt_envprof *dst,
 	for (size_t i = 0; i < src->n; i++) {
 		const struct dlt_envp_item *s = &src->items[i];
 		bool have = false;
-		if (sorted)
+		if (sorted && n0)
 			/* Only dst's own items, which are in order: those
 			 * added here come from src, whose keys are distinct. */
 			have = bsearch(s, dst->items, n0, sizeof(*dst->items),
