@@ -546,8 +546,10 @@ static void test_hang_text(void)
 		 head ? head : "(none)");
 	/* Each stack once: the straggler's innermost frame and its Python
 	 * line, rank 0's Python frame in the stand-in. */
-	TU_CHECK(count_matching(text, "^ +clock_nanosleep\\+0x[0-9a-f]+ "
-				      "\\(libc") == 1,
+	/* time.sleep waits in clock_nanosleep, before Python 3.11 in
+	 * select. */
+	TU_CHECK(count_matching(text, "^ +(clock_nanosleep|__select|select)"
+				      "\\+0x[0-9a-f]+ \\(libc") == 1,
 		 "the sleeping thread's stack is not shown once:\n%s", text);
 	TU_CHECK(count_matching(text, "^ +/.*/train\\.py:8 in load_batch$") ==
 				 1 &&
@@ -634,8 +636,12 @@ static void test_python_crash_text(void)
 	expect_short_lines("check (Python crash)", text);
 	char *head = headline_of(text, "CRASH");
 	TU_CHECK(head &&
-			 matches(head, "crashed with SIGSEGV in [^ ]+ "
-				       "\\(libc\\.so\\.6\\)") == 1 &&
+			 /* A libc without its symbol table (glibc 2.31's)
+			  * names no function: the library, said so. */
+			 matches(head, "crashed with SIGSEGV in ([^ ]+ "
+				       "\\(libc[-.0-9a-z]*\\.so[.0-9]*\\)|"
+				       "libc[-.0-9a-z]*\\.so[.0-9]* "
+				       "\\(no symbol\\))") == 1 &&
 			 tu_contains(head, "crash.py:4 in read_null") &&
 			 !tu_contains(head, "+0x"),
 		 "the crash's headline does not name the C function, its "
