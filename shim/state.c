@@ -3,6 +3,7 @@
 #include "hot.h"
 
 #include "rankvars.h"
+#include "strbuf.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -87,13 +88,19 @@ static void dlt_config_say(bool say, const char *name, const char *value,
 {
 	if (!say)
 		return;
+	/* Built without snprintf: the LD_AUDIT module has no C library. */
 	char line[512];
-	int n = snprintf(line, sizeof(line),
-			 "dltrace: %s=%.200s is not understood; using %s\n",
-			 name, value, dflt);
-	if (n > 0 &&
-	    write(2, line,
-		  (size_t)n < sizeof(line) ? (size_t)n : sizeof(line)) < 0)
+	struct dlt_strbuf b;
+	dlt_sb_init(&b, line, sizeof(line) - 1);
+	dlt_sb_str(&b, "dltrace: ");
+	dlt_sb_str(&b, name);
+	dlt_sb_char(&b, '=');
+	dlt_sb_mem(&b, value, strnlen(value, 200));
+	dlt_sb_str(&b, " is not understood; using ");
+	dlt_sb_str(&b, dflt);
+	size_t n = strlen(line);
+	line[n++] = '\n';
+	if (write(2, line, n) < 0)
 		return;
 }
 
@@ -191,7 +198,7 @@ void dlt_config_read(bool say)
 	v = getenv("DLTRACE_REEXEC");
 	c->reexec_set = v != NULL;
 	if (v)
-		snprintf(c->reexec_comm, sizeof(c->reexec_comm), "%s", v);
+		dlt_copy_str(c->reexec_comm, sizeof(c->reexec_comm), v);
 
 	c->watchdog = -1;
 	v = dlt_env("DLTRACE_WATCHDOG");
