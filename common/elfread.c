@@ -411,6 +411,61 @@ int dlt_elf_read_mapped(uintptr_t base, const void *dyn,
 	return 0;
 }
 
+int dlt_elf_mapped_symbol(uintptr_t base, const void *dyn, const char *name,
+			  uint64_t *value)
+{
+	if (base == 0 || dyn == NULL)
+		return -1;
+	const ElfW(Sym) *symtab = NULL;
+	const char *strtab = NULL;
+	const uint32_t *gnu = NULL;
+	uint64_t strsz = 0;
+	for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+		switch (d->d_tag) {
+		case DT_SYMTAB:
+			symtab = (const void *)dlt_dyn_ptr(base, d->d_un.d_ptr);
+			break;
+		case DT_STRTAB:
+			strtab = (const void *)dlt_dyn_ptr(base, d->d_un.d_ptr);
+			break;
+		case DT_STRSZ:
+			strsz = d->d_un.d_val;
+			break;
+		case DT_GNU_HASH:
+			gnu = (const void *)dlt_dyn_ptr(base, d->d_un.d_ptr);
+			break;
+		}
+	}
+	if (symtab == NULL || strtab == NULL || gnu == NULL)
+		return -1;
+	uint32_t nbuckets = gnu[0], symoffset = gnu[1];
+	uint32_t bloom_size = gnu[2], bloom_shift = gnu[3];
+	if (nbuckets == 0 || bloom_size == 0)
+		return -1;
+	const ElfW(Addr) *bloom = (const void *)&gnu[4];
+	const uint32_t *buckets = (const void *)&bloom[bloom_size];
+	const uint32_t *chain = &buckets[nbuckets];
+	const uint32_t bits = 8 * sizeof(ElfW(Addr));
+	uint32_t h = dlt_gnu_hash(name);
+	ElfW(Addr) mask = ((ElfW(Addr))1 << (h % bits)) |
+			  ((ElfW(Addr))1 << ((h >> bloom_shift) % bits));
+	if ((bloom[(h / bits) % bloom_size] & mask) != mask)
+		return -1;
+	for (uint32_t i = buckets[h % nbuckets]; i >= symoffset; i++) {
+		uint32_t h2 = chain[i - symoffset];
+		const ElfW(Sym) *sym = &symtab[i];
+		if ((h | 1) == (h2 | 1) && sym->st_name < strsz &&
+		    sym->st_shndx != SHN_UNDEF &&
+		    strcmp(strtab + sym->st_name, name) == 0) {
+			*value = sym->st_value;
+			return 0;
+		}
+		if (h2 & 1)
+			break;
+	}
+	return -1;
+}
+
 /* The dynamic entries the version and symbol readers need: virtual
  * addresses and counts. */
 struct dlt_elf_tabs {

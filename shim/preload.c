@@ -205,11 +205,22 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	/* The audit copy, when there is one, has said what it did not
 	 * understand. */
 	dlt_config_read(!audit);
-	if (audit && dlt_rendezvous.self_path)
+	if (audit && dlt_rendezvous.audit_addr) {
+		/* libdltrace-audit.so: it named us as the loader did, and
+		 * children get the path of the module itself. */
+		if (realpath(dlt_rendezvous.self_path, dlt_self_path) == NULL)
+			dlt_copy_str(dlt_self_path, sizeof(dlt_self_path),
+				     dlt_rendezvous.self_path);
+		Dl_info info;
+		if (dladdr(dlt_rendezvous.audit_addr, &info) &&
+		    info.dli_fname && info.dli_fname[0] == '/')
+			dlt_audit_path = info.dli_fname;
+	} else if (audit && dlt_rendezvous.self_path) {
 		dlt_copy_str(dlt_self_path, sizeof(dlt_self_path),
 			     dlt_rendezvous.self_path);
-	else
+	} else {
 		dlt_find_self(NULL);
+	}
 	/* The real functions are found when first needed, but for those
 	 * that may be called in a signal handler, where a walk of the loaded
 	 * objects (a lock of the loader's) could deadlock. */

@@ -14,15 +14,16 @@
 #include <unistd.h>
 
 DLT_HOT struct dlt_writer *dlt_w;
-__thread struct dlt_tls dlt_tls;
-DLT_HOT struct dlt_rendezvous dlt_rendezvous;
+DLT_TLS struct dlt_tls dlt_tls;
+DLT_HOT DLT_EXPORT struct dlt_rendezvous dlt_rendezvous;
+DLT_HOT const char *dlt_audit_path = dlt_self_path;
 char dlt_self_path[DLT_PATH_MAX];
 DLT_HOT bool dlt_have_audit;
 DLT_HOT bool dlt_exit_recorded;
 DLT_HOT pid_t dlt_owner_pid;
 bool dlt_no_loader;
 struct dlt_config dlt_cfg;
-__thread int dlt_api_depth;
+DLT_TLS int dlt_api_depth;
 
 bool dlt_in_owner(void)
 {
@@ -30,6 +31,7 @@ bool dlt_in_owner(void)
 	return o == 0 || getpid() == o;
 }
 
+#ifndef DLT_FREESTANDING
 const char *dlt_self_name(void)
 {
 	/* A wrapper called before this copy's constructor (another library's
@@ -80,6 +82,7 @@ int dlt_find_self(uintptr_t *base)
 		*base = f.base;
 	return 0;
 }
+#endif
 
 /* One line on stderr with one write(2): stdio may be in any state inside
  * the host, and one write keeps the lines of many ranks apart. */
