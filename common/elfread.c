@@ -302,9 +302,10 @@ int dlt_elf_section_string(const char *path, const char *section,
  * address range with a hole, and reads nothing. */
 static int dlt_mapped(uintptr_t p, size_t n)
 {
-	static long page;
-	if (page == 0)
-		page = sysconf(_SC_PAGESIZE);
+	/* Asked each time: a variable of its own would be a page of the
+	 * audit module's .bss touched at start (the C library answers from
+	 * the loader's, the module from the auxiliary vector). */
+	long page = sysconf(_SC_PAGESIZE);
 	if (n == 0 || p + n < p)
 		return 0;
 	uintptr_t a = p & ~(uintptr_t)(page - 1);

@@ -23,6 +23,7 @@ DLT_HOT bool dlt_exit_recorded;
 DLT_HOT pid_t dlt_owner_pid;
 bool dlt_no_loader;
 struct dlt_config dlt_cfg;
+DLT_HOT const char *dlt_dir_abs = "";
 DLT_TLS int dlt_api_depth;
 
 bool dlt_in_owner(void)
@@ -299,7 +300,7 @@ void dlt_read_host(char *buf, size_t cap)
 void dlt_start_params(struct dlt_open_params *p, char *hostbuf, size_t hcap)
 {
 	memset(p, 0, sizeof(*p));
-	p->dir = dlt_cfg.dir_abs[0] ? dlt_cfg.dir_abs : dlt_cfg.dir;
+	p->dir = dlt_dir_abs[0] ? dlt_dir_abs : dlt_cfg.dir;
 	dlt_read_host(hostbuf, hcap);
 	p->host = hostbuf;
 	p->rank = dlt_cfg.rank;

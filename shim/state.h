@@ -100,8 +100,8 @@ struct dlt_config {
 	/* The paths last: a short string in each touches only its first
 	 * page (a start-up page fault each). */
 	char dir[DLT_PATH_MAX]; /* DLTRACE_DIR, "dltrace.out" unset */
-	/* The directory made absolute (the preload copy; children inherit
-	 * it through their environment), "" until known. */
+	/* A relative directory made absolute (the preload copy; children
+	 * inherit it through their environment): dlt_dir_abs. */
 	char dir_abs[DLT_PATH_MAX];
 	/* DLTRACE_WATCHER_BIN: the host's watcher program, "" the launcher
 	 * beside the library.  Written only when set: unset, its page is
@@ -109,6 +109,10 @@ struct dlt_config {
 	char watcher_bin[DLT_PATH_MAX];
 };
 extern struct dlt_config dlt_cfg;
+/* The trace directory as an absolute path, "" until the preload copy
+ * knew it: DLTRACE_DIR itself when it is absolute (the launcher's always
+ * is), else dlt_cfg.dir_abs. */
+extern const char *dlt_dir_abs;
 
 /* Reads the configuration; a value that cannot be used is said on stderr
  * (when say) and its default taken. */

@@ -36,7 +36,9 @@ static inline uint64_t dlt_counter(void)
  * lock held, one thread at a time, so its copies are plain variables
  * (shim/audit.c says how its chunk follows the calling thread). */
 #ifdef DLT_NO_TLS
-#define DLT_TLS
+/* Plain variables, among the start-up state (hot.h): every record of
+ * the module touches them. */
+#define DLT_TLS __attribute__((section(".data1")))
 #else
 #define DLT_TLS __thread
 #endif
