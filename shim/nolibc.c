@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "elfread.h"
 #include "hot.h"
 #include "nolibc_sys.h"
 
@@ -600,8 +601,52 @@ int gethostname(char *name, size_t n)
 	return 0;
 }
 
+/* The kernel's own clock_gettime in the vDSO, as the C library calls it:
+ * 24 ns where the system call costs 350 on a KVM guest, and a traced
+ * process's start takes a dozen timestamps in the module.  Used only when
+ * the vDSO is linked at address 0 (every kernel since 3.16 or so): its
+ * dynamic section's addresses are then offsets from where it is mapped,
+ * which is what dlt_elf_mapped_symbol reads. */
+#if defined(__x86_64__)
+#define DLT_NOLIBC_VDSO_CLOCK "__vdso_clock_gettime"
+#else
+#define DLT_NOLIBC_VDSO_CLOCK "__kernel_clock_gettime"
+#endif
+typedef int (*dlt_nolibc_clock_fn)(clockid_t, struct timespec *);
+DLT_HOT static dlt_nolibc_clock_fn dlt_nolibc_vclock;
+DLT_HOT static int dlt_nolibc_vclock_known;
+
+static void dlt_nolibc_find_vclock(void)
+{
+	dlt_nolibc_vclock_known = 1;
+	uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	if (vdso == 0)
+		return;
+	const ElfW(Ehdr) *eh = (const void *)vdso;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_phentsize != sizeof(ElfW(Phdr)) || eh->e_phnum > 16)
+		return;
+	const ElfW(Phdr) *ph = (const void *)(vdso + eh->e_phoff);
+	const void *dyn = NULL;
+	int linked_at_0 = 0;
+	for (int i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0)
+			linked_at_0 = ph[i].p_vaddr == 0;
+		if (ph[i].p_type == PT_DYNAMIC)
+			dyn = (const void *)(vdso + ph[i].p_vaddr);
+	}
+	uint64_t off;
+	if (linked_at_0 && dyn &&
+	    dlt_elf_mapped_symbol(vdso, dyn, DLT_NOLIBC_VDSO_CLOCK, &off) == 0)
+		dlt_nolibc_vclock = (dlt_nolibc_clock_fn)(vdso + off);
+}
+
 int clock_gettime(clockid_t clk, struct timespec *ts)
 {
+	if (!dlt_nolibc_vclock_known)
+		dlt_nolibc_find_vclock();
+	if (dlt_nolibc_vclock)
+		return dlt_nolibc_vclock(clk, ts);
 	return (int)dlt_nolibc_ret(dlt_sys2(SYS_clock_gettime, clk, ts));
 }
 
