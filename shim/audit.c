@@ -34,6 +34,7 @@
 #include "filever.h"
 #include "strbuf.h"
 #ifdef DLT_NO_TLS
+#include <sched.h>
 #include <sys/syscall.h>
 #endif
 
@@ -92,16 +93,29 @@ static struct dlt_obj *dlt_audit_obj_find(uint64_t obj)
  * (its CHUNK record names it), so when another thread calls, the chunk is
  * given back and the next record takes one for the caller, as a thread's
  * first record does.  The loader's lock makes the callbacks one at a
- * time.  A gettid system call per callback. */
-static void dlt_audit_follow_thread(struct dlt_writer *w)
+ * time.  A gettid system call per callback.  -1: this callback records
+ * nothing. */
+static int dlt_audit_follow_thread(struct dlt_writer *w)
 {
-	if (dlt_tls.gen == 0)
-		return;
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
-	if (tid == dlt_tls.tid)
-		return;
-	dlt_tls_release(w, &dlt_tls);
-	dlt_tls.gen = 0; /* never a file's: the slow path starts over */
+	if (dlt_tls.gen != 0 && tid == dlt_tls.tid)
+		return 0;
+	/* Taking the state over takes a chunk under the writer's locks.  A
+	 * fork in progress in this very thread (a fork handler that calls
+	 * dlopen) holds them, and marked only the state of its own thread
+	 * (dlt_audit_tls), which this one is not yet: it would wait for
+	 * itself.  Another holder lets go within microseconds. */
+	for (int i = 0; atomic_load(&w->lock) || atomic_load(&w->str_lock);
+	     i++) {
+		if (i == 1000)
+			return -1;
+		sched_yield();
+	}
+	if (dlt_tls.gen != 0) {
+		dlt_tls_release(w, &dlt_tls);
+		dlt_tls.gen = 0; /* never a file's: the slow path starts over */
+	}
+	return 0;
 }
 #endif
 
@@ -120,7 +134,8 @@ static struct dlt_writer *dlt_audit_writer_on(void)
 	if (w->pid != pid)
 		return NULL;
 #ifdef DLT_NO_TLS
-	dlt_audit_follow_thread(w);
+	if (dlt_audit_follow_thread(w) != 0)
+		return NULL;
 #endif
 	return w;
 }
@@ -617,8 +632,15 @@ static void dlt_audit_thread_exit(void)
 }
 #endif
 
+/* The calling thread's chunk state in this copy (the fork's hold marks
+ * it, the cut at exit shortens its chunk).  Without thread-local storage
+ * the one state is only the thread's that writes it. */
 static struct dlt_tls *dlt_audit_tls(void)
 {
+#ifdef DLT_NO_TLS
+	if (dlt_tls.gen == 0 || dlt_tls.tid != (uint32_t)syscall(SYS_gettid))
+		return NULL;
+#endif
 	return &dlt_tls;
 }
 
