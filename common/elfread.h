@@ -84,6 +84,15 @@ struct dlt_elf_info {
 /* Fills *out from the file at path.  Returns 0 or a negative errno. */
 int dlt_elf_read(const char *path, struct dlt_elf_info *out);
 
+/* The value (an offset from the load bias) of the symbol name that the
+ * object mapped at load bias base, with its dynamic section at dyn,
+ * defines, through its GNU hash table: whether the loader has relocated
+ * the object yet or not (the LD_AUDIT module finds the preload copy's
+ * dlt_rendezvous before it is).  0, or -1 when it defines none or has no
+ * GNU hash table. */
+int dlt_elf_mapped_symbol(uintptr_t base, const void *dyn, const char *name,
+			  uint64_t *value);
+
 /* The first NUL-terminated string in section section (".rodata") of the
  * file at path that begins with prefix and a digit ("NCCL version 2.28.9"),
  * copied into out (cut to cap - 1 bytes).  Reads the section in pieces; a

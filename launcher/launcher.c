@@ -172,6 +172,22 @@ static int find_library(char *out)
 	return -1;
 }
 
+/* The LD_AUDIT module: libdltrace-audit.so beside the library, which
+ * brings no C library of its own into every traced process
+ * (docs/design.md, "One library, two roles"); the library itself, which
+ * is a whole audit module too, where it is missing (a copy of
+ * libdltrace.so alone, DLTRACE_LIB). */
+static void find_audit_module(const char *lib, char *out, size_t cap)
+{
+	const char *slash = strrchr(lib, '/');
+	int n = slash ? snprintf(out, cap, "%.*s/libdltrace-audit.so",
+				 (int)(slash - lib), lib)
+		      : -1;
+	if (n > 0 && (size_t)n < cap && access(out, R_OK) == 0)
+		return;
+	snprintf(out, cap, "%s", lib);
+}
+
 static void prepend_env(const char *name, const char *value)
 {
 	const char *old = getenv(name);
@@ -758,7 +774,7 @@ int main(int argc, char **argv)
 			return 2;
 		traced = 0;
 	}
-	char lib[PATH_MAX];
+	char lib[PATH_MAX], audit[PATH_MAX];
 	if (traced && find_library(lib) != 0) {
 		fprintf(stderr, "dltrace: cannot find libdltrace.so next to "
 				"this program (set DLTRACE_LIB)\n");
@@ -769,8 +785,9 @@ int main(int argc, char **argv)
 	 * (DLTRACE_RUN), so that a directory used twice keeps runs apart. */
 	uint64_t run = dlt_random64();
 	if (traced) {
+		find_audit_module(lib, audit, sizeof(audit));
 		prepend_env("LD_PRELOAD", lib);
-		prepend_env("LD_AUDIT", lib);
+		prepend_env("LD_AUDIT", audit);
 		setenv("DLTRACE_DIR", dir, 1);
 		char runs[32];
 		snprintf(runs, sizeof(runs), "%llx", (unsigned long long)run);

@@ -494,9 +494,18 @@ row "start-up: small C program under the launcher (ms, incl. rm/mkdir)" \
 # (the launcher's variables and DLTRACE_PARENT).  Page faults are the
 # child's minor faults from wait4: they do not depend on the machine.
 log "== short process: fork+exec of /bin/true, $SPAWN_N per configuration x $ROUNDS rounds"
+# audit_of LIB: the LD_AUDIT module the launcher names with LIB, the
+# C-library-free libdltrace-audit.so beside it (issue 31), else LIB itself.
+audit_of() {
+	if [ -e "${1%/*}/libdltrace-audit.so" ]; then
+		echo "${1%/*}/libdltrace-audit.so"
+	else
+		echo "$1"
+	fi
+}
 spawn_env() {	# spawn_env LIB DIR: what a traced shell's child gets
-	echo "LD_PRELOAD=$1 LD_AUDIT=$1 DLTRACE_DIR=$2 DLTRACE_RUN=5eed" \
-		"DLTRACE_PARENT=s:@PPID@:5eed:0"
+	echo "LD_PRELOAD=$1 LD_AUDIT=$(audit_of "$1") DLTRACE_DIR=$2" \
+		"DLTRACE_RUN=5eed DLTRACE_PARENT=s:@PPID@:5eed:0"
 }
 cfgs=(- "LD_PRELOAD=$W/libemptyaudit.so LD_AUDIT=$W/libemptyaudit.so"
 	"LD_PRELOAD=$W/libemptyaudit-libc.so LD_AUDIT=$W/libemptyaudit-libc.so"
@@ -552,7 +561,8 @@ for ((i = 0; i < ROUNDS; i++)); do
 				rm -rf "$W/fc" && mkdir -p "$W/fc"
 				read -r f c _ < <(DLTRACE_DIR="$W/fc" \
 					DLTRACE_WATCHDOG=$wd LD_PRELOAD="$lib" \
-					LD_AUDIT="$lib" "$W/bench_forkchild" \
+					LD_AUDIT="$(audit_of "$lib")" \
+					"$W/bench_forkchild" \
 					"$SPAWN_N" "$how" 2>/dev/null)
 				FC[f$k]+=" $f"
 				FC[c$k]+=" $c"

@@ -82,7 +82,7 @@ hang() {
 	for r in 0 1; do
 		RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29544 \
 			DLTRACE_STALL_MS=2000 DLTRACE_DIR="$d/traces" \
-			LD_PRELOAD="$B/lib/libdltrace.so" LD_AUDIT="$B/lib/libdltrace.so" \
+			LD_PRELOAD="$B/lib/libdltrace.so" LD_AUDIT="$B/lib/libdltrace-audit.so" \
 			$PY scripts/gpu/nccl_hang.py >"$d/rank$r.out" 2>&1 &
 		pids+=($!)
 	done

@@ -8,7 +8,13 @@
  * the loader searched without mapping anything.
  *
  * The loader calls these functions with its lock held, from the thread that
- * loads, so the search state below needs no lock of its own. */
+ * loads, so the search state below needs no lock of its own.
+ *
+ * Two builds (docs/design.md, "One library, two roles"): in libdltrace.so,
+ * which can still be named in LD_AUDIT itself, and alone in
+ * libdltrace-audit.so (DLT_FREESTANDING), which has no C library
+ * (shim/nolibc.c) and no thread-local storage (DLT_NO_TLS), and which the
+ * launcher and the exec wrappers name. */
 #define _GNU_SOURCE
 #include "state.h"
 #include "hash.h"
@@ -25,17 +31,25 @@
 #include <unistd.h>
 
 #include "elfread.h"
+#include "filever.h"
 #include "strbuf.h"
-#include "versions.h"
+#ifdef DLT_NO_TLS
+#include <sched.h>
+#include <sys/syscall.h>
+#endif
 
 #define DLT_AUDIT_MAX_TRIED 256
 #define DLT_AUDIT_MAX_OBJS 4096
 
 static struct dlt_writer dlt_audit_writer;
 DLT_HOT static int dlt_audit_on;
+#ifdef DLT_FREESTANDING
+DLT_HOT static int dlt_audit_poked; /* the preload copy has our writer */
+#else
 DLT_HOT static uint64_t dlt_self_dev, dlt_self_ino;
 DLT_HOT static uintptr_t dlt_rv_offset; /* &dlt_rendezvous - our load bias */
-DLT_HOT static int dlt_started;		/* first LA_ACT_CONSISTENT seen */
+#endif
+DLT_HOT static int dlt_started; /* first LA_ACT_CONSISTENT seen */
 DLT_HOT static pid_t dlt_audit_pid;
 
 /* Ordered by what a search touches: the fields, the first paths tried and
@@ -73,6 +87,38 @@ static struct dlt_obj *dlt_audit_obj_find(uint64_t obj)
 	return NULL;
 }
 
+#ifdef DLT_NO_TLS
+/* Without thread-local storage the module has one chunk state (dlt_tls),
+ * and it follows the thread the loader runs in: a chunk is one thread's
+ * (its CHUNK record names it), so when another thread calls, the chunk is
+ * given back and the next record takes one for the caller, as a thread's
+ * first record does.  The loader's lock makes the callbacks one at a
+ * time.  A gettid system call per callback.  -1: this callback records
+ * nothing. */
+static int dlt_audit_follow_thread(struct dlt_writer *w)
+{
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	if (dlt_tls.gen != 0 && tid == dlt_tls.tid)
+		return 0;
+	/* Taking the state over takes a chunk under the writer's locks.  A
+	 * fork in progress in this very thread (a fork handler that calls
+	 * dlopen) holds them, and marked only the state of its own thread
+	 * (dlt_audit_tls), which this one is not yet: it would wait for
+	 * itself.  Another holder lets go within microseconds. */
+	for (int i = 0; atomic_load(&w->lock) || atomic_load(&w->str_lock);
+	     i++) {
+		if (i == 1000)
+			return -1;
+		sched_yield();
+	}
+	if (dlt_tls.gen != 0) {
+		dlt_tls_release(w, &dlt_tls);
+		dlt_tls.gen = 0; /* never a file's: the slow path starts over */
+	}
+	return 0;
+}
+#endif
+
 /* After a fork the audit copy, which got no atfork call of its own, finds
  * a new file through the shared writer; its search state is stale. */
 static struct dlt_writer *dlt_audit_writer_on(void)
@@ -85,7 +131,13 @@ static struct dlt_writer *dlt_audit_writer_on(void)
 		dlt_audit_pid = pid;
 		dlt_cur.active = 0;
 	}
-	return w->pid == pid ? w : NULL;
+	if (w->pid != pid)
+		return NULL;
+#ifdef DLT_NO_TLS
+	if (dlt_audit_follow_thread(w) != 0)
+		return NULL;
+#endif
+	return w;
 }
 
 static const char *dlt_requester_path(uint64_t obj, char *buf, size_t cap)
@@ -213,6 +265,31 @@ out:
 	return (char *)name;
 }
 
+#ifdef DLT_FREESTANDING
+/* Hands our writer to the preload copy, libdltrace.so: mapped but not yet
+ * relocated or initialised.  It is the object of the start-up that
+ * exports dlt_rendezvous (found through its GNU hash table, which the
+ * loader reads anyway when it binds the program's symbols); the preload
+ * copy finds our file's name from audit_addr, and its own from self_path,
+ * the loader's name of it. */
+static void dlt_poke_rendezvous(struct link_map *map, Lmid_t lmid)
+{
+	uint64_t off;
+	if (dlt_audit_poked || lmid != LM_ID_BASE || dlt_started ||
+	    map->l_name == NULL || map->l_name[0] == '\0' ||
+	    dlt_elf_mapped_symbol(map->l_addr, map->l_ld, "dlt_rendezvous",
+				  &off) != 0)
+		return;
+	struct dlt_rendezvous *rv =
+		(struct dlt_rendezvous *)(map->l_addr + off);
+	rv->w = &dlt_audit_writer;
+	rv->layout = DLT_WRITER_LAYOUT;
+	rv->self_path = map->l_name;
+	rv->audit_addr = &dlt_audit_writer;
+	rv->magic = DLT_RENDEZVOUS_MAGIC;
+	dlt_audit_poked = 1;
+}
+#else
 /* Hands our writer to the preload copy of this same file: it has been
  * mapped but not yet relocated or initialised, and its dlt_rendezvous sits
  * at the same offset from its load bias as ours does from ours. */
@@ -225,8 +302,10 @@ static void dlt_poke_rendezvous(struct link_map *map)
 	rv->w = &dlt_audit_writer;
 	rv->layout = DLT_WRITER_LAYOUT;
 	rv->self_path = dlt_self_path;
+	rv->audit_addr = NULL;
 	rv->magic = DLT_RENDEZVOUS_MAGIC;
 }
+#endif
 
 /* The string ids of a LIB_LOAD's file. */
 struct dlt_file_strs {
@@ -323,10 +402,15 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 	struct stat st;
 	int have_named =
 		map->l_name && map->l_name[0] && stat(map->l_name, &st) == 0;
+#ifdef DLT_FREESTANDING
+	if (have_named)
+		dlt_poke_rendezvous(map, lmid);
+#else
 	if (lmid == LM_ID_BASE && have_named && dlt_rv_offset != 0 &&
 	    (uint64_t)st.st_dev == dlt_self_dev &&
 	    (uint64_t)st.st_ino == dlt_self_ino)
 		dlt_poke_rendezvous(map);
+#endif
 	struct dlt_writer *w = dlt_audit_on ? dlt_audit_writer_on() : NULL;
 	if (w == NULL) {
 		errno = saved;
@@ -527,6 +611,7 @@ DLT_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	errno = saved;
 }
 
+#ifndef DLT_FREESTANDING
 static void dlt_audit_find_self(void)
 {
 	uintptr_t base;
@@ -540,15 +625,23 @@ static void dlt_audit_find_self(void)
 	dlt_rv_offset = (uintptr_t)&dlt_rendezvous - base;
 }
 
-static struct dlt_tls *dlt_audit_tls(void)
-{
-	return &dlt_tls;
-}
-
 /* The thread ends (called by the preload copy): our chunk is done. */
 static void dlt_audit_thread_exit(void)
 {
 	dlt_tls_release(dlt_w, &dlt_tls);
+}
+#endif
+
+/* The calling thread's chunk state in this copy (the fork's hold marks
+ * it, the cut at exit shortens its chunk).  Without thread-local storage
+ * the one state is only the thread's that writes it. */
+static struct dlt_tls *dlt_audit_tls(void)
+{
+#ifdef DLT_NO_TLS
+	if (dlt_tls.gen == 0 || dlt_tls.tid != (uint32_t)syscall(SYS_gettid))
+		return NULL;
+#endif
+	return &dlt_tls;
 }
 
 /* A thread's first record from this copy: have the preload copy call
@@ -567,14 +660,20 @@ DLT_EXPORT unsigned int la_version(unsigned int version)
 	dlt_writer_kind_self = DLT_WRITER_AUDIT;
 	dlt_audit_pid = getpid();
 	dlt_config_read(true);
+#ifndef DLT_FREESTANDING
 	dlt_audit_find_self();
+#endif
 
 	struct dlt_open_params p;
 	char host[256];
 	dlt_start_params(&p, host, sizeof(host));
 	p.features = DLT_FEAT_AUDIT;
 	mkdir(p.dir, 0755); /* LD_PRELOAD use without the launcher */
+#ifndef DLT_NO_TLS
+	/* Without thread-local storage the one chunk state is not the
+	 * ending thread's to give back (dlt_audit_follow_thread). */
 	dlt_audit_writer.audit_thread_exit = dlt_audit_thread_exit;
+#endif
 	dlt_audit_writer.tls_of[DLT_WRITER_AUDIT] = dlt_audit_tls;
 	dlt_on_new_thread = dlt_audit_new_thread;
 	dlt_on_materialized = dlt_write_process_info;

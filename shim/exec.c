@@ -80,9 +80,8 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 	struct dlt_envb b = {.buf = buf, .used = 0};
 	int fix_preload = !dlt_env_has(env, "LD_PRELOAD", dlt_self_path);
 	int fix_audit =
-		dlt_have_audit && !dlt_env_has(env, "LD_AUDIT", dlt_self_path);
-	int fix_dir =
-		dlt_cfg.dir_abs[0] && !dlt_env_has(env, "DLTRACE_DIR", NULL);
+		dlt_have_audit && !dlt_env_has(env, "LD_AUDIT", dlt_audit_path);
+	int fix_dir = dlt_dir_abs[0] && !dlt_env_has(env, "DLTRACE_DIR", NULL);
 	int fix_run = dlt_cfg.run_id && !dlt_env_has(env, "DLTRACE_RUN", NULL);
 	for (; env && *env; env++) {
 		if ((fix_preload && strncmp(*env, "LD_PRELOAD=", 11) == 0) ||
@@ -106,13 +105,13 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 	if (fix_audit) {
 		dlt_envb_begin(&b);
 		dlt_sb_str(&b.sb, "LD_AUDIT=");
-		dlt_sb_str(&b.sb, dlt_self_path);
+		dlt_sb_str(&b.sb, dlt_audit_path);
 		dlt_envb_end(&b, out, &n);
 	}
 	if (fix_dir) {
 		dlt_envb_begin(&b);
 		dlt_sb_str(&b.sb, "DLTRACE_DIR=");
-		dlt_sb_str(&b.sb, dlt_cfg.dir_abs);
+		dlt_sb_str(&b.sb, dlt_dir_abs);
 		dlt_envb_end(&b, out, &n);
 	}
 	if (fix_run) {
@@ -308,10 +307,27 @@ void dlt_restore_comm(void)
  * has run any of its own code (main has not been called yet). */
 void dlt_maybe_reexec(char **argv)
 {
+	/* The audit module: libdltrace-audit.so beside this library, which
+	 * brings no C library of its own into the process (docs/design.md),
+	 * else this library itself. */
+	static char module[DLT_PATH_MAX];
+	struct dlt_strbuf mb;
+	const char *slash = strrchr(dlt_self_path, '/');
+	dlt_sb_init(&mb, module, sizeof(module));
+	if (slash) {
+		dlt_sb_mem(&mb, dlt_self_path,
+			   (size_t)(slash - dlt_self_path) + 1);
+		dlt_sb_str(&mb, DLT_AUDIT_MODULE);
+	}
+	const char *audit_lib =
+		slash && dlt_sb_done(&mb) == 0 && access(module, R_OK) == 0
+			? module
+			: dlt_self_path;
 	/* LD_AUDIT already names us: the audit half ran (or failed and said
 	 * so); a restart would change nothing. */
 	if (dlt_cfg.audit_off || dlt_cfg.reexec_set ||
-	    dlt_env_has(environ, "LD_AUDIT", dlt_self_path) || argv == NULL ||
+	    dlt_env_has(environ, "LD_AUDIT", dlt_self_path) ||
+	    dlt_env_has(environ, "LD_AUDIT", audit_lib) || argv == NULL ||
 	    dlt_self_path[0] == '\0')
 		return;
 	const char *exe = dlt_exe_path();
@@ -332,10 +348,10 @@ void dlt_maybe_reexec(char **argv)
 	static char audit[DLT_PATH_MAX + 16];
 	const char *old = getenv("LD_AUDIT");
 	if (old && *old)
-		snprintf(audit, sizeof(audit), "LD_AUDIT=%s:%s", dlt_self_path,
+		snprintf(audit, sizeof(audit), "LD_AUDIT=%s:%s", audit_lib,
 			 old);
 	else
-		snprintf(audit, sizeof(audit), "LD_AUDIT=%s", dlt_self_path);
+		snprintf(audit, sizeof(audit), "LD_AUDIT=%s", audit_lib);
 	size_t k = 0;
 	for (size_t i = 0; i < cnt; i++)
 		if (strncmp(environ[i], "LD_AUDIT=", 9) != 0)

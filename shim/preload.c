@@ -149,21 +149,29 @@ static void dlt_writer_join(struct dlt_writer *w)
 {
 	dlt_clock_share(&w->clock);
 	w->tls_of[DLT_WRITER_SHIM] = dlt_my_tls;
-	if (dlt_cfg.dir_abs[0])
-		dlt_copy_str(w->dir, sizeof(w->dir), dlt_cfg.dir_abs);
+	if (dlt_dir_abs[0] && strcmp(w->dir, dlt_dir_abs) != 0)
+		dlt_copy_str(w->dir, sizeof(w->dir), dlt_dir_abs);
 }
 
 /* The directory absolute, made if missing: children get it in their
- * environment whatever directory they run in. */
+ * environment whatever directory they run in.  An absolute one (the
+ * launcher's) is taken as it is: its realpath was several system calls
+ * and a page of dlt_cfg written in every process, and the audit copy
+ * made the directory already (la_version; dlt_start_alone without it). */
 static void dlt_resolve_dir(void)
 {
 	const char *d = dlt_cfg.dir;
+	if (d[0] == '/') {
+		dlt_dir_abs = d;
+		return;
+	}
 	char *abs = dlt_cfg.dir_abs;
 	if (realpath(d, abs) == NULL) {
 		mkdir(d, 0755);
 		if (realpath(d, abs) == NULL)
 			dlt_copy_str(abs, sizeof(dlt_cfg.dir_abs), d);
 	}
+	dlt_dir_abs = abs;
 }
 
 /* Without the audit half: the process writes a trace of its own. */
@@ -174,6 +182,7 @@ static void dlt_start_alone(char **argv)
 	char host[256];
 	dlt_start_params(&p, host, sizeof(host));
 	p.features = DLT_FEAT_PRELOAD;
+	mkdir(p.dir, 0755);	 /* an absolute one was taken as it is */
 	dlt_w = &dlt_own_writer; /* disabled on failure: says so once */
 	dlt_clock_share(&dlt_own_writer.clock);
 	if (dlt_writer_create(&dlt_own_writer, &p) != 0)
@@ -205,11 +214,22 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	/* The audit copy, when there is one, has said what it did not
 	 * understand. */
 	dlt_config_read(!audit);
-	if (audit && dlt_rendezvous.self_path)
+	if (audit && dlt_rendezvous.audit_addr) {
+		/* libdltrace-audit.so: it named us as the loader did, and
+		 * children get the path of the module itself. */
+		if (realpath(dlt_rendezvous.self_path, dlt_self_path) == NULL)
+			dlt_copy_str(dlt_self_path, sizeof(dlt_self_path),
+				     dlt_rendezvous.self_path);
+		Dl_info info;
+		if (dladdr(dlt_rendezvous.audit_addr, &info) &&
+		    info.dli_fname && info.dli_fname[0] == '/')
+			dlt_audit_path = info.dli_fname;
+	} else if (audit && dlt_rendezvous.self_path) {
 		dlt_copy_str(dlt_self_path, sizeof(dlt_self_path),
 			     dlt_rendezvous.self_path);
-	else
+	} else {
 		dlt_find_self(NULL);
+	}
 	/* The real functions are found when first needed, but for those
 	 * that may be called in a signal handler, where a walk of the loaded
 	 * objects (a lock of the loader's) could deadlock. */

@@ -174,7 +174,8 @@ __attribute__((section(".text.startup"))) void dlt_sig_init(void)
 {
 	if (!dlt_cfg.signals)
 		return;
-	sigemptyset(&dlt_sig_intr);
+	/* dlt_sig_intr starts empty (.bss): emptying it again here wrote
+	 * its page for nothing, a page fault of every process. */
 	for (int i = 0; i < DLT_SIG_NW; i++) {
 		int sig = dlt_sig_watched[i];
 		struct sigaction k;

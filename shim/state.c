@@ -3,6 +3,7 @@
 #include "hot.h"
 
 #include "rankvars.h"
+#include "strbuf.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -13,15 +14,17 @@
 #include <unistd.h>
 
 DLT_HOT struct dlt_writer *dlt_w;
-__thread struct dlt_tls dlt_tls;
-DLT_HOT struct dlt_rendezvous dlt_rendezvous;
+DLT_TLS struct dlt_tls dlt_tls;
+DLT_HOT DLT_EXPORT struct dlt_rendezvous dlt_rendezvous;
+DLT_HOT const char *dlt_audit_path = dlt_self_path;
 char dlt_self_path[DLT_PATH_MAX];
 DLT_HOT bool dlt_have_audit;
 DLT_HOT bool dlt_exit_recorded;
 DLT_HOT pid_t dlt_owner_pid;
 bool dlt_no_loader;
 struct dlt_config dlt_cfg;
-__thread int dlt_api_depth;
+DLT_HOT const char *dlt_dir_abs = "";
+DLT_TLS int dlt_api_depth;
 
 bool dlt_in_owner(void)
 {
@@ -29,6 +32,7 @@ bool dlt_in_owner(void)
 	return o == 0 || getpid() == o;
 }
 
+#ifndef DLT_FREESTANDING
 const char *dlt_self_name(void)
 {
 	/* A wrapper called before this copy's constructor (another library's
@@ -79,6 +83,7 @@ int dlt_find_self(uintptr_t *base)
 		*base = f.base;
 	return 0;
 }
+#endif
 
 /* One line on stderr with one write(2): stdio may be in any state inside
  * the host, and one write keeps the lines of many ranks apart. */
@@ -87,13 +92,19 @@ static void dlt_config_say(bool say, const char *name, const char *value,
 {
 	if (!say)
 		return;
+	/* Built without snprintf: the LD_AUDIT module has no C library. */
 	char line[512];
-	int n = snprintf(line, sizeof(line),
-			 "dltrace: %s=%.200s is not understood; using %s\n",
-			 name, value, dflt);
-	if (n > 0 &&
-	    write(2, line,
-		  (size_t)n < sizeof(line) ? (size_t)n : sizeof(line)) < 0)
+	struct dlt_strbuf b;
+	dlt_sb_init(&b, line, sizeof(line) - 1);
+	dlt_sb_str(&b, "dltrace: ");
+	dlt_sb_str(&b, name);
+	dlt_sb_char(&b, '=');
+	dlt_sb_mem(&b, value, strnlen(value, 200));
+	dlt_sb_str(&b, " is not understood; using ");
+	dlt_sb_str(&b, dflt);
+	size_t n = strlen(line);
+	line[n++] = '\n';
+	if (write(2, line, n) < 0)
 		return;
 }
 
@@ -191,7 +202,7 @@ void dlt_config_read(bool say)
 	v = getenv("DLTRACE_REEXEC");
 	c->reexec_set = v != NULL;
 	if (v)
-		snprintf(c->reexec_comm, sizeof(c->reexec_comm), "%s", v);
+		dlt_copy_str(c->reexec_comm, sizeof(c->reexec_comm), v);
 
 	c->watchdog = -1;
 	v = dlt_env("DLTRACE_WATCHDOG");
@@ -289,7 +300,7 @@ void dlt_read_host(char *buf, size_t cap)
 void dlt_start_params(struct dlt_open_params *p, char *hostbuf, size_t hcap)
 {
 	memset(p, 0, sizeof(*p));
-	p->dir = dlt_cfg.dir_abs[0] ? dlt_cfg.dir_abs : dlt_cfg.dir;
+	p->dir = dlt_dir_abs[0] ? dlt_dir_abs : dlt_cfg.dir;
 	dlt_read_host(hostbuf, hcap);
 	p->host = hostbuf;
 	p->rank = dlt_cfg.rank;

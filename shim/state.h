@@ -20,7 +20,7 @@
 /* The process's writer, as this copy sees it (NULL: not tracing). */
 extern struct dlt_writer *dlt_w;
 /* This copy's per-thread chunk. */
-extern __thread struct dlt_tls dlt_tls;
+extern DLT_TLS struct dlt_tls dlt_tls;
 
 static inline struct dlt_writer *dlt_writer_on(void)
 {
@@ -32,17 +32,31 @@ static inline struct dlt_writer *dlt_writer_on(void)
 }
 
 /* What the audit copy writes into the preload copy before the latter is
- * relocated, so that the preload copy finds the writer.  At the same
- * offset in both copies, wherever the linker puts it (hot.h). */
+ * relocated, so that the preload copy finds the writer.  libdltrace.so
+ * as its own audit module finds it at the same offset in both copies,
+ * wherever the linker puts it (hot.h); libdltrace-audit.so by its
+ * exported name (shim/audit.c). */
 #define DLT_RENDEZVOUS_MAGIC 0x646c742d72656e64ull
 struct dlt_rendezvous {
 	uint64_t magic;
 	struct dlt_writer *w;
 	uint32_t layout;
 	uint32_t pad;
-	const char *self_path; /* the audit copy's dlt_self_path */
+	/* The preload copy's path: the audit copy's dlt_self_path, or the
+	 * loader's name of the preload copy (libdltrace-audit.so). */
+	const char *self_path;
+	/* An address inside libdltrace-audit.so, whose path the exec
+	 * wrappers put in LD_AUDIT; NULL: the audit copy is libdltrace.so. */
+	const void *audit_addr;
 };
-extern struct dlt_rendezvous dlt_rendezvous;
+extern DLT_EXPORT struct dlt_rendezvous dlt_rendezvous;
+
+/* The LD_AUDIT module this process was started with, which the exec and
+ * spawn wrappers name in their children's LD_AUDIT: libdltrace-audit.so,
+ * or libdltrace.so itself (dlt_self_path). */
+extern const char *dlt_audit_path;
+/* Its file name, beside libdltrace.so (the launcher looks for it there). */
+#define DLT_AUDIT_MODULE "libdltrace-audit.so"
 
 /* Absolute path of this library file, and its file name. */
 extern char dlt_self_path[DLT_PATH_MAX];
@@ -86,8 +100,8 @@ struct dlt_config {
 	/* The paths last: a short string in each touches only its first
 	 * page (a start-up page fault each). */
 	char dir[DLT_PATH_MAX]; /* DLTRACE_DIR, "dltrace.out" unset */
-	/* The directory made absolute (the preload copy; children inherit
-	 * it through their environment), "" until known. */
+	/* A relative directory made absolute (the preload copy; children
+	 * inherit it through their environment): dlt_dir_abs. */
 	char dir_abs[DLT_PATH_MAX];
 	/* DLTRACE_WATCHER_BIN: the host's watcher program, "" the launcher
 	 * beside the library.  Written only when set: unset, its page is
@@ -95,6 +109,10 @@ struct dlt_config {
 	char watcher_bin[DLT_PATH_MAX];
 };
 extern struct dlt_config dlt_cfg;
+/* The trace directory as an absolute path, "" until the preload copy
+ * knew it: DLTRACE_DIR itself when it is absolute (the launcher's always
+ * is), else dlt_cfg.dir_abs. */
+extern const char *dlt_dir_abs;
 
 /* Reads the configuration; a value that cannot be used is said on stderr
  * (when say) and its default taken. */
@@ -115,7 +133,7 @@ void dlt_read_host(char *buf, size_t cap);
 
 /* dltrace's own calls into the GPU libraries (version queries): while
  * non-zero, the wrappers record nothing. */
-extern __thread int dlt_api_depth;
+extern DLT_TLS int dlt_api_depth;
 
 /* The process that owns this copy's memory: set when the preload copy
  * starts and in each child that gets a copy of it (shim/lifecycle.c).  A

@@ -20,6 +20,7 @@
 
 #include "apitable.h"
 #include "elfread.h"
+#include "filever.h"
 #include "hot.h"
 #include "dltrace/apivals.h"
 #include "seen.h"
@@ -112,18 +113,6 @@ static void dlt_cudnn_sublib_words(int64_t version, int64_t out[4])
 	}
 }
 
-static int64_t dlt_version_code(int fam, const int part[3]);
-
-/* A family's first slot is its version (apis.def): records made at load,
- * from the library or its file, fill that one. */
-#define DLT_FV_VERSION 0
-_Static_assert(DLT_FV_CUDART_runtime_version == DLT_FV_VERSION &&
-		       DLT_FV_CUDNN_version == DLT_FV_VERSION &&
-		       DLT_FV_NCCL_version == DLT_FV_VERSION &&
-		       DLT_FV_CUBLAS_version == DLT_FV_VERSION &&
-		       DLT_FV_CUBLASLT_version == DLT_FV_VERSION,
-	       "every family's version is its slot 0");
-
 /* The version a cuDNN sub-library loaded at base exports as a word
  * (major << 16 | minor << 8 | patch), in cuDNN's encoding in *v; 0, or -1
  * when it exports none (the front library). */
@@ -144,32 +133,6 @@ static int dlt_cudnn_word_version(uintptr_t base, int64_t *v)
 		return 0;
 	}
 	return -1;
-}
-
-/* A LIB_FAMILY record. */
-static void dlt_family_write(struct dlt_writer *w, int fam, const char *path,
-			     uint32_t api, uint32_t source, const int64_t v[8],
-			     const char *kdrv)
-{
-	uint32_t ps = dlt_str(w, &dlt_tls, path);
-	uint32_t ks =
-		kdrv && kdrv[0] ? dlt_str(w, &dlt_tls, kdrv) : DLT_STR_NONE;
-	struct dlt_rec_family *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
-	if (r == NULL)
-		return;
-	r->h.ts = dlt_now_ns();
-	r->path = ps;
-	r->api = api;
-	r->kdrv = ks;
-	r->source = source;
-	memcpy(r->v, v, 8 * sizeof(v[0]));
-	dlt_rec_commit(r, DLT_REC_LIB_FAMILY, (uint16_t)fam, sizeof(*r));
-}
-
-static void dlt_versions_absent(int64_t v[8])
-{
-	for (int i = 0; i < 8; i++)
-		v[i] = DLT_VERSION_ABSENT;
 }
 
 /* cublasGetProperty's three parts as one number, as cublasGetVersion
@@ -310,108 +273,6 @@ void dlt_family_note(int idx, void *real)
 }
 
 /* ---- at load ------------------------------------------------------------ */
-
-int dlt_gpu_file_family(const char *path)
-{
-	static const struct {
-		const char *prefix;
-		int fam;
-	} files[] = {
-		{"libcudart.so", DLT_FAM_CUDART},
-		/* Renamed copies bundled by old wheels. */
-		{"libcudart-", DLT_FAM_CUDART},
-		{"libcuda.so", DLT_FAM_CUDA},
-		{"libcudnn.so", DLT_FAM_CUDNN},
-		{"libcudnn_graph.so", DLT_FAM_CUDNN},
-		{"libcudnn_ops", DLT_FAM_CUDNN},
-		{"libnccl.so", DLT_FAM_NCCL},
-		{"libcublasLt.so", DLT_FAM_CUBLASLT},
-		{"libcublas.so", DLT_FAM_CUBLAS},
-	};
-	const char *b = strrchr(path, '/');
-	b = b ? b + 1 : path;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		if (strncmp(b, files[i].prefix, strlen(files[i].prefix)) == 0 &&
-		    strstr(b, ".so"))
-			return files[i].fam;
-	return 0;
-}
-
-/* "12.4.127" into its parts; the number of parts read (at least 2 to
- * count as a version). */
-static int dlt_parse_version(const char *s, int part[3])
-{
-	part[0] = part[1] = part[2] = 0;
-	int n = 0;
-	while (n < 3 && *s >= '0' && *s <= '9') {
-		part[n++] = (int)strtol(s, (char **)&s, 10);
-		if (*s != '.')
-			break;
-		s++;
-	}
-	return n;
-}
-
-/* A version in the family's own encoding (docs/library-facts.md). */
-static int64_t dlt_version_code(int fam, const int part[3])
-{
-	switch (fam) {
-	case DLT_FAM_CUDART:
-		return part[0] * 1000 + part[1] * 10;
-	case DLT_FAM_CUDNN:
-		return part[0] >= 9 ? part[0] * 10000 + part[1] * 100 + part[2]
-				    : part[0] * 1000 + part[1] * 100 + part[2];
-	case DLT_FAM_NCCL:
-		return part[0] > 2 || (part[0] == 2 && part[1] >= 9)
-			       ? part[0] * 10000 + part[1] * 100 + part[2]
-			       : part[0] * 1000 + part[1] * 100 + part[2];
-	case DLT_FAM_CUBLAS:
-	case DLT_FAM_CUBLASLT:
-		return part[0] * 10000 + part[1] * 100 + part[2];
-	}
-	return DLT_VERSION_ABSENT;
-}
-
-void dlt_versions_from_file(struct dlt_writer *w, const char *real)
-{
-	int fam = dlt_gpu_file_family(real);
-	if (fam == 0)
-		return;
-	int64_t v[8];
-	dlt_versions_absent(v);
-	char kdrv[64] = "";
-	int part[3];
-	const char *b = strrchr(real, '/');
-	b = b ? b + 1 : real;
-	const char *suffix = strstr(b, ".so.");
-	int n = suffix ? dlt_parse_version(suffix + 4, part) : 0;
-	if (fam == DLT_FAM_CUDA) {
-		/* libcuda.so.550.54.14: the driver's own version. */
-		if (n >= 2)
-			snprintf(kdrv, sizeof(kdrv), "%s", suffix + 4);
-	} else if (n >= 2) {
-		v[DLT_FV_VERSION] = dlt_version_code(fam, part);
-	}
-	if (fam == DLT_FAM_NCCL) {
-		/* NCCL prints "NCCL version 2.28.9+cuda13.0" from a string in
-		 * its read-only data; wheels ship it as libnccl.so.2. */
-		char text[96];
-		if (dlt_elf_section_string(real, ".rodata", "NCCL version ",
-					   64u << 20, text,
-					   sizeof(text)) == 0 &&
-		    dlt_parse_version(text + 13, part) >= 2) {
-			v[DLT_FV_VERSION] = dlt_version_code(fam, part);
-			const char *cu = strstr(text, "+cuda");
-			int cp[3];
-			if (cu && dlt_parse_version(cu + 5, cp) >= 2)
-				v[DLT_FV_NCCL_file_cuda_version] =
-					dlt_version_code(DLT_FAM_CUDART, cp);
-		}
-	}
-	if (v[DLT_FV_VERSION] == DLT_VERSION_ABSENT && kdrv[0] == '\0')
-		return;
-	dlt_family_write(w, fam, real, 0, DLT_FAMSRC_FILE, v, kdrv);
-}
 
 /* The GPU libraries loaded since the last look, collected with the
  * loader's lock held and asked only after it is released: a query that

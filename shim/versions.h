@@ -7,15 +7,8 @@
  * function that was called. */
 void dlt_family_note(int idx, void *real);
 
-/* The family a GPU library file belongs to by its name (libcudart.so.12,
- * libnccl.so.2 ...), 0 for none. */
-int dlt_gpu_file_family(const char *path);
-
-/* A GPU library was mapped (the audit module): the version its file says
- * (the suffix of its real name, NCCL's version string), if any, as a
- * LIB_FAMILY record of source FILE. */
-struct dlt_writer;
-void dlt_versions_from_file(struct dlt_writer *w, const char *real);
+/* The family of a file and its version as the file says it: filever.h. */
+#include "filever.h"
 
 /* A point where every library loaded so far is initialised (a dlsym, the
  * next dlopen, exit, main's return): the GPU libraries loaded since the

@@ -1,6 +1,8 @@
-/* The helpers in common/ that every side shares: the /proc stat parser and
- * the read loops. */
+/* The helpers in common/ that every side shares: the /proc stat parser,
+ * the read loops, the ELF reader's look-up in a mapped object; and the
+ * shape of the LD_AUDIT module (issue 31). */
 #define _GNU_SOURCE
+#include "elfread.h"
 #include "hash.h"
 #include "io.h"
 #include "procstat.h"
@@ -8,7 +10,9 @@
 #include "testutil.h"
 
 #include <CUnit/CUnit.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -161,12 +165,105 @@ static void test_strbuf(void)
 	CU_ASSERT_EQUAL(dlt_sb_done(&b), -1);
 }
 
+/* The C library's object as the loader mapped it. */
+struct libc_find {
+	uintptr_t base;
+	const void *dyn;
+	char name[4096];
+};
+
+static int find_libc(struct dl_phdr_info *i, size_t size, void *data)
+{
+	(void)size;
+	struct libc_find *f = data;
+	if (i->dlpi_name == NULL || strstr(i->dlpi_name, "/libc.so.") == NULL)
+		return 0;
+	for (int k = 0; k < i->dlpi_phnum; k++)
+		if (i->dlpi_phdr[k].p_type == PT_DYNAMIC)
+			f->dyn = (const void *)(i->dlpi_addr +
+						i->dlpi_phdr[k].p_vaddr);
+	f->base = i->dlpi_addr;
+	snprintf(f->name, sizeof(f->name), "%s", i->dlpi_name);
+	return 1;
+}
+
+/* The audit module finds the preload copy's dlt_rendezvous through the
+ * object's own GNU hash table: here the C library's functions, at the
+ * addresses the loader bound, and a name it does not define. */
+static void test_elf_mapped_symbol(void)
+{
+	static struct libc_find f;
+	dl_iterate_phdr(find_libc, &f);
+	TU_CHECK_FATAL(f.base != 0 && f.dyn != NULL, "no C library mapped");
+	/* The C library's own definitions: before glibc 2.34 libpthread,
+	 * earlier in the program's scope, defines write too. */
+	void *libc = dlopen(f.name, RTLD_NOW | RTLD_NOLOAD);
+	TU_CHECK_FATAL(libc != NULL, "%s: not loaded", f.name);
+	/* Functions: no copy relocation, no IFUNC. */
+	static const char *const names[] = {"write", "getpid", "qsort"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		uint64_t v = 0;
+		void *want = dlsym(libc, names[i]);
+		TU_CHECK(dlt_elf_mapped_symbol(f.base, f.dyn, names[i], &v) ==
+					 0 &&
+				 (void *)(f.base + v) == want,
+			 "%s: %p, the loader's %p", names[i],
+			 (void *)(f.base + v), want);
+	}
+	uint64_t v;
+	CU_ASSERT_EQUAL(
+		dlt_elf_mapped_symbol(f.base, f.dyn, "dlt_no_such_thing", &v),
+		-1);
+	CU_ASSERT_EQUAL(dlt_elf_mapped_symbol(f.base, NULL, "write", &v), -1);
+	dlclose(libc);
+}
+
+static int audit_dyn(void *ctx, int64_t tag, uint64_t val)
+{
+	(void)val;
+	int *needed = ctx;
+	if (tag == DT_NEEDED)
+		(*needed)++;
+	return 0;
+}
+
+/* libdltrace-audit.so brings nothing into the audit namespace: no
+ * DT_NEEDED (the loader would map a C library), no thread-local storage,
+ * no interpreter; it exports the auditing interface. */
+static void test_audit_module_shape(void)
+{
+	struct dlt_elf e;
+	TU_CHECK_FATAL(dlt_elf_open(&e, DLT_TEST_AUDIT) == 0, "cannot read %s",
+		       DLT_TEST_AUDIT);
+	int needed = 0;
+	TU_CHECK(dlt_elf_each_dyn(&e, audit_dyn, &needed) == 0 && needed == 0,
+		 "%s: %d DT_NEEDED entries", DLT_TEST_AUDIT, needed);
+	for (int i = 0; i < e.nph; i++)
+		TU_CHECK(e.ph[i].p_type != PT_TLS &&
+				 e.ph[i].p_type != PT_INTERP,
+			 "%s: program header %d of type %u", DLT_TEST_AUDIT, i,
+			 (unsigned)e.ph[i].p_type);
+	static const char *const la[] = {"la_version", "la_objsearch",
+					 "la_objopen", "la_objclose",
+					 "la_activity"};
+	for (size_t i = 0; i < sizeof(la) / sizeof(la[0]); i++)
+		TU_CHECK(dlt_elf_defines(&e, la[i]) == 1, "%s: no %s",
+			 DLT_TEST_AUDIT, la[i]);
+	CU_ASSERT_EQUAL(dlt_elf_defines(&e, "memcpy"), 0);
+	CU_ASSERT_EQUAL(dlt_elf_defines(&e, "dlt_rendezvous"), 0);
+	dlt_elf_close(&e);
+}
+
 static const struct tu_test common_tests[] = {
 	{"procstat: fields counted from the last ')'", test_procstat_parse},
 	{"procstat: this process and a zombie child", test_procstat_read_live},
 	{"io: pread to the end, short files, small files", test_io_reads},
 	{"hash: the ELF symbol hashes", test_elf_hashes},
 	{"strbuf: as snprintf formats it, and cut", test_strbuf},
+	{"elfread: a mapped object's symbol by its GNU hash table",
+	 test_elf_mapped_symbol},
+	{"the audit module: no DT_NEEDED, no TLS, the auditing interface",
+	 test_audit_module_shape},
 	{NULL, NULL}};
 
 static const struct tu_suite suites[] = {{"common", common_tests, NULL},

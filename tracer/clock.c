@@ -48,7 +48,7 @@ static struct dlt_clock_shared *dlt_clk = &dlt_clock_own;
 
 /* Each anchor keeps the rate it was made with: one straight line per
  * anchor, so that a thread's time only grows. */
-__thread struct dlt_anchor dlt_anchor;
+DLT_TLS struct dlt_anchor dlt_anchor;
 
 static uint64_t dlt_mono_ns(void)
 {

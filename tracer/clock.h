@@ -31,6 +31,18 @@ static inline uint64_t dlt_counter(void)
 #define DLT_HAVE_COUNTER 0
 #endif
 
+/* Thread-local state of the writer's users.  The LD_AUDIT module
+ * (libdltrace-audit.so, DLT_NO_TLS) has none: the loader calls it with its
+ * lock held, one thread at a time, so its copies are plain variables
+ * (shim/audit.c says how its chunk follows the calling thread). */
+#ifdef DLT_NO_TLS
+/* Plain variables, among the start-up state (hot.h): every record of
+ * the module touches them. */
+#define DLT_TLS __attribute__((section(".data1")))
+#else
+#define DLT_TLS __thread
+#endif
+
 /* A thread's last (counter, clock) pair and the rate it extrapolates with. */
 struct dlt_anchor {
 	uint64_t tsc;
@@ -38,7 +50,7 @@ struct dlt_anchor {
 	uint64_t mult; /* ns per tick, 32.32 fixed point */
 	uint64_t span; /* ticks this anchor may be used for; 0: none */
 };
-extern __thread struct dlt_anchor dlt_anchor
+extern DLT_TLS struct dlt_anchor dlt_anchor
 	__attribute__((visibility("hidden")));
 
 /* What the clock learns once per process: whether the counter is used,

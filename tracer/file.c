@@ -36,8 +36,8 @@
 DLT_HOT int dlt_writer_kind_self = DLT_WRITER_SHIM;
 DLT_HOT void (*dlt_on_new_thread)(void);
 DLT_HOT void (*dlt_on_grow)(struct dlt_writer *w, uint32_t pages);
-void (*dlt_on_materialized)(struct dlt_writer *w, struct dlt_tls *t,
-			    int redact_argv);
+DLT_HOT void (*dlt_on_materialized)(struct dlt_writer *w, struct dlt_tls *t,
+				    int redact_argv);
 
 static uint64_t dlt_realtime_ns(void)
 {
