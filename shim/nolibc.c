@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/limits.h> /* PATH_MAX: clang's freestanding limits.h stops short of the C library's */
 #include <link.h>
 #include <locale.h>
 #include <sched.h>
