@@ -52,8 +52,11 @@ char *dlt_units_secs(double s, char *buf, size_t cap)
 		snprintf(buf, cap, "%.2f s", s);
 	else if (s < 59.95)
 		snprintf(buf, cap, "%.1f s", s);
-	else
-		dlt_units_dur((uint64_t)(s * 1e9), buf, cap);
+	else /* beyond 2^64 ns (584 years), a damaged value: the most */
+		dlt_units_dur(s * 1e9 < 18446744073709549568.0
+				      ? (uint64_t)(s * 1e9)
+				      : UINT64_MAX,
+			      buf, cap);
 	return buf;
 }
 

@@ -437,6 +437,22 @@ static enum dlt_unit dlt_unit_of(const struct dlt_val *parent,
 	return DLT_U_NONE;
 }
 
+/* A double into an integer without the undefined conversion of one out
+ * of range (a trace's values are whatever its bytes say). */
+static uint64_t dlt_dbl_u64(double d)
+{
+	if (!(d > 0))
+		return 0;
+	return d >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)d;
+}
+
+static int64_t dlt_dbl_i64(double d)
+{
+	if (!(d > -9223372036854774784.0))
+		return d < 0 ? INT64_MIN : 0; /* NaN: 0 */
+	return d >= 9223372036854774784.0 ? INT64_MAX : (int64_t)d;
+}
+
 /* A member's value for people into buf; false when it is not one of the
  * values with a unit (then shown as it is). */
 static bool dlt_vt_unit_text(const struct dlt_vt *t, enum dlt_unit u,
@@ -451,7 +467,7 @@ static bool dlt_vt_unit_text(const struct dlt_vt *t, enum dlt_unit u,
 	double d = dlt_dbl(c);
 	if (d < 0 && u != DLT_U_OFFSET && u != DLT_U_S)
 		return false;
-	uint64_t n = c->type == DLT_V_DOUBLE ? (uint64_t)d
+	uint64_t n = c->type == DLT_V_DOUBLE ? dlt_dbl_u64(d)
 		     : c->type == DLT_V_UINT ? c->as.u
 					     : (uint64_t)c->as.i;
 	char a[64], b[64];
@@ -472,17 +488,17 @@ static bool dlt_vt_unit_text(const struct dlt_vt *t, enum dlt_unit u,
 	case DLT_U_OFFSET:
 		dlt_units_offset(c->type == DLT_V_UINT	? (int64_t)c->as.u
 				 : c->type == DLT_V_INT ? c->as.i
-							: (int64_t)d,
+							: dlt_dbl_i64(d),
 				 buf, cap);
 		break;
 	case DLT_U_NS:
 		dlt_units_dur(n, buf, cap);
 		break;
 	case DLT_U_US:
-		dlt_units_dur((uint64_t)(d * 1e3), buf, cap);
+		dlt_units_dur(dlt_dbl_u64(d * 1e3), buf, cap);
 		break;
 	case DLT_U_MS:
-		dlt_units_dur((uint64_t)(d * 1e6), buf, cap);
+		dlt_units_dur(dlt_dbl_u64(d * 1e6), buf, cap);
 		break;
 	case DLT_U_S:
 		dlt_units_secs(d, buf, cap);
