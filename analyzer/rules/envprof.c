@@ -165,6 +165,13 @@ static void dlt_envp_libs(struct dlt_arena_blk **arena, struct dlt_envprof *e,
 			  const struct dlt_process *p)
 {
 	bool here = p->host && dlt_is_this_host(p->host);
+	/* The families kept so far, by hash: a rank with every library has
+	 * hundreds, and a scan of the list for each made env over 10,000
+	 * ranks quadratic in their libraries (40 % of its time in strcmp). */
+	size_t nslots = 16;
+	while (nslots < 2 * p->nlibs)
+		nslots *= 2;
+	uint32_t *slot = dlt_xcalloc(nslots, sizeof(*slot));
 	for (size_t i = 0; i < p->nlibs; i++) {
 		const struct dlt_lib *lib = &p->libs[i];
 		if (lib->failed || lib->path == NULL || lib->path[0] == '\0' ||
@@ -179,9 +186,23 @@ static void dlt_envp_libs(struct dlt_arena_blk **arena, struct dlt_envprof *e,
 					       : DLT_ENVP_LIB;
 		if ((kind == DLT_ENVP_LIB && !e->all_libs) ||
 		    (lib->flags & DLT_LIB_PRELOAD &&
-		     strcmp(fam, "libdltrace") == 0) ||
-		    dlt_envprof_get(e, kind, fam))
+		     strcmp(fam, "libdltrace") == 0))
 			continue;
+		uint64_t h = 1469598103934665603ull ^ (uint64_t)kind;
+		for (const char *c = fam; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ull;
+		size_t k = h & (nslots - 1);
+		bool have = false;
+		for (; slot[k]; k = (k + 1) & (nslots - 1)) {
+			const struct dlt_envp_item *o = &e->items[slot[k] - 1];
+			if (o->kind == kind && strcmp(o->key, fam) == 0) {
+				have = true;
+				break;
+			}
+		}
+		if (have)
+			continue;
+		slot[k] = (uint32_t)e->n + 1; /* the item added below */
 		char ver[64], id[96];
 		const char *from = NULL;
 		dlt_lib_version_str(p, lib, ver, sizeof(ver), &from);
@@ -215,6 +236,7 @@ static void dlt_envp_libs(struct dlt_arena_blk **arena, struct dlt_envprof *e,
 			it->installed = dlt_arena_strdup(arena, how);
 		}
 	}
+	free(slot);
 }
 
 /* "3.11" of python3.11 or libpython3.11.so.1.0, "" if none. */
