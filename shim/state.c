@@ -22,8 +22,10 @@ DLT_HOT bool dlt_have_audit;
 DLT_HOT bool dlt_exit_recorded;
 DLT_HOT pid_t dlt_owner_pid;
 bool dlt_no_loader;
-struct dlt_config dlt_cfg;
+DLT_HOT struct dlt_config dlt_cfg;
+char dlt_watcher_bin[DLT_PATH_MAX];
 DLT_HOT const char *dlt_dir_abs = "";
+char dlt_dir_buf[DLT_PATH_MAX];
 DLT_TLS int dlt_api_depth;
 
 bool dlt_in_owner(void)
@@ -175,10 +177,9 @@ void dlt_copy_str(char *dst, size_t cap, const char *src)
 void dlt_config_read(bool say)
 {
 	struct dlt_config *c = &dlt_cfg;
-	/* dir_abs is kept; the paths are written as strings, not whole. */
-	memset(c, 0, offsetof(struct dlt_config, dir));
+	memset(c, 0, sizeof(*c));
 	const char *v = dlt_env("DLTRACE_DIR");
-	dlt_copy_str(c->dir, sizeof(c->dir), v ? v : "dltrace.out");
+	c->dir = v ? v : "dltrace.out";
 
 	v = dlt_env("DLTRACE_PARENT");
 	if (v)
@@ -242,7 +243,7 @@ void dlt_config_read(bool say)
 		c->watcher = 1;
 	v = getenv("DLTRACE_WATCHER_BIN");
 	if (v && *v)
-		dlt_copy_str(c->watcher_bin, sizeof(c->watcher_bin), v);
+		dlt_copy_str(dlt_watcher_bin, sizeof(dlt_watcher_bin), v);
 	v = getenv("DLTRACE_SIGNALS");
 	c->signals = !(v && strcmp(v, "0") == 0);
 	/* dltrace's alternate signal stacks (altstack.c). */

@@ -97,22 +97,24 @@ struct dlt_config {
 	uint64_t run_id;      /* DLTRACE_RUN (hex), 0 unset */
 	bool distributed;     /* a launcher's rank variable is set */
 	int rank;	      /* from those variables, -1 unknown */
-	/* The paths last: a short string in each touches only its first
-	 * page (a start-up page fault each). */
-	char dir[DLT_PATH_MAX]; /* DLTRACE_DIR, "dltrace.out" unset */
-	/* A relative directory made absolute (the preload copy; children
-	 * inherit it through their environment): dlt_dir_abs. */
-	char dir_abs[DLT_PATH_MAX];
-	/* DLTRACE_WATCHER_BIN: the host's watcher program, "" the launcher
-	 * beside the library.  Written only when set: unset, its page is
-	 * never touched at start. */
-	char watcher_bin[DLT_PATH_MAX];
+	/* DLTRACE_DIR as the copy started ("dltrace.out" unset): the
+	 * environment's own string, not a copy (a 4 KiB array written at
+	 * start, a page fault of each copy).  Read at start; the preload
+	 * copy keeps its directory in dlt_dir_abs. */
+	const char *dir;
 };
+/* The fields alone, on the page of DLT_HOT that every process touches
+ * (shim/state.c); the paths are arrays of their own. */
 extern struct dlt_config dlt_cfg;
+/* DLTRACE_WATCHER_BIN: the host's watcher program, "" the launcher beside
+ * the library.  Written only when set: unset, its page is never touched
+ * at start. */
+extern char dlt_watcher_bin[DLT_PATH_MAX];
 /* The trace directory as an absolute path, "" until the preload copy
- * knew it: DLTRACE_DIR itself when it is absolute (the launcher's always
- * is), else dlt_cfg.dir_abs. */
+ * knew it (dlt_dir_buf: DLTRACE_DIR itself when it is absolute, the
+ * launcher's always is, else its real path). */
 extern const char *dlt_dir_abs;
+extern char dlt_dir_buf[DLT_PATH_MAX];
 
 /* Reads the configuration; a value that cannot be used is said on stderr
  * (when say) and its default taken. */

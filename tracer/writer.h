@@ -26,7 +26,7 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 11u	     /* bump when struct dlt_writer changes */
+#define DLT_WRITER_LAYOUT 12u	     /* bump when struct dlt_writer changes */
 /* A thread's first chunk, per copy of the library; each next one is twice
  * the size, up to DLT_CHUNK_BIG: a process that records little reserves
  * little, one that records much takes a system call per 64 KiB. */
@@ -139,6 +139,14 @@ struct dlt_writer {
 	int redact_argv;
 	uint64_t want_max_size;
 	uint64_t run_id;
+	/* The directory a forked child's trace goes to: the first dir_len
+	 * bytes of path, the directory of the file being written, unless
+	 * dir_abs (a string that lives as long as the process, the shim's
+	 * absolute one) replaces it.  Not a copy of its own: a 4 KiB array
+	 * written at start was a page fault in every traced process
+	 * (docs/performance.md, issue 31). */
+	uint32_t dir_len;
+	const char *dir_abs;
 	struct dlt_clock_shared clock;
 	/* The string table: an open-addressing index of entry numbers (from
 	 * 1) into strs, filled in order; a lookup touches one page of the
@@ -173,7 +181,6 @@ struct dlt_writer {
 	 * process touches stays on few pages. */
 	uint16_t str_index[DLT_STRTAB_SLOTS];
 	struct dlt_str_slot strs[DLT_STRTAB_SLOTS / 4 * 3];
-	char dir[DLT_PATH_MAX];
 	char path[DLT_PATH_MAX];
 };
 
