@@ -704,7 +704,15 @@ DLT_EXPORT unsigned int la_version(unsigned int version)
 	if (dlt_writer_create(&dlt_audit_writer, &p) == 0) {
 		dlt_w = &dlt_audit_writer;
 		dlt_audit_on = 1;
+#ifdef DLT_FREESTANDING
+		/* The blocks as the kernel laid them out, read in place. */
+		struct dlt_proc_blocks b;
+		dlt_write_process_info_from(
+			dlt_w, &dlt_tls, dlt_cfg.redact_argv,
+			dlt_nolibc_start_blocks(&b) == 0 ? &b : NULL);
+#else
 		dlt_write_process_info(dlt_w, &dlt_tls, dlt_cfg.redact_argv);
+#endif
 	} else {
 		/* Disabled; the preload copy gets the disabled writer too so
 		 * that it does not try again and print a second message. */

@@ -152,6 +152,13 @@ bool dlt_in_owner(void);
  * its own in it until it execs. */
 extern bool dlt_no_loader;
 
+#ifdef DLT_FREESTANDING
+/* libdltrace-audit.so (shim/nolibc.c): the command line and environment
+ * as the process started, where they lie; 0, or -1 when they cannot be
+ * told from the kernel's /proc view (then read that). */
+int dlt_nolibc_start_blocks(struct dlt_proc_blocks *b);
+#endif
+
 /* Records how this process image ends (enum dlt_exit_how), once. */
 void dlt_record_exit(int how, int status);
 extern bool dlt_exit_recorded;

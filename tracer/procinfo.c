@@ -76,9 +76,19 @@ const char *dlt_exe_path(void)
 void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
 			    int redact_argv)
 {
+	dlt_write_process_info_from(w, t, redact_argv, NULL);
+}
+
+void dlt_write_process_info_from(struct dlt_writer *w, struct dlt_tls *t,
+				 int redact_argv,
+				 const struct dlt_proc_blocks *b)
+{
 	/* Page-aligned: a command line and environment of a few KiB touch
 	 * as few pages as they fill. */
 	static _Alignas(4096) char buf[65536];
+	/* What does not fit is read from /proc, where the rest is counted. */
+	if (b && (b->args_len >= sizeof(buf) || b->env_len >= sizeof(buf)))
+		b = NULL;
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
 	const char *exe = dlt_exe_path();
@@ -91,12 +101,20 @@ void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
 	 * 64 KiB are recorded; the rest is only counted, and PROC says so
 	 * (a command of 30,000 arguments was cut at 1,339 without a word). */
 	uint32_t more = 0;
-	size_t n = dlt_read_cmdline(buf, sizeof(buf) - 1, &more);
-	if (n > sizeof(buf) - 1) /* never; GCC cannot tell */
-		n = sizeof(buf) - 1;
-	buf[n] = '\0';
+	const char *args = buf;
+	size_t n;
+	if (b) {
+		/* Each string ends in its NUL, the last one too. */
+		args = b->args;
+		n = b->args_len;
+	} else {
+		n = dlt_read_cmdline(buf, sizeof(buf) - 1, &more);
+		if (n > sizeof(buf) - 1) /* never; GCC cannot tell */
+			n = sizeof(buf) - 1;
+		buf[n] = '\0';
+	}
 	uint32_t argc = 0;
-	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+	for (size_t i = 0; i < n; i += strlen(args + i) + 1)
 		argc++;
 
 	struct dlt_rec_proc *p = dlt_rec_reserve(w, t, sizeof(*p));
@@ -115,14 +133,14 @@ void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
 	}
 	uint32_t idx = 0;
 	for (size_t i = 0; i < n; idx++) {
-		size_t l = strlen(buf + i);
+		size_t l = strlen(args + i);
 		/* Longer than the string limit, or the last one read when the
 		 * buffer filled up. */
 		int cut = l > DLT_MAX_STR || i + l >= n;
 		/* Redaction keeps argv[0], so the program is still named. */
 		uint32_t s = (redact_argv && idx > 0)
 				     ? dlt_str(w, t, "<redacted>")
-				     : dlt_strn(w, t, buf + i, l);
+				     : dlt_strn(w, t, args + i, l);
 		struct dlt_rec_arg *a = dlt_rec_reserve(w, t, sizeof(*a));
 		if (a) {
 			a->h.ts = 0;
@@ -134,10 +152,16 @@ void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
 		i += l + 1;
 	}
 
-	n = dlt_read_file("/proc/self/environ", buf, sizeof(buf) - 1);
-	buf[n] = '\0';
+	const char *env = buf;
+	if (b) {
+		env = b->env;
+		n = b->env_len;
+	} else {
+		n = dlt_read_file("/proc/self/environ", buf, sizeof(buf) - 1);
+		buf[n] = '\0';
+	}
 	for (size_t i = 0; i < n;) {
-		const char *e = buf + i;
+		const char *e = env + i;
 		size_t l = strlen(e);
 		i += l + 1;
 		const char *eq = memchr(e, '=', l);

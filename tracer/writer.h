@@ -395,6 +395,20 @@ const char *dlt_exe_path(void);
 void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
 			    int redact_argv);
 
+/* The command line and the environment as /proc/self/cmdline and
+ * /proc/self/environ give them (each string with its NUL), where they lie
+ * in memory: the audit module's view at the start of the process
+ * (shim/nolibc.c), before the program could change them. */
+struct dlt_proc_blocks {
+	const char *args, *env;
+	size_t args_len, env_len;
+};
+/* dlt_write_process_info reading from b (when not NULL) instead of /proc:
+ * six system calls less, and no buffer written. */
+void dlt_write_process_info_from(struct dlt_writer *w, struct dlt_tls *t,
+				 int redact_argv,
+				 const struct dlt_proc_blocks *b);
+
 /* Records a MEMCG reading (common/memcg.h) about pid subject: flags
  * DLT_MEMCG_START or DLT_MEMCG_DEATH (with the subject's wait status and
  * peak RSS), DLT_MEMCG_OWN; the version's flag is added.  ts: when it was
