@@ -218,10 +218,12 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	dlt_config_read(!audit);
 	if (audit && dlt_rendezvous.audit_addr) {
 		/* libdltrace-audit.so: it named us as the loader did, and
-		 * children get the path of the module itself. */
-		if (realpath(dlt_rendezvous.self_path, dlt_self_path) == NULL)
-			dlt_copy_str(dlt_self_path, sizeof(dlt_self_path),
-				     dlt_rendezvous.self_path);
+		 * children get the path of the module itself.  Our real path
+		 * when first needed (dlt_self_file); a relative name now,
+		 * before the program changes its directory. */
+		dlt_self_src = dlt_rendezvous.self_path;
+		if (dlt_self_src[0] != '/')
+			dlt_self_file();
 		Dl_info info;
 		if (dladdr(dlt_rendezvous.audit_addr, &info) &&
 		    info.dli_fname && info.dli_fname[0] == '/')

@@ -58,9 +58,18 @@ extern const char *dlt_audit_path;
 /* Its file name, beside libdltrace.so (the launcher looks for it there). */
 #define DLT_AUDIT_MODULE "libdltrace-audit.so"
 
-/* Absolute path of this library file, and its file name. */
+/* Absolute path of this library file, and its file name.  The preload
+ * copy with libdltrace-audit.so fills dlt_self_path on first need, from
+ * dlt_self_src: read it through dlt_self_file. */
 extern char dlt_self_path[DLT_PATH_MAX];
 const char *dlt_self_name(void);
+/* The loader's name of the preload copy (an absolute path), NULL where
+ * dlt_self_path was filled at start. */
+extern const char *dlt_self_src;
+/* dlt_self_path, its real path made from dlt_self_src when first asked
+ * (the exec wrappers, the watcher's program): at start it was a page of
+ * its own and four readlinks in every process. */
+const char *dlt_self_file(void);
 /* Sets dlt_self_path from the object that holds this code, and *base
  * (when not NULL) to its load bias.  Returns 0, or -1 when not found.
  * Safe in the audit copy's la_version (no libdl call). */

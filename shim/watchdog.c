@@ -196,7 +196,7 @@ static void dlt_watch_spawn(const char *file)
 	} else {
 		/* The launcher beside the library: bin/dltrace for
 		 * lib/libdltrace.so, as installed and as built. */
-		snprintf(bin, sizeof(bin), "%s", dlt_self_path);
+		snprintf(bin, sizeof(bin), "%s", dlt_self_file());
 		char *slash = strrchr(bin, '/');
 		if (slash == NULL)
 			return;
