@@ -41,7 +41,9 @@
 #define DLT_AUDIT_MAX_TRIED 256
 #define DLT_AUDIT_MAX_OBJS 4096
 
-static struct dlt_writer dlt_audit_writer;
+/* Page-aligned: its fields, its small string index and first entries on
+ * one page (tracer/writer.h). */
+static _Alignas(4096) struct dlt_writer dlt_audit_writer;
 DLT_HOT static int dlt_audit_on;
 #ifdef DLT_FREESTANDING
 DLT_HOT static int dlt_audit_poked; /* the preload copy has our writer */

@@ -451,11 +451,11 @@ static void dlt_writer_reset(struct dlt_writer *w)
 	atomic_store(&w->gen, gen + 1);
 	w->magic = DLT_WRITER_MAGIC;
 	w->layout = DLT_WRITER_LAYOUT;
-	/* The table starts small and empty: its first index slots are on
-	 * the page of the fields above, written here anyway. */
+	/* The table starts small and empty: its small index is on the page
+	 * of the fields above, written here anyway. */
 	w->str_count = 0;
 	w->str_mask = DLT_STRTAB_FIRST - 1;
-	memset(w->str_index, 0, DLT_STRTAB_FIRST * sizeof(w->str_index[0]));
+	memset(w->str_index_first, 0, sizeof(w->str_index_first));
 	w->str_arena_used = 0;
 	w->pid = getpid();
 	w->subject = w->pid;

@@ -26,7 +26,7 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 12u	     /* bump when struct dlt_writer changes */
+#define DLT_WRITER_LAYOUT 13u	     /* bump when struct dlt_writer changes */
 /* A thread's first chunk, per copy of the library; each next one is twice
  * the size, up to DLT_CHUNK_BIG: a process that records little reserves
  * little, one that records much takes a system call per 64 KiB. */
@@ -152,10 +152,11 @@ struct dlt_writer {
 	 * 1) into strs, filled in order; a lookup touches one page of the
 	 * index, where a table of whole entries made every new string a page
 	 * fault (a third of dltrace's page faults at start).  The index
-	 * starts at DLT_STRTAB_FIRST slots (str_mask + 1), on the page of the
-	 * fields above, and grows fourfold when 3/4 full: a short process's
-	 * few dozen strings touch no page of their own.  A new trace (a
-	 * forked child's) empties it by its count and its first slots. */
+	 * starts at DLT_STRTAB_FIRST slots (str_mask + 1) in str_index_first,
+	 * between the fields above and the first entries, and grows fourfold
+	 * when 3/4 full, into str_index: a short process's few dozen strings
+	 * touch no page of their own.  A new trace (a forked child's) empties
+	 * it by its count and its first slots. */
 	uint32_t next_str_id;
 	uint32_t str_count;
 	uint32_t str_arena_used;
@@ -177,10 +178,14 @@ struct dlt_writer {
 	 * dlt_writer_kind), for the cut at the end of the process, which
 	 * shortens whichever of the thread's chunks is last in the file. */
 	struct dlt_tls *(*tls_of[2])(void);
-	/* The large parts last, the index first among them: what a short
-	 * process touches stays on few pages. */
-	uint16_t str_index[DLT_STRTAB_SLOTS];
+	/* The large parts last, the small index and the entries first among
+	 * them: what a short process touches, its fields, index and first
+	 * entries, is one page where the writer starts on one (with the
+	 * grown index before the entries, the entries were a page of their
+	 * own), and its path another. */
+	uint16_t str_index_first[DLT_STRTAB_FIRST];
 	struct dlt_str_slot strs[DLT_STRTAB_SLOTS / 4 * 3];
+	uint16_t str_index[DLT_STRTAB_SLOTS];
 	char path[DLT_PATH_MAX];
 };
 
