@@ -166,19 +166,25 @@ static struct dlt_writer *dlt_audit_writer_on(void)
 	return w;
 }
 
-static const char *dlt_requester_path(uint64_t obj, char *buf, size_t cap)
+/* The main program's string id in the current trace file (w->gen), made
+ * by its LIB_LOAD: the searches it requests name it without reading its
+ * path again. */
+DLT_HOT static uint32_t dlt_exe_str, dlt_exe_gen;
+
+static uint32_t dlt_requester_str(struct dlt_writer *w, uint64_t obj, char *buf,
+				  size_t cap)
 {
 	struct link_map *lm = (struct link_map *)(uintptr_t)obj;
 	if (lm == NULL)
-		return NULL;
+		return DLT_STR_NONE;
 	if (lm->l_name && lm->l_name[0])
-		return lm->l_name;
+		return dlt_str(w, &dlt_tls, lm->l_name);
 	/* The main program's l_name is empty. */
-	const char *exe = dlt_exe_path();
-	if (exe[0] == '\0')
-		return NULL;
-	dlt_copy_str(buf, cap, exe);
-	return buf;
+	uint32_t gen = atomic_load(&w->gen);
+	if (dlt_exe_gen == gen && dlt_exe_str != DLT_STR_NONE)
+		return dlt_exe_str;
+	const char *exe = dlt_exe_path_into(buf, cap);
+	return exe[0] ? dlt_str(w, &dlt_tls, exe) : DLT_STR_NONE;
 }
 
 static void dlt_flush_failed_search(void)
@@ -260,10 +266,8 @@ DLT_EXPORT char *la_objsearch(const char *name, uintptr_t *cookie,
 		dlt_aud.cur.preload_named =
 			!dlt_started &&
 			dlt_list_has(getenv("LD_PRELOAD"), name);
-		dlt_aud.cur.requester =
-			dlt_str(w, &dlt_tls,
-				dlt_requester_path(dlt_aud.cur.requester_obj,
-						   buf, sizeof(buf)));
+		dlt_aud.cur.requester = dlt_requester_str(
+			w, dlt_aud.cur.requester_obj, buf, sizeof(buf));
 		if (strchr(name, '/') == NULL)
 			goto out;
 		/* A path: the loader opens it as it is. */
@@ -447,7 +451,8 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 		      dlt_nobjs == 0;
 	int have_file = have_named;
 	if (is_main) {
-		path = dlt_exe_path();
+		/* Already a real path (the kernel's). */
+		path = dlt_exe_path_into(real, sizeof(real));
 		flags |= DLT_LIB_MAIN;
 		have_file = path[0] && stat(path, &st) == 0;
 	}
@@ -489,7 +494,11 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 	} else {
 		fs.path = dlt_str(w, &dlt_tls, path);
 		fs.real = fs.path;
-		if (have_file && dlt_realpath(path, real) != NULL &&
+		if (is_main) {
+			dlt_exe_str = fs.path;
+			dlt_exe_gen = gen;
+		}
+		if (have_file && !is_main && dlt_realpath(path, real) != NULL &&
 		    strcmp(real, path))
 			fs.real = dlt_str(w, &dlt_tls, real);
 		fs.soname = ei.soname[0] ? dlt_str(w, &dlt_tls, ei.soname) : 0;

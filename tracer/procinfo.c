@@ -60,16 +60,21 @@ static size_t dlt_read_cmdline(char *buf, size_t cap, uint32_t *more)
 	return n;
 }
 
+const char *dlt_exe_path_into(char *buf, size_t cap)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
 const char *dlt_exe_path(void)
 {
 	/* Per copy of the library and per process image: an exec makes a new
 	 * image with this buffer zeroed, a fork keeps the same program.  A
 	 * race between threads writes the same bytes. */
 	static char exe[DLT_PATH_MAX];
-	if (exe[0] == '\0') {
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = '\0';
-	}
+	if (exe[0] == '\0')
+		dlt_exe_path_into(exe, sizeof(exe));
 	return exe;
 }
 
@@ -91,10 +96,9 @@ void dlt_write_process_info_from(struct dlt_writer *w, struct dlt_tls *t,
 		b = NULL;
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
-	const char *exe = dlt_exe_path();
-	char cwd[DLT_PATH_MAX];
-	if (getcwd(cwd, sizeof(cwd)) == NULL)
-		cwd[0] = '\0';
+	/* The executable's path, then the working directory's, in one
+	 * buffer on the stack, each made a string before the next. */
+	char path[DLT_PATH_MAX];
 
 	/* argv from /proc: the same in both library copies and unaffected by
 	 * what the program has done to its own argv array so far.  The first
@@ -118,8 +122,11 @@ void dlt_write_process_info_from(struct dlt_writer *w, struct dlt_tls *t,
 		argc++;
 
 	struct dlt_rec_proc *p = dlt_rec_reserve(w, t, sizeof(*p));
-	uint32_t hs = dlt_str(w, t, host), es = dlt_str(w, t, exe),
-		 cs = dlt_str(w, t, cwd);
+	uint32_t hs = dlt_str(w, t, host);
+	uint32_t es = dlt_str(w, t, dlt_exe_path_into(path, sizeof(path)));
+	if (getcwd(path, sizeof(path)) == NULL)
+		path[0] = '\0';
+	uint32_t cs = dlt_str(w, t, path);
 	if (p) {
 		p->h.ts = dlt_now_ns();
 		p->host = hs;

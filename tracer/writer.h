@@ -395,6 +395,9 @@ uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 /* The program's path (/proc/self/exe, read once per process image), ""
  * when it cannot be read. */
 const char *dlt_exe_path(void);
+/* The same read into buf (cap bytes), each time: the audit module keeps
+ * no copy (a 4 KiB array written at start, a page fault). */
+const char *dlt_exe_path_into(char *buf, size_t cap);
 
 /* Writes the PROC, ARG and ENV records of the current process. */
 void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
