@@ -41,7 +41,9 @@
 #define DLT_AUDIT_MAX_TRIED 256
 #define DLT_AUDIT_MAX_OBJS 4096
 
-static struct dlt_writer dlt_audit_writer;
+/* Page-aligned: its fields, its small string index and first entries on
+ * one page (tracer/writer.h). */
+static _Alignas(4096) struct dlt_writer dlt_audit_writer;
 DLT_HOT static int dlt_audit_on;
 #ifdef DLT_FREESTANDING
 DLT_HOT static int dlt_audit_poked; /* the preload copy has our writer */
@@ -52,10 +54,15 @@ DLT_HOT static uintptr_t dlt_rv_offset; /* &dlt_rendezvous - our load bias */
 DLT_HOT static int dlt_started; /* first LA_ACT_CONSISTENT seen */
 DLT_HOT static pid_t dlt_audit_pid;
 
-/* Ordered by what a search touches: the fields, the first paths tried and
- * the starts of the two names share the first pages. */
+/* Ordered by what a search touches: the fields and the first paths tried
+ * share the first page with the start of the last path (which a failed
+ * search stats). */
 struct dlt_search {
 	int active;
+	/* Loaded at start-up because LD_PRELOAD named it: decided when the
+	 * search starts, where its name is at hand (a copy of the name was a
+	 * page of its own in every process). */
+	int preload_named;
 	uint64_t requester_obj;
 	uint32_t requested;
 	uint32_t requester;
@@ -63,11 +70,7 @@ struct dlt_search {
 	int cut;
 	uint64_t last_ts; /* when the last path was tried */
 	struct dlt_tried tried[DLT_AUDIT_MAX_TRIED];
-	char last_path[DLT_PATH_MAX];
-	char requested_name[DLT_PATH_MAX];
 };
-/* Page-aligned: a search touches its first two pages only. */
-static _Alignas(4096) struct dlt_search dlt_cur;
 
 /* Objects mapped so far: enough to tell RPATH from RUNPATH for a requester
  * and to recognise a search that ended on a file already loaded. */
@@ -76,14 +79,37 @@ struct dlt_obj {
 	int has_runpath;
 	int pending; /* mapped in the current batch, not yet consistent */
 };
-static struct dlt_obj dlt_objs[DLT_AUDIT_MAX_OBJS];
+
+/* The realpath cache's directories (dlt_realpath): a longer one goes to
+ * realpath as it is.  224 bytes keep the cache on the search's page. */
+#define DLT_SEEN_DIRS 4
+#define DLT_SEEN_LEN 224
+
+/* What the module touches in every process, on as few pages as the sizes
+ * allow: the search's fields, its first paths tried, the realpath cache
+ * and the start of the last path on the first page; the objects' list on
+ * the third (the last path's tail between them is touched only by a path
+ * of more than 200 bytes).  As separate variables they were four pages,
+ * and the copy of the requested name a fifth (docs/performance.md). */
+static _Alignas(4096) struct {
+	struct dlt_search cur;
+	struct dlt_seen_dirs {
+		char dir[DLT_SEEN_DIRS][DLT_SEEN_LEN];
+		char real[DLT_SEEN_DIRS][DLT_SEEN_LEN];
+		unsigned next;
+	} seen;
+	char last_path[DLT_PATH_MAX];
+	_Alignas(4096) struct dlt_obj objs[DLT_AUDIT_MAX_OBJS];
+} dlt_aud;
+_Static_assert(offsetof(__typeof__(dlt_aud), last_path) < 4096 - 128,
+	       "the last path starts on the search's page");
 DLT_HOT static uint32_t dlt_nobjs;
 
 static struct dlt_obj *dlt_audit_obj_find(uint64_t obj)
 {
 	for (uint32_t i = 0; i < dlt_nobjs; i++)
-		if (dlt_objs[i].obj == obj)
-			return &dlt_objs[i];
+		if (dlt_aud.objs[i].obj == obj)
+			return &dlt_aud.objs[i];
 	return NULL;
 }
 
@@ -129,7 +155,7 @@ static struct dlt_writer *dlt_audit_writer_on(void)
 	pid_t pid = dlt_self_pid(w);
 	if (pid != dlt_audit_pid) {
 		dlt_audit_pid = pid;
-		dlt_cur.active = 0;
+		dlt_aud.cur.active = 0;
 	}
 	if (w->pid != pid)
 		return NULL;
@@ -140,54 +166,61 @@ static struct dlt_writer *dlt_audit_writer_on(void)
 	return w;
 }
 
-static const char *dlt_requester_path(uint64_t obj, char *buf, size_t cap)
+/* The main program's string id in the current trace file (w->gen), made
+ * by its LIB_LOAD: the searches it requests name it without reading its
+ * path again. */
+DLT_HOT static uint32_t dlt_exe_str, dlt_exe_gen;
+
+static uint32_t dlt_requester_str(struct dlt_writer *w, uint64_t obj, char *buf,
+				  size_t cap)
 {
 	struct link_map *lm = (struct link_map *)(uintptr_t)obj;
 	if (lm == NULL)
-		return NULL;
+		return DLT_STR_NONE;
 	if (lm->l_name && lm->l_name[0])
-		return lm->l_name;
+		return dlt_str(w, &dlt_tls, lm->l_name);
 	/* The main program's l_name is empty. */
-	const char *exe = dlt_exe_path();
-	if (exe[0] == '\0')
-		return NULL;
-	dlt_copy_str(buf, cap, exe);
-	return buf;
+	uint32_t gen = atomic_load(&w->gen);
+	if (dlt_exe_gen == gen && dlt_exe_str != DLT_STR_NONE)
+		return dlt_exe_str;
+	const char *exe = dlt_exe_path_into(buf, cap);
+	return exe[0] ? dlt_str(w, &dlt_tls, exe) : DLT_STR_NONE;
 }
 
 static void dlt_flush_failed_search(void)
 {
-	if (!dlt_cur.active)
+	if (!dlt_aud.cur.active)
 		return;
-	dlt_cur.active = 0;
+	dlt_aud.cur.active = 0;
 	struct dlt_writer *w = dlt_audit_writer_on();
 	if (w == NULL)
 		return;
 	/* The loader reuses an object whose file it already mapped under
 	 * another name without reporting a new one: not a failure. */
 	struct stat st;
-	if (dlt_cur.last_path[0] && stat(dlt_cur.last_path, &st) == 0) {
+	if (dlt_aud.last_path[0] && stat(dlt_aud.last_path, &st) == 0) {
 		for (uint32_t i = 0; i < dlt_nobjs; i++)
-			if (dlt_objs[i].dev == (uint64_t)st.st_dev &&
-			    dlt_objs[i].ino == (uint64_t)st.st_ino)
+			if (dlt_aud.objs[i].dev == (uint64_t)st.st_dev &&
+			    dlt_aud.objs[i].ino == (uint64_t)st.st_ino)
 				return;
 	}
 	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_lib_fail) +
-				  dlt_cur.n * sizeof(struct dlt_tried));
+				  dlt_aud.cur.n * sizeof(struct dlt_tried));
 	struct dlt_rec_lib_fail *r = dlt_rec_reserve(w, &dlt_tls, len);
 	if (r == NULL)
 		return;
 	/* The loader only tells us later that the search failed; date the
 	 * record when it did, before dlopen returned to the program. */
-	r->h.ts = dlt_cur.last_ts;
-	r->requester_obj = dlt_cur.requester_obj;
-	r->requested = dlt_cur.requested;
-	r->requester = dlt_cur.requester;
-	r->n_tried = dlt_cur.n;
+	r->h.ts = dlt_aud.cur.last_ts;
+	r->requester_obj = dlt_aud.cur.requester_obj;
+	r->requested = dlt_aud.cur.requested;
+	r->requester = dlt_aud.cur.requester;
+	r->n_tried = dlt_aud.cur.n;
 	r->pad = 0;
-	memcpy(r->tried, dlt_cur.tried, dlt_cur.n * sizeof(struct dlt_tried));
-	dlt_rec_commit(r, DLT_REC_LIB_FAIL, dlt_cur.cut ? DLT_LIB_TRIED_CUT : 0,
-		       len);
+	memcpy(r->tried, dlt_aud.cur.tried,
+	       dlt_aud.cur.n * sizeof(struct dlt_tried));
+	dlt_rec_commit(r, DLT_REC_LIB_FAIL,
+		       dlt_aud.cur.cut ? DLT_LIB_TRIED_CUT : 0, len);
 }
 
 static uint32_t dlt_via_of(unsigned int flag, uint64_t requester)
@@ -223,41 +256,42 @@ DLT_EXPORT char *la_objsearch(const char *name, uintptr_t *cookie,
 	if (flag == LA_SER_ORIG) {
 		dlt_flush_failed_search();
 		char buf[DLT_PATH_MAX];
-		dlt_cur.active = 1;
-		dlt_cur.n = 0;
-		dlt_cur.cut = 0;
-		dlt_cur.last_path[0] = '\0';
-		dlt_cur.last_ts = dlt_now_ns();
-		dlt_cur.requester_obj = cookie ? (uint64_t)*cookie : 0;
-		dlt_cur.requested = dlt_str(w, &dlt_tls, name);
-		dlt_copy_str(dlt_cur.requested_name,
-			     sizeof(dlt_cur.requested_name), name);
-		dlt_cur.requester =
-			dlt_str(w, &dlt_tls,
-				dlt_requester_path(dlt_cur.requester_obj, buf,
-						   sizeof(buf)));
+		dlt_aud.cur.active = 1;
+		dlt_aud.cur.n = 0;
+		dlt_aud.cur.cut = 0;
+		dlt_aud.last_path[0] = '\0';
+		dlt_aud.cur.last_ts = dlt_now_ns();
+		dlt_aud.cur.requester_obj = cookie ? (uint64_t)*cookie : 0;
+		dlt_aud.cur.requested = dlt_str(w, &dlt_tls, name);
+		dlt_aud.cur.preload_named =
+			!dlt_started &&
+			dlt_list_has(getenv("LD_PRELOAD"), name);
+		dlt_aud.cur.requester = dlt_requester_str(
+			w, dlt_aud.cur.requester_obj, buf, sizeof(buf));
 		if (strchr(name, '/') == NULL)
 			goto out;
 		/* A path: the loader opens it as it is. */
 	}
-	if (dlt_cur.active) {
-		dlt_cur.last_ts = dlt_now_ns();
-		dlt_copy_str(dlt_cur.last_path, sizeof(dlt_cur.last_path),
+	if (dlt_aud.cur.active) {
+		dlt_aud.cur.last_ts = dlt_now_ns();
+		dlt_copy_str(dlt_aud.last_path, sizeof(dlt_aud.last_path),
 			     name);
-		if (dlt_cur.n < DLT_AUDIT_MAX_TRIED) {
-			struct dlt_tried *t = &dlt_cur.tried[dlt_cur.n++];
+		if (dlt_aud.cur.n < DLT_AUDIT_MAX_TRIED) {
+			struct dlt_tried *t =
+				&dlt_aud.cur.tried[dlt_aud.cur.n++];
 			t->path = dlt_str(w, &dlt_tls, name);
-			t->via = flag == LA_SER_ORIG
-					 ? DLT_VIA_ABSOLUTE
-					 : dlt_via_of(flag,
-						      dlt_cur.requester_obj);
+			t->via =
+				flag == LA_SER_ORIG
+					? DLT_VIA_ABSOLUTE
+					: dlt_via_of(flag,
+						     dlt_aud.cur.requester_obj);
 		} else {
 			/* Keep the newest path last: it is the one that won. */
-			dlt_cur.cut = 1;
+			dlt_aud.cur.cut = 1;
 			struct dlt_tried *t =
-				&dlt_cur.tried[DLT_AUDIT_MAX_TRIED - 1];
+				&dlt_aud.cur.tried[DLT_AUDIT_MAX_TRIED - 1];
 			t->path = dlt_str(w, &dlt_tls, name);
-			t->via = dlt_via_of(flag, dlt_cur.requester_obj);
+			t->via = dlt_via_of(flag, dlt_aud.cur.requester_obj);
 		}
 	}
 out:
@@ -354,42 +388,36 @@ static int dlt_memo_hit(const struct dlt_file_memo *m, const char *path,
  * component of the path, each time. */
 static char *dlt_realpath(const char *path, char *out)
 {
-	/* One page: the directories compared first, their real paths
-	 * after (a longer directory goes to realpath as it is). */
-	static _Alignas(4096) struct {
-		char dir[4][512];
-		char real[4][512];
-	} seen;
-	DLT_HOT static unsigned next;
+	struct dlt_seen_dirs *seen = &dlt_aud.seen;
 	const char *slash = strrchr(path, '/');
 	struct stat lst;
 	size_t dl = slash ? (size_t)(slash - path) : 0;
 	/* A link as the last component: its target decides. */
-	if (slash == NULL || dl == 0 || dl >= sizeof(seen.dir[0]) ||
+	if (slash == NULL || dl == 0 || dl >= sizeof(seen->dir[0]) ||
 	    lstat(path, &lst) != 0 || S_ISLNK(lst.st_mode))
 		return realpath(path, out);
 	unsigned k = 0;
-	for (; k < 4; k++)
-		if (strncmp(seen.dir[k], path, dl) == 0 &&
-		    seen.dir[k][dl] == '\0')
+	for (; k < DLT_SEEN_DIRS; k++)
+		if (strncmp(seen->dir[k], path, dl) == 0 &&
+		    seen->dir[k][dl] == '\0')
 			break;
-	if (k == 4) {
+	if (k == DLT_SEEN_DIRS) {
 		/* out (DLT_PATH_MAX, what realpath may write) holds the
 		 * directory's real path until the answer replaces it. */
-		char dir[sizeof(seen.dir[0])];
+		char dir[sizeof(seen->dir[0])];
 		memcpy(dir, path, dl);
 		dir[dl] = '\0';
-		k = next++ % 4;
-		seen.dir[k][0] = '\0';
+		k = seen->next++ % DLT_SEEN_DIRS;
+		seen->dir[k][0] = '\0';
 		if (realpath(dir, out) == NULL ||
-		    strlen(out) >= sizeof(seen.real[k]))
+		    strlen(out) >= sizeof(seen->real[k]))
 			return realpath(path, out);
-		memcpy(seen.real[k], out, strlen(out) + 1);
-		memcpy(seen.dir[k], dir, dl + 1);
+		memcpy(seen->real[k], out, strlen(out) + 1);
+		memcpy(seen->dir[k], dir, dl + 1);
 	}
 	struct dlt_strbuf b;
 	dlt_sb_init(&b, out, DLT_PATH_MAX);
-	dlt_sb_str(&b, seen.real[k]);
+	dlt_sb_str(&b, seen->real[k]);
 	dlt_sb_str(&b, slash);
 	return dlt_sb_done(&b) == 0 ? out : realpath(path, out);
 }
@@ -423,7 +451,8 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 		      dlt_nobjs == 0;
 	int have_file = have_named;
 	if (is_main) {
-		path = dlt_exe_path();
+		/* Already a real path (the kernel's). */
+		path = dlt_exe_path_into(real, sizeof(real));
 		flags |= DLT_LIB_MAIN;
 		have_file = path[0] && stat(path, &st) == 0;
 	}
@@ -449,10 +478,10 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 
 	uint32_t n_tried = 0;
 	int from_search = 0;
-	if (dlt_cur.active && !is_main) {
+	if (dlt_aud.cur.active && !is_main) {
 		/* The winning path is the last one tried. */
 		from_search = 1;
-		n_tried = dlt_cur.n;
+		n_tried = dlt_aud.cur.n;
 	}
 	uint32_t len = (uint32_t)(sizeof(struct dlt_rec_lib_load) +
 				  n_tried * sizeof(struct dlt_tried));
@@ -465,7 +494,11 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 	} else {
 		fs.path = dlt_str(w, &dlt_tls, path);
 		fs.real = fs.path;
-		if (have_file && dlt_realpath(path, real) != NULL &&
+		if (is_main) {
+			dlt_exe_str = fs.path;
+			dlt_exe_gen = gen;
+		}
+		if (have_file && !is_main && dlt_realpath(path, real) != NULL &&
 		    strcmp(real, path))
 			fs.real = dlt_str(w, &dlt_tls, real);
 		fs.soname = ei.soname[0] ? dlt_str(w, &dlt_tls, ei.soname) : 0;
@@ -495,13 +528,12 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 	uint32_t via = DLT_VIA_UNKNOWN;
 	if (is_main) {
 		via = DLT_VIA_MAIN;
-	} else if (from_search && dlt_cur.n > 0) {
-		via = dlt_cur.tried[dlt_cur.n - 1].via;
+	} else if (from_search && dlt_aud.cur.n > 0) {
+		via = dlt_aud.cur.tried[dlt_aud.cur.n - 1].via;
 	} else if (path && path[0] == '/') {
 		via = DLT_VIA_ABSOLUTE; /* the program interpreter */
 	}
-	if (from_search && !dlt_started &&
-	    dlt_list_has(getenv("LD_PRELOAD"), dlt_cur.requested_name)) {
+	if (from_search && !dlt_started && dlt_aud.cur.preload_named) {
 		/* Loaded at start-up because LD_PRELOAD named it. */
 		via = DLT_VIA_PRELOAD;
 		flags |= DLT_LIB_PRELOAD;
@@ -510,15 +542,15 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 	if (r != NULL) {
 		r->h.ts = dlt_now_ns();
 		r->obj = (uint64_t)(uintptr_t)map;
-		r->requester_obj = from_search ? dlt_cur.requester_obj : 0;
+		r->requester_obj = from_search ? dlt_aud.cur.requester_obj : 0;
 		r->base = map->l_addr;
 		r->dev = have_file ? (uint64_t)st.st_dev : 0;
 		r->ino = have_file ? (uint64_t)st.st_ino : 0;
 		r->size = have_file ? (uint64_t)st.st_size : 0;
 		r->mtime_ns = have_file ? dlt_mtime_ns(&st) : 0;
 		r->lmid = (int64_t)lmid;
-		r->requested = from_search ? dlt_cur.requested : fs.path;
-		r->requester = from_search ? dlt_cur.requester : 0;
+		r->requested = from_search ? dlt_aud.cur.requested : fs.path;
+		r->requester = from_search ? dlt_aud.cur.requester : 0;
 		r->path = fs.path;
 		r->realpath = fs.real;
 		r->soname = fs.soname;
@@ -529,9 +561,9 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 		memcpy(r->build_id, ei.build_id, sizeof(r->build_id));
 		r->n_tried = n_tried;
 		if (n_tried)
-			memcpy(r->tried, dlt_cur.tried,
+			memcpy(r->tried, dlt_aud.cur.tried,
 			       n_tried * sizeof(struct dlt_tried));
-		if (from_search && dlt_cur.cut)
+		if (from_search && dlt_aud.cur.cut)
 			flags |= DLT_LIB_TRIED_CUT;
 		if (dlt_started)
 			flags |= DLT_LIB_DLOPEN;
@@ -541,9 +573,9 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 	 * itself can answer only once initialised: dlt_versions_loaded). */
 	if (have_file && !hit && dlt_gpu_file_family(path))
 		dlt_versions_from_file(w, fs.real != fs.path ? real : path);
-	dlt_cur.active = 0;
+	dlt_aud.cur.active = 0;
 	if (dlt_nobjs < DLT_AUDIT_MAX_OBJS) {
-		struct dlt_obj *o = &dlt_objs[dlt_nobjs++];
+		struct dlt_obj *o = &dlt_aud.objs[dlt_nobjs++];
 		o->obj = (uint64_t)(uintptr_t)map;
 		o->dev = have_file ? (uint64_t)st.st_dev : 0;
 		o->ino = have_file ? (uint64_t)st.st_ino : 0;
@@ -570,7 +602,7 @@ DLT_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 	int failed_load = o && o->pending;
 	if (o) {
 		/* Forget it: its address may be reused by a later object. */
-		*o = dlt_objs[--dlt_nobjs];
+		*o = dlt_aud.objs[--dlt_nobjs];
 	}
 	struct dlt_rec_lib_unload *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
 	if (r) {
@@ -599,7 +631,7 @@ DLT_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	int saved = errno;
 	dlt_flush_failed_search();
 	for (uint32_t i = 0; i < dlt_nobjs; i++)
-		dlt_objs[i].pending = 0;
+		dlt_aud.objs[i].pending = 0;
 	dlt_started = 1;
 	/* At exit, glibc 2.35 and later end the objects' unload reports
 	 * with this call: the records written after the exit's own cut (one
@@ -683,7 +715,15 @@ DLT_EXPORT unsigned int la_version(unsigned int version)
 	if (dlt_writer_create(&dlt_audit_writer, &p) == 0) {
 		dlt_w = &dlt_audit_writer;
 		dlt_audit_on = 1;
+#ifdef DLT_FREESTANDING
+		/* The blocks as the kernel laid them out, read in place. */
+		struct dlt_proc_blocks b;
+		dlt_write_process_info_from(
+			dlt_w, &dlt_tls, dlt_cfg.redact_argv,
+			dlt_nolibc_start_blocks(&b) == 0 ? &b : NULL);
+#else
 		dlt_write_process_info(dlt_w, &dlt_tls, dlt_cfg.redact_argv);
+#endif
 	} else {
 		/* Disabled; the preload copy gets the disabled writer too so
 		 * that it does not try again and print a second message. */

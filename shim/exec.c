@@ -78,7 +78,8 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 	char *const *env0 = env;
 	size_t n = 0;
 	struct dlt_envb b = {.buf = buf, .used = 0};
-	int fix_preload = !dlt_env_has(env, "LD_PRELOAD", dlt_self_path);
+	const char *self = dlt_self_file();
+	int fix_preload = !dlt_env_has(env, "LD_PRELOAD", self);
 	int fix_audit =
 		dlt_have_audit && !dlt_env_has(env, "LD_AUDIT", dlt_audit_path);
 	int fix_dir = dlt_dir_abs[0] && !dlt_env_has(env, "DLTRACE_DIR", NULL);
@@ -95,7 +96,7 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 		const char *old = dlt_env_get(env0, "LD_PRELOAD");
 		dlt_envb_begin(&b);
 		dlt_sb_str(&b.sb, "LD_PRELOAD=");
-		dlt_sb_str(&b.sb, dlt_self_path);
+		dlt_sb_str(&b.sb, self);
 		if (old && *old) {
 			dlt_sb_str(&b.sb, ":");
 			dlt_sb_str(&b.sb, old);
@@ -312,23 +313,23 @@ void dlt_maybe_reexec(char **argv)
 	 * else this library itself. */
 	static char module[DLT_PATH_MAX];
 	struct dlt_strbuf mb;
-	const char *slash = strrchr(dlt_self_path, '/');
+	const char *self = dlt_self_file();
+	const char *slash = strrchr(self, '/');
 	dlt_sb_init(&mb, module, sizeof(module));
 	if (slash) {
-		dlt_sb_mem(&mb, dlt_self_path,
-			   (size_t)(slash - dlt_self_path) + 1);
+		dlt_sb_mem(&mb, self, (size_t)(slash - self) + 1);
 		dlt_sb_str(&mb, DLT_AUDIT_MODULE);
 	}
 	const char *audit_lib =
 		slash && dlt_sb_done(&mb) == 0 && access(module, R_OK) == 0
 			? module
-			: dlt_self_path;
+			: self;
 	/* LD_AUDIT already names us: the audit half ran (or failed and said
 	 * so); a restart would change nothing. */
 	if (dlt_cfg.audit_off || dlt_cfg.reexec_set ||
-	    dlt_env_has(environ, "LD_AUDIT", dlt_self_path) ||
+	    dlt_env_has(environ, "LD_AUDIT", self) ||
 	    dlt_env_has(environ, "LD_AUDIT", audit_lib) || argv == NULL ||
-	    dlt_self_path[0] == '\0')
+	    self[0] == '\0')
 		return;
 	const char *exe = dlt_exe_path();
 	if (exe[0] == '\0')

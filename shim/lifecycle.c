@@ -142,6 +142,9 @@ void dlt_lc_init(void)
  * wait for a lock of the loader's held for good (dlt_lc_child). */
 static void dlt_lc_resolve_for_child(void)
 {
+	/* What its exec wrapper names in LD_PRELOAD, made here: a vfork
+	 * child shares this memory and stack. */
+	dlt_self_file();
 	DLT_REAL(execve);
 	DLT_REAL(execvpe);
 	DLT_REAL(exit);

@@ -45,6 +45,7 @@
 #include "elfread.h"
 #include "hot.h"
 #include "nolibc_sys.h"
+#include "state.h"
 
 /* struct stat's functions get their names through asm labels: glibc
  * before 2.33 defines stat, lstat and fstat in its headers as inline
@@ -59,6 +60,8 @@ int __fxstat(int ver, int fd, struct stat *st);
 
 DLT_HOT static int dlt_nolibc_errno;
 DLT_HOT static char **dlt_nolibc_env;
+DLT_HOT static char **dlt_nolibc_argv;
+DLT_HOT static int dlt_nolibc_argc;
 DLT_HOT static const ElfW(auxv_t) * dlt_nolibc_auxv;
 
 /* The loader calls the module's constructors with the process's argc,
@@ -67,8 +70,8 @@ DLT_HOT static const ElfW(auxv_t) * dlt_nolibc_auxv;
 __attribute__((constructor)) static void dlt_nolibc_init(int argc, char **argv,
 							 char **envp)
 {
-	(void)argc;
-	(void)argv;
+	dlt_nolibc_argc = argc;
+	dlt_nolibc_argv = argv;
 	dlt_nolibc_env = envp;
 	if (envp) {
 		char **e = envp;
@@ -319,6 +322,39 @@ long strtol(const char *restrict s, char **restrict end, int base)
 }
 
 /* ---- the environment and the auxiliary vector ------------------------ */
+
+/* The kernel lays out the strings of a new image on its stack as argv's,
+ * then the environment's, then the executable's name (AT_EXECFN): the
+ * ranges /proc/self/cmdline and /proc/self/environ read.  Taken only where
+ * the pointers say nothing moved them: the loader run as a command (no
+ * AT_BASE) skips its own arguments, and one that removes variables (a
+ * secure process) leaves a gap. */
+int dlt_nolibc_start_blocks(struct dlt_proc_blocks *b)
+{
+	char **argv = dlt_nolibc_argv, **env = dlt_nolibc_env;
+	const char *end = (const char *)getauxval(AT_EXECFN);
+	if (dlt_nolibc_argc <= 0 || argv == NULL || env == NULL ||
+	    end == NULL || getauxval(AT_BASE) == 0)
+		return -1;
+	const char *p = argv[0];
+	for (int i = 0; i < dlt_nolibc_argc; i++) {
+		if (argv[i] != p)
+			return -1;
+		p += strlen(p) + 1;
+	}
+	b->args = argv[0];
+	b->args_len = (size_t)(p - argv[0]);
+	b->env = p;
+	for (char **e = env; *e; e++) {
+		if (*e != p)
+			return -1;
+		p += strlen(p) + 1;
+	}
+	if (p != end)
+		return -1;
+	b->env_len = (size_t)(p - b->env);
+	return 0;
+}
 
 char *getenv(const char *name)
 {

@@ -149,27 +149,29 @@ static void dlt_writer_join(struct dlt_writer *w)
 {
 	dlt_clock_share(&w->clock);
 	w->tls_of[DLT_WRITER_SHIM] = dlt_my_tls;
-	if (dlt_dir_abs[0] && strcmp(w->dir, dlt_dir_abs) != 0)
-		dlt_copy_str(w->dir, sizeof(w->dir), dlt_dir_abs);
+	/* The preload copy's absolute directory lives as long as the
+	 * process: forked children's traces go there, whatever directory
+	 * they run in. */
+	if (dlt_dir_abs[0])
+		w->dir_abs = dlt_dir_abs;
 }
 
 /* The directory absolute, made if missing: children get it in their
  * environment whatever directory they run in.  An absolute one (the
- * launcher's) is taken as it is: its realpath was several system calls
- * and a page of dlt_cfg written in every process, and the audit copy
- * made the directory already (la_version; dlt_start_alone without it). */
+ * launcher's) is taken as it is: its realpath was several system calls,
+ * and the audit copy made the directory already (la_version;
+ * dlt_start_alone without it).  A copy either way: the environment's
+ * string may be written over by the program (a process title). */
 static void dlt_resolve_dir(void)
 {
 	const char *d = dlt_cfg.dir;
+	char *abs = dlt_dir_buf;
 	if (d[0] == '/') {
-		dlt_dir_abs = d;
-		return;
-	}
-	char *abs = dlt_cfg.dir_abs;
-	if (realpath(d, abs) == NULL) {
+		dlt_copy_str(abs, sizeof(dlt_dir_buf), d);
+	} else if (realpath(d, abs) == NULL) {
 		mkdir(d, 0755);
 		if (realpath(d, abs) == NULL)
-			dlt_copy_str(abs, sizeof(dlt_cfg.dir_abs), d);
+			dlt_copy_str(abs, sizeof(dlt_dir_buf), d);
 	}
 	dlt_dir_abs = abs;
 }
@@ -216,10 +218,12 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	dlt_config_read(!audit);
 	if (audit && dlt_rendezvous.audit_addr) {
 		/* libdltrace-audit.so: it named us as the loader did, and
-		 * children get the path of the module itself. */
-		if (realpath(dlt_rendezvous.self_path, dlt_self_path) == NULL)
-			dlt_copy_str(dlt_self_path, sizeof(dlt_self_path),
-				     dlt_rendezvous.self_path);
+		 * children get the path of the module itself.  Our real path
+		 * when first needed (dlt_self_file); a relative name now,
+		 * before the program changes its directory. */
+		dlt_self_src = dlt_rendezvous.self_path;
+		if (dlt_self_src[0] != '/')
+			dlt_self_file();
 		Dl_info info;
 		if (dladdr(dlt_rendezvous.audit_addr, &info) &&
 		    info.dli_fname && info.dli_fname[0] == '/')

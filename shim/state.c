@@ -18,12 +18,15 @@ DLT_TLS struct dlt_tls dlt_tls;
 DLT_HOT DLT_EXPORT struct dlt_rendezvous dlt_rendezvous;
 DLT_HOT const char *dlt_audit_path = dlt_self_path;
 char dlt_self_path[DLT_PATH_MAX];
+DLT_HOT const char *dlt_self_src;
 DLT_HOT bool dlt_have_audit;
 DLT_HOT bool dlt_exit_recorded;
 DLT_HOT pid_t dlt_owner_pid;
-bool dlt_no_loader;
-struct dlt_config dlt_cfg;
+DLT_HOT bool dlt_no_loader;
+DLT_HOT struct dlt_config dlt_cfg;
+char dlt_watcher_bin[DLT_PATH_MAX];
 DLT_HOT const char *dlt_dir_abs = "";
+char dlt_dir_buf[DLT_PATH_MAX];
 DLT_TLS int dlt_api_depth;
 
 bool dlt_in_owner(void)
@@ -33,8 +36,30 @@ bool dlt_in_owner(void)
 }
 
 #ifndef DLT_FREESTANDING
+DLT_HOT static bool dlt_self_made; /* dlt_self_path made from dlt_self_src */
+
+const char *dlt_self_file(void)
+{
+	/* Threads that race write the same bytes.  Asked for before a fork
+	 * (shim/lifecycle.c), so that a vfork child finds it made. */
+	const char *src = dlt_self_src;
+	if (src != NULL && !dlt_self_made) {
+		if (realpath(src, dlt_self_path) == NULL)
+			dlt_copy_str(dlt_self_path, sizeof(dlt_self_path), src);
+		dlt_self_made = true;
+	}
+	return dlt_self_path;
+}
+
 const char *dlt_self_name(void)
 {
+	/* The loader's name is the one the look-ups compare (symlookup.c),
+	 * without a realpath, and without reading dlt_self_path's page. */
+	const char *src = dlt_self_src;
+	if (src != NULL) {
+		const char *b = strrchr(src, '/');
+		return b ? b + 1 : src;
+	}
 	/* A wrapper called before this copy's constructor (another library's
 	 * constructor forking) looks its real function up by this name. */
 	if (dlt_self_path[0] == '\0')
@@ -175,10 +200,9 @@ void dlt_copy_str(char *dst, size_t cap, const char *src)
 void dlt_config_read(bool say)
 {
 	struct dlt_config *c = &dlt_cfg;
-	/* dir_abs is kept; the paths are written as strings, not whole. */
-	memset(c, 0, offsetof(struct dlt_config, dir));
+	memset(c, 0, sizeof(*c));
 	const char *v = dlt_env("DLTRACE_DIR");
-	dlt_copy_str(c->dir, sizeof(c->dir), v ? v : "dltrace.out");
+	c->dir = v ? v : "dltrace.out";
 
 	v = dlt_env("DLTRACE_PARENT");
 	if (v)
@@ -242,7 +266,7 @@ void dlt_config_read(bool say)
 		c->watcher = 1;
 	v = getenv("DLTRACE_WATCHER_BIN");
 	if (v && *v)
-		dlt_copy_str(c->watcher_bin, sizeof(c->watcher_bin), v);
+		dlt_copy_str(dlt_watcher_bin, sizeof(dlt_watcher_bin), v);
 	v = getenv("DLTRACE_SIGNALS");
 	c->signals = !(v && strcmp(v, "0") == 0);
 	/* dltrace's alternate signal stacks (altstack.c). */

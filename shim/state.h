@@ -58,9 +58,18 @@ extern const char *dlt_audit_path;
 /* Its file name, beside libdltrace.so (the launcher looks for it there). */
 #define DLT_AUDIT_MODULE "libdltrace-audit.so"
 
-/* Absolute path of this library file, and its file name. */
+/* Absolute path of this library file, and its file name.  The preload
+ * copy with libdltrace-audit.so fills dlt_self_path on first need, from
+ * dlt_self_src: read it through dlt_self_file. */
 extern char dlt_self_path[DLT_PATH_MAX];
 const char *dlt_self_name(void);
+/* The loader's name of the preload copy (an absolute path), NULL where
+ * dlt_self_path was filled at start. */
+extern const char *dlt_self_src;
+/* dlt_self_path, its real path made from dlt_self_src when first asked
+ * (the exec wrappers, the watcher's program): at start it was a page of
+ * its own and four readlinks in every process. */
+const char *dlt_self_file(void);
 /* Sets dlt_self_path from the object that holds this code, and *base
  * (when not NULL) to its load bias.  Returns 0, or -1 when not found.
  * Safe in the audit copy's la_version (no libdl call). */
@@ -97,22 +106,24 @@ struct dlt_config {
 	uint64_t run_id;      /* DLTRACE_RUN (hex), 0 unset */
 	bool distributed;     /* a launcher's rank variable is set */
 	int rank;	      /* from those variables, -1 unknown */
-	/* The paths last: a short string in each touches only its first
-	 * page (a start-up page fault each). */
-	char dir[DLT_PATH_MAX]; /* DLTRACE_DIR, "dltrace.out" unset */
-	/* A relative directory made absolute (the preload copy; children
-	 * inherit it through their environment): dlt_dir_abs. */
-	char dir_abs[DLT_PATH_MAX];
-	/* DLTRACE_WATCHER_BIN: the host's watcher program, "" the launcher
-	 * beside the library.  Written only when set: unset, its page is
-	 * never touched at start. */
-	char watcher_bin[DLT_PATH_MAX];
+	/* DLTRACE_DIR as the copy started ("dltrace.out" unset): the
+	 * environment's own string, not a copy (a 4 KiB array written at
+	 * start, a page fault of each copy).  Read at start; the preload
+	 * copy keeps its directory in dlt_dir_abs. */
+	const char *dir;
 };
+/* The fields alone, on the page of DLT_HOT that every process touches
+ * (shim/state.c); the paths are arrays of their own. */
 extern struct dlt_config dlt_cfg;
+/* DLTRACE_WATCHER_BIN: the host's watcher program, "" the launcher beside
+ * the library.  Written only when set: unset, its page is never touched
+ * at start. */
+extern char dlt_watcher_bin[DLT_PATH_MAX];
 /* The trace directory as an absolute path, "" until the preload copy
- * knew it: DLTRACE_DIR itself when it is absolute (the launcher's always
- * is), else dlt_cfg.dir_abs. */
+ * knew it (dlt_dir_buf: DLTRACE_DIR itself when it is absolute, the
+ * launcher's always is, else its real path). */
 extern const char *dlt_dir_abs;
+extern char dlt_dir_buf[DLT_PATH_MAX];
 
 /* Reads the configuration; a value that cannot be used is said on stderr
  * (when say) and its default taken. */
@@ -149,6 +160,13 @@ bool dlt_in_owner(void);
  * in it for good (shim/lifecycle.c), so dltrace makes no loader call of
  * its own in it until it execs. */
 extern bool dlt_no_loader;
+
+#ifdef DLT_FREESTANDING
+/* libdltrace-audit.so (shim/nolibc.c): the command line and environment
+ * as the process started, where they lie; 0, or -1 when they cannot be
+ * told from the kernel's /proc view (then read that). */
+int dlt_nolibc_start_blocks(struct dlt_proc_blocks *b);
+#endif
 
 /* Records how this process image ends (enum dlt_exit_how), once. */
 void dlt_record_exit(int how, int status);

@@ -451,11 +451,11 @@ static void dlt_writer_reset(struct dlt_writer *w)
 	atomic_store(&w->gen, gen + 1);
 	w->magic = DLT_WRITER_MAGIC;
 	w->layout = DLT_WRITER_LAYOUT;
-	/* The table starts small and empty: its first index slots are on
-	 * the page of the fields above, written here anyway. */
+	/* The table starts small and empty: its small index is on the page
+	 * of the fields above, written here anyway. */
 	w->str_count = 0;
 	w->str_mask = DLT_STRTAB_FIRST - 1;
-	memset(w->str_index, 0, DLT_STRTAB_FIRST * sizeof(w->str_index[0]));
+	memset(w->str_index_first, 0, sizeof(w->str_index_first));
 	w->str_arena_used = 0;
 	w->pid = getpid();
 	w->subject = w->pid;
@@ -480,11 +480,8 @@ static int dlt_writer_open(struct dlt_writer *w,
 	w->redact_argv = p->redact_argv;
 	w->want_max_size = p->max_size;
 	w->run_id = p->run_id;
-	if (p->dir != w->dir) {
-		size_t l = strnlen(p->dir, sizeof(w->dir) - 1);
-		memcpy(w->dir, p->dir, l);
-		w->dir[l] = '\0';
-	}
+	/* The path starts with the directory (dlt_file_trace_path). */
+	w->dir_len = (uint32_t)strnlen(p->dir, sizeof(w->path) - 1);
 
 	char host[128];
 	dlt_file_host_spelling(host, sizeof(host), p->host);
@@ -511,6 +508,7 @@ static int dlt_writer_open(struct dlt_writer *w,
 int dlt_writer_create(struct dlt_writer *w, const struct dlt_open_params *p)
 {
 	atomic_store(&w->pending, 0);
+	w->dir_abs = NULL;
 	return dlt_writer_open(w, p, 0);
 }
 
@@ -521,9 +519,12 @@ int dlt_writer_attach(struct dlt_writer *w, const char *path, uint64_t max_size)
 	/* The owner's string ids are unknown here: an attached writer writes
 	 * no strings (dlt_strn returns DLT_STR_NONE). */
 	w->next_str_id = 0;
+	w->dir_abs = NULL;
 	if (strlen(path) >= sizeof(w->path))
 		return -ENAMETOOLONG;
 	strcpy(w->path, path);
+	const char *slash = strrchr(path, '/');
+	w->dir_len = slash ? (uint32_t)(slash - path) : 0;
 	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
@@ -707,11 +708,20 @@ int dlt_writer_materialize(struct dlt_writer *w, struct dlt_tls *t)
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
 	struct dlt_open_params p;
 	char host[256];
+	char dir[DLT_PATH_MAX];
 	memset(&p, 0, sizeof(p));
 	if (gethostname(host, sizeof(host) - 1) != 0)
 		host[0] = '\0';
 	host[sizeof(host) - 1] = '\0';
-	p.dir = w->dir;
+	if (w->dir_abs) {
+		p.dir = w->dir_abs;
+	} else {
+		/* The parent's file's directory, which the new path replaces.
+		 */
+		memcpy(dir, w->path, w->dir_len);
+		dir[w->dir_len] = '\0';
+		p.dir = dir;
+	}
 	p.host = host;
 	p.rank = w->rank;
 	p.max_size = w->want_max_size;

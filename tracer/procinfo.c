@@ -60,48 +60,73 @@ static size_t dlt_read_cmdline(char *buf, size_t cap, uint32_t *more)
 	return n;
 }
 
+const char *dlt_exe_path_into(char *buf, size_t cap)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
 const char *dlt_exe_path(void)
 {
 	/* Per copy of the library and per process image: an exec makes a new
 	 * image with this buffer zeroed, a fork keeps the same program.  A
 	 * race between threads writes the same bytes. */
 	static char exe[DLT_PATH_MAX];
-	if (exe[0] == '\0') {
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = '\0';
-	}
+	if (exe[0] == '\0')
+		dlt_exe_path_into(exe, sizeof(exe));
 	return exe;
 }
 
 void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
 			    int redact_argv)
 {
+	dlt_write_process_info_from(w, t, redact_argv, NULL);
+}
+
+void dlt_write_process_info_from(struct dlt_writer *w, struct dlt_tls *t,
+				 int redact_argv,
+				 const struct dlt_proc_blocks *b)
+{
 	/* Page-aligned: a command line and environment of a few KiB touch
 	 * as few pages as they fill. */
 	static _Alignas(4096) char buf[65536];
+	/* What does not fit is read from /proc, where the rest is counted. */
+	if (b && (b->args_len >= sizeof(buf) || b->env_len >= sizeof(buf)))
+		b = NULL;
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
-	const char *exe = dlt_exe_path();
-	char cwd[DLT_PATH_MAX];
-	if (getcwd(cwd, sizeof(cwd)) == NULL)
-		cwd[0] = '\0';
+	/* The executable's path, then the working directory's, in one
+	 * buffer on the stack, each made a string before the next. */
+	char path[DLT_PATH_MAX];
 
 	/* argv from /proc: the same in both library copies and unaffected by
 	 * what the program has done to its own argv array so far.  The first
 	 * 64 KiB are recorded; the rest is only counted, and PROC says so
 	 * (a command of 30,000 arguments was cut at 1,339 without a word). */
 	uint32_t more = 0;
-	size_t n = dlt_read_cmdline(buf, sizeof(buf) - 1, &more);
-	if (n > sizeof(buf) - 1) /* never; GCC cannot tell */
-		n = sizeof(buf) - 1;
-	buf[n] = '\0';
+	const char *args = buf;
+	size_t n;
+	if (b) {
+		/* Each string ends in its NUL, the last one too. */
+		args = b->args;
+		n = b->args_len;
+	} else {
+		n = dlt_read_cmdline(buf, sizeof(buf) - 1, &more);
+		if (n > sizeof(buf) - 1) /* never; GCC cannot tell */
+			n = sizeof(buf) - 1;
+		buf[n] = '\0';
+	}
 	uint32_t argc = 0;
-	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+	for (size_t i = 0; i < n; i += strlen(args + i) + 1)
 		argc++;
 
 	struct dlt_rec_proc *p = dlt_rec_reserve(w, t, sizeof(*p));
-	uint32_t hs = dlt_str(w, t, host), es = dlt_str(w, t, exe),
-		 cs = dlt_str(w, t, cwd);
+	uint32_t hs = dlt_str(w, t, host);
+	uint32_t es = dlt_str(w, t, dlt_exe_path_into(path, sizeof(path)));
+	if (getcwd(path, sizeof(path)) == NULL)
+		path[0] = '\0';
+	uint32_t cs = dlt_str(w, t, path);
 	if (p) {
 		p->h.ts = dlt_now_ns();
 		p->host = hs;
@@ -115,14 +140,14 @@ void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
 	}
 	uint32_t idx = 0;
 	for (size_t i = 0; i < n; idx++) {
-		size_t l = strlen(buf + i);
+		size_t l = strlen(args + i);
 		/* Longer than the string limit, or the last one read when the
 		 * buffer filled up. */
 		int cut = l > DLT_MAX_STR || i + l >= n;
 		/* Redaction keeps argv[0], so the program is still named. */
 		uint32_t s = (redact_argv && idx > 0)
 				     ? dlt_str(w, t, "<redacted>")
-				     : dlt_strn(w, t, buf + i, l);
+				     : dlt_strn(w, t, args + i, l);
 		struct dlt_rec_arg *a = dlt_rec_reserve(w, t, sizeof(*a));
 		if (a) {
 			a->h.ts = 0;
@@ -134,10 +159,16 @@ void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
 		i += l + 1;
 	}
 
-	n = dlt_read_file("/proc/self/environ", buf, sizeof(buf) - 1);
-	buf[n] = '\0';
+	const char *env = buf;
+	if (b) {
+		env = b->env;
+		n = b->env_len;
+	} else {
+		n = dlt_read_file("/proc/self/environ", buf, sizeof(buf) - 1);
+		buf[n] = '\0';
+	}
 	for (size_t i = 0; i < n;) {
-		const char *e = buf + i;
+		const char *e = env + i;
 		size_t l = strlen(e);
 		i += l + 1;
 		const char *eq = memchr(e, '=', l);

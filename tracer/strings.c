@@ -30,6 +30,13 @@ static const char *dlt_str_keep(struct dlt_writer *w, const char *s, size_t n)
 	return c;
 }
 
+/* The index in use: the small one until the table first grew. */
+static uint16_t *dlt_str_ix(struct dlt_writer *w)
+{
+	return w->str_mask < DLT_STRTAB_FIRST ? w->str_index_first
+					      : w->str_index;
+}
+
 /* The index entry that holds s (*found set), or else the free one where it
  * would go; NULL when the index is full. */
 static uint16_t *dlt_str_find(struct dlt_writer *w, uint64_t h, const char *s,
@@ -37,9 +44,10 @@ static uint16_t *dlt_str_find(struct dlt_writer *w, uint64_t h, const char *s,
 {
 	uint32_t mask = w->str_mask;
 	uint32_t i = (uint32_t)h & mask;
+	uint16_t *index = dlt_str_ix(w);
 	*found = 0;
 	for (uint32_t probe = 0; probe <= mask; probe++) {
-		uint16_t *ix = &w->str_index[(i + probe) & mask];
+		uint16_t *ix = &index[(i + probe) & mask];
 		if (*ix == 0)
 			return ix;
 		const struct dlt_str_slot *sl = &w->strs[*ix - 1];
@@ -53,7 +61,8 @@ static uint16_t *dlt_str_find(struct dlt_writer *w, uint64_t h, const char *s,
 }
 
 /* Four times the index, its entries placed again: the new part is written
- * whole, so nothing in it is left from an earlier trace. */
+ * whole, so nothing in it is left from an earlier trace.  Always the large
+ * index (the small one has DLT_STRTAB_FIRST slots). */
 static void dlt_str_grow(struct dlt_writer *w)
 {
 	uint32_t slots = (w->str_mask + 1) * 4;

@@ -26,7 +26,7 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 11u	     /* bump when struct dlt_writer changes */
+#define DLT_WRITER_LAYOUT 13u	     /* bump when struct dlt_writer changes */
 /* A thread's first chunk, per copy of the library; each next one is twice
  * the size, up to DLT_CHUNK_BIG: a process that records little reserves
  * little, one that records much takes a system call per 64 KiB. */
@@ -139,15 +139,24 @@ struct dlt_writer {
 	int redact_argv;
 	uint64_t want_max_size;
 	uint64_t run_id;
+	/* The directory a forked child's trace goes to: the first dir_len
+	 * bytes of path, the directory of the file being written, unless
+	 * dir_abs (a string that lives as long as the process, the shim's
+	 * absolute one) replaces it.  Not a copy of its own: a 4 KiB array
+	 * written at start was a page fault in every traced process
+	 * (docs/performance.md, issue 31). */
+	uint32_t dir_len;
+	const char *dir_abs;
 	struct dlt_clock_shared clock;
 	/* The string table: an open-addressing index of entry numbers (from
 	 * 1) into strs, filled in order; a lookup touches one page of the
 	 * index, where a table of whole entries made every new string a page
 	 * fault (a third of dltrace's page faults at start).  The index
-	 * starts at DLT_STRTAB_FIRST slots (str_mask + 1), on the page of the
-	 * fields above, and grows fourfold when 3/4 full: a short process's
-	 * few dozen strings touch no page of their own.  A new trace (a
-	 * forked child's) empties it by its count and its first slots. */
+	 * starts at DLT_STRTAB_FIRST slots (str_mask + 1) in str_index_first,
+	 * between the fields above and the first entries, and grows fourfold
+	 * when 3/4 full, into str_index: a short process's few dozen strings
+	 * touch no page of their own.  A new trace (a forked child's) empties
+	 * it by its count and its first slots. */
 	uint32_t next_str_id;
 	uint32_t str_count;
 	uint32_t str_arena_used;
@@ -169,11 +178,14 @@ struct dlt_writer {
 	 * dlt_writer_kind), for the cut at the end of the process, which
 	 * shortens whichever of the thread's chunks is last in the file. */
 	struct dlt_tls *(*tls_of[2])(void);
-	/* The large parts last, the index first among them: what a short
-	 * process touches stays on few pages. */
-	uint16_t str_index[DLT_STRTAB_SLOTS];
+	/* The large parts last, the small index and the entries first among
+	 * them: what a short process touches, its fields, index and first
+	 * entries, is one page where the writer starts on one (with the
+	 * grown index before the entries, the entries were a page of their
+	 * own), and its path another. */
+	uint16_t str_index_first[DLT_STRTAB_FIRST];
 	struct dlt_str_slot strs[DLT_STRTAB_SLOTS / 4 * 3];
-	char dir[DLT_PATH_MAX];
+	uint16_t str_index[DLT_STRTAB_SLOTS];
 	char path[DLT_PATH_MAX];
 };
 
@@ -383,10 +395,27 @@ uint32_t dlt_strn(struct dlt_writer *w, struct dlt_tls *t, const char *s,
 /* The program's path (/proc/self/exe, read once per process image), ""
  * when it cannot be read. */
 const char *dlt_exe_path(void);
+/* The same read into buf (cap bytes), each time: the audit module keeps
+ * no copy (a 4 KiB array written at start, a page fault). */
+const char *dlt_exe_path_into(char *buf, size_t cap);
 
 /* Writes the PROC, ARG and ENV records of the current process. */
 void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
 			    int redact_argv);
+
+/* The command line and the environment as /proc/self/cmdline and
+ * /proc/self/environ give them (each string with its NUL), where they lie
+ * in memory: the audit module's view at the start of the process
+ * (shim/nolibc.c), before the program could change them. */
+struct dlt_proc_blocks {
+	const char *args, *env;
+	size_t args_len, env_len;
+};
+/* dlt_write_process_info reading from b (when not NULL) instead of /proc:
+ * six system calls less, and no buffer written. */
+void dlt_write_process_info_from(struct dlt_writer *w, struct dlt_tls *t,
+				 int redact_argv,
+				 const struct dlt_proc_blocks *b);
 
 /* Records a MEMCG reading (common/memcg.h) about pid subject: flags
  * DLT_MEMCG_START or DLT_MEMCG_DEATH (with the subject's wait status and
