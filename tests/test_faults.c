@@ -1347,8 +1347,15 @@ static void kill_once(unsigned long delay_us, int early,
 	char *lib = tu_fx("llp/libdlt_b.so");
 	const char *cmd[] = {fx, "killme", lib, NULL};
 	const char **argv = tu_launcher_argv(dir, NULL, cmd);
+	/* What is killed is the subject here, not the size limit: the
+	 * program writes marks as fast as it can (5 million in 0.28 s has
+	 * been seen), which filled the default 256 MiB before some kills, and
+	 * the marks past it were rightly counted as lost, not written.  Given
+	 * to the launcher here: the suite's children inherit no DLTRACE_
+	 * variable of the test's own environment (tu_build_env). */
+	static const char *const env[] = {"DLTRACE_MAX_SIZE=8G", NULL};
 	struct tu_proc p;
-	TU_CHECK_FATAL(tu_proc_start(&p, argv, NULL) == 0, "cannot start");
+	TU_CHECK_FATAL(tu_proc_start(&p, argv, env) == 0, "cannot start");
 	free(argv);
 	pid_t pid = 0;
 	if (!early) {
@@ -1435,11 +1442,6 @@ static void test_sigkill_random(void)
 	srand(seed);
 	printf("\n    seed %u (DLT_FAULTS_SEED), %lu repetitions\n", seed,
 	       reps);
-	/* What is killed is the subject here, not the size limit: the
-	 * program writes marks as fast as it can (5 million in 0.28 s has
-	 * been seen), which filled the default 256 MiB before some kills, and
-	 * the marks past it were rightly counted as lost, not written. */
-	setenv("DLTRACE_MAX_SIZE", "8G", 1);
 	struct kill_figures fig = {0};
 	for (unsigned long r = 0; r < reps; r++) {
 		/* One in four dies while it starts (inside the loader, the
