@@ -1,11 +1,10 @@
 /* The trace file: making it, naming it, mapping it, growing it and cutting
  * it, and the trace of a forked child (made at its first record).  Every
  * use of a kernel feature that older systems may lack is in one small
- * function here with its fallback: O_TMPFILE and linkat of /proc/self/fd
- * (dlt_create_unnamed: the file is named first instead), open file
- * description locks (dlt_file_hold: flock), getrandom (dlt_random64:
- * /dev/urandom), and MADV_POPULATE_WRITE (chunks.c, dlt_writer_prefetch:
- * nothing is made ahead). */
+ * function here with its fallback: open file description locks
+ * (dlt_file_hold: flock), getrandom (dlt_random64: /dev/urandom), and
+ * MADV_POPULATE_WRITE (chunks.c, dlt_writer_prefetch: nothing is made
+ * ahead). */
 #define _GNU_SOURCE
 #include "writer_int.h"
 #include "hash.h"
@@ -155,6 +154,42 @@ int dlt_file_extend(int fd, uint64_t off, uint64_t len)
 	return 0;
 }
 
+/* The file's first len bytes: head, then zeros, in one write where it
+ * can be (the head first: a write cut short by a full disk or a signal
+ * has written the head's bytes before any zero). */
+static int dlt_file_start(int fd, const void *head, size_t head_len,
+			  uint64_t len)
+{
+	static const uint8_t zeros[4096];
+	struct iovec iov[8] = {{(void *)head, head_len}};
+	int n = 1;
+	uint64_t at = head_len;
+	while (n < 8 && at < len) {
+		uint64_t k = 4096 - at % 4096;
+		if (k > len - at)
+			k = len - at;
+		iov[n++] = (struct iovec){(void *)zeros, (size_t)k};
+		at += k;
+	}
+	ssize_t r;
+	do
+		r = pwritev(fd, iov, n, 0);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return errno;
+	uint64_t done = (uint64_t)r;
+	while (done < head_len) {
+		r = pwrite(fd, (const uint8_t *)head + done, head_len - done,
+			   (off_t)done);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? errno : ENOSPC;
+		done += (uint64_t)r;
+	}
+	return done < len ? dlt_file_extend(fd, done, len - done) : 0;
+}
+
 /* The lock that says this process is alive and maps the file (format.h).
  * Taken on a descriptor that is closed right after the file is mapped: the
  * mapping keeps the open file description, and with it the lock, until the
@@ -299,9 +334,12 @@ static void dlt_fill_header(struct dlt_writer *w, uint8_t *base,
 	atomic_store((_Atomic uint64_t *)&h->alloc_cursor, DLT_DATA_OFFSET);
 }
 
-/* The file on fd made ready: locked, its first bytes written, mapped.
+/* The file on fd made ready: locked, its header and the zeros after it
+ * written (dlt_fill_header's, for a header that names locked), mapped.
  * NULL with *err set when it cannot be. */
-static uint8_t *dlt_prepare(struct dlt_writer *w, int fd, int *locked, int *err)
+static uint8_t *dlt_prepare(struct dlt_writer *w, int fd,
+			    const struct dlt_open_params *p, uint64_t trace_id,
+			    int *err)
 {
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
@@ -310,14 +348,17 @@ static uint8_t *dlt_prepare(struct dlt_writer *w, int fd, int *locked, int *err)
 	}
 	w->dev = (uint64_t)st.st_dev;
 	w->ino = (uint64_t)st.st_ino;
-	*locked = dlt_file_hold(fd) == 0;
+	int locked = dlt_file_hold(fd) == 0;
 	uint64_t start = dlt_file_room(DLT_FILE_START);
 	if (start < DLT_FILE_START) {
 		/* Growing past the limit would raise SIGXFSZ in the host. */
 		*err = EFBIG;
 		return NULL;
 	}
-	*err = dlt_file_extend(fd, 0, DLT_FILE_START);
+	struct dlt_file_header h;
+	memset(&h, 0, sizeof(h));
+	dlt_fill_header(w, (uint8_t *)&h, p, trace_id, locked);
+	*err = dlt_file_start(fd, &h, sizeof(h), DLT_FILE_START);
 	if (*err)
 		return NULL;
 	w->size = DLT_FILE_START;
@@ -331,61 +372,12 @@ static uint8_t *dlt_prepare(struct dlt_writer *w, int fd, int *locked, int *err)
 	return base;
 }
 
-/* The trace file gets its name only once its header is complete: it is
- * made unnamed in the directory (O_TMPFILE), then linked.  A process
- * killed while it starts leaves no file, rather than one of zeros that no
- * reader could tell from a damaged trace.  Returns the mapped file, or
- * NULL with *err set, or NULL with *err 0 where this cannot be done (a file
- * system without O_TMPFILE, no /proc): the caller then names the file
- * first. */
-static uint8_t *dlt_create_unnamed(struct dlt_writer *w,
-				   const struct dlt_open_params *p,
-				   const char *host, const char *rank,
-				   uint64_t trace_id, int *err)
-{
-	int fd = open(p->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		int e = errno;
-		*err = (e == EOPNOTSUPP || e == EISDIR || e == EINVAL) ? 0 : e;
-		if (*err)
-			dlt_writer_disable(w, "cannot create a trace file in",
-					   p->dir, e);
-		return NULL;
-	}
-	int locked;
-	uint8_t *base = dlt_prepare(w, fd, &locked, err);
-	if (base == NULL) {
-		close(fd);
-		dlt_writer_disable(w, "cannot write a trace file in", p->dir,
-				   *err);
-		return NULL;
-	}
-	dlt_fill_header(w, base, p, trace_id, locked);
-	char self[64];
-	struct dlt_strbuf sb;
-	dlt_sb_init(&sb, self, sizeof(self));
-	dlt_sb_str(&sb, "/proc/self/fd/");
-	dlt_sb_int(&sb, fd);
-	int r = -1;
-	for (int attempt = 0; attempt < 100; attempt++) {
-		if (dlt_file_trace_path(w, p, host, rank, attempt) != 0)
-			break;
-		/* Never replaces a file: EEXIST tries the next name. */
-		r = linkat(AT_FDCWD, self, AT_FDCWD, w->path,
-			   AT_SYMLINK_FOLLOW);
-		if (r == 0 || errno != EEXIST)
-			break;
-	}
-	close(fd);
-	if (r != 0) {
-		munmap(base, w->map_len);
-		*err = 0;
-		return NULL;
-	}
-	return base;
-}
-
-/* The file named first, then filled. */
+/* The file is made under its name, and its first write is the header: a
+ * process killed in between leaves a file of 0 bytes, which readers
+ * report as a trace that never started, never one of zeros.  (It was
+ * made unnamed with O_TMPFILE and linked once complete: the link, a look
+ * into /proc/self/fd and the orphan list's upkeep were a tenth of what a
+ * short process's trace cost it, issue 31.) */
 static uint8_t *dlt_create_named(struct dlt_writer *w,
 				 const struct dlt_open_params *p,
 				 const char *host, const char *rank,
@@ -413,15 +405,13 @@ static uint8_t *dlt_create_named(struct dlt_writer *w,
 				   *err);
 		return NULL;
 	}
-	int locked;
-	uint8_t *base = dlt_prepare(w, fd, &locked, err);
+	uint8_t *base = dlt_prepare(w, fd, p, trace_id, err);
 	close(fd);
 	if (base == NULL) {
 		unlink(w->path);
 		dlt_writer_disable(w, "cannot write", w->path, *err);
 		return NULL;
 	}
-	dlt_fill_header(w, base, p, trace_id, locked);
 	return base;
 }
 
@@ -494,9 +484,7 @@ static int dlt_writer_open(struct dlt_writer *w,
 	}
 
 	int err = 0;
-	uint8_t *base = dlt_create_unnamed(w, p, host, rank, trace_id, &err);
-	if (base == NULL && err == 0)
-		base = dlt_create_named(w, p, host, rank, trace_id, &err);
+	uint8_t *base = dlt_create_named(w, p, host, rank, trace_id, &err);
 	if (base == NULL)
 		return -err;
 	w->hdr = (struct dlt_file_header *)base;

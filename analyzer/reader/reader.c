@@ -266,6 +266,19 @@ struct dlt_trace *dlt_trace_open_rw(const char *path, bool writable, char *err,
 		return NULL;
 	}
 	size_t size = (size_t)st.st_size;
+	size_t pl = strlen(path);
+	if (size == 0 && pl >= 8 && strcmp(path + pl - 8, ".dltrace") == 0) {
+		/* The writer names the file, then writes its header first:
+		 * empty, its process ended before that write (killed as it
+		 * started; docs/trace-format.md). */
+		dlt_err(err, errlen,
+			"%s: 0 bytes, no header: its process ended while it "
+			"made the file, before its first write; nothing was "
+			"recorded",
+			path);
+		close(fd);
+		return NULL;
+	}
 	if (size < 16) {
 		dlt_err(err, errlen,
 			"%s: %zu bytes: too short to be a dltrace trace", path,
