@@ -604,7 +604,14 @@ DLT_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 		/* Forget it: its address may be reused by a later object. */
 		*o = dlt_aud.objs[--dlt_nobjs];
 	}
-	struct dlt_rec_lib_unload *r = dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
+	/* At the end of the process the loader unloads every object: those
+	 * records would only say that it ended, which its EXIT record and
+	 * the end of the trace say.  A load that failed is still said. */
+	int ending = atomic_load_explicit(&w->ending, memory_order_relaxed);
+	struct dlt_rec_lib_unload *r =
+		ending && !failed_load
+			? NULL
+			: dlt_rec_reserve(w, &dlt_tls, sizeof(*r));
 	if (r) {
 		r->h.ts = dlt_now_ns();
 		r->obj = obj;
@@ -615,9 +622,8 @@ DLT_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 	 * dynamic loader, whose unload is reported last; glibc before 2.35
 	 * calls no la_activity after it (below), so the file is cut here
 	 * too, after the last LIB_UNLOAD. */
-	if (atomic_load_explicit(&w->ending, memory_order_relaxed) &&
-	    ((struct link_map *)(uintptr_t)obj)->l_addr ==
-		    (ElfW(Addr))getauxval(AT_BASE))
+	if (ending && ((struct link_map *)(uintptr_t)obj)->l_addr ==
+			      (ElfW(Addr))getauxval(AT_BASE))
 		dlt_writer_cut(w, 1);
 	errno = saved;
 	return 0;
