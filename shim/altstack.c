@@ -59,7 +59,7 @@ static void dlt_alt_register(uintptr_t sp)
 	dlt_alt_sys(&ss, NULL);
 }
 
-void dlt_alt_thread(void)
+DLT_START void dlt_alt_thread(void)
 {
 	if (!dlt_alt_on || dlt_alt_sp)
 		return;
@@ -88,7 +88,7 @@ void dlt_alt_thread(void)
 	errno = saved;
 }
 
-void dlt_alt_init(void)
+DLT_START void dlt_alt_init(void)
 {
 	if (!dlt_cfg.altstack || !dlt_cfg.signals)
 		return;

@@ -5,6 +5,7 @@
  * library mapped. */
 #define _GNU_SOURCE
 #include "filever.h"
+#include "hot.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,7 @@ void dlt_versions_absent(int64_t v[8])
 		v[i] = DLT_VERSION_ABSENT;
 }
 
-int dlt_gpu_file_family(const char *path)
+DLT_START int dlt_gpu_file_family(const char *path)
 {
 	static const struct {
 		const char *prefix;

@@ -28,6 +28,7 @@
  * run the same steps themselves. */
 #define _GNU_SOURCE
 #include "lifecycle.h"
+#include "hot.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -127,14 +128,31 @@ static void dlt_lc_atfork_child(void)
 	dlt_lc_child(&dlt_lc_forking, false);
 }
 
-void dlt_lc_init(void)
+/* The library is linked without the C runtime's start files
+ * (-nostartfiles, CMakeLists.txt): their _init and their flag that
+ * __do_global_dtors_aux reads then writes at exit were three page faults
+ * of every traced process (issue 31), for nothing a C library of ours
+ * needs: constructors and destructors run from .init_array and
+ * .fini_array.  What they defined that it uses is this: the object's
+ * handle, which pthread_atfork's static part passes to the C library
+ * (its handlers are forgotten if the object is ever unloaded). */
+void *const __dso_handle __attribute__((visibility("hidden"))) =
+	(void *)&__dso_handle;
+
+/* What pthread_atfork's static part calls (libc_nonshared.a), called
+ * directly: that part is linked at the end of the library's text, a page
+ * of its own touched at start. */
+extern int __register_atfork(void (*prepare)(void), void (*parent)(void),
+			     void (*child)(void), void *dso);
+
+DLT_START void dlt_lc_init(void)
 {
 	dlt_owner_pid = getpid();
 	/* Registered first of all the program's (the preload copy starts
 	 * before its code): the prepare step runs last, right before the
 	 * fork, and the child and parent steps first after it. */
-	pthread_atfork(dlt_lc_atfork_prepare, dlt_lc_atfork_parent,
-		       dlt_lc_atfork_child);
+	__register_atfork(dlt_lc_atfork_prepare, dlt_lc_atfork_parent,
+			  dlt_lc_atfork_child, __dso_handle);
 }
 
 /* What a child will call, found in the parent: in every child of a shell

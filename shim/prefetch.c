@@ -18,6 +18,7 @@
  * "dltrace-pf", and the watchdog never reports it. */
 #define _GNU_SOURCE
 #include "prefetch.h"
+#include "hot.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -125,7 +126,7 @@ static void dlt_pf_grow_inline(struct dlt_writer *w, uint32_t pages)
 		done = pages;
 }
 
-void dlt_prefetch_init(void)
+DLT_START void dlt_prefetch_init(void)
 {
 	dlt_on_grow = dlt_cfg.prefetch ? dlt_pf_grow : dlt_pf_grow_inline;
 }

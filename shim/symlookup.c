@@ -8,6 +8,7 @@
  * RTLD_LOCAL, which dlsym(RTLD_NEXT) does not. */
 #define _GNU_SOURCE
 #include "symlookup.h"
+#include "hot.h"
 
 #include "hash.h"
 
@@ -51,7 +52,8 @@ static int dlt_sym_ok(const ElfW(Sym) * s, const uint16_t *versym, uint32_t i)
 	return 1;
 }
 
-static int dlt_find_in(struct dl_phdr_info *info, size_t size, void *data)
+DLT_START static int dlt_find_in(struct dl_phdr_info *info, size_t size,
+				 void *data)
 {
 	(void)size;
 	struct dlt_find *f = data;
@@ -178,7 +180,7 @@ void *dlt_sym_find(const char *name, uintptr_t skip_base, const char *skip_name,
 	return f.found;
 }
 
-void *dlt_sym_next(const char *name, const char *self_name)
+DLT_START void *dlt_sym_next(const char *name, const char *self_name)
 {
 	struct dlt_find f = {name,
 			     dlt_gnu_hash(name),

@@ -294,7 +294,7 @@ struct dlt_gpu_objs {
 /* torch's extension module (torch/_C.cpython-*.so: 2) or libraries
  * (libtorch.so, libtorch_cpu.so ...: 1); 0 for anything else.  Debian
  * keeps the libraries apart from the module, wheels in torch/lib. */
-static int dlt_torch_file(const char *path)
+DLT_START static int dlt_torch_file(const char *path)
 {
 	const char *b = strrchr(path, '/');
 	if (b && strncmp(b + 1, "_C.", 3) == 0 && b - path >= 6 &&
@@ -305,7 +305,8 @@ static int dlt_torch_file(const char *path)
 	       strncmp(b, "libtorch_global_deps", 20) != 0;
 }
 
-static int dlt_collect_gpu(struct dl_phdr_info *info, size_t size, void *data)
+DLT_START static int dlt_collect_gpu(struct dl_phdr_info *info, size_t size,
+				     void *data)
 {
 	(void)size;
 	struct dlt_gpu_objs *g = data;
@@ -439,14 +440,15 @@ static void dlt_torch_write(struct dlt_writer *w, const char *lib)
 		dlt_runtime_write(w, DLT_RUNTIME_TORCH, ver, path);
 }
 
-static int dlt_adds_only(struct dl_phdr_info *info, size_t size, void *data)
+DLT_START static int dlt_adds_only(struct dl_phdr_info *info, size_t size,
+				   void *data)
 {
 	(void)size;
 	*(unsigned long long *)data = info->dlpi_adds;
 	return 1;
 }
 
-void dlt_versions_loaded(void)
+DLT_START void dlt_versions_loaded(void)
 {
 	struct dlt_writer *w = dlt_writer_on();
 	/* Not in a forked child: dl_iterate_phdr may wait there for good

@@ -3,6 +3,7 @@
  * record.h). */
 #define _GNU_SOURCE
 #include "writer_int.h"
+#include "hot.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -218,8 +219,8 @@ void dlt_tls_release(struct dlt_writer *w, struct dlt_tls *t)
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
-void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
-			   uint32_t len)
+DLT_START void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
+				     uint32_t len)
 {
 	if (!atomic_load_explicit(&w->enabled, memory_order_relaxed) ||
 	    t->in_slow)
@@ -265,8 +266,8 @@ void *dlt_rec_reserve_slow(struct dlt_writer *w, struct dlt_tls *t,
  * when tracing stopped at the next) to what it holds if it is the last one
  * handed out; returns the new end of what was handed out.  Under
  * w->lock. */
-static uint64_t dlt_cut_chunk(struct dlt_writer *w, struct dlt_tls *t,
-			      uint64_t end)
+DLT_START static uint64_t dlt_cut_chunk(struct dlt_writer *w, struct dlt_tls *t,
+					uint64_t end)
 {
 	uint8_t *used_end = t ? (t->cur ? t->cur : t->done) : NULL;
 	if (t == NULL || t->gen != atomic_load(&w->gen) || used_end == NULL ||
@@ -293,8 +294,8 @@ static uint64_t dlt_cut_chunk(struct dlt_writer *w, struct dlt_tls *t,
 
 /* The cut, with the calling thread's state either given (t, own_tls) or
  * taken from the copies of the library (tls_of). */
-static void dlt_chunks_cut(struct dlt_writer *w, struct dlt_tls *t, int own_tls,
-			   int ending)
+DLT_START static void dlt_chunks_cut(struct dlt_writer *w, struct dlt_tls *t,
+				     int own_tls, int ending)
 {
 	/* Not in a vfork child, whose memory is its parent's. */
 	if (w == NULL || w->hdr == NULL || w->pid != getpid())
@@ -329,7 +330,7 @@ out:
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
-void dlt_writer_cut(struct dlt_writer *w, int ending)
+DLT_START void dlt_writer_cut(struct dlt_writer *w, int ending)
 {
 	/* A detached writer's thread state is its caller's, never the
 	 * library copies' thread-local one. */

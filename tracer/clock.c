@@ -57,7 +57,7 @@ static uint64_t dlt_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void dlt_clock_share(struct dlt_clock_shared *s)
+DLT_START void dlt_clock_share(struct dlt_clock_shared *s)
 {
 	if (s == dlt_clk)
 		return;
@@ -188,7 +188,7 @@ static uint64_t dlt_baseline(void)
 }
 #endif
 
-uint64_t dlt_now_slow(void)
+DLT_START uint64_t dlt_now_slow(void)
 {
 #if DLT_HAVE_COUNTER
 	int st =
