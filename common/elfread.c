@@ -183,9 +183,17 @@ static int dlt_elf_take_names(void *ctx, int64_t tag, uint64_t val)
 	return 0;
 }
 
+void dlt_elf_info_clear(struct dlt_elf_info *out)
+{
+	out->soname[0] = out->runpath[0] = out->rpath[0] = '\0';
+	memset(out->build_id, 0, sizeof(out->build_id));
+	out->build_id_len = 0;
+	out->has_runpath = out->has_rpath = 0;
+}
+
 int dlt_elf_read(const char *path, struct dlt_elf_info *out)
 {
-	memset(out, 0, sizeof(*out));
+	dlt_elf_info_clear(out);
 	struct dlt_elf e;
 	int r = dlt_elf_open(&e, path);
 	if (r != 0)
@@ -358,7 +366,7 @@ static void dlt_mapped_str(const char *tab, uint64_t sz, uint64_t off,
 int dlt_elf_read_mapped(uintptr_t base, const void *dyn,
 			struct dlt_elf_info *out)
 {
-	memset(out, 0, sizeof(*out));
+	dlt_elf_info_clear(out);
 	if (base == 0 || dyn == NULL || !dlt_mapped(base, sizeof(ElfW(Ehdr))))
 		return -1;
 	const ElfW(Ehdr) *eh = (const void *)base;

@@ -81,6 +81,11 @@ struct dlt_elf_info {
 	int has_rpath;
 };
 
+/* Empty: the strings' first bytes, the build-id and the flags, not the
+ * 2 KiB of the strings' buffers (written on the stack, they were a page
+ * fault at every process's start, issue 31). */
+void dlt_elf_info_clear(struct dlt_elf_info *out);
+
 /* Fills *out from the file at path.  Returns 0 or a negative errno. */
 int dlt_elf_read(const char *path, struct dlt_elf_info *out);
 

@@ -2,6 +2,7 @@
 #include "writer_int.h"
 
 #include "record.h"
+#include "hot.h"
 
 #include <fcntl.h>
 #include <string.h>
@@ -60,10 +61,14 @@ static size_t dlt_read_cmdline(char *buf, size_t cap, uint32_t *more)
 	return n;
 }
 
+DLT_HOT const char *dlt_exe_hint;
+
 const char *dlt_exe_path_into(char *buf, size_t cap)
 {
 	ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
-	buf[n > 0 ? n : 0] = '\0';
+	/* A path that filled the buffer may have been cut: none, rather
+	 * than a wrong one. */
+	buf[n > 0 && (size_t)n < cap - 1 ? n : 0] = '\0';
 	return buf;
 }
 
@@ -123,7 +128,10 @@ void dlt_write_process_info_from(struct dlt_writer *w, struct dlt_tls *t,
 
 	struct dlt_rec_proc *p = dlt_rec_reserve(w, t, sizeof(*p));
 	uint32_t hs = dlt_str(w, t, host);
-	uint32_t es = dlt_str(w, t, dlt_exe_path_into(path, sizeof(path)));
+	uint32_t es =
+		dlt_str(w, t,
+			dlt_exe_hint ? dlt_exe_hint
+				     : dlt_exe_path_into(path, sizeof(path)));
 	if (getcwd(path, sizeof(path)) == NULL)
 		path[0] = '\0';
 	uint32_t cs = dlt_str(w, t, path);

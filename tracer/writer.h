@@ -26,7 +26,7 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 13u	     /* bump when struct dlt_writer changes */
+#define DLT_WRITER_LAYOUT 14u	     /* bump when struct dlt_writer changes */
 /* A thread's first chunk, per copy of the library; each next one is twice
  * the size, up to DLT_CHUNK_BIG: a process that records little reserves
  * little, one that records much takes a system call per 64 KiB. */
@@ -47,6 +47,9 @@
 #define DLT_TAIL_RESERVE 4096u
 #define DLT_STRTAB_SLOTS 8192u
 #define DLT_STRTAB_FIRST 512u /* 1 KiB of index */
+/* A trace file's path, its directory's included: a directory of up to
+ * about 950 bytes (a longer one turns tracing off, saying so). */
+#define DLT_TRACE_PATH_MAX 1024u
 #ifndef DLT_PREFETCH_AHEAD
 #define DLT_PREFETCH_AHEAD 2048
 #endif
@@ -178,15 +181,16 @@ struct dlt_writer {
 	 * dlt_writer_kind), for the cut at the end of the process, which
 	 * shortens whichever of the thread's chunks is last in the file. */
 	struct dlt_tls *(*tls_of[2])(void);
-	/* The large parts last, the small index and the entries first among
-	 * them: what a short process touches, its fields, index and first
-	 * entries, is one page where the writer starts on one (with the
-	 * grown index before the entries, the entries were a page of their
-	 * own), and its path another. */
+	/* The large parts last, the small index, the path and the entries
+	 * first among them: what a short process touches, its fields, index,
+	 * path and first hundred entries, is one page where the writer starts
+	 * on one (with the grown index before the entries, the entries were a
+	 * page of their own; with a path of PATH_MAX after them, the path
+	 * was another, issue 31). */
 	uint16_t str_index_first[DLT_STRTAB_FIRST];
+	char path[DLT_TRACE_PATH_MAX];
 	struct dlt_str_slot strs[DLT_STRTAB_SLOTS / 4 * 3];
 	uint16_t str_index[DLT_STRTAB_SLOTS];
-	char path[DLT_PATH_MAX];
 };
 
 /* What a new trace file is about. */
@@ -398,6 +402,11 @@ const char *dlt_exe_path(void);
 /* The same read into buf (cap bytes), each time: the audit module keeps
  * no copy (a 4 KiB array written at start, a page fault). */
 const char *dlt_exe_path_into(char *buf, size_t cap);
+
+/* The executable's path as the caller already read it, for the PROC
+ * record (NULL: read it).  The audit module reads it once for PROC and
+ * the program's LIB_LOAD (a look into /proc less at start, issue 31). */
+extern const char *dlt_exe_hint;
 
 /* Writes the PROC, ARG and ENV records of the current process. */
 void dlt_write_process_info(struct dlt_writer *w, struct dlt_tls *t,
