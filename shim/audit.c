@@ -72,6 +72,18 @@ struct dlt_search {
 	struct dlt_tried tried[DLT_AUDIT_MAX_TRIED];
 };
 
+#ifdef DLT_FREESTANDING
+/* The module's own realpath takes the buffer's size: la_objopen's is
+ * 1 KiB, not PATH_MAX, its frame one page of stack less at every start
+ * (the callbacks run deep in the loader's stack; issue 31).  A longer
+ * real path is not recorded (the path the loader used is). */
+#define DLT_REAL_CAP 1024u
+#define dlt_realpath_in(path, out) dlt_nolibc_realpath(path, out, DLT_REAL_CAP)
+#else
+#define DLT_REAL_CAP DLT_PATH_MAX
+#define dlt_realpath_in(path, out) realpath(path, out)
+#endif
+
 /* Objects mapped so far: enough to tell RPATH from RUNPATH for a requester
  * and to recognise a search that ended on a file already loaded. */
 struct dlt_obj {
@@ -255,7 +267,8 @@ DLT_EXPORT char *la_objsearch(const char *name, uintptr_t *cookie,
 	int saved = errno;
 	if (flag == LA_SER_ORIG) {
 		dlt_flush_failed_search();
-		char buf[DLT_PATH_MAX];
+		dlt_exe_hint = NULL; /* its buffer is the last path's */
+		char buf[DLT_REAL_CAP];
 		dlt_aud.cur.active = 1;
 		dlt_aud.cur.n = 0;
 		dlt_aud.cur.cut = 0;
@@ -383,9 +396,9 @@ static int dlt_memo_hit(const struct dlt_file_memo *m, const char *path,
 	       m->mtime_ns == dlt_mtime_ns(st) && strcmp(m->path, path) == 0;
 }
 
-/* realpath(path), with the real path of its directory remembered:
- * libraries come from a few directories, and realpath costs a readlink per
- * component of the path, each time. */
+/* realpath(path) into out (DLT_REAL_CAP bytes), with the real path of
+ * its directory remembered: libraries come from a few directories, and
+ * realpath costs a readlink per component of the path, each time. */
 static char *dlt_realpath(const char *path, char *out)
 {
 	struct dlt_seen_dirs *seen = &dlt_aud.seen;
@@ -395,31 +408,31 @@ static char *dlt_realpath(const char *path, char *out)
 	/* A link as the last component: its target decides. */
 	if (slash == NULL || dl == 0 || dl >= sizeof(seen->dir[0]) ||
 	    lstat(path, &lst) != 0 || S_ISLNK(lst.st_mode))
-		return realpath(path, out);
+		return dlt_realpath_in(path, out);
 	unsigned k = 0;
 	for (; k < DLT_SEEN_DIRS; k++)
 		if (strncmp(seen->dir[k], path, dl) == 0 &&
 		    seen->dir[k][dl] == '\0')
 			break;
 	if (k == DLT_SEEN_DIRS) {
-		/* out (DLT_PATH_MAX, what realpath may write) holds the
-		 * directory's real path until the answer replaces it. */
+		/* out holds the directory's real path until the answer
+		 * replaces it. */
 		char dir[sizeof(seen->dir[0])];
 		memcpy(dir, path, dl);
 		dir[dl] = '\0';
 		k = seen->next++ % DLT_SEEN_DIRS;
 		seen->dir[k][0] = '\0';
-		if (realpath(dir, out) == NULL ||
+		if (dlt_realpath_in(dir, out) == NULL ||
 		    strlen(out) >= sizeof(seen->real[k]))
-			return realpath(path, out);
+			return dlt_realpath_in(path, out);
 		memcpy(seen->real[k], out, strlen(out) + 1);
 		memcpy(seen->dir[k], dir, dl + 1);
 	}
 	struct dlt_strbuf b;
-	dlt_sb_init(&b, out, DLT_PATH_MAX);
+	dlt_sb_init(&b, out, DLT_REAL_CAP);
 	dlt_sb_str(&b, seen->real[k]);
 	dlt_sb_str(&b, slash);
-	return dlt_sb_done(&b) == 0 ? out : realpath(path, out);
+	return dlt_sb_done(&b) == 0 ? out : dlt_realpath_in(path, out);
 }
 
 DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
@@ -444,7 +457,7 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 		errno = saved;
 		return 0;
 	}
-	char real[DLT_PATH_MAX];
+	char real[DLT_REAL_CAP];
 	const char *path = map->l_name;
 	uint32_t flags = 0;
 	int is_main = (path == NULL || path[0] == '\0') && lmid == LM_ID_BASE &&
@@ -452,11 +465,13 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 	int have_file = have_named;
 	if (is_main) {
 		/* Already a real path (the kernel's). */
-		path = dlt_exe_path_into(real, sizeof(real));
+		path = dlt_exe_hint && dlt_exe_hint[0]
+			       ? dlt_exe_hint
+			       : dlt_exe_path_into(real, sizeof(real));
 		flags |= DLT_LIB_MAIN;
 		have_file = path[0] && stat(path, &st) == 0;
 	}
-	if (!have_file)
+	if (!have_file && !is_main)
 		flags |= DLT_LIB_VDSO;
 	uint32_t gen = atomic_load(&w->gen);
 	/* Not for the objects of the start-up, each mapped once: the memo's
@@ -469,7 +484,7 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 			: NULL;
 	int hit = memo && dlt_memo_hit(memo, path, &st, gen);
 	struct dlt_elf_info ei;
-	memset(&ei, 0, sizeof(ei));
+	dlt_elf_info_clear(&ei);
 	/* From the loader's mapped copy, which is what runs (a file replaced
 	 * since is not); the file where that cannot be checked. */
 	if (have_file && !hit &&
@@ -582,20 +597,38 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 		o->has_runpath = ei.has_runpath;
 		o->pending = 1;
 	}
+	if (is_main)
+		dlt_exe_hint = NULL; /* its buffer is the last path's */
 	errno = saved;
 	return 0; /* no symbol binding callbacks: they would slow every call */
 }
+
+/* Records written by this copy after the process began to end (a failed
+ * search said, a failed load's unload): the last cut must follow them. */
+DLT_HOT static int dlt_wrote_ending;
 
 DLT_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 {
 	if (!dlt_audit_on)
 		return 0;
+	/* The process ends and nothing is left to say of this object: no
+	 * system call (each of the five or so objects of a short process
+	 * paid the thread's and the process's ids, issue 31). */
+	struct dlt_writer *e = dlt_w;
+	if (e && atomic_load_explicit(&e->ending, memory_order_relaxed) &&
+	    !dlt_aud.cur.active) {
+		struct dlt_obj *o = dlt_audit_obj_find((uint64_t)*cookie);
+		if (o == NULL || !o->pending)
+			return 0;
+	}
 	struct dlt_writer *w = dlt_audit_writer_on();
 	if (w == NULL)
 		return 0;
 	int saved = errno;
+	int ending = atomic_load_explicit(&w->ending, memory_order_relaxed);
 	/* A search still pending has failed.  glibc 2.36 says so with
 	 * la_activity at exit as well; 2.31 only calls la_objclose. */
+	dlt_wrote_ending |= ending && dlt_aud.cur.active;
 	dlt_flush_failed_search();
 	uint64_t obj = (uint64_t)*cookie;
 	struct dlt_obj *o = dlt_audit_obj_find(obj);
@@ -607,7 +640,6 @@ DLT_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 	/* At the end of the process the loader unloads every object: those
 	 * records would only say that it ended, which its EXIT record and
 	 * the end of the trace say.  A load that failed is still said. */
-	int ending = atomic_load_explicit(&w->ending, memory_order_relaxed);
 	struct dlt_rec_lib_unload *r =
 		ending && !failed_load
 			? NULL
@@ -617,13 +649,15 @@ DLT_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 		r->obj = obj;
 		dlt_rec_commit(r, DLT_REC_LIB_UNLOAD, (uint16_t)failed_load,
 			       sizeof(*r));
+		dlt_wrote_ending |= ending;
 	}
 	/* At exit the objects are finalised from the program down to the
 	 * dynamic loader, whose unload is reported last; glibc before 2.35
 	 * calls no la_activity after it (below), so the file is cut here
-	 * too, after the last LIB_UNLOAD. */
-	if (ending && ((struct link_map *)(uintptr_t)obj)->l_addr ==
-			      (ElfW(Addr))getauxval(AT_BASE))
+	 * too, after the last record. */
+	if (ending && dlt_wrote_ending &&
+	    ((struct link_map *)(uintptr_t)obj)->l_addr ==
+		    (ElfW(Addr))getauxval(AT_BASE))
 		dlt_writer_cut(w, 1);
 	errno = saved;
 	return 0;
@@ -635,16 +669,19 @@ DLT_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	if (!dlt_audit_on || flag != LA_ACT_CONSISTENT)
 		return;
 	int saved = errno;
+	struct dlt_writer *w = dlt_w;
+	int ending =
+		w && atomic_load_explicit(&w->ending, memory_order_relaxed);
+	dlt_wrote_ending |= ending && dlt_aud.cur.active;
 	dlt_flush_failed_search();
 	for (uint32_t i = 0; i < dlt_nobjs; i++)
 		dlt_aud.objs[i].pending = 0;
 	dlt_started = 1;
 	/* At exit, glibc 2.35 and later end the objects' unload reports
-	 * with this call: the records written after the exit's own cut (one
-	 * LIB_UNLOAD per object) are the last, and the file is cut again
-	 * after them. */
-	struct dlt_writer *w = dlt_w;
-	if (w && atomic_load_explicit(&w->ending, memory_order_relaxed))
+	 * with this call: what this copy wrote after the exit's own cut (a
+	 * failed search, a failed load's unload) is the last, and the file
+	 * is cut again after it. */
+	if (ending && dlt_wrote_ending)
 		dlt_writer_cut(w, 1);
 	errno = saved;
 }
@@ -696,6 +733,10 @@ DLT_EXPORT unsigned int la_version(unsigned int version)
 	if (version == 0)
 		return 0;
 	dlt_writer_kind_self = DLT_WRITER_AUDIT;
+	/* The search's page written before anything reads it: a read first
+	 * maps the zero page and the first write then faults again, two page
+	 * faults for the page instead of one (issue 31). */
+	dlt_aud.cur.active = 0;
 	dlt_audit_pid = getpid();
 	dlt_config_read(true);
 #ifndef DLT_FREESTANDING
@@ -721,6 +762,10 @@ DLT_EXPORT unsigned int la_version(unsigned int version)
 	if (dlt_writer_create(&dlt_audit_writer, &p) == 0) {
 		dlt_w = &dlt_audit_writer;
 		dlt_audit_on = 1;
+		/* Read once for PROC and the program's LIB_LOAD, which comes
+		 * next, before any search writes the last path's buffer. */
+		dlt_exe_hint =
+			dlt_exe_path_into(dlt_aud.last_path, DLT_REAL_CAP);
 #ifdef DLT_FREESTANDING
 		/* The blocks as the kernel laid them out, read in place. */
 		struct dlt_proc_blocks b;

@@ -82,7 +82,9 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 	int fix_preload = !dlt_env_has(env, "LD_PRELOAD", self);
 	int fix_audit =
 		dlt_have_audit && !dlt_env_has(env, "LD_AUDIT", dlt_audit_path);
-	int fix_dir = dlt_dir_abs[0] && !dlt_env_has(env, "DLTRACE_DIR", NULL);
+	char dirb[DLT_TRACE_PATH_MAX];
+	const char *dir = dlt_dir_now(dirb, sizeof(dirb));
+	int fix_dir = dir[0] == '/' && !dlt_env_has(env, "DLTRACE_DIR", NULL);
 	int fix_run = dlt_cfg.run_id && !dlt_env_has(env, "DLTRACE_RUN", NULL);
 	for (; env && *env; env++) {
 		if ((fix_preload && strncmp(*env, "LD_PRELOAD=", 11) == 0) ||
@@ -112,7 +114,7 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 	if (fix_dir) {
 		dlt_envb_begin(&b);
 		dlt_sb_str(&b.sb, "DLTRACE_DIR=");
-		dlt_sb_str(&b.sb, dlt_dir_abs);
+		dlt_sb_str(&b.sb, dir);
 		dlt_envb_end(&b, out, &n);
 	}
 	if (fix_run) {

@@ -567,90 +567,135 @@ int flock(int fd, int op)
  * descriptor's /proc/self/fd link: a process's first look into
  * /proc/self costs about 13 us here (its directory made), and two such
  * real paths took 35 us in a new process against 15 this way (issue 31).
- * out holds PATH_MAX bytes, as the C library's callers pass. */
+ * out holds PATH_MAX bytes, as the C library's callers pass (cap bytes
+ * for dlt_nolibc_realpath), and is the only buffer: the path resolved so far
+ * grows from its start, what is left to resolve sits at its end, and a link's
+ * target is read into the gap between them (a buffer of its own on the stack
+ * was a page fault at start, the audit callbacks running deep in the loader's
+ * stack). */
 char *realpath(const char *restrict path, char *restrict out)
+{
+	return dlt_nolibc_realpath(path, out, PATH_MAX);
+}
+
+/* The last real paths made: each of their directories is known to be no
+ * link.  The libraries of a process share most of their directories
+ * (/usr, /usr/lib, ...), whose readlink was asked again for each (five
+ * of a short process's eighteen, issue 31). */
+#define DLT_REAL_SEEN 4
+DLT_HOT static struct {
+	char path[184];
+	size_t len;
+} dlt_nolibc_real_seen[DLT_REAL_SEEN];
+DLT_HOT static unsigned dlt_nolibc_real_next;
+
+static int dlt_nolibc_known_real(const char *p, size_t len)
+{
+	for (unsigned k = 0; k < DLT_REAL_SEEN; k++) {
+		const char *s = dlt_nolibc_real_seen[k].path;
+		if (len <= dlt_nolibc_real_seen[k].len &&
+		    memcmp(p, s, len) == 0 && (s[len] == '/' || s[len] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+static void dlt_nolibc_real_remember(const char *p, size_t len)
+{
+	unsigned k = dlt_nolibc_real_next++ % DLT_REAL_SEEN;
+	if (len >= sizeof(dlt_nolibc_real_seen[k].path))
+		return;
+	memcpy(dlt_nolibc_real_seen[k].path, p, len + 1);
+	dlt_nolibc_real_seen[k].len = len;
+}
+
+char *dlt_nolibc_realpath(const char *path, char *out, size_t cap)
 {
 	if (path == NULL || out == NULL || path[0] == '\0') {
 		dlt_nolibc_errno = path && out ? ENOENT : EINVAL;
 		return NULL;
 	}
-	/* rest: what is left to resolve, at its end (rest + at). */
-	char rest[PATH_MAX];
 	size_t pl = strlen(path);
-	if (pl >= sizeof(rest)) {
+	if (pl + 2 >= cap) {
 		dlt_nolibc_errno = ENAMETOOLONG;
 		return NULL;
 	}
-	size_t at = sizeof(rest) - 1 - pl;
-	memcpy(rest + at, path, pl + 1);
+	/* rest: out[at, cap - 1), ending in a NUL at out[cap - 1]. */
+	size_t at = cap - 1 - pl;
+	memmove(out + at, path, pl);
+	out[cap - 1] = '\0';
 	size_t len;
 	if (path[0] == '/') {
 		out[0] = '/';
 		len = 1;
 	} else {
-		if (getcwd(out, PATH_MAX) == NULL)
+		/* The working directory, then the name after it. */
+		char *cwd = getcwd(out, at);
+		if (cwd == NULL)
 			return NULL;
 		len = strlen(out);
 	}
-	out[len] = '\0';
 	int links = 0;
-	while (rest[at] != '\0') {
-		while (rest[at] == '/')
+	while (out[at] != '\0') {
+		while (out[at] == '/')
 			at++;
 		size_t cl = 0;
-		while (rest[at + cl] != '\0' && rest[at + cl] != '/')
+		while (out[at + cl] != '\0' && out[at + cl] != '/')
 			cl++;
-		const char *c = rest + at;
+		size_t c = at;
 		at += cl;
-		if (cl == 0 || (cl == 1 && c[0] == '.'))
+		if (cl == 0 || (cl == 1 && out[c] == '.'))
 			continue;
-		if (cl == 2 && c[0] == '.' && c[1] == '.') {
+		if (cl == 2 && out[c] == '.' && out[c + 1] == '.') {
 			while (len > 1 && out[len - 1] != '/')
 				len--;
 			if (len > 1)
 				len--;
-			out[len] = '\0';
 			continue;
 		}
-		size_t nl = len + (out[len - 1] != '/') + cl;
-		if (nl >= PATH_MAX - 1) {
+		size_t before = len;
+		size_t sep = out[len - 1] != '/';
+		if (len + sep + cl + 2 > c) {
 			dlt_nolibc_errno = ENAMETOOLONG;
 			return NULL;
 		}
-		size_t before = len;
-		if (out[len - 1] != '/')
+		if (sep)
 			out[len++] = '/';
-		memcpy(out + len, c, cl);
+		memmove(out + len, out + c, cl);
 		len += cl;
 		out[len] = '\0';
-		/* The link's target goes after the path, in out's own room. */
-		char *target = out + len + 1;
-		ssize_t tl = readlink(out, target, PATH_MAX - 1 - (len + 1));
+		if (dlt_nolibc_known_real(out, len))
+			continue;
+		/* The target into the gap after the NUL. */
+		size_t gap = at - (len + 1);
+		ssize_t tl = readlink(out, out + len + 1, gap);
 		if (tl < 0) {
 			if (dlt_nolibc_errno == EINVAL)
 				continue; /* not a link */
 			return NULL;
 		}
-		if (++links > 40) {
-			dlt_nolibc_errno = ELOOP;
+		/* A target that filled the gap may have been cut. */
+		if ((size_t)tl >= gap || ++links > 40) {
+			dlt_nolibc_errno =
+				(size_t)tl >= gap ? ENAMETOOLONG : ELOOP;
 			return NULL;
 		}
-		/* The target, then a slash, before what is left. */
-		if ((size_t)tl + 1 > at) {
+		/* The target, then a slash, in front of what is left: it
+		 * ends where the gap did, so it moves right by the room. */
+		if (at < len + 1 + (size_t)tl + 1) {
 			dlt_nolibc_errno = ENAMETOOLONG;
 			return NULL;
 		}
 		at -= (size_t)tl + 1;
-		memcpy(rest + at, target, (size_t)tl);
-		rest[at + (size_t)tl] = '/';
-		if (target[0] == '/') {
-			len = 1;
-		} else {
-			/* Relative to the link's directory. */
-			len = before;
-		}
-		out[len] = '\0';
+		out[at + (size_t)tl] = '/';
+		memmove(out + at, out + len + 1, (size_t)tl);
+		len = out[at] == '/' ? 1 : before;
+		if (len == 1)
+			out[0] = '/';
 	}
+	out[len] = '\0';
+	if (!dlt_nolibc_known_real(out, len))
+		dlt_nolibc_real_remember(out, len);
 	return out;
 }
 

@@ -11,7 +11,9 @@
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +38,14 @@
 static struct dlt_writer dlt_own_writer;
 DLT_HOT static bool dlt_is_preload; /* this copy is the LD_PRELOAD one */
 DLT_HOT static pthread_key_t dlt_thread_key;
-DLT_HOT static bool dlt_thread_key_ok;
+/* The key, made when a thread other than the main one first records: a
+ * process of one thread never needs it (the end of the process gives its
+ * chunks back), and making it at start was a page of the C library's
+ * written in every process (issue 31).  0 not made, 1 being made, 2 made,
+ * 3 the C library refused. */
+DLT_HOT static _Atomic int dlt_thread_key_state;
+/* The thread the library started in. */
+static __thread bool dlt_main_thread;
 
 static void dlt_thread_exit(void *arg)
 {
@@ -50,10 +59,30 @@ static void dlt_thread_exit(void *arg)
 		dlt_w->audit_thread_exit();
 }
 
+static bool dlt_thread_key_ready(void)
+{
+	int st = atomic_load(&dlt_thread_key_state);
+	if (st == 0) {
+		int zero = 0;
+		if (atomic_compare_exchange_strong(&dlt_thread_key_state, &zero,
+						   1)) {
+			st = pthread_key_create(&dlt_thread_key,
+						dlt_thread_exit) == 0
+				     ? 2
+				     : 3;
+			atomic_store(&dlt_thread_key_state, st);
+		}
+	}
+	/* Another thread makes it: a few instructions away. */
+	while ((st = atomic_load(&dlt_thread_key_state)) == 1)
+		sched_yield();
+	return st == 2;
+}
+
 static void dlt_thread_first_chunk(void)
 {
 	/* Any non-NULL value makes the key's destructor run at thread exit. */
-	if (dlt_thread_key_ok)
+	if (!dlt_main_thread && dlt_thread_key_ready())
 		pthread_setspecific(dlt_thread_key, (void *)1);
 	/* A thread that records gets a stack to record a crash on. */
 	dlt_alt_thread();
@@ -160,14 +189,16 @@ static void dlt_writer_join(struct dlt_writer *w)
  * environment whatever directory they run in.  An absolute one (the
  * launcher's) is taken as it is: its realpath was several system calls,
  * and the audit copy made the directory already (la_version;
- * dlt_start_alone without it).  A copy either way: the environment's
- * string may be written over by the program (a process title). */
+ * dlt_start_alone without it).  Not copied either: the writer's path
+ * holds it (dlt_dir_now), where the program cannot write over it (a
+ * process title over the environment's strings).  A relative one is
+ * made absolute in a copy. */
 static void dlt_resolve_dir(void)
 {
 	const char *d = dlt_cfg.dir;
 	char *abs = dlt_dir_buf;
 	if (d[0] == '/') {
-		dlt_copy_str(abs, sizeof(dlt_dir_buf), d);
+		return;
 	} else if (realpath(d, abs) == NULL) {
 		mkdir(d, 0755);
 		if (realpath(d, abs) == NULL)
@@ -244,10 +275,8 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	 * wrapper calls the real wait4 (reap.c). */
 	DLT_REAL(wait4);
 	DLT_REAL(waitid);
-	if (pthread_key_create(&dlt_thread_key, dlt_thread_exit) == 0) {
-		dlt_thread_key_ok = true;
-		dlt_on_new_thread = dlt_thread_first_chunk;
-	}
+	dlt_main_thread = true;
+	dlt_on_new_thread = dlt_thread_first_chunk;
 	dlt_on_materialized = dlt_watch_materialized;
 	dlt_prefetch_init();
 	dlt_resolve_dir();
@@ -256,8 +285,7 @@ dlt_preload_init(int argc, char **argv, char **envp)
 		dlt_w = dlt_rendezvous.w;
 		dlt_have_audit = true;
 		dlt_writer_join(dlt_w);
-		if (dlt_thread_key_ok)
-			dlt_w->preload_thread_start = dlt_thread_first_chunk;
+		dlt_w->preload_thread_start = dlt_thread_first_chunk;
 		if (dlt_w->hdr)
 			__atomic_fetch_or(&dlt_w->hdr->features,
 					  DLT_FEAT_PRELOAD, __ATOMIC_RELAXED);

@@ -29,6 +29,19 @@ DLT_HOT const char *dlt_dir_abs = "";
 char dlt_dir_buf[DLT_PATH_MAX];
 DLT_TLS int dlt_api_depth;
 
+const char *dlt_dir_now(char *buf, size_t cap)
+{
+	if (dlt_dir_abs[0])
+		return dlt_dir_abs;
+	struct dlt_writer *w = dlt_w;
+	if (w && w->dir_len > 0 && w->dir_len < cap && w->path[0] == '/') {
+		memcpy(buf, w->path, w->dir_len);
+		buf[w->dir_len] = '\0';
+		return buf;
+	}
+	return dlt_cfg.dir;
+}
+
 bool dlt_in_owner(void)
 {
 	pid_t o = dlt_owner_pid;

@@ -124,6 +124,13 @@ extern char dlt_watcher_bin[DLT_PATH_MAX];
  * launcher's always is, else its real path). */
 extern const char *dlt_dir_abs;
 extern char dlt_dir_buf[DLT_PATH_MAX];
+/* The trace directory, absolute where it can be: dlt_dir_abs, else the
+ * directory of the file being written (the first dir_len bytes of the
+ * writer's path, copied into buf of cap bytes), else DLTRACE_DIR as the
+ * process started.  An absolute DLTRACE_DIR is not copied at start: the
+ * writer's path holds it (a 4 KiB copy was a page fault of every
+ * process, issue 31). */
+const char *dlt_dir_now(char *buf, size_t cap);
 
 /* Reads the configuration; a value that cannot be used is said on stderr
  * (when say) and its default taken. */
@@ -166,6 +173,8 @@ extern bool dlt_no_loader;
  * as the process started, where they lie; 0, or -1 when they cannot be
  * told from the kernel's /proc view (then read that). */
 int dlt_nolibc_start_blocks(struct dlt_proc_blocks *b);
+/* realpath(3) into out of cap bytes (shim/nolibc.c). */
+char *dlt_nolibc_realpath(const char *path, char *out, size_t cap);
 #endif
 
 /* Records how this process image ends (enum dlt_exit_how), once. */

@@ -109,8 +109,9 @@ static int dlt_watch_file(char *out, size_t cap)
 		return -1;
 	host[sizeof(host) - 1] = '\0';
 	struct dlt_strbuf b;
+	char dirb[DLT_TRACE_PATH_MAX];
 	dlt_sb_init(&b, out, cap);
-	dlt_sb_str(&b, dlt_dir_abs[0] ? dlt_dir_abs : dlt_cfg.dir);
+	dlt_sb_str(&b, dlt_dir_now(dirb, sizeof(dirb)));
 	dlt_sb_str(&b, "/.dltrace-watch.");
 	dlt_sb_str(&b, host);
 	return dlt_sb_done(&b);
@@ -217,7 +218,8 @@ static void dlt_watch_spawn(const char *file)
 		return;
 	}
 	(void)file;
-	const char *dir = dlt_dir_abs[0] ? dlt_dir_abs : dlt_cfg.dir;
+	char dirb[DLT_TRACE_PATH_MAX];
+	const char *dir = dlt_dir_now(dirb, sizeof(dirb));
 	char *argv[] = {(char *)"dltrace", (char *)"--watch", (char *)dir,
 			NULL};
 	char *envp[] = {(char *)"PATH=/usr/bin:/bin", NULL};

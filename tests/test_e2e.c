@@ -8,7 +8,9 @@
 #include <ctype.h>
 #include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -375,6 +377,75 @@ static void test_rpath_wins(void)
 			 "rpath/sub/libdlt_b.so", 3, "RPATH", a, VIA_LAUNCHER);
 	free(llp);
 	free(a);
+}
+
+/* The real path a trace gives a library is realpath(3)'s, whatever links
+ * lead to it: the audit module resolves it link by link itself (issue 31),
+ * through directory links relative and absolute, a link to a link, a
+ * target with "..", and a soname link as the last component. */
+/* symlink(target, dir/name): 0 on success. */
+static int link_in(const char *target, const char *dir, const char *name)
+{
+	char at[PATH_MAX];
+	snprintf(at, sizeof(at), "%s/%s", dir, name);
+	return symlink(target, at);
+}
+
+static void test_real_paths(void)
+{
+	char *dir = tu_tmpdir("realpaths");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	char *maze = tu_strfmt("%s/maze", dir);
+	char *top = tu_strfmt("%s/real", maze);
+	char *real = tu_strfmt("%s/real/lib", maze);
+	char *out = tu_strfmt("%s/out", dir);
+	char *b = tu_fx("llp/libdlt_b.so");
+	char *file = tu_strfmt("%s/libdlt_b.so.1.2", real);
+	int made = mkdir(maze, 0755) == 0 && mkdir(top, 0755) == 0 &&
+		   mkdir(real, 0755) == 0 && mkdir(out, 0755) == 0 &&
+		   tu_copy_file(b, file) == 0 &&
+		   link_in("libdlt_b.so.1.2", real, "libdlt_b.so") == 0 &&
+		   link_in("real", maze, "lnk") == 0 &&
+		   link_in(real, maze, "abs") == 0 &&
+		   link_in("lnk/lib", maze, "chain") == 0 &&
+		   link_in("real/lib/../lib", maze, "up") == 0;
+	TU_CHECK_FATAL(made, "cannot build the links: %s", strerror(errno));
+	const char *via[] = {"lnk/lib/libdlt_b.so", "abs/libdlt_b.so",
+			     "chain/./libdlt_b.so", "up/libdlt_b.so",
+			     "lnk/../real/lib/libdlt_b.so.1.2"};
+	char want[PATH_MAX];
+	char *loader = tu_fx("fx_loader");
+	for (size_t i = 0; i < sizeof(via) / sizeof(via[0]); i++) {
+		char *path = tu_strfmt("%s/%s", maze, via[i]);
+		TU_CHECK_FATAL(realpath(path, want) != NULL, "realpath %s",
+			       path);
+		const char *cmd[] = {loader, "direct", path, NULL};
+		struct tu_proc p;
+		tu_rmtree(out);
+		mkdir(out, 0755);
+		tu_run_traced(&p, out, cmd, NULL, RUN_TIMEOUT_MS);
+		TU_CHECK(tu_exit_code(p.status) == 0, "%s: %s\n%s", via[i],
+			 tu_status_str(p.status), p.err);
+		struct tu_json *j = tu_libs_json(out);
+		const struct tu_json *rows[4];
+		size_t n = j ? find_libs(j, base_name(path), rows, 4) : 0;
+		const char *got = n == 1 ? tu_jstr(rows[0], "path") : NULL;
+		TU_CHECK(got && strcmp(got, want) == 0,
+			 "%s: %zu rows, real path %s, realpath(3) says %s",
+			 via[i], n, got ? got : "-", want);
+		tu_json_free(j);
+		tu_proc_free(&p);
+		free(path);
+	}
+	free(loader);
+	free(file);
+	free(b);
+	free(out);
+	free(real);
+	free(top);
+	free(maze);
+	tu_rmtree(dir);
+	free(dir);
 }
 
 /* ---- suite: dlerror ---------------------------------------------------------
@@ -1936,6 +2007,8 @@ static const struct tu_test resolution_tests[] = {
 	{"RUNPATH shadowed by LD_LIBRARY_PATH (pytorch#80637)",
 	 test_runpath_shadowed},
 	{"RPATH searched before LD_LIBRARY_PATH", test_rpath_wins},
+	{"real paths through links, as realpath(3) gives them",
+	 test_real_paths},
 	{NULL, NULL}};
 
 static const struct tu_test dlerror_tests[] = {

@@ -1,6 +1,7 @@
 /* Which environment variables a trace may show (docs/privacy.md), and the
  * rank and world size the launchers' variables give. */
 #include "writer.h"
+#include "hot.h"
 
 #include "rankvars.h"
 
@@ -17,14 +18,15 @@ struct dlt_env_name {
 	const char *s;
 	unsigned char len;
 	unsigned char prefix;
+	char first; /* s[0], beside the length: no pointer followed */
 };
-#define DLT_ENV_EXACT(name)               \
-	{                                 \
-		name, sizeof(name) - 1, 0 \
+#define DLT_ENV_EXACT(name)                        \
+	{                                          \
+		name, sizeof(name) - 1, 0, name[0] \
 	}
-#define DLT_ENV_PREFIX(name)              \
-	{                                 \
-		name, sizeof(name) - 1, 1 \
+#define DLT_ENV_PREFIX(name)                       \
+	{                                          \
+		name, sizeof(name) - 1, 1, name[0] \
 	}
 #define DLT_ENV_RANKVAR(name) DLT_ENV_EXACT(name),
 static const struct dlt_env_name dlt_env_allow[] = {
@@ -75,10 +77,10 @@ int dlt_env_allowed(const char *name, size_t len)
 	const size_t n = sizeof(dlt_env_allow) / sizeof(dlt_env_allow[0]);
 	for (size_t i = 0; i < n; i++) {
 		const struct dlt_env_name *a = &dlt_env_allow[i];
-		/* The length first, then the first letter: most variables
+		/* The first letter and the length first: most variables
 		 * match no name, and most names are exact. */
-		if ((a->prefix ? len < a->len : len != a->len) ||
-		    name[0] != a->s[0])
+		if (name[0] != a->first ||
+		    (a->prefix ? len < a->len : len != a->len))
 			continue;
 		if (memcmp(name, a->s, a->len) == 0)
 			return 1;
@@ -111,17 +113,27 @@ static int dlt_env_int(const char *const *names)
 	return -1;
 }
 
-int dlt_env_rank(void)
+#ifdef DLT_FREESTANDING
+/* The audit module's environment is the process's first one, which it
+ * never sees change (shim/nolibc.c): each answer is read once, not for
+ * the configuration and then again for PROC (issue 31).  -2: not yet. */
+DLT_HOT static int dlt_env_rank_v = -2, dlt_env_world_v = -2;
+#define DLT_ENV_ONCE(v, expr) return v != -2 ? v : (v = (expr))
+#else
+#define DLT_ENV_ONCE(v, expr) return (expr)
+#endif
+
+DLT_START int dlt_env_rank(void)
 {
 	static const char *const n[] = {DLT_RANK_VARS(DLT_RANKVAR_STR) NULL};
-	return dlt_env_int(n);
+	DLT_ENV_ONCE(dlt_env_rank_v, dlt_env_int(n));
 }
 
 int dlt_env_world_size(void)
 {
 	static const char *const n[] = {DLT_WORLD_SIZE_VARS(DLT_RANKVAR_STR)
 						NULL};
-	return dlt_env_int(n);
+	DLT_ENV_ONCE(dlt_env_world_v, dlt_env_int(n));
 }
 
 /* "512", "64K", "256M", "2G" (K, M, G are powers of 1024; a trailing "B"
