@@ -399,15 +399,13 @@ static int dlt_memo_hit(const struct dlt_file_memo *m, const char *path,
 /* realpath(path) into out (DLT_REAL_CAP bytes), with the real path of
  * its directory remembered: libraries come from a few directories, and
  * realpath costs a readlink per component of the path, each time. */
-static char *dlt_realpath(const char *path, char *out)
+static char *dlt_realpath(const char *path, char *out, int is_link)
 {
 	struct dlt_seen_dirs *seen = &dlt_aud.seen;
 	const char *slash = strrchr(path, '/');
-	struct stat lst;
 	size_t dl = slash ? (size_t)(slash - path) : 0;
 	/* A link as the last component: its target decides. */
-	if (slash == NULL || dl == 0 || dl >= sizeof(seen->dir[0]) ||
-	    lstat(path, &lst) != 0 || S_ISLNK(lst.st_mode))
+	if (slash == NULL || dl == 0 || dl >= sizeof(seen->dir[0]) || is_link)
 		return dlt_realpath_in(path, out);
 	unsigned k = 0;
 	for (; k < DLT_SEEN_DIRS; k++)
@@ -440,9 +438,15 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 {
 	*cookie = (uintptr_t)map;
 	int saved = errno;
+	/* lstat first: the same answer as stat but for a link as the last
+	 * component (then stat too), and what dlt_realpath needs to know (a
+	 * stat and an lstat of every object before, issue 31). */
 	struct stat st;
-	int have_named =
-		map->l_name && map->l_name[0] && stat(map->l_name, &st) == 0;
+	int have_named = 0, named_link = 0;
+	if (map->l_name && map->l_name[0] && lstat(map->l_name, &st) == 0) {
+		named_link = S_ISLNK(st.st_mode);
+		have_named = !named_link || stat(map->l_name, &st) == 0;
+	}
 #ifdef DLT_FREESTANDING
 	if (have_named)
 		dlt_poke_rendezvous(map, lmid);
@@ -513,7 +517,8 @@ DLT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 			dlt_exe_str = fs.path;
 			dlt_exe_gen = gen;
 		}
-		if (have_file && !is_main && dlt_realpath(path, real) != NULL &&
+		if (have_file && !is_main &&
+		    dlt_realpath(path, real, named_link) != NULL &&
 		    strcmp(real, path))
 			fs.real = dlt_str(w, &dlt_tls, real);
 		fs.soname = ei.soname[0] ? dlt_str(w, &dlt_tls, ei.soname) : 0;
