@@ -761,6 +761,11 @@ int main(int argc, char **argv)
 	char dir[PATH_MAX] = "";
 	int traced = 1;
 	int dir_err = prepare_dir(out, dir, &made);
+	/* A trace's path, its name included (host, pid, image, rank: 128
+	 * bytes at most), is at most DLT_TRACE_PATH_MAX: said here once,
+	 * rather than by every process of the tree. */
+	if (dir_err == 0 && strlen(dir) + 128 > DLT_TRACE_PATH_MAX)
+		dir_err = ENAMETOOLONG;
 	if (dir_err != 0) {
 		/* Said once, with the real cause; without --require-trace the
 		 * command runs all the same, untraced (tracing must never stop

@@ -1189,11 +1189,20 @@ static void test_unwritable_launcher(void)
 	char *scratch = tu_tmpdir("unwritable");
 	TU_CHECK_FATAL(scratch != NULL, "no scratch directory");
 	char *under_file = unwritable_under_file(scratch);
-	const char *dirs[] = {"/proc/dltrace-nope", under_file};
+	/* A directory whose traces' paths would pass the writer's 1 KiB. */
+	char longdir[1200];
+	int ln = snprintf(longdir, sizeof(longdir), "%s", scratch);
+	while (ln < 960)
+		ln += snprintf(longdir + ln, sizeof(longdir) - (size_t)ln,
+			       "/%.100s",
+			       "a-directory-name-of-a-hundred-bytes-"
+			       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+			       "aaaaaaaaaaaaaaaaaaaaaaaaaa");
+	const char *dirs[] = {"/proc/dltrace-nope", under_file, longdir};
 	const char *cmd[] = {fx, NULL};
 	struct tu_proc plain;
 	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		struct tu_proc traced;
 		tu_run_traced(&traced, dirs[i], cmd, NULL, RUN_TIMEOUT_MS);
 		char *what = tu_strfmt("dltrace -o %s", dirs[i]);
@@ -2031,7 +2040,8 @@ static const struct tu_test fork_tests[] = {
 
 static const struct tu_test unwritable_tests[] = {
 	{"LD_PRELOAD with an unwritable DLTRACE_DIR", test_unwritable_preload},
-	{"dltrace -o an unwritable directory", test_unwritable_launcher},
+	{"dltrace -o an unwritable or too long directory",
+	 test_unwritable_launcher},
 	{NULL, NULL}};
 
 static const struct tu_test exit_tests[] = {

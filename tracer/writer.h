@@ -48,7 +48,8 @@
 #define DLT_STRTAB_SLOTS 8192u
 #define DLT_STRTAB_FIRST 512u /* 1 KiB of index */
 /* A trace file's path, its directory's included: a directory of up to
- * about 950 bytes (a longer one turns tracing off, saying so). */
+ * 896 bytes (the launcher refuses a longer one; without it, a longer one
+ * turns tracing off, saying so). */
 #define DLT_TRACE_PATH_MAX 1024u
 #ifndef DLT_PREFETCH_AHEAD
 #define DLT_PREFETCH_AHEAD 2048
