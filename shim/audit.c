@@ -769,8 +769,8 @@ DLT_EXPORT unsigned int la_version(unsigned int version)
 		dlt_audit_on = 1;
 		/* Read once for PROC and the program's LIB_LOAD, which comes
 		 * next, before any search writes the last path's buffer. */
-		dlt_exe_hint =
-			dlt_exe_path_into(dlt_aud.last_path, DLT_REAL_CAP);
+		dlt_exe_hint = dlt_exe_path_into(dlt_aud.last_path,
+						 sizeof(dlt_aud.last_path));
 #ifdef DLT_FREESTANDING
 		/* The blocks as the kernel laid them out, read in place. */
 		struct dlt_proc_blocks b;
