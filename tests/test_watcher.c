@@ -8,14 +8,18 @@
  *   test_watcher [SUITE...]   watcher_host */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "testutil.h"
+#include "watch.h"
+#include "writer.h"
 
 #define RUN_TIMEOUT_MS 120000
 
@@ -232,6 +236,67 @@ static void test_host_watcher_invisible(void)
 	free(dir);
 }
 
+/* A trace is named before its first write (tracer/file.c): a watcher
+ * that lists the directory in between sees an empty file, and the write
+ * changes nothing of the directory's.  The process must still be watched
+ * once its header is there. */
+static void test_scan_empty_first(void)
+{
+	char *dir = tu_tmpdir("watch-empty");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	char *src = tu_strfmt("%s/src", dir);
+	char *obs = tu_strfmt("%s/obs", dir);
+	TU_CHECK_FATAL(mkdir(src, 0755) == 0 && mkdir(obs, 0755) == 0,
+		       "cannot make %s", src);
+	const uint64_t run = 0x5eed31;
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	struct dlt_writer *w = calloc(1, sizeof(*w));
+	TU_CHECK_FATAL(w != NULL, "no memory");
+	struct dlt_open_params p = {
+		.dir = src, .host = host, .rank = -1, .run_id = run};
+	TU_CHECK_FATAL(dlt_writer_create(w, &p) == 0, "no trace in %s", src);
+	/* The same file, in the watched directory, empty first. */
+	const char *base = strrchr(w->path, '/') + 1;
+	char *name = tu_strfmt("%s/%s", obs, base);
+	int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	TU_CHECK_FATAL(fd >= 0, "cannot make %s", name);
+	struct dlt_watch_opts o = {.dir = obs, .run_id = run};
+	char err[256] = "";
+	struct dlt_watcher *wt = dlt_watcher_new(&o, err, sizeof(err));
+	TU_CHECK_FATAL(wt != NULL, "no watcher: %s", err);
+	int alive = dlt_watcher_look(wt, 0);
+	TU_CHECK(alive == 0, "an empty trace is %d watched processes", alive);
+	/* Its header and first pages, as the writer's first write puts
+	 * them, and the writing process's lock. */
+	int in = open(w->path, O_RDONLY | O_CLOEXEC);
+	char buf[4096];
+	ssize_t n;
+	off_t at = 0;
+	while (in >= 0 && (n = read(in, buf, sizeof(buf))) > 0) {
+		TU_CHECK_FATAL(pwrite(fd, buf, (size_t)n, at) == n, "pwrite");
+		at += n;
+	}
+	if (in >= 0)
+		close(in);
+	struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_len = 1};
+	TU_CHECK_FATAL(fcntl(fd, F_OFD_SETLK, &fl) == 0, "no lock");
+	alive = dlt_watcher_look(wt, 0);
+	TU_CHECK(alive == 1,
+		 "the trace written after the watcher saw it empty: %d "
+		 "watched processes, expected 1",
+		 alive);
+	dlt_watcher_free(wt);
+	close(fd);
+	dlt_writer_close(w, NULL);
+	free(w);
+	free(name);
+	free(obs);
+	free(src);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static const char *python_skip(void)
 {
 	return tu_python_skip("ctypes");
@@ -242,8 +307,15 @@ static const struct tu_test host_tests[] = {
 	 test_host_watcher_invisible},
 	{NULL, NULL}};
 
+static const struct tu_test scan_tests[] = {
+	{"a trace named before its header is written: watched once it is",
+	 test_scan_empty_first},
+	{NULL, NULL}};
+
 static const struct tu_suite suites[] = {
-	{"watcher_host", host_tests, python_skip}, {NULL, NULL, NULL}};
+	{"watcher_host", host_tests, python_skip},
+	{"watcher_scan", scan_tests, NULL},
+	{NULL, NULL, NULL}};
 
 int main(int argc, char **argv)
 {

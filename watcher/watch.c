@@ -916,9 +916,25 @@ static void dlt_wt_add(struct dlt_watcher *wt, const char *name, pid_t pid)
 	p->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (p->fd < 0)
 		return;
+	struct stat st;
+	struct timespec now;
+	if (fstat(p->fd, &st) == 0 && st.st_size < 4096 &&
+	    clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+	    now.tv_sec - st.st_ctim.tv_sec < 10) {
+		/* Made, its header not written yet (the writer names the file,
+		 * then writes it: tracer/file.c).  Forgotten, and the
+		 * directory listed again at the next look: the write changes
+		 * no modification time of the directory's, so waiting for one
+		 * would leave the process unwatched for good.  An empty file
+		 * older than 10 s is a process killed as it made it: kept as
+		 * ignored, so that it costs no listing at every look. */
+		wt->nprocs--;
+		dlt_wt_proc_free(p);
+		wt->dir_mtime.tv_sec = wt->dir_mtime.tv_nsec = 0;
+		return;
+	}
 	void *m =
 		mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
-	struct stat st;
 	if (m == MAP_FAILED || fstat(p->fd, &st) != 0 || st.st_size < 4096) {
 		if (m != MAP_FAILED)
 			munmap(m, 4096);
