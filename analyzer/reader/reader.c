@@ -273,8 +273,8 @@ struct dlt_trace *dlt_trace_open_rw(const char *path, bool writable, char *err,
 		 * started; docs/trace-format.md). */
 		dlt_err(err, errlen,
 			"%s: 0 bytes, no header: its process ended while it "
-			"made the file, before its first write; nothing was "
-			"recorded",
+			"made the file, before its first write (or is making "
+			"it now); nothing was recorded",
 			path);
 		close(fd);
 		return NULL;
