@@ -190,6 +190,27 @@ static char *check_text(const char *dir)
 	return out;
 }
 
+/* check's text over dir, read by people: units for people, short lines. */
+static char *checked_text(const char *what, const char *dir)
+{
+	char *text = check_text(dir);
+	expect_for_people(what, text);
+	expect_short_lines(what, text);
+	return text;
+}
+
+/* cmd run under the launcher into dir (its verdict said), then
+ * checked_text over it. */
+static char *traced_text(const char *what, const char *dir,
+			 const char *const cmd[])
+{
+	struct tu_proc p;
+	tu_run_traced(&p, dir, cmd, NULL, 60000);
+	expect_verdict(what, p.err);
+	tu_proc_free(&p);
+	return checked_text(what, dir);
+}
+
 /* ---- suite units: the helpers ------------------------------------------ */
 
 static void test_sizes(void)
@@ -534,9 +555,7 @@ static void test_hang_text(void)
 	tu_kill_group(&p);
 	TU_CHECK_FATAL(seen, "the job never hung as set up:\n%s%s",
 		       p.out ? p.out : "", p.err ? p.err : "");
-	char *text = check_text(trace);
-	expect_for_people("check (hang)", text);
-	expect_short_lines("check (hang)", text);
+	char *text = checked_text("check (hang)", trace);
 	char *head = headline_of(text, "JOB_HANG");
 	TU_CHECK(head && tu_contains(head, "rank 1 (pid ") &&
 			 tu_contains(head, "holds the job up") &&
@@ -584,13 +603,7 @@ static void test_crash_text(void)
 	char *dir = tu_tmpdir("text-crash");
 	char *fx = tu_fx("fx_crash");
 	const char *cmd[] = {fx, "segv", NULL};
-	struct tu_proc p;
-	tu_run_traced(&p, dir, cmd, NULL, 60000);
-	expect_verdict("the verdict (crash)", p.err);
-	tu_proc_free(&p);
-	char *text = check_text(dir);
-	expect_for_people("check (crash)", text);
-	expect_short_lines("check (crash)", text);
+	char *text = traced_text("check (crash)", dir, cmd);
 	char *head = headline_of(text, "CRASH");
 	TU_CHECK(head &&
 			 tu_contains(head,
@@ -627,13 +640,7 @@ static void test_python_crash_text(void)
 					  "read_null()\n") == 0,
 		       "cannot write %s", script);
 	const char *cmd[] = {tu_python(), script, NULL};
-	struct tu_proc p;
-	tu_run_traced(&p, trace, cmd, NULL, 60000);
-	expect_verdict("the verdict (Python crash)", p.err);
-	tu_proc_free(&p);
-	char *text = check_text(trace);
-	expect_for_people("check (Python crash)", text);
-	expect_short_lines("check (Python crash)", text);
+	char *text = traced_text("check (Python crash)", trace, cmd);
 	char *head = headline_of(text, "CRASH");
 	TU_CHECK(head &&
 			 /* A libc without its symbol table (glibc 2.31's)
