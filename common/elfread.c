@@ -452,7 +452,7 @@ int dlt_elf_read_mapped(uintptr_t base, const void *dyn,
 }
 
 int dlt_elf_mapped_symbol(uintptr_t base, const void *dyn, const char *name,
-			  uint64_t *value)
+			  uint64_t *value, uint64_t *size)
 {
 	if (base == 0 || dyn == NULL)
 		return -1;
@@ -498,6 +498,8 @@ int dlt_elf_mapped_symbol(uintptr_t base, const void *dyn, const char *name,
 		    sym->st_shndx != SHN_UNDEF &&
 		    strcmp(strtab + sym->st_name, name) == 0) {
 			*value = sym->st_value;
+			if (size)
+				*size = sym->st_size;
 			return 0;
 		}
 		if (h2 & 1)

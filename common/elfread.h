@@ -94,9 +94,10 @@ int dlt_elf_read(const char *path, struct dlt_elf_info *out);
  * defines, through its GNU hash table: whether the loader has relocated
  * the object yet or not (the LD_AUDIT module finds the preload copy's
  * dlt_rendezvous before it is).  0, or -1 when it defines none or has no
- * GNU hash table. */
+ * GNU hash table.  *size (when size is not NULL) is the symbol's size: an
+ * object of another version of the library may be smaller than ours. */
 int dlt_elf_mapped_symbol(uintptr_t base, const void *dyn, const char *name,
-			  uint64_t *value);
+			  uint64_t *value, uint64_t *size);
 
 /* The first NUL-terminated string in section section (".rodata") of the
  * file at path that begins with prefix and a digit ("NCCL version 2.28.9"),

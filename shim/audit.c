@@ -321,18 +321,21 @@ out:
  * the loader's name of it. */
 static void dlt_poke_rendezvous(struct link_map *map, Lmid_t lmid)
 {
-	uint64_t off;
+	uint64_t off, size = 0;
 	if (dlt_audit_poked || lmid != LM_ID_BASE || dlt_started ||
 	    map->l_name == NULL || map->l_name[0] == '\0' ||
 	    dlt_elf_mapped_symbol(map->l_addr, map->l_ld, "dlt_rendezvous",
-				  &off) != 0)
-		return;
+				  &off, &size) != 0 ||
+	    size < sizeof(struct dlt_rendezvous))
+		return; /* none, or another version's (smaller) */
 	struct dlt_rendezvous *rv =
 		(struct dlt_rendezvous *)(map->l_addr + off);
 	rv->w = &dlt_audit_writer;
 	rv->layout = DLT_WRITER_LAYOUT;
 	rv->self_path = map->l_name;
 	rv->audit_addr = &dlt_audit_writer;
+	rv->cfg = &dlt_cfg;
+	rv->cfg_size = sizeof(dlt_cfg);
 	rv->magic = DLT_RENDEZVOUS_MAGIC;
 	dlt_audit_poked = 1;
 }
@@ -350,6 +353,8 @@ static void dlt_poke_rendezvous(struct link_map *map)
 	rv->layout = DLT_WRITER_LAYOUT;
 	rv->self_path = dlt_self_path;
 	rv->audit_addr = NULL;
+	rv->cfg = &dlt_cfg;
+	rv->cfg_size = sizeof(dlt_cfg);
 	rv->magic = DLT_RENDEZVOUS_MAGIC;
 }
 #endif
@@ -752,7 +757,6 @@ DLT_EXPORT unsigned int la_version(unsigned int version)
 	char host[256];
 	dlt_start_params(&p, host, sizeof(host));
 	p.features = DLT_FEAT_AUDIT;
-	mkdir(p.dir, 0755); /* LD_PRELOAD use without the launcher */
 #ifndef DLT_NO_TLS
 	/* Without thread-local storage the one chunk state is not the
 	 * ending thread's to give back (dlt_audit_follow_thread). */

@@ -819,7 +819,8 @@ static void dlt_nolibc_find_vclock(void)
 	}
 	uint64_t off;
 	if (linked_at_0 && dyn &&
-	    dlt_elf_mapped_symbol(vdso, dyn, DLT_NOLIBC_VDSO_CLOCK, &off) == 0)
+	    dlt_elf_mapped_symbol(vdso, dyn, DLT_NOLIBC_VDSO_CLOCK, &off,
+				  NULL) == 0)
 		dlt_nolibc_vclock = (dlt_nolibc_clock_fn)(vdso + off);
 }
 

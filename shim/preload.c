@@ -244,9 +244,13 @@ dlt_preload_init(int argc, char **argv, char **envp)
 	/* Before anything that a vfork child could run. */
 	dlt_lc_init();
 	dlt_writer_kind_self = DLT_WRITER_SHIM;
-	/* The audit copy, when there is one, has said what it did not
-	 * understand. */
-	dlt_config_read(!audit);
+	/* The audit copy, when there is one, has read the configuration
+	 * and said what it did not understand. */
+	if (audit && dlt_rendezvous.cfg &&
+	    dlt_rendezvous.cfg_size == sizeof(dlt_cfg))
+		dlt_config_take(dlt_rendezvous.cfg);
+	else
+		dlt_config_read(!audit);
 	if (audit && dlt_rendezvous.audit_addr) {
 		/* libdltrace-audit.so: it named us as the loader did, and
 		 * children get the path of the module itself.  Our real path

@@ -312,6 +312,16 @@ void dlt_config_read(bool say)
 	c->rank = dlt_env_rank();
 }
 
+void dlt_config_take(const struct dlt_config *from)
+{
+	dlt_cfg = *from;
+	const char *v = getenv("DLTRACE_WATCHER_BIN");
+	if (v && *v)
+		dlt_copy_str(dlt_watcher_bin, sizeof(dlt_watcher_bin), v);
+	/* The clock's choice is the shared state's already (the other copy
+	 * made it, dlt_clock_share). */
+}
+
 bool dlt_list_has(const char *list, const char *item)
 {
 	size_t n = strlen(item);

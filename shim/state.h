@@ -37,6 +37,7 @@ static inline struct dlt_writer *dlt_writer_on(void)
  * wherever the linker puts it (hot.h); libdltrace-audit.so by its
  * exported name (shim/audit.c). */
 #define DLT_RENDEZVOUS_MAGIC 0x646c742d72656e64ull
+struct dlt_config;
 struct dlt_rendezvous {
 	uint64_t magic;
 	struct dlt_writer *w;
@@ -48,6 +49,12 @@ struct dlt_rendezvous {
 	/* An address inside libdltrace-audit.so, whose path the exec
 	 * wrappers put in LD_AUDIT; NULL: the audit copy is libdltrace.so. */
 	const void *audit_addr;
+	/* The audit copy's configuration, read from the same environment:
+	 * the preload copy takes it instead of reading the variables again
+	 * (25 getenv calls at every start, issue 31).  cfg_size is its
+	 * sizeof, which must match. */
+	const struct dlt_config *cfg;
+	uint64_t cfg_size;
 };
 extern DLT_EXPORT struct dlt_rendezvous dlt_rendezvous;
 
@@ -135,6 +142,10 @@ const char *dlt_dir_now(char *buf, size_t cap);
 /* Reads the configuration; a value that cannot be used is said on stderr
  * (when say) and its default taken. */
 void dlt_config_read(bool say);
+/* The configuration another copy of the library read from the same
+ * environment, taken as this copy's (what dlt_config_read keeps outside
+ * dlt_cfg is read again). */
+void dlt_config_take(const struct dlt_config *from);
 
 /* src into dst (cap bytes, at least 1), cut to fit.  The start-up path's
  * copy: snprintf would touch the printf machinery's pages of the C library

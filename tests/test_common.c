@@ -204,17 +204,23 @@ static void test_elf_mapped_symbol(void)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		uint64_t v = 0;
 		void *want = dlsym(libc, names[i]);
-		TU_CHECK(dlt_elf_mapped_symbol(f.base, f.dyn, names[i], &v) ==
-					 0 &&
+		TU_CHECK(dlt_elf_mapped_symbol(f.base, f.dyn, names[i], &v,
+					       NULL) == 0 &&
 				 (void *)(f.base + v) == want,
 			 "%s: %p, the loader's %p", names[i],
 			 (void *)(f.base + v), want);
 	}
-	uint64_t v;
-	CU_ASSERT_EQUAL(
-		dlt_elf_mapped_symbol(f.base, f.dyn, "dlt_no_such_thing", &v),
-		-1);
-	CU_ASSERT_EQUAL(dlt_elf_mapped_symbol(f.base, NULL, "write", &v), -1);
+	/* An object's size, as the symbol table gives it. */
+	uint64_t v, size = 0;
+	TU_CHECK(dlt_elf_mapped_symbol(f.base, f.dyn, "environ", &v, &size) ==
+				 0 &&
+			 size == sizeof(char **),
+		 "environ: %llu bytes", (unsigned long long)size);
+	CU_ASSERT_EQUAL(dlt_elf_mapped_symbol(f.base, f.dyn,
+					      "dlt_no_such_thing", &v, NULL),
+			-1);
+	CU_ASSERT_EQUAL(dlt_elf_mapped_symbol(f.base, NULL, "write", &v, NULL),
+			-1);
 	dlclose(libc);
 }
 

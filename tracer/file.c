@@ -389,7 +389,7 @@ static uint8_t *dlt_create_named(struct dlt_writer *w,
 				 const char *host, const char *rank,
 				 uint64_t trace_id, int *err)
 {
-	int fd = -1;
+	int fd = -1, made_dir = 0;
 	for (int attempt = 0; attempt < 100; attempt++) {
 		if (dlt_file_trace_path(w, p, host, rank, attempt) != 0) {
 			dlt_writer_disable(w, "trace path too long:", p->dir,
@@ -402,6 +402,18 @@ static uint8_t *dlt_create_named(struct dlt_writer *w,
 		fd = open(w->path,
 			  O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			  0644);
+		/* The directory is made only when missing (a program run
+		 * with LD_PRELOAD alone, a directory removed during the run):
+		 * a mkdir of one that exists was a system call of every
+		 * process (issue 31). */
+		if (fd < 0 && errno == ENOENT && !made_dir) {
+			made_dir = 1;
+			if (mkdir(p->dir, 0755) == 0 || errno == EEXIST) {
+				attempt--;
+				continue;
+			}
+			errno = ENOENT;
+		}
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
