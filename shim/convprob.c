@@ -2,6 +2,7 @@
  * descriptors (cudnn.c) or the backend API's operation graph
  * (cudnn_backend.c): one id per shape whichever API described it, and
  * each problem written once per trace. */
+#include "hot.h"
 #include "convprob.h"
 
 #include <stddef.h>
@@ -14,7 +15,7 @@
 
 /* The ids written in this process's trace: a lock-free set. */
 static _Atomic uint64_t dlt_seen[DLT_PROBLEMS_SEEN];
-static _Atomic uint32_t dlt_seen_n; /* ids in dlt_seen */
+DLT_HOT static _Atomic uint32_t dlt_seen_n; /* ids in dlt_seen */
 
 /* 0 means "no problem" in the records. */
 static uint64_t dlt_hash_bytes(const void *p, size_t n)

@@ -51,13 +51,14 @@ static const char *dlt_env_get(char *const *env, const char *name)
  * traced shell runs this just before its exec). */
 struct dlt_envb {
 	char *buf;
+	size_t cap;
 	size_t used; /* bytes of buf taken by finished strings */
 	struct dlt_strbuf sb;
 };
 
 static void dlt_envb_begin(struct dlt_envb *b)
 {
-	dlt_sb_init(&b->sb, b->buf + b->used, DLT_ENV_BUF - b->used);
+	dlt_sb_init(&b->sb, b->buf + b->used, b->cap - b->used);
 }
 
 /* Ends the string begun: out[(*n)++] when it fitted. */
@@ -70,14 +71,16 @@ static void dlt_envb_end(struct dlt_envb *b, char **out, size_t *n)
 }
 
 /* Builds in out[] (capacity n+DLT_ENV_EXTRA+1) the environment a traced
- * child needs: LD_PRELOAD and LD_AUDIT naming this library, DLTRACE_DIR,
- * DLTRACE_RUN (the launcher's run, when there is one) and DLTRACE_PARENT.
- * Strings go into buf.  No allocation: this can run in a vfork child. */
-static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
+ * child needs, its strings in buf (cap bytes): LD_PRELOAD and LD_AUDIT
+ * naming this library, DLTRACE_DIR, DLTRACE_RUN (the launcher's run, when
+ * there is one) and DLTRACE_PARENT.  No allocation: this can run in a
+ * vfork child. */
+static void dlt_child_env(char *const *env, char **out, char *buf, size_t cap,
+			  char kind)
 {
 	char *const *env0 = env;
 	size_t n = 0;
-	struct dlt_envb b = {.buf = buf, .used = 0};
+	struct dlt_envb b = {.buf = buf, .cap = cap, .used = 0};
 	const char *self = dlt_self_file();
 	int fix_preload = !dlt_env_has(env, "LD_PRELOAD", self);
 	int fix_audit =
@@ -146,6 +149,21 @@ static void dlt_child_env(char *const *env, char **out, char *buf, char kind)
 	out[n] = NULL;
 }
 
+/* Bytes dlt_child_env may write into its buffer for env, at most
+ * DLT_ENV_BUF: the strings it adds, with the program's own LD_PRELOAD
+ * after ours.  The buffer is on the stack of a child that is about to
+ * exec, where each page it reaches is a page fault (a copy of its
+ * parent's or a new one): sized for what it holds, it reaches one or two
+ * pages instead of four (issue 31). */
+static size_t dlt_child_env_size(char *const *env)
+{
+	const char *old = dlt_env_get(env, "LD_PRELOAD");
+	size_t n = strlen(dlt_self_file()) + (old ? strlen(old) + 1 : 0) +
+		   (dlt_audit_path ? strlen(dlt_audit_path) : 0) +
+		   DLT_TRACE_PATH_MAX + 256;
+	return n < DLT_ENV_BUF ? n : DLT_ENV_BUF;
+}
+
 static size_t dlt_env_count(char *const *env)
 {
 	size_t n = 0;
@@ -156,26 +174,27 @@ static size_t dlt_env_count(char *const *env)
 
 /* Runs fn with an environment fixed for tracing; the array lives on the
  * stack for ordinary sizes and in an anonymous mapping for huge ones. */
-#define DLT_WITH_CHILD_ENV(envp, kind, fixed, body)                          \
-	do {                                                                 \
-		size_t dlt_n_ = dlt_env_count(envp) + DLT_ENV_EXTRA + 1;     \
-		char *dlt_stack_[dlt_n_ <= 4096 ? dlt_n_ : 1];               \
-		char **fixed = dlt_stack_;                                   \
-		void *dlt_map_ = NULL;                                       \
-		if (dlt_n_ > 4096) {                                         \
-			dlt_map_ = mmap(NULL, dlt_n_ * sizeof(char *),       \
-					PROT_READ | PROT_WRITE,              \
-					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0); \
-			fixed = dlt_map_ == MAP_FAILED ? NULL : dlt_map_;    \
-		}                                                            \
-		char dlt_buf_[DLT_ENV_BUF];                                  \
-		if (fixed && dlt_w)                                          \
-			dlt_child_env(envp, fixed, dlt_buf_, kind);          \
-		else                                                         \
-			fixed = (char **)(envp);                             \
-		body;                                                        \
-		if (dlt_map_ && dlt_map_ != MAP_FAILED)                      \
-			munmap(dlt_map_, dlt_n_ * sizeof(char *));           \
+#define DLT_WITH_CHILD_ENV(envp, kind, fixed, body)                            \
+	do {                                                                   \
+		size_t dlt_n_ = dlt_env_count(envp) + DLT_ENV_EXTRA + 1;       \
+		char *dlt_stack_[dlt_n_ <= 4096 ? dlt_n_ : 1];                 \
+		char **fixed = dlt_stack_;                                     \
+		void *dlt_map_ = NULL;                                         \
+		if (dlt_n_ > 4096) {                                           \
+			dlt_map_ = mmap(NULL, dlt_n_ * sizeof(char *),         \
+					PROT_READ | PROT_WRITE,                \
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);   \
+			fixed = dlt_map_ == MAP_FAILED ? NULL : dlt_map_;      \
+		}                                                              \
+		char dlt_buf_[dlt_w ? dlt_child_env_size(envp) : 1];           \
+		if (fixed && dlt_w)                                            \
+			dlt_child_env(envp, fixed, dlt_buf_, sizeof(dlt_buf_), \
+				      kind);                                   \
+		else                                                           \
+			fixed = (char **)(envp);                               \
+		body;                                                          \
+		if (dlt_map_ && dlt_map_ != MAP_FAILED)                        \
+			munmap(dlt_map_, dlt_n_ * sizeof(char *));             \
 	} while (0)
 
 /* execve and execvpe: recorded before (an exec that works does not

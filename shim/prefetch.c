@@ -35,9 +35,9 @@
 #include "thread.h"
 
 /* 0: not wanted yet, 1: wanted, 2: running (or could not start) */
-_Atomic int dlt_pf_state;
+DLT_HOT _Atomic int dlt_pf_state;
 static pid_t dlt_pf_pid;
-_Atomic uint32_t dlt_pf_tid;
+DLT_HOT _Atomic uint32_t dlt_pf_tid;
 
 static void dlt_pf_wake(_Atomic uint32_t *word)
 {

@@ -11,6 +11,7 @@
  * walk reads this process's memory with process_vm_readv, which fails
  * where a load would fault. */
 #define _GNU_SOURCE
+#include "hot.h"
 #include "pystack.h"
 
 #include <errno.h>
@@ -35,7 +36,7 @@ static unsigned long long dlt_py_adds; /* objects loaded when it last looked */
 /* 0: never looked; else 1 + enum dlt_pystack_reason (1 + OK: usable). */
 static _Atomic int dlt_py_state;
 /* A thread is looking for the interpreter (one at a time). */
-static _Atomic int dlt_py_busy;
+DLT_HOT static _Atomic int dlt_py_busy;
 
 static int dlt_objs_count(struct dl_phdr_info *info, size_t size, void *data)
 {

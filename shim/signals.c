@@ -76,19 +76,19 @@ DLT_HOT static _Atomic uint8_t dlt_sig_mode[DLT_SIG_NW];
 DLT_HOT static bool dlt_sig_on;
 static struct sigaction dlt_sig_view[DLT_SIG_NW];
 /* Recorded in this process image (a forked child starts again). */
-static _Atomic uint8_t dlt_sig_done[DLT_SIG_NW];
+DLT_HOT static _Atomic uint8_t dlt_sig_done[DLT_SIG_NW];
 /* Serialises the program's changes (with every signal blocked, so a
  * handler never waits for its own thread).  A fork holds it too, so that
  * no child inherits it held (shim/lifecycle.c). */
-static _Atomic int dlt_sig_lock;
+DLT_HOT static _Atomic int dlt_sig_lock;
 /* The thread that holds dlt_sig_lock for a fork (0 none): a sigaction
  * the program's own fork handlers make meanwhile must not wait for it.  A
  * thread id rather than a thread-local flag: a clone child with
  * thread-local storage of the program's making must not touch ours. */
-static _Atomic pid_t dlt_sig_lock_holder;
+DLT_HOT static _Atomic pid_t dlt_sig_lock_holder;
 /* The crash capture's buffers are in use (one crashing thread at a
  * time). */
-static _Atomic int dlt_sig_cap_busy;
+DLT_HOT static _Atomic int dlt_sig_cap_busy;
 /* Signals siginterrupt() made interrupting: signal() sets SA_RESTART on
  * the others, as glibc's does. */
 static sigset_t dlt_sig_intr;

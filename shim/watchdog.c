@@ -20,6 +20,7 @@
  * WORLD_SIZE, a GPU library or framework in use), or with
  * DLTRACE_WATCHDOG=1; DLTRACE_WATCHDOG=0 never asks. */
 #define _GNU_SOURCE
+#include "hot.h"
 #include "watchdog.h"
 
 #include <arpa/inet.h>
@@ -45,7 +46,7 @@
 
 #define DLT_WD_CALL_SLOTS 256
 static struct dlt_wd_call dlt_wd_calls[DLT_WD_CALL_SLOTS];
-static _Atomic uint32_t dlt_wd_calls_hi; /* slots ever taken: [0, hi) */
+DLT_HOT static _Atomic uint32_t dlt_wd_calls_hi; /* slots ever taken: [0, hi) */
 __thread struct dlt_wd_call *dlt_wd_my_call;
 _Atomic int dlt_wd_started;
 

@@ -615,6 +615,22 @@ void dlt_writer_close(struct dlt_writer *w, struct dlt_tls *t)
 	w->str_arena_used = 0;
 }
 
+/* The id of the trace a forked child without one yet will make: chosen
+ * at its first need, either its own first record or a fork of its own
+ * (whose child names it), once (a system call of every forked child
+ * before, most of which only exec, issue 31). */
+static uint64_t dlt_pend_trace_id(struct dlt_writer *w)
+{
+	uint64_t id = __atomic_load_n(&w->pend.trace_id, __ATOMIC_ACQUIRE);
+	if (id != 0)
+		return id;
+	uint64_t mine = dlt_random64();
+	if (__atomic_compare_exchange_n(&w->pend.trace_id, &id, mine, 0,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return mine;
+	return id; /* another thread's, chosen first */
+}
+
 void dlt_writer_after_fork(struct dlt_writer *w)
 {
 	int pending = atomic_load(&w->pending) != 0;
@@ -632,14 +648,17 @@ void dlt_writer_after_fork(struct dlt_writer *w)
 	if (pending) {
 		/* A child of a child that has no trace yet: it will get the
 		 * id chosen for it. */
-		pend.parent_trace_id = w->pend.trace_id;
+		pend.parent_trace_id = dlt_pend_trace_id(w);
 		pend.features = w->pend.features;
+	} else if (w->fork_hdr == w->hdr) {
+		pend.parent_trace_id = w->fork_trace_id;
+		pend.features = w->fork_features & ~(uint64_t)DLT_FEAT_NO_LOCK;
 	} else {
 		pend.parent_trace_id = w->hdr->trace_id;
 		pend.features = w->hdr->features & ~(uint64_t)DLT_FEAT_NO_LOCK;
 	}
 	pend.parent_pid = getppid();
-	pend.trace_id = dlt_random64();
+	pend.trace_id = 0; /* dlt_pend_trace_id */
 	pend.forked_realtime_ns = dlt_realtime_ns();
 	pend.forked_monotonic_ns = dlt_now_ns();
 	dlt_writer_forget(w);
@@ -664,6 +683,18 @@ void dlt_writer_hold(struct dlt_writer *w, struct dlt_writer_hold *h)
 	if (w == NULL)
 		return;
 	h->w = w;
+	/* What the child's after-fork step needs of the header, read where
+	 * its page is present; and the id of this process's own trace to be,
+	 * which the child names as its parent's. */
+	const struct dlt_file_header *hdr = w->hdr;
+	if (hdr) {
+		w->fork_trace_id = hdr->trace_id;
+		w->fork_features =
+			__atomic_load_n(&hdr->features, __ATOMIC_RELAXED);
+	}
+	w->fork_hdr = hdr;
+	if (atomic_load(&w->pending) == 1)
+		(void)dlt_pend_trace_id(w);
 	for (int k = 0; k < 2; k++) {
 		struct dlt_tls *(*of)(void) = w->tls_of[k];
 		struct dlt_tls *t = of ? of() : NULL;
@@ -685,6 +716,9 @@ void dlt_writer_release(struct dlt_writer_hold *h, int child)
 	struct dlt_writer *w = h->w;
 	if (w == NULL)
 		return;
+	/* Good for this fork's child only. */
+	if (!child)
+		w->fork_hdr = NULL;
 	if (h->lock || (child && atomic_load(&w->lock)))
 		dlt_spin_unlock(&w->lock);
 	if (h->str_lock || (child && atomic_load(&w->str_lock)))
@@ -739,7 +773,7 @@ int dlt_writer_materialize(struct dlt_writer *w, struct dlt_tls *t)
 	p.start_realtime_ns = w->pend.forked_realtime_ns;
 	p.start_monotonic_ns = w->pend.forked_monotonic_ns;
 	p.ppid = w->pend.parent_pid;
-	int r = dlt_writer_open(w, &p, w->pend.trace_id);
+	int r = dlt_writer_open(w, &p, dlt_pend_trace_id(w));
 	atomic_store(&w->pending, 0);
 	if (r == 0 && dlt_on_materialized)
 		dlt_on_materialized(w, t, w->redact_argv);

@@ -26,7 +26,7 @@
 #include "dltrace/format.h"
 
 #define DLT_WRITER_MAGIC 0x444c5457u /* "DLTW" */
-#define DLT_WRITER_LAYOUT 14u	     /* bump when struct dlt_writer changes */
+#define DLT_WRITER_LAYOUT 15u	     /* bump when struct dlt_writer changes */
 /* A thread's first chunk, per copy of the library; each next one is twice
  * the size, up to DLT_CHUNK_BIG: a process that records little reserves
  * little, one that records much takes a system call per 64 KiB. */
@@ -130,6 +130,13 @@ struct dlt_writer {
 	uint32_t ring_head, ring_n;
 	_Atomic int said_full; /* the budget-full message was printed */
 	struct dlt_pending pend;
+	/* The header's trace id and features as dlt_writer_hold found them
+	 * before a fork, and the header they are of: the child's after-fork
+	 * step reads them here, on a page it writes anyway, instead of the
+	 * shared mapping's first page (a page fault of every forked child,
+	 * issue 31). */
+	const struct dlt_file_header *fork_hdr;
+	uint64_t fork_trace_id, fork_features;
 	/* The ring chunks given back, oldest first (offsets, a circular
 	 * queue of ring_qcap entries in anonymous memory made on first use;
 	 * kept across files, emptied for each). */
