@@ -280,6 +280,7 @@ void dlt_config_read(bool say)
 	v = getenv("DLTRACE_WATCHER_BIN");
 	if (v && *v)
 		dlt_copy_str(dlt_watcher_bin, sizeof(dlt_watcher_bin), v);
+	c->watcher_bin = dlt_watcher_bin;
 	v = getenv("DLTRACE_SIGNALS");
 	c->signals = !(v && strcmp(v, "0") == 0);
 	/* dltrace's alternate signal stacks (altstack.c). */
@@ -314,12 +315,10 @@ void dlt_config_read(bool say)
 
 void dlt_config_take(const struct dlt_config *from)
 {
+	/* Its strings are the environment's or the other copy's, which
+	 * stays mapped as long as the process.  The clock's choice is the
+	 * shared state's already (the other copy made it, dlt_clock_share). */
 	dlt_cfg = *from;
-	const char *v = getenv("DLTRACE_WATCHER_BIN");
-	if (v && *v)
-		dlt_copy_str(dlt_watcher_bin, sizeof(dlt_watcher_bin), v);
-	/* The clock's choice is the shared state's already (the other copy
-	 * made it, dlt_clock_share). */
 }
 
 bool dlt_list_has(const char *list, const char *item)

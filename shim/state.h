@@ -118,6 +118,10 @@ struct dlt_config {
 	 * start, a page fault of each copy).  Read at start; the preload
 	 * copy keeps its directory in dlt_dir_abs. */
 	const char *dir;
+	/* DLTRACE_WATCHER_BIN's copy, "" unset: dlt_watcher_bin of the copy
+	 * that read the configuration (the preload copy takes the audit
+	 * copy's, dlt_config_take). */
+	const char *watcher_bin;
 };
 /* The fields alone, on the page of DLT_HOT that every process touches
  * (shim/state.c); the paths are arrays of their own. */
@@ -143,8 +147,7 @@ const char *dlt_dir_now(char *buf, size_t cap);
  * (when say) and its default taken. */
 void dlt_config_read(bool say);
 /* The configuration another copy of the library read from the same
- * environment, taken as this copy's (what dlt_config_read keeps outside
- * dlt_cfg is read again). */
+ * environment, taken as this copy's. */
 void dlt_config_take(const struct dlt_config *from);
 
 /* src into dst (cap bytes, at least 1), cut to fit.  The start-up path's

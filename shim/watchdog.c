@@ -193,8 +193,8 @@ static int dlt_watch_child(void *arg)
 static void dlt_watch_spawn(const char *file)
 {
 	static char bin[DLT_PATH_MAX + 32];
-	if (dlt_watcher_bin[0]) {
-		snprintf(bin, sizeof(bin), "%s", dlt_watcher_bin);
+	if (dlt_cfg.watcher_bin && dlt_cfg.watcher_bin[0]) {
+		snprintf(bin, sizeof(bin), "%s", dlt_cfg.watcher_bin);
 	} else {
 		/* The launcher beside the library: bin/dltrace for
 		 * lib/libdltrace.so, as installed and as built. */
