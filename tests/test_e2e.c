@@ -1183,6 +1183,44 @@ static void test_unwritable_preload(void)
 	free(fx);
 }
 
+/* LD_PRELOAD alone, with a DLTRACE_DIR not made yet: the process makes it
+ * (a mkdir only when creating the trace says it is missing, issue 31),
+ * and its run and trace are as with the directory there. */
+static void test_preload_makes_dir(void)
+{
+	char *fx = tu_fx("fx_hello");
+	char *scratch = tu_tmpdir("makes-dir");
+	TU_CHECK_FATAL(scratch != NULL, "no scratch directory");
+	const char *cmd[] = {fx, NULL};
+	struct tu_proc plain;
+	tu_run(&plain, cmd, NULL, RUN_TIMEOUT_MS);
+	for (int no_audit = 0; no_audit < 2; no_audit++) {
+		char *dir = tu_strfmt("%s/new-%d", scratch, no_audit);
+		const char **env = tu_preload_env(dir, NULL, no_audit);
+		struct tu_proc traced;
+		tu_run(&traced, cmd, env, RUN_TIMEOUT_MS);
+		char *what =
+			tu_strfmt("LD_PRELOAD, DLTRACE_DIR=%s (missing)%s", dir,
+				  no_audit ? ", DLTRACE_AUDIT=0" : "");
+		tu_expect_same_run(what, &plain, &traced, 1);
+		struct tu_traceset s;
+		tu_traceset_load(dir, &s);
+		TU_CHECK(s.n == 1 && s.t[0].hdr.pid == (uint32_t)traced.pid,
+			 "%s: %zu traces in the directory, expected the "
+			 "process's one",
+			 what, s.n);
+		tu_traceset_free(&s);
+		tu_proc_free(&traced);
+		free(env);
+		free(what);
+		free(dir);
+	}
+	tu_proc_free(&plain);
+	tu_rmtree(scratch);
+	free(scratch);
+	free(fx);
+}
+
 static void test_unwritable_launcher(void)
 {
 	char *fx = tu_fx("fx_hello");
@@ -2040,6 +2078,7 @@ static const struct tu_test fork_tests[] = {
 
 static const struct tu_test unwritable_tests[] = {
 	{"LD_PRELOAD with an unwritable DLTRACE_DIR", test_unwritable_preload},
+	{"LD_PRELOAD with a DLTRACE_DIR to make", test_preload_makes_dir},
 	{"dltrace -o an unwritable or too long directory",
 	 test_unwritable_launcher},
 	{NULL, NULL}};

@@ -1356,6 +1356,84 @@ static void test_forked_child_start(void)
 	free(dir);
 }
 
+/* A forked child without a trace of its own forks in turn: its child names
+ * as its parent the trace the first child makes later.  The id is chosen
+ * when first needed (the second fork's hold, here), not at the first fork
+ * (a system call of every forked child, most of which only exec, issue
+ * 31). */
+static void test_forked_grandchild_parent(void)
+{
+	char *dir = tu_tmpdir("forked-grandchild");
+	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
+	struct dlt_open_params p = {.dir = dir,
+				    .host = "unit-host",
+				    .rank = -1,
+				    .parent_kind = DLT_PARENT_NONE};
+	TU_CHECK_FATAL(dlt_writer_create(&fork_w, &p) == 0,
+		       "cannot create a trace in %s", dir);
+	uint64_t top_id = fork_w.hdr->trace_id;
+	struct dlt_writer_hold h;
+	dlt_writer_hold(&fork_w, &h);
+	pid_t pid = fork();
+	TU_CHECK_FATAL(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		/* The shim's child step, then a fork of its own before any
+		 * record, as a shell's subshell does. */
+		dlt_writer_release(&h, 1);
+		dlt_writer_after_fork(&fork_w);
+		struct dlt_writer_hold h2;
+		dlt_writer_hold(&fork_w, &h2);
+		pid_t g = fork();
+		if (g < 0)
+			_exit(2);
+		if (g == 0) {
+			dlt_writer_release(&h2, 1);
+			dlt_writer_after_fork(&fork_w);
+			struct dlt_tls tls;
+			memset(&tls, 0, sizeof(tls));
+			dlt_note(&fork_w, &tls, DLT_NOTE_INFO, "grandchild");
+			_exit(0);
+		}
+		dlt_writer_release(&h2, 0);
+		int st = 0;
+		waitpid(g, &st, 0);
+		struct dlt_tls tls;
+		memset(&tls, 0, sizeof(tls));
+		dlt_note(&fork_w, &tls, DLT_NOTE_INFO, "child");
+		_exit(WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1);
+	}
+	dlt_writer_release(&h, 0);
+	int st = 0;
+	waitpid(pid, &st, 0);
+	TU_CHECK_FATAL(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		       "the child failed: %s", tu_status_str(st));
+	struct tu_traceset s;
+	tu_traceset_load(dir, &s);
+	const struct tu_trace *child = NULL, *grand = NULL;
+	for (size_t i = 0; i < s.n; i++) {
+		if (s.t[i].hdr.pid == (uint32_t)pid)
+			child = &s.t[i];
+		else if (s.t[i].hdr.ppid == (uint32_t)pid)
+			grand = &s.t[i];
+	}
+	TU_CHECK(s.n == 3 && child && grand &&
+			 child->hdr.parent_trace_id == top_id &&
+			 child->hdr.trace_id != 0 &&
+			 grand->hdr.parent_trace_id == child->hdr.trace_id &&
+			 grand->hdr.parent_kind == DLT_PARENT_FORK,
+		 "%zu traces; the child's names %llx as its parent (want "
+		 "%llx), the grandchild's %llx (want the child's %llx)",
+		 s.n,
+		 child ? (unsigned long long)child->hdr.parent_trace_id : 0ull,
+		 (unsigned long long)top_id,
+		 grand ? (unsigned long long)grand->hdr.parent_trace_id : 0ull,
+		 child ? (unsigned long long)child->hdr.trace_id : 0ull);
+	tu_traceset_free(&s);
+	dlt_writer_forget(&fork_w);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static const struct tu_test reader_tests[] = {
 	{"intact trace reads back exactly", test_intact},
 	{"process trees of formats 2.1 and 1.3 read their runs and ends",
@@ -1373,6 +1451,8 @@ static const struct tu_test reader_tests[] = {
 	{"file cut while it is read", test_shrinks_while_read},
 	{"memory does not grow with the trace", test_memory_bounded},
 	{"a forked child's trace starts at the fork", test_forked_child_start},
+	{"a forked child's own child names the trace it makes later",
+	 test_forked_grandchild_parent},
 	{NULL, NULL}};
 
 static const struct tu_test compact_tests[] = {
