@@ -1297,9 +1297,10 @@ static void test_tree_seeds(void)
  * start: the child's reaped status went unseen in check. */
 static struct dlt_writer fork_w; /* large: keep it off the stack */
 
-static void test_forked_child_start(void)
+/* A scratch directory named after what, with fork_w's trace in it. */
+static char *fork_w_start(const char *what)
 {
-	char *dir = tu_tmpdir("forked-start");
+	char *dir = tu_tmpdir(what);
 	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
 	struct dlt_open_params p = {.dir = dir,
 				    .host = "unit-host",
@@ -1307,6 +1308,12 @@ static void test_forked_child_start(void)
 				    .parent_kind = DLT_PARENT_NONE};
 	TU_CHECK_FATAL(dlt_writer_create(&fork_w, &p) == 0,
 		       "cannot create a trace in %s", dir);
+	return dir;
+}
+
+static void test_forked_child_start(void)
+{
+	char *dir = fork_w_start("forked-start");
 	int fds[2];
 	TU_CHECK_FATAL(pipe(fds) == 0, "pipe: %s", strerror(errno));
 	pid_t pid = fork();
@@ -1363,14 +1370,7 @@ static void test_forked_child_start(void)
  * 31). */
 static void test_forked_grandchild_parent(void)
 {
-	char *dir = tu_tmpdir("forked-grandchild");
-	TU_CHECK_FATAL(dir != NULL, "no scratch directory");
-	struct dlt_open_params p = {.dir = dir,
-				    .host = "unit-host",
-				    .rank = -1,
-				    .parent_kind = DLT_PARENT_NONE};
-	TU_CHECK_FATAL(dlt_writer_create(&fork_w, &p) == 0,
-		       "cannot create a trace in %s", dir);
+	char *dir = fork_w_start("forked-grandchild");
 	uint64_t top_id = fork_w.hdr->trace_id;
 	struct dlt_writer_hold h;
 	dlt_writer_hold(&fork_w, &h);
