@@ -105,13 +105,34 @@ OLD_N=0
 # traced RUN...: the command under the launcher, trace into $W/t (emptied)
 traced() {
 	fresh "$W/t"
-	"$DLTRACE" -q -o "$W/t" -- "$@"
+	run_traced "$@"
 }
 # before RUN...: the same under the BENCH_BEFORE build, into $W/tb
 before() {
 	fresh "$W/tb"
-	"$BDLTRACE" -q -o "$W/tb" -- "$@"
+	run_before "$@"
 }
+# run_traced, run_before: the same into a directory emptied already.  The
+# timed rows empty it before their clock starts: removing or moving the
+# last round's traces (a find and two or three more processes) is the
+# bench's work, not dltrace's.
+run_traced() { "$DLTRACE" -q -o "$W/t" -- "$@"; }
+run_before() { "$BDLTRACE" -q -o "$W/tb" -- "$@"; }
+# audit_of LIB: the LD_AUDIT module the launcher names with LIB, the
+# C-library-free libdltrace-audit.so beside it (issue 31), else LIB itself.
+audit_of() {
+	if [ -e "${1%/*}/libdltrace-audit.so" ]; then
+		echo "${1%/*}/libdltrace-audit.so"
+	else
+		echo "$1"
+	fi
+}
+# The floors of the process-tree rows (issue 31), as variables for env: an
+# empty LD_AUDIT+LD_PRELOAD pair in every process, and libdltrace.so in
+# every process with tracing off (a directory that cannot be made: each
+# process says so once on stderr, which the rows send to /dev/null).
+FLOOR_PAIR="LD_PRELOAD=$W/libemptyaudit.so LD_AUDIT=$W/libemptyaudit.so"
+FLOOR_OFF="LD_PRELOAD=$LIBDLT LD_AUDIT=$(audit_of "$LIBDLT") DLTRACE_DIR=/proc/dltrace-off"
 # disk DIR: KiB on disk of the traces of DIR, and how many there are
 disk() {
 	local kib=0 n=0 f
@@ -277,8 +298,9 @@ if /usr/bin/python3 -c "import torch" >/dev/null 2>&1; then
 		/usr/bin/python3 -c "import torch"
 		e=$(date +%s.%N)
 		p+=("$(calc "$e - $s")")
+		fresh "$W/t"
 		s=$(date +%s.%N)
-		traced /usr/bin/python3 -c "import torch"
+		run_traced /usr/bin/python3 -c "import torch"
 		e=$(date +%s.%N)
 		t+=("$(calc "$e - $s")")
 		r+=("$(calc "${t[-1]} / ${p[-1]}")")
@@ -286,8 +308,9 @@ if /usr/bin/python3 -c "import torch" >/dev/null 2>&1; then
 		read -r k _ < <(disk "$W/t")
 		tk+=("$k")
 		if [ -n "$BEFORE" ]; then
+			fresh "$W/tb"
 			s=$(date +%s.%N)
-			before /usr/bin/python3 -c "import torch"
+			run_before /usr/bin/python3 -c "import torch"
 			e=$(date +%s.%N)
 			br+=("$(calc "($e - $s) / ${p[-1]}")")
 			read -r k _ < <(disk "$W/tb")
@@ -316,30 +339,37 @@ else
 fi
 
 # A process tree: a shell loop of /bin/true; each iteration is a fork of
-# the shell (which only execs) and a short image.
+# the shell (which only execs) and a short image.  Each round also runs
+# the loop with the floors in every process (FLOOR_PAIR, FLOOR_OFF; no
+# launcher): what being loaded costs before anything is recorded.
 log "== process tree: a shell loop of $TREE_N /bin/true, $ROUNDS rounds"
 loop="for i in \$(seq $TREE_N); do /bin/true; done"
-p=() t=() d=() bd=() tk=() bk=()
+p=() t=() d=() bd=() tk=() bk=() fp=() fo=()
+# ms_of CMD...: the wall time of CMD in ms
+ms_of() {
+	local s e
+	s=$(date +%s%N)
+	"$@"
+	e=$(date +%s%N)
+	calc "($e - $s) / 1e6"
+}
 for ((i = 0; i < ROUNDS; i++)); do
-	s=$(date +%s%N)
-	bash -c "$loop"
-	e=$(date +%s%N)
-	a=$(calc "($e - $s) / 1e6")
-	s=$(date +%s%N)
-	traced bash -c "$loop"
-	e=$(date +%s%N)
-	b=$(calc "($e - $s) / 1e6")
+	a=$(ms_of bash -c "$loop")
+	fresh "$W/t"
+	b=$(ms_of run_traced bash -c "$loop")
 	p+=("$a")
 	t+=("$b")
 	d+=("$(calc "($b - $a) / $TREE_N")")
 	read -r k n < <(disk "$W/t")
 	tk+=("$(calc "$k / $n")")
 	TREE_FILES=$n
+	# The floors unquoted: each is a list of variables for env.
+	fp+=("$(calc "$(ms_of env $FLOOR_PAIR bash -c "$loop") / $a")")
+	fo+=("$(calc "$(ms_of env $FLOOR_OFF bash -c "$loop" 2>/dev/null) / $a")")
 	if [ -n "$BEFORE" ]; then
-		s=$(date +%s%N)
-		before bash -c "$loop"
-		e=$(date +%s%N)
-		bd+=("$(calc "(($e - $s) / 1e6 - $a) / $TREE_N")")
+		fresh "$W/tb"
+		bb=$(ms_of run_before bash -c "$loop")
+		bd+=("$(calc "($bb - $a) / $TREE_N")")
 		read -r k n < <(disk "$W/tb")
 		bk+=("$(calc "$k / $n")")
 		BTREE_FILES=$n
@@ -357,6 +387,9 @@ for ((i = 0; i < ROUNDS; i++)); do rr+=("$(calc "${t[$i]} / ${p[$i]}")"); done
 m=$(med "${rr[@]}")
 row "same: the whole loop, traced / plain (issue 31)" "-" "-" \
 	"**$m×** ($(rng "${rr[@]}"))" "≤ 1.5×" "$(yes_no "$m <= 1.5")"
+row "same, the floors: an empty LD_AUDIT+LD_PRELOAD pair in every process; libdltrace.so with tracing off (loop / plain, no launcher)" \
+	"-" "-" "$(med "${fp[@]}")× ($(rng "${fp[@]}")); $(med "${fo[@]}")× ($(rng "${fo[@]}"))" \
+	"(reported)" "-"
 m=$(med "${tk[@]}")
 bv=""
 [ ${#bk[@]} -gt 0 ] && bv="$(med "${bk[@]}") KiB, $BTREE_FILES files"
@@ -374,24 +407,19 @@ if command -v gcc >/dev/null 2>&1; then
 		'    subprocess.run(["gcc", "-c", "-O1", sys.argv[2], "-o", sys.argv[3]], check=True)' \
 		>"$W/cc.py"
 	ccjob() { "$@" /usr/bin/python3 "$W/cc.py" "$CC_N" "$W/cc.c" "$W/cc.o"; }
-	p=() t=() rr=() br=()
+	p=() t=() rr=() br=() fp=() fo=()
 	for ((i = 0; i < ROUNDS; i++)); do
-		s=$(date +%s%N)
-		ccjob
-		e=$(date +%s%N)
-		a=$(calc "($e - $s) / 1e9")
-		s=$(date +%s%N)
-		ccjob traced
-		e=$(date +%s%N)
-		b=$(calc "($e - $s) / 1e9")
+		a=$(calc "$(ms_of ccjob) / 1e3")
+		fresh "$W/t"
+		b=$(calc "$(ms_of ccjob run_traced) / 1e3")
 		p+=("$a")
 		t+=("$b")
 		rr+=("$(calc "$b / $a")")
+		fp+=("$(calc "$(ms_of ccjob env $FLOOR_PAIR) / 1e3 / $a")")
+		fo+=("$(calc "$(ms_of ccjob env $FLOOR_OFF 2>/dev/null) / 1e3 / $a")")
 		if [ -n "$BEFORE" ]; then
-			s=$(date +%s%N)
-			ccjob before
-			e=$(date +%s%N)
-			br+=("$(calc "($e - $s) / 1e9 / $a")")
+			fresh "$W/tb"
+			br+=("$(calc "$(ms_of ccjob run_before) / 1e3 / $a")")
 		fi
 	done
 	m=$(med "${rr[@]}")
@@ -401,6 +429,9 @@ if command -v gcc >/dev/null 2>&1; then
 		"$(med "${p[@]}") ($(rng "${p[@]}"))" \
 		"$(med "${t[@]}") ($(rng "${t[@]}"))" \
 		"**$m×** ($(rng "${rr[@]}"))" "≤ 1.05×" "$(yes_no "$m <= 1.05")" "$bv"
+	row "same, the floors: an empty LD_AUDIT+LD_PRELOAD pair in every process; libdltrace.so with tracing off (job / plain, no launcher)" \
+		"-" "-" "$(med "${fp[@]}")× ($(rng "${fp[@]}")); $(med "${fo[@]}")× ($(rng "${fo[@]}"))" \
+		"(reported)" "-"
 else
 	row "compile job: Python running $CC_N gcc -c" "-" "-" \
 		"not run: gcc not installed" "≤ 1.05×" "-"
@@ -416,8 +447,9 @@ if /usr/bin/python3 -c "import torch" >/dev/null 2>&1; then
 		/usr/bin/python3 "${dl[@]}" >/dev/null 2>&1
 		e=$(date +%s.%N)
 		p+=("$(calc "$e - $s")")
+		fresh "$W/t"
 		s=$(date +%s.%N)
-		traced /usr/bin/python3 "${dl[@]}" >/dev/null 2>&1
+		run_traced /usr/bin/python3 "${dl[@]}" >/dev/null 2>&1
 		e=$(date +%s.%N)
 		t+=("$(calc "$e - $s")")
 		r+=("$(calc "${t[-1]} / ${p[-1]}")")
@@ -509,15 +541,6 @@ row "start-up: small C program under the launcher (ms, incl. rm/mkdir)" \
 # (the launcher's variables and DLTRACE_PARENT).  Page faults are the
 # child's minor faults from wait4: they do not depend on the machine.
 log "== short process: fork+exec of /bin/true, $SPAWN_N per configuration x $ROUNDS rounds"
-# audit_of LIB: the LD_AUDIT module the launcher names with LIB, the
-# C-library-free libdltrace-audit.so beside it (issue 31), else LIB itself.
-audit_of() {
-	if [ -e "${1%/*}/libdltrace-audit.so" ]; then
-		echo "${1%/*}/libdltrace-audit.so"
-	else
-		echo "$1"
-	fi
-}
 spawn_env() {	# spawn_env LIB DIR: what a traced shell's child gets
 	echo "LD_PRELOAD=$1 LD_AUDIT=$(audit_of "$1") DLTRACE_DIR=$2" \
 		"DLTRACE_RUN=5eed DLTRACE_PARENT=s:@PPID@:5eed:0"

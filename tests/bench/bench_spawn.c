@@ -4,6 +4,8 @@
  *
  *   bench_spawn N PROG CONFIG...
  *
+ * PROG is a path, with the arguments it is given after it, separated by
+ * spaces ("/usr/bin/gcc -c f.c -o f.o").
  * A CONFIG is a list of VAR=VALUE separated by spaces, added to the
  * environment of that configuration's children ("-": none); @PPID@ in a
  * value becomes the child's parent pid, as a traced parent's exec wrapper
@@ -11,7 +13,8 @@
  * /dev/null (a tracer turned off says so on stderr).  For
  * each configuration one line: its index, the median of the child's minor
  * page faults (from wait4's rusage: the fork child's few before its exec
- * included, the same in every configuration), of the wall time from fork
+ * included, the same in every configuration: it only redirects its output
+ * and execs), of the wall time from fork
  * to the end of wait4 (µs) and of the child's CPU time (user + system, µs).
  * The median of per-run figures, not a mean: a run the scheduler delayed
  * moves it by one place. */
@@ -30,38 +33,59 @@
 
 #define BENCH_MAX_CONFIGS 8
 #define BENCH_MAX_VARS 16
+#define BENCH_MAX_ARGS 16
 
 extern char **environ;
 
 struct bench_config {
-	char *vars[BENCH_MAX_VARS];
-	int nvars;
+	char **envp; /* the whole environment of its children */
 	double *faults, *wall_us, *cpu_us;
 };
 
-static void parse_config(struct bench_config *c, char *s)
+/* The environment of a configuration, made in the parent before any run:
+ * environ with each VAR=VALUE of s put in (a variable already there is
+ * replaced) and @PPID@ replaced by this process's pid.  The child then
+ * only execs it.  It used to putenv the variables after the fork, and the
+ * C library's allocations and formatting there cost the child 17 page
+ * faults and about 50 us of plain /bin/true's 600, counted against every
+ * configuration with variables (docs/performance.md, "Issue 31"). */
+static char **make_env(char *s)
 {
-	c->nvars = 0;
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + BENCH_MAX_VARS + 1, sizeof(char *));
+	if (env == NULL)
+		return NULL;
+	memcpy(env, environ, n * sizeof(char *));
 	if (strcmp(s, "-") == 0)
-		return;
-	for (char *tok = strtok(s, " "); tok && c->nvars < BENCH_MAX_VARS;
-	     tok = strtok(NULL, " "))
-		if (strchr(tok, '='))
-			c->vars[c->nvars++] = tok;
-}
-
-/* In the child: var with @PPID@ replaced by the parent's pid. */
-static void put_var(char *var, pid_t ppid)
-{
-	char *at = strstr(var, "@PPID@");
-	if (at == NULL) {
-		putenv(var);
-		return;
+		return env;
+	int added = 0;
+	for (char *tok = strtok(s, " "); tok && added < BENCH_MAX_VARS;
+	     tok = strtok(NULL, " ")) {
+		char *eq = strchr(tok, '=');
+		if (eq == NULL)
+			continue;
+		char *var = tok;
+		char *at = strstr(tok, "@PPID@");
+		if (at != NULL) {
+			size_t len = strlen(tok) + 16;
+			var = malloc(len);
+			if (var == NULL)
+				return NULL;
+			snprintf(var, len, "%.*s%d%s", (int)(at - tok), tok,
+				 (int)getpid(), at + 6);
+		}
+		size_t name = (size_t)(eq - tok) + 1;
+		size_t i = 0;
+		while (i < n && strncmp(env[i], var, name) != 0)
+			i++;
+		env[i] = var;
+		if (i == n)
+			n++;
+		added++;
 	}
-	static char buf[4096];
-	snprintf(buf, sizeof(buf), "%.*s%d%s", (int)(at - var), var, (int)ppid,
-		 at + 6);
-	putenv(buf);
+	return env;
 }
 
 /* One fork+exec+wait; -1 when the child did not exit with status 0. */
@@ -69,16 +93,13 @@ static int run_once(const struct bench_config *c, char **argv, int devnull,
 		    double *faults, double *wall, double *cpu)
 {
 	double t0 = now_us();
-	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		for (int i = 0; i < c->nvars; i++)
-			put_var(c->vars[i], parent);
 		dup2(devnull, 1);
 		dup2(devnull, 2);
-		execv(argv[0], argv);
+		execve(argv[0], argv, c->envp);
 		_exit(127);
 	}
 	int st;
@@ -104,17 +125,26 @@ int main(int argc, char **argv)
 			BENCH_MAX_CONFIGS);
 		return 2;
 	}
-	char *child_argv[] = {argv[2], NULL};
+	/* PROG may carry its arguments, separated by spaces. */
+	char *child_argv[BENCH_MAX_ARGS + 1];
+	int na = 0;
+	for (char *tok = strtok(argv[2], " "); tok && na < BENCH_MAX_ARGS;
+	     tok = strtok(NULL, " "))
+		child_argv[na++] = tok;
+	child_argv[na] = NULL;
+	if (na == 0)
+		return 2;
 	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (devnull < 0)
 		return 1;
 	struct bench_config cs[BENCH_MAX_CONFIGS];
 	for (int k = 0; k < nc; k++) {
-		parse_config(&cs[k], argv[3 + k]);
+		cs[k].envp = make_env(argv[3 + k]);
 		cs[k].faults = calloc((size_t)n, sizeof(double));
 		cs[k].wall_us = calloc((size_t)n, sizeof(double));
 		cs[k].cpu_us = calloc((size_t)n, sizeof(double));
-		if (!cs[k].faults || !cs[k].wall_us || !cs[k].cpu_us)
+		if (!cs[k].envp || !cs[k].faults || !cs[k].wall_us ||
+		    !cs[k].cpu_us)
 			return 1;
 	}
 	for (int i = 0; i < n; i++)
