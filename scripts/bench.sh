@@ -26,6 +26,7 @@ PACED_N=${PACED_N:-200000}	# calls after ~1.5 us of other work each
 TREE_N=${TREE_N:-1000}	# /bin/true in a shell loop (issue 31: 1,000 short commands)
 CC_N=${CC_N:-200}	# gcc -c processes of the compile job (issue 31)
 SPAWN_N=${SPAWN_N:-100}	# fork+exec of /bin/true per configuration and round
+SPAWN_CC=${SPAWN_CC:-40}	# fork+exec of gcc -c per configuration and round
 DL_WORKERS=${DL_WORKERS:-4}	# DataLoader workers, forked each epoch
 DL_EPOCHS=${DL_EPOCHS:-5}
 ANA_MB=${ANA_MB:-1024}	# analyzer input, MB (the issue asks for 1 GiB)
@@ -133,6 +134,10 @@ audit_of() {
 # process says so once on stderr, which the rows send to /dev/null).
 FLOOR_PAIR="LD_PRELOAD=$W/libemptyaudit.so LD_AUDIT=$W/libemptyaudit.so"
 FLOOR_OFF="LD_PRELOAD=$LIBDLT LD_AUDIT=$(audit_of "$LIBDLT") DLTRACE_DIR=/proc/dltrace-off"
+spawn_env() {	# spawn_env LIB DIR: what a traced shell's child gets
+	echo "LD_PRELOAD=$1 LD_AUDIT=$(audit_of "$1") DLTRACE_DIR=$2" \
+		"DLTRACE_RUN=5eed DLTRACE_PARENT=s:@PPID@:5eed:0"
+}
 # disk DIR: KiB on disk of the traces of DIR, and how many there are
 disk() {
 	local kib=0 n=0 f
@@ -432,6 +437,33 @@ if command -v gcc >/dev/null 2>&1; then
 	row "same, the floors: an empty LD_AUDIT+LD_PRELOAD pair in every process; libdltrace.so with tracing off (job / plain, no launcher)" \
 		"-" "-" "$(med "${fp[@]}")× ($(rng "${fp[@]}")); $(med "${fo[@]}")× ($(rng "${fo[@]}"))" \
 		"(reported)" "-"
+	# One compile at a time, the configurations interleaved by
+	# bench_spawn (a whole job's three seconds move with the machine by
+	# more than the budget): plain, the two floors, traced as a traced
+	# parent's child is, and the before build the same way.
+	log "== one gcc -c, $SPAWN_CC per configuration x $ROUNDS rounds"
+	ccargs="/usr/bin/gcc -c -O1 $W/cc.c -o $W/cc.o"
+	cfgs=(- "$FLOOR_PAIR" "$FLOOR_OFF" "$(spawn_env "$LIBDLT" "$W/cs")")
+	[ -n "$BEFORE" ] && cfgs+=("$(spawn_env "$BEFORE/lib/libdltrace.so" "$W/csb")")
+	declare -A CCR
+	for ((i = 0; i < ROUNDS; i++)); do
+		fresh "$W/cs"
+		fresh "$W/csb"
+		mapfile -t lines < <("$W/bench_spawn" "$SPAWN_CC" "$ccargs" "${cfgs[@]}")
+		read -r _ _ w0 _ <<<"${lines[0]}"
+		CCR[p]+=" $w0"
+		for l in "${lines[@]}"; do
+			read -r k _ wall _ <<<"$l"
+			CCR[$k]+=" $(calc "$wall / $w0")"
+		done
+	done
+	ccr() { echo "$(med ${CCR[$1]})× ($(rng ${CCR[$1]}))"; }
+	m=$(med ${CCR[3]})
+	row "same, one gcc -c at a time, fork+exec+wait, configurations interleaved (ms; result: traced / plain)" \
+		"$(calc "$(med ${CCR[p]}) / 1000")" "-" "**${m}×** ($(rng ${CCR[3]}))" \
+		"(1.05× for the job)" "-" "${BEFORE:+$(ccr 4)}"
+	row "same, one gcc -c: the floors (an empty pair; libdltrace.so with tracing off)" \
+		"-" "-" "$(ccr 1); $(ccr 2)" "(reported)" "-"
 else
 	row "compile job: Python running $CC_N gcc -c" "-" "-" \
 		"not run: gcc not installed" "≤ 1.05×" "-"
@@ -541,10 +573,6 @@ row "start-up: small C program under the launcher (ms, incl. rm/mkdir)" \
 # (the launcher's variables and DLTRACE_PARENT).  Page faults are the
 # child's minor faults from wait4: they do not depend on the machine.
 log "== short process: fork+exec of /bin/true, $SPAWN_N per configuration x $ROUNDS rounds"
-spawn_env() {	# spawn_env LIB DIR: what a traced shell's child gets
-	echo "LD_PRELOAD=$1 LD_AUDIT=$(audit_of "$1") DLTRACE_DIR=$2" \
-		"DLTRACE_RUN=5eed DLTRACE_PARENT=s:@PPID@:5eed:0"
-}
 cfgs=(- "LD_PRELOAD=$W/libemptyaudit.so LD_AUDIT=$W/libemptyaudit.so"
 	"LD_PRELOAD=$W/libemptyaudit-libc.so LD_AUDIT=$W/libemptyaudit-libc.so"
 	"$(spawn_env "$LIBDLT" /proc/dltrace-off)" "$(spawn_env "$LIBDLT" "$W/sp")")
