@@ -1900,64 +1900,6 @@ static void test_end_launcher(void)
 	free(scratch);
 }
 
-/* Short processes under the launcher: /bin/true in a shell, several
- * times.  Their traces stay at the size a new trace has (the header and a
- * first chunk per copy, DLT_NEW_TRACE_SIZE), whole and readable, and no
- * block beyond it: the launcher's end leaves a file that never grew as it
- * is, and compacts what did grow (test_end_launcher's killed child). */
-static void test_end_launcher_short(void)
-{
-	char *scratch = tu_tmpdir("end-short");
-	TU_CHECK_FATAL(scratch != NULL, "no scratch directory");
-	char *dir = tu_strfmt("%s/trace", scratch);
-	const char *cmd[] = {"/bin/sh", "-c",
-			     "/bin/true; /bin/true; /bin/true; echo done",
-			     NULL};
-	/* Quiet: a healthy run then says nothing at all. */
-	const char *const opts[] = {"-q", NULL};
-	const char **argv = tu_launcher_argv(dir, opts, cmd);
-	struct tu_proc p;
-	TU_CHECK_FATAL(tu_proc_start(&p, argv, NULL) == 0, "cannot start");
-	free(argv);
-	tu_proc_wait(&p, 60000);
-	TU_CHECK(tu_exit_code(p.status) == 0 && tu_contains(p.out, "done") &&
-			 p.err[0] == '\0',
-		 "the launcher's command: %s\n%s%s", tu_status_str(p.status),
-		 p.out, p.err);
-	struct tu_traceset set;
-	load_clean("short processes, after the launcher", dir, &set);
-	/* The shell's trace takes the launcher's record of its end, and is
-	 * cut then; each /bin/true's (the shell's children) is as its
-	 * process left it. */
-	size_t small = 0;
-	for (size_t i = 0; i < set.n; i++) {
-		struct stat st;
-		if (set.t[i].hdr.ppid == (uint32_t)p.pid ||
-		    stat(set.t[i].path, &st) != 0)
-			continue;
-		small++;
-		expect_cut("a short process's trace", set.t[i].path);
-		TU_CHECK((uint64_t)st.st_size == DLT_NEW_TRACE_SIZE &&
-				 (uint64_t)st.st_blocks * 512 <=
-					 DLT_NEW_TRACE_SIZE,
-			 "%s: %lld bytes, %lld blocks on disk", set.t[i].path,
-			 (long long)st.st_size, (long long)st.st_blocks);
-		TU_CHECK(set.t[i].nrec[DLT_REC_EXIT] == 1 &&
-				 set.t[i].nrec[DLT_REC_LIB_LOAD] >= 3,
-			 "%s: %zu EXIT and %zu LIB_LOAD records", set.t[i].path,
-			 set.t[i].nrec[DLT_REC_EXIT],
-			 set.t[i].nrec[DLT_REC_LIB_LOAD]);
-	}
-	TU_CHECK(small == 3 && set.n == 4,
-		 "%zu traces, %zu of the shell's children, expected 4 and 3",
-		 set.n, small);
-	tu_traceset_free(&set);
-	tu_proc_free(&p);
-	tu_rmtree(scratch);
-	free(dir);
-	free(scratch);
-}
-
 /* dltrace-analyze compact on a directory a process is still writing into:
  * the live trace is left alone (the process goes on, untouched), the trace
  * of a process killed earlier is compacted; once the live one is killed
@@ -2138,8 +2080,6 @@ static const struct tu_test ends_tests[] = {
 	 "after the end's record",
 	 test_end_kinds},
 	{"the launcher compacts a killed child's trace", test_end_launcher},
-	{"short processes' traces stay at a new trace's size, whole",
-	 test_end_launcher_short},
 	{"compact leaves a live trace alone", test_compact_live},
 	{NULL, NULL}};
 

@@ -373,7 +373,8 @@ static uint8_t *dlt_prepare(struct dlt_writer *w, int fd,
 	 * writable in one call: the header's and the first chunks' write
 	 * faults were three page faults of every process on ext4 (issue 31).
 	 * Linux before 5.14 says EINVAL: the faults are taken as before. */
-	(void)madvise(base, DLT_FILE_START, MADV_POPULATE_WRITE);
+	(void)madvise(base, DLT_FILE_START - DLT_CHUNK_FIRST,
+		      MADV_POPULATE_WRITE);
 	return base;
 }
 

@@ -33,12 +33,8 @@
 #define DLT_CHUNK_FIRST 4096u
 #define DLT_CHUNK_BIG (64u * 1024u)
 /* What a new file holds: the header page and the first chunk of each copy
- * of the library.  A third chunk, kept before for a second thread, made
- * every short process write 4 KiB of zeros more and the launcher compact
- * every file at the end, to give those 4 KiB back (issue 31). */
-#define DLT_FILE_START DLT_NEW_TRACE_SIZE
-_Static_assert(DLT_FILE_START == DLT_DATA_OFFSET + 2u * DLT_CHUNK_FIRST,
-	       "a new trace: the header and a first chunk per copy");
+ * of the library, and one more. */
+#define DLT_FILE_START (DLT_DATA_OFFSET + 3u * DLT_CHUNK_FIRST)
 /* The file doubles as it fills, by at most this much at a time: what a
  * SIGKILL can leave beyond the data. */
 #define DLT_STEP_MAX (1024u * 1024u)

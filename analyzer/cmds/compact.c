@@ -1,18 +1,12 @@
 /* "compact": traces of processes that have ended, cut to what they hold. */
-#include <dirent.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "commands.h"
 #include "compact.h"
-#include "dltrace/format.h"
 #include "job.h"
-#include "mem.h"
 #include "reader.h"
 
 const char dlt_compact_usage[] =
@@ -125,51 +119,13 @@ int dlt_cmd_compact(int argc, char **argv)
 	return DLT_EXIT_OK;
 }
 
-/* The traces of dir larger than a new one: a trace never grown past its
- * start size has no block to give back, and most processes of a tree are
- * short ones whose files are so.  Opening and reading each of them was
- * the launcher's end of a 1,000-command loop: 25 to 30 ms (issue 31); a
- * stat each now.  NULL when there is none. */
-static char **dlt_compact_candidates(const char *dir, int *n)
-{
-	*n = 0;
-	DIR *d = opendir(dir);
-	if (d == NULL)
-		return NULL;
-	char **paths = NULL;
-	size_t cap = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		size_t len = strlen(de->d_name);
-		struct stat st;
-		if (len <= 8 || strcmp(de->d_name + len - 8, ".dltrace") != 0 ||
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) !=
-			    0 ||
-		    !S_ISREG(st.st_mode) ||
-		    (uint64_t)st.st_size <= DLT_NEW_TRACE_SIZE)
-			continue;
-		size_t plen = strlen(dir) + 1 + len + 1;
-		char *full = dlt_xmalloc(plen);
-		snprintf(full, plen, "%s/%s", dir, de->d_name);
-		paths = dlt_util_grow(paths, &cap, (size_t)*n, sizeof(*paths));
-		paths[(*n)++] = full;
-	}
-	closedir(d);
-	return paths;
-}
-
 void dlt_compact_ended(const char *dir)
 {
-	int n;
-	char **paths = dlt_compact_candidates(dir, &n);
-	if (n == 0) {
-		free(paths);
-		return;
-	}
+	char *argv[] = {(char *)dir};
 	const struct dlt_job_opts o = {.writable = true,
 				       .companions_apart = true};
 	struct dlt_job j;
-	dlt_job_open(&j, n, paths, &o);
+	dlt_job_open(&j, 1, argv, &o);
 	for (size_t i = 0; i < j.ntraces; i++) {
 		struct dlt_trace *t = dlt_job_take(&j, i);
 		struct dlt_compact_result r;
@@ -177,7 +133,4 @@ void dlt_compact_ended(const char *dir)
 		dlt_trace_close(t);
 	}
 	dlt_job_close(&j);
-	for (int i = 0; i < n; i++)
-		free(paths[i]);
-	free(paths);
 }

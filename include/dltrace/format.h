@@ -77,12 +77,7 @@
  * reader reads such a trace as damaged where chunks were used again. */
 #define DLT_FORMAT_MAJOR 2
 #define DLT_FORMAT_MINOR 6
-#define DLT_DATA_OFFSET 4096u /* first chunk; one page for the header */
-/* What a writer gives a new trace: the header's page and a first 4 KiB
- * chunk for each of the two copies of the library (16 KiB, one chunk more,
- * before 2026-12-05).  A file no larger holds no block that compacting it
- * would give back, and the launcher leaves it as it is. */
-#define DLT_NEW_TRACE_SIZE (DLT_DATA_OFFSET + 2u * 4096u)
+#define DLT_DATA_OFFSET 4096u	 /* first chunk; one page for the header */
 #define DLT_CHUNK_MIN 24u	 /* since 2.0: a CHUNK record alone */
 #define DLT_CHUNK_MAX (1u << 20) /* since 2.0: the largest chunk */
 #define DLT_REC_ALIGN 8u
