@@ -295,61 +295,6 @@ else
 fi
 
 # ---- 2. start-up -----------------------------------------------------------
-# A short process (issue 23): fork, exec and wait of /bin/true, the
-# configurations interleaved by bench_spawn, SPAWN_N runs of each per
-# round: plain; the floor of any LD_AUDIT+LD_PRELOAD tracer (an empty
-# pair without, then with a C library of its own in the audit namespace);
-# libdltrace.so with tracing turned off (a directory that cannot be made);
-# and tracing, with the environment a traced parent gives its children
-# (the launcher's variables and DLTRACE_PARENT).  Page faults are the
-# child's minor faults from wait4: they do not depend on the machine.
-# Before the rows that run compilers: gcc makes and removes a temporary
-# file per compile, and on ext4 without a journal (this VM's disk) every
-# new file then skips the inodes freed in the last minutes, reading them
-# (docs/performance.md, "Issue 31").  Run after them, this row gave
-# 47 % to 72 % for the same build from one run to the next.
-log "== short process: fork+exec of /bin/true, $SPAWN_N per configuration x $ROUNDS rounds"
-cfgs=(- "LD_PRELOAD=$W/libemptyaudit.so LD_AUDIT=$W/libemptyaudit.so"
-	"LD_PRELOAD=$W/libemptyaudit-libc.so LD_AUDIT=$W/libemptyaudit-libc.so"
-	"$(spawn_env "$LIBDLT" /proc/dltrace-off)" "$(spawn_env "$LIBDLT" "$W/sp")")
-[ -n "$BEFORE" ] && cfgs+=("$(spawn_env "$BEFORE/lib/libdltrace.so" "$W/spb")")
-# Per configuration K, one value per round: SPF faults, SPW wall µs, SPC
-# CPU µs; dK (faults, CPU) and rK (wall, %) against the same round's plain.
-declare -A SPF SPW SPC
-for ((i = 0; i < ROUNDS; i++)); do
-	fresh "$W/sp"
-	fresh "$W/spb"
-	mapfile -t lines < <("$W/bench_spawn" "$SPAWN_N" /bin/true "${cfgs[@]}")
-	read -r _ f0 w0 c0 <<<"${lines[0]}"
-	for l in "${lines[@]}"; do
-		read -r k f wall cpu <<<"$l"
-		SPF[$k]+=" $f"
-		SPW[$k]+=" $wall"
-		SPC[$k]+=" $cpu"
-		SPF[d$k]+=" $(calc "$f - $f0")"
-		SPW[r$k]+=" $(calc "($wall - $w0) / $w0 * 100")"
-		SPC[d$k]+=" $(calc "$cpu - $c0")"
-	done
-done
-# sp ARRAY KEY: "median (min-max)" over the rounds; spm: the median alone
-sp() { local -n a=$1; echo "$(med ${a[$2]}) ($(rng ${a[$2]}))"; }
-spm() { local -n a=$1; med ${a[$2]}; }
-m=$(spm SPF d4)
-row "short process: page faults of /bin/true, fork+exec+wait (the child's minor faults; result: traced − plain)" \
-	"$(sp SPF 0)" "$(sp SPF 4)" "**+$m** ($(rng ${SPF[d4]}))" "≤ +40" \
-	"$(yes_no "$m <= 40")" "${BEFORE:++$(spm SPF d5)}"
-row "same, the floor: an empty LD_AUDIT+LD_PRELOAD pair; the pair with its own C library; libdltrace.so with tracing off" \
-	"-" "-" "+$(spm SPF d1); +$(spm SPF d2); +$(spm SPF d3)" "(reported)" "-"
-m=$(spm SPW r4)
-row "short process: time of /bin/true, fork+exec+wait (µs, wall; result: added, % of plain)" \
-	"$(sp SPW 0)" "$(sp SPW 4)" "**$m %** ($(rng ${SPW[r4]}))" "≤ 50 %" \
-	"$(yes_no "$m <= 50")" "${BEFORE:+$(sp SPW r5) %}"
-row "same, the floor: empty pair; the pair with its own C library; tracing off (added, % of plain)" \
-	"-" "-" "$(spm SPW r1) %; $(spm SPW r2) %; $(spm SPW r3) %" "(reported)" "-"
-row "same, the child's CPU (µs, user + system; result: traced − plain)" \
-	"$(sp SPC 0)" "$(sp SPC 4)" "+$(spm SPC d4)" "(reported)" "-" \
-	"${BEFORE:++$(spm SPC d5)}"
-
 if /usr/bin/python3 -c "import torch" >/dev/null 2>&1; then
 	log "== start-up: python3 -c 'import torch'"
 	p=() t=() r=() br=() tk=() bk=()
@@ -621,6 +566,56 @@ row "start-up: small C program under the launcher (ms, incl. rm/mkdir)" \
 	"$(med "${p[@]}") ($(rng "${p[@]}"))" \
 	"$(med "${t[@]}") ($(rng "${t[@]}"))" \
 	"$(med "${r[@]}") ($(rng "${r[@]}"))" "(no budget)" "-"
+
+# A short process (issue 23): fork, exec and wait of /bin/true, the
+# configurations interleaved by bench_spawn, SPAWN_N runs of each per
+# round: plain; the floor of any LD_AUDIT+LD_PRELOAD tracer (an empty
+# pair without, then with a C library of its own in the audit namespace);
+# libdltrace.so with tracing turned off (a directory that cannot be made);
+# and tracing, with the environment a traced parent gives its children
+# (the launcher's variables and DLTRACE_PARENT).  Page faults are the
+# child's minor faults from wait4: they do not depend on the machine.
+log "== short process: fork+exec of /bin/true, $SPAWN_N per configuration x $ROUNDS rounds"
+cfgs=(- "LD_PRELOAD=$W/libemptyaudit.so LD_AUDIT=$W/libemptyaudit.so"
+	"LD_PRELOAD=$W/libemptyaudit-libc.so LD_AUDIT=$W/libemptyaudit-libc.so"
+	"$(spawn_env "$LIBDLT" /proc/dltrace-off)" "$(spawn_env "$LIBDLT" "$W/sp")")
+[ -n "$BEFORE" ] && cfgs+=("$(spawn_env "$BEFORE/lib/libdltrace.so" "$W/spb")")
+# Per configuration K, one value per round: SPF faults, SPW wall µs, SPC
+# CPU µs; dK (faults, CPU) and rK (wall, %) against the same round's plain.
+declare -A SPF SPW SPC
+for ((i = 0; i < ROUNDS; i++)); do
+	fresh "$W/sp"
+	fresh "$W/spb"
+	mapfile -t lines < <("$W/bench_spawn" "$SPAWN_N" /bin/true "${cfgs[@]}")
+	read -r _ f0 w0 c0 <<<"${lines[0]}"
+	for l in "${lines[@]}"; do
+		read -r k f wall cpu <<<"$l"
+		SPF[$k]+=" $f"
+		SPW[$k]+=" $wall"
+		SPC[$k]+=" $cpu"
+		SPF[d$k]+=" $(calc "$f - $f0")"
+		SPW[r$k]+=" $(calc "($wall - $w0) / $w0 * 100")"
+		SPC[d$k]+=" $(calc "$cpu - $c0")"
+	done
+done
+# sp ARRAY KEY: "median (min-max)" over the rounds; spm: the median alone
+sp() { local -n a=$1; echo "$(med ${a[$2]}) ($(rng ${a[$2]}))"; }
+spm() { local -n a=$1; med ${a[$2]}; }
+m=$(spm SPF d4)
+row "short process: page faults of /bin/true, fork+exec+wait (the child's minor faults; result: traced − plain)" \
+	"$(sp SPF 0)" "$(sp SPF 4)" "**+$m** ($(rng ${SPF[d4]}))" "≤ +40" \
+	"$(yes_no "$m <= 40")" "${BEFORE:++$(spm SPF d5)}"
+row "same, the floor: an empty LD_AUDIT+LD_PRELOAD pair; the pair with its own C library; libdltrace.so with tracing off" \
+	"-" "-" "+$(spm SPF d1); +$(spm SPF d2); +$(spm SPF d3)" "(reported)" "-"
+m=$(spm SPW r4)
+row "short process: time of /bin/true, fork+exec+wait (µs, wall; result: added, % of plain)" \
+	"$(sp SPW 0)" "$(sp SPW 4)" "**$m %** ($(rng ${SPW[r4]}))" "≤ 50 %" \
+	"$(yes_no "$m <= 50")" "${BEFORE:+$(sp SPW r5) %}"
+row "same, the floor: empty pair; the pair with its own C library; tracing off (added, % of plain)" \
+	"-" "-" "$(spm SPW r1) %; $(spm SPW r2) %; $(spm SPW r3) %" "(reported)" "-"
+row "same, the child's CPU (µs, user + system; result: traced − plain)" \
+	"$(sp SPC 0)" "$(sp SPC 4)" "+$(spm SPC d4)" "(reported)" "-" \
+	"${BEFORE:++$(spm SPC d5)}"
 
 # The fork child of a traced process before it execs or ends: only the
 # shim's fork handlers run in it.  A watched parent (DLTRACE_WATCHDOG=1, as
