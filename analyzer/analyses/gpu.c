@@ -7,6 +7,7 @@
 
 #include "apinames.h"
 #include "status.h"
+#include "units.h"
 
 #define DLT_RTLD_DEEPBIND 0x8 /* glibc's value, whatever host reads it */
 
@@ -237,10 +238,8 @@ uint64_t dlt_hist_quantile(const uint64_t hist[DLT_AGG_HIST], double q,
 		hi = (double)max_ns;
 	double f = (target - (double)below) / (double)hist[b];
 	f = f < 0 ? 0 : f > 1 ? 1 : f;
-	double v = lo * pow(hi / lo, f) + 0.5;
-	/* A slowest call near 2^64 ns (a damaged trace) would convert out of
-	 * range, which is undefined. */
-	return v >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)v;
+	/* A slowest call near 2^64 ns (a damaged trace) is clamped. */
+	return dlt_units_u64(lo * pow(hi / lo, f) + 0.5);
 }
 
 uint64_t dlt_call_stats_quantile(const struct dlt_call_stats *s, double q)

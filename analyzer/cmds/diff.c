@@ -686,16 +686,11 @@ static int dlt_pair_cmp(const void *x, const void *y)
 	return a->a->dir - b->a->dir;
 }
 
-/* A time in ns as dlt_units_dur takes it.  A damaged trace can make a
- * mean of any size (or none): converting one past the largest uint64_t,
- * or NaN, is undefined, so those are clamped (the fuzzer found it). */
+/* A time in ns as dlt_units_dur takes it, rounded.  A damaged trace can
+ * make a mean of any size, or none (the fuzzer found one of 2.7e26 ns). */
 static uint64_t dlt_diff_ns(double ns)
 {
-	if (!(ns > 0))
-		return 0;
-	if (ns >= 18446744073709549568.0) /* the largest double below 2^64 */
-		return UINT64_MAX;
-	return (uint64_t)(ns + 0.5);
+	return ns > 0 ? dlt_units_u64(ns + 0.5) : 0;
 }
 
 static void dlt_text_choice(FILE *out, const char *side,

@@ -38,6 +38,14 @@ char *dlt_units_dur(uint64_t ns, char *buf, size_t cap)
 	return buf;
 }
 
+uint64_t dlt_units_u64(double v)
+{
+	if (!(v > 0))
+		return 0;
+	/* The largest double below 2^64. */
+	return v >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)v;
+}
+
 char *dlt_units_secs(double s, char *buf, size_t cap)
 {
 	if (cap == 0)
@@ -45,7 +53,7 @@ char *dlt_units_secs(double s, char *buf, size_t cap)
 	if (!isfinite(s) || s <= 0)
 		snprintf(buf, cap, "0 s");
 	else if (s < 1)
-		dlt_units_dur((uint64_t)(s * 1e9), buf, cap);
+		dlt_units_dur(dlt_units_u64(s * 1e9), buf, cap);
 	/* A moment in a process's life reads to the hundredth below ten
 	 * seconds ("1.56 s"): two events of one second stay apart. */
 	else if (s < 9.995)
@@ -53,10 +61,7 @@ char *dlt_units_secs(double s, char *buf, size_t cap)
 	else if (s < 59.95)
 		snprintf(buf, cap, "%.1f s", s);
 	else /* beyond 2^64 ns (584 years), a damaged value: the most */
-		dlt_units_dur(s * 1e9 < 18446744073709549568.0
-				      ? (uint64_t)(s * 1e9)
-				      : UINT64_MAX,
-			      buf, cap);
+		dlt_units_dur(dlt_units_u64(s * 1e9), buf, cap);
 	return buf;
 }
 

@@ -22,6 +22,10 @@ char *dlt_units_dur(uint64_t ns, char *buf, size_t cap);
  * buf. */
 char *dlt_units_secs(double s, char *buf, size_t cap);
 
+/* v as a uint64_t: 0 for a negative value or NaN, UINT64_MAX from 2^64 up
+ * (a damaged trace's value, where the conversion would be undefined). */
+uint64_t dlt_units_u64(double v);
+
 /* A byte count: "512 B", "5.2 KiB", "13.2 MiB", "412 KiB", "1.5 GiB",
  * "2.0 TiB" (powers of 1024, a tenth below 100).  Returns buf. */
 char *dlt_units_bytes(uint64_t bytes, char *buf, size_t cap);
